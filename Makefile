@@ -1,0 +1,39 @@
+# Two commands: `make run` and `make test`. Both bootstrap .venv on a fresh machine.
+PY      ?= python3
+VENV    := .venv
+VPY     := $(VENV)/bin/python
+STAMP   := $(VENV)/.installed-$(shell cat pyproject.toml | sha1sum | cut -c1-12)
+PORT    ?= 8501
+
+.PHONY: run test venv chromium clean bench
+
+$(VPY):
+	$(PY) -m venv $(VENV)
+	$(VPY) -m pip install -q --upgrade pip setuptools wheel
+
+$(STAMP): $(VPY) pyproject.toml
+	$(VPY) -m pip install -q -e '.[test]'
+	rm -f $(VENV)/.installed-*
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+# Browser tests drive Debian's chromium; install it when it is missing (root on CI machines).
+chromium:
+	@if [ ! -x /usr/bin/chromium ]; then \
+	  echo "installing Debian's chromium for browser tests"; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
+	    || echo "WARNING: could not install chromium; browser tests will be skipped"; \
+	fi
+
+run: $(STAMP)
+	$(VENV)/bin/streamlit run app/Home.py --server.port $(PORT) --server.headless true --browser.gatherUsageStats false
+
+test: $(STAMP) chromium
+	$(VPY) -m pytest -q -p no:cacheprovider
+
+bench: $(STAMP)
+	$(VPY) benchmarks/nfab_sase.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info tests/artifacts

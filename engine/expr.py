@@ -1,0 +1,394 @@
+"""Predicate expressions: the AST, name/shape checks, printing, and compilation to closures.
+
+The AST is a tree of pydantic models (so a pattern round-trips through JSON). Nodes
+carry an optional source ``span`` (line, column, length) for error messages; spans are
+excluded from equality and from JSON, so ``parse(print(m)) == m`` holds.
+
+Identifiers follow SASE+ (papers/sase-nfab.md §3.3): ``a.x`` (every element of a Kleene
+variable, or the one event of a singleton), ``a[1].x`` (first), ``a[i].x`` (the element
+being added, i >= 2), ``a[i-1].x`` (the one before it), ``a[last].x`` / ``a[a.len].x``
+(the last one), ``a.len``, and ``avg|sum|min|max|count(a[..i-1].x)`` over the elements
+before ``a[i]`` (``a[].x`` over all elements).
+
+User text never reaches ``eval``/``exec``: :func:`compile_expr` builds nested closures
+from the checked AST.
+"""
+from __future__ import annotations
+
+import math
+import operator
+from typing import Annotated, Any, Callable, Iterator, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Span = tuple[int, int, int]  # line (1-based), column (1-based), length
+
+
+class Node(BaseModel):
+    """Base of all expression nodes; ``span`` is for messages only."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    span: Span | None = Field(default=None, exclude=True, repr=False)
+
+    def __eq__(self, other: object) -> bool:  # structural, span-free
+        if type(other) is not type(self):
+            return NotImplemented
+        return self.model_dump() == other.model_dump()  # type: ignore[union-attr]
+
+    def __hash__(self) -> int:
+        return hash(repr(self.model_dump()))
+
+    def children(self) -> Iterator["Expr"]:
+        return iter(())
+
+    def walk(self) -> Iterator["Expr"]:
+        yield self  # type: ignore[misc]
+        for c in self.children():
+            yield from c.walk()
+
+
+class Num(Node):
+    kind: Literal["num"] = "num"
+    value: int | float
+    percent: bool = False  # written as `80%`; the value is then 80 and evaluates to 0.8
+
+    @property
+    def number(self) -> float:
+        return self.value / 100 if self.percent else self.value
+
+
+class Str(Node):
+    kind: Literal["str"] = "str"
+    value: str
+
+
+class Bool(Node):
+    kind: Literal["bool"] = "bool"
+    value: bool
+
+
+Index = Literal["1", "i", "i-1", "last"]
+
+
+class Ref(Node):
+    """``var.attr`` or ``var[index].attr``."""
+
+    kind: Literal["ref"] = "ref"
+    var: str
+    attr: str
+    index: Index | None = None
+
+
+class Len(Node):
+    kind: Literal["len"] = "len"
+    var: str
+
+
+AggFunc = Literal["avg", "sum", "min", "max", "count"]
+
+
+class Agg(Node):
+    """``func(var[..i-1].attr)`` (scope ``prefix``) or ``func(var[].attr)`` (scope ``all``)."""
+
+    kind: Literal["agg"] = "agg"
+    func: AggFunc
+    var: str
+    attr: str
+    scope: Literal["prefix", "all"] = "prefix"
+
+
+class Neg(Node):
+    kind: Literal["neg"] = "neg"
+    item: "Expr"
+
+    def children(self) -> Iterator["Expr"]:
+        yield self.item
+
+
+class BinOp(Node):
+    kind: Literal["binop"] = "binop"
+    op: Literal["+", "-", "*", "/", "%"]
+    left: "Expr"
+    right: "Expr"
+
+    def children(self) -> Iterator["Expr"]:
+        yield self.left
+        yield self.right
+
+
+class Cmp(Node):
+    kind: Literal["cmp"] = "cmp"
+    op: Literal["=", "!=", "<", "<=", ">", ">="]
+    left: "Expr"
+    right: "Expr"
+
+    def children(self) -> Iterator["Expr"]:
+        yield self.left
+        yield self.right
+
+
+class BoolOp(Node):
+    kind: Literal["boolop"] = "boolop"
+    op: Literal["AND", "OR"]
+    items: list["Expr"]
+
+    def children(self) -> Iterator["Expr"]:
+        yield from self.items
+
+
+class Not(Node):
+    kind: Literal["not"] = "not"
+    item: "Expr"
+
+    def children(self) -> Iterator["Expr"]:
+        yield self.item
+
+
+Expr = Annotated[
+    Union[Num, Str, Bool, Ref, Len, Agg, Neg, BinOp, Cmp, BoolOp, Not],
+    Field(discriminator="kind"),
+]
+
+for _m in (Neg, BinOp, Cmp, BoolOp, Not):
+    _m.model_rebuild()
+
+
+# --------------------------------------------------------------------------- analysis
+
+def variables(e: Node) -> set[str]:
+    """Variables an expression mentions."""
+    return {n.var for n in e.walk() if isinstance(n, (Ref, Len, Agg))}
+
+
+def uses_iteration(e: Node) -> set[str]:
+    """Kleene variables used with the iteration index (``a[i]``, ``a[i-1]``, ``avg(a[..i-1])``)."""
+    out: set[str] = set()
+    for n in e.walk():
+        if isinstance(n, Ref) and n.index in ("i", "i-1"):
+            out.add(n.var)
+        elif isinstance(n, Agg) and n.scope == "prefix":
+            out.add(n.var)
+    return out
+
+
+def numeric_refs(e: Node) -> set[tuple[str, str]]:
+    """(var, attr) pairs used numerically: in arithmetic, aggregates, or ordered comparisons
+    (or equality against a number)."""
+    out: set[tuple[str, str]] = set()
+
+    def visit(n: Node, numeric: bool) -> None:
+        if isinstance(n, Ref):
+            if numeric:
+                out.add((n.var, n.attr))
+        elif isinstance(n, Agg):
+            if n.func != "count":
+                out.add((n.var, n.attr))
+        elif isinstance(n, (BinOp, Neg)):
+            for c in n.children():
+                visit(c, True)
+        elif isinstance(n, Cmp):
+            if n.op in ("=", "!="):
+                num = any(isinstance(c, (Num, BinOp, Neg, Agg, Len)) for c in (n.left, n.right))
+            else:
+                num = True
+            visit(n.left, num)
+            visit(n.right, num)
+        else:
+            for c in n.children():
+                visit(c, False)
+
+    visit(e, False)
+    return out
+
+
+# --------------------------------------------------------------------------- printing
+
+_PREC = {"OR": 1, "AND": 2, "NOT": 3, "cmp": 4, "+": 5, "-": 5, "*": 6, "/": 6, "%": 6, "neg": 7, "atom": 8}
+
+
+def _fmt_number(v: int | float) -> str:
+    if isinstance(v, bool):
+        raise TypeError("bool is not a number")
+    if isinstance(v, int):
+        return str(v)
+    if math.isfinite(v) and v == int(v) and abs(v) < 1e15:
+        return f"{int(v)}.0"
+    r = repr(v)
+    return r
+
+
+def _prec(e: Node) -> int:
+    if isinstance(e, BoolOp):
+        return _PREC[e.op]
+    if isinstance(e, Not):
+        return _PREC["NOT"]
+    if isinstance(e, Cmp):
+        return _PREC["cmp"]
+    if isinstance(e, BinOp):
+        return _PREC[e.op]
+    if isinstance(e, Neg):
+        return _PREC["neg"]
+    if isinstance(e, Num) and (e.value < 0):
+        return _PREC["neg"]
+    return _PREC["atom"]
+
+
+def _quote(s: str) -> str:
+    return "'" + s.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def to_text(e: Node) -> str:
+    """Canonical DSL text of an expression (the inverse of the DSL's expression parser)."""
+    if isinstance(e, Num):
+        txt = _fmt_number(e.value)
+        return txt + "%" if e.percent else txt
+    if isinstance(e, Str):
+        return _quote(e.value)
+    if isinstance(e, Bool):
+        return "true" if e.value else "false"
+    if isinstance(e, Ref):
+        idx = "" if e.index is None else f"[{e.var}.len]" if e.index == "last" else f"[{e.index}]"
+        return f"{e.var}{idx}.{e.attr}"
+    if isinstance(e, Len):
+        return f"{e.var}.len"
+    if isinstance(e, Agg):
+        rng = "[..i-1]" if e.scope == "prefix" else "[]"
+        return f"{e.func}({e.var}{rng}.{e.attr})"
+    if isinstance(e, Neg):
+        return "-" + _wrap(e.item, _PREC["neg"], strict=False)
+    if isinstance(e, Not):
+        return "NOT " + _wrap(e.item, _PREC["NOT"], strict=False)
+    if isinstance(e, BinOp):
+        p = _PREC[e.op]
+        return f"{_wrap(e.left, p, strict=False)} {e.op} {_wrap(e.right, p, strict=True)}"
+    if isinstance(e, Cmp):
+        p = _PREC["cmp"]
+        return f"{_wrap(e.left, p, strict=True)} {e.op} {_wrap(e.right, p, strict=True)}"
+    if isinstance(e, BoolOp):
+        p = _PREC[e.op]
+        return f" {e.op} ".join(_wrap(i, p, strict=True) for i in e.items)
+    raise TypeError(f"not an expression node: {e!r}")
+
+
+def _wrap(e: Node, parent: int, strict: bool) -> str:
+    """Parenthesise a child whose precedence is below the parent's (or equal, on the
+    right of a left-associative operator)."""
+    p = _prec(e)
+    if p < parent or (strict and p == parent):
+        return "(" + to_text(e) + ")"
+    return to_text(e)
+
+
+# --------------------------------------------------------------------------- compilation
+
+Getter = Callable[[Any], Any]
+Resolver = Callable[[Node], Getter]
+
+_ARITH: dict[str, Callable[[Any, Any], Any]] = {
+    "+": operator.add,
+    "-": operator.sub,
+    "*": operator.mul,
+    "/": operator.truediv,
+    "%": operator.mod,
+}
+_CMP: dict[str, Callable[[Any, Any], bool]] = {
+    "=": operator.eq,
+    "!=": operator.ne,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+}
+
+_UNDEFINED_ERRORS = (TypeError, ZeroDivisionError, ValueError, OverflowError)
+
+
+def compile_expr(e: Node, resolve: Resolver) -> Getter:
+    """Compile an expression to a closure ``f(ctx) -> value``.
+
+    ``resolve`` turns each leaf that depends on the match (``Ref``, ``Len``, ``Agg``) into a
+    getter of the context; engines supply their own resolver (the oracle a binding dict,
+    NFA^b a run plus the current event). Semantics of undefined values: a missing attribute
+    is ``None``; arithmetic on ``None``, division by zero or comparing a string with a
+    number makes the enclosing comparison false (never an exception).
+    """
+    if isinstance(e, Num):
+        v = e.number
+        return lambda ctx: v
+    if isinstance(e, (Str, Bool)):
+        v = e.value
+        return lambda ctx: v
+    if isinstance(e, (Ref, Len, Agg)):
+        return resolve(e)
+    if isinstance(e, Neg):
+        f = compile_expr(e.item, resolve)
+        return lambda ctx: -f(ctx)
+    if isinstance(e, BinOp):
+        op = _ARITH[e.op]
+        lf = compile_expr(e.left, resolve)
+        rf = compile_expr(e.right, resolve)
+        if isinstance(e.right, Num):  # constant right operand: the common case (x % 500, 80% * y)
+            rv = e.right.number
+            if e.op in ("/", "%") and rv == 0:
+                return lambda ctx: None
+            return lambda ctx: op(lf(ctx), rv)
+        return lambda ctx: op(lf(ctx), rf(ctx))
+    if isinstance(e, Cmp):
+        cop = _CMP[e.op]
+        lf = compile_expr(e.left, resolve)
+        if isinstance(e.right, (Num, Str, Bool)):
+            rv = e.right.number if isinstance(e.right, Num) else e.right.value
+
+            def cmp_const(ctx: Any) -> bool:
+                try:
+                    return cop(lf(ctx), rv) is True
+                except _UNDEFINED_ERRORS:
+                    return False
+
+            return cmp_const
+        rf = compile_expr(e.right, resolve)
+
+        def cmp(ctx: Any) -> bool:
+            try:
+                return cop(lf(ctx), rf(ctx)) is True
+            except _UNDEFINED_ERRORS:
+                return False
+
+        return cmp
+    if isinstance(e, BoolOp):
+        fs = [compile_expr(i, resolve) for i in e.items]
+        if e.op == "AND":
+            if len(fs) == 2:
+                f0, f1 = fs
+                return lambda ctx: bool(f0(ctx)) and bool(f1(ctx))
+            return lambda ctx: all(f(ctx) for f in fs)
+        if len(fs) == 2:
+            f0, f1 = fs
+            return lambda ctx: bool(f0(ctx)) or bool(f1(ctx))
+        return lambda ctx: any(f(ctx) for f in fs)
+    if isinstance(e, Not):
+        f = compile_expr(e.item, resolve)
+        return lambda ctx: not f(ctx)
+    raise TypeError(f"cannot compile {e!r}")
+
+
+def aggregate(func: str, values: list[Any]) -> Any:
+    """avg/sum/min/max/count over a list of values; ``None`` values are skipped,
+    an empty list gives None (count gives 0)."""
+    vals = [v for v in values if v is not None]
+    if func == "count":
+        return len(vals)
+    if not vals:
+        return None
+    try:
+        if func == "sum":
+            return sum(vals)
+        if func == "avg":
+            return sum(vals) / len(vals)
+        if func == "min":
+            return min(vals)
+        if func == "max":
+            return max(vals)
+    except TypeError:
+        return None
+    raise ValueError(f"unknown aggregate {func}")

@@ -1,0 +1,131 @@
+"""The contract every matcher implements (DESIGN.md, "Engine contracts").
+
+A matcher is fed events in stream order and returns the matches each event completes;
+``close()`` ends the stream and returns what was pending (trailing negation, windows).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Protocol
+
+from ..events import Event
+from ..model import Pattern
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """One match: ``bindings`` maps every positive variable (in pattern order) to the ids
+    of its events in stream order; a variable that bound nothing (optional, or another OR
+    branch) maps to ``()``. ``start``/``end`` are the first and last event's ts."""
+
+    bindings: tuple[tuple[str, tuple[Any, ...]], ...]
+    start: float
+    end: float
+    start_seq: int
+    end_seq: int
+
+    @property
+    def key(self) -> tuple[tuple[str, tuple[Any, ...]], ...]:
+        return self.bindings
+
+    def as_dict(self) -> dict[str, list[Any]]:
+        return {v: list(ids) for v, ids in self.bindings}
+
+    def ids(self, var: str) -> tuple[Any, ...]:
+        for v, ids in self.bindings:
+            if v == var:
+                return ids
+        raise KeyError(var)
+
+    def to_json(self) -> dict[str, Any]:
+        """The public JSON Lines contract: ``{"match": {...}, "start": ts, "end": ts}``."""
+        return {"match": self.as_dict(), "start": self.start, "end": self.end}
+
+
+def make_match(order: list[str], bound: dict[str, list[Event]]) -> Match:
+    """Build a Match from var -> events (missing vars bind nothing)."""
+    evs = [e for v in order for e in bound.get(v, ())]
+    first = min(evs, key=lambda e: e.seq)
+    last = max(evs, key=lambda e: e.seq)
+    return Match(
+        bindings=tuple((v, tuple(e.id for e in bound.get(v, ()))) for v in order),
+        start=first.ts,
+        end=last.ts,
+        start_seq=first.seq,
+        end_seq=last.seq,
+    )
+
+
+def sort_matches(ms: Iterable[Match]) -> list[Match]:
+    """Canonical order: by the event that completed the match, then by start, then ids."""
+    return sorted(ms, key=lambda m: (m.end_seq, m.start_seq, repr(m.bindings)))
+
+
+@dataclass
+class Stats:
+    """Counters every matcher keeps; engines add their own keys to ``extra``."""
+
+    events: int = 0
+    runs_created: int = 0
+    runs_alive: int = 0
+    runs_peak: int = 0
+    predicate_evals: int = 0
+    buffer_entries: int = 0
+    buffer_peak: int = 0
+    matches: int = 0
+    phase_seconds: dict[str, float] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        d = {k: getattr(self, k) for k in ("events", "runs_created", "runs_alive", "runs_peak",
+                                            "predicate_evals", "buffer_entries", "buffer_peak", "matches")}
+        d["phase_seconds"] = dict(self.phase_seconds)
+        d.update(self.extra)
+        return d
+
+    def timed(self, phase: str) -> "_Timer":
+        return _Timer(self, phase)
+
+
+class _Timer:
+    __slots__ = ("stats", "phase", "t0")
+
+    def __init__(self, stats: Stats, phase: str):
+        self.stats, self.phase = stats, phase
+
+    def __enter__(self) -> None:
+        self.t0 = time.perf_counter()
+
+    def __exit__(self, *exc: object) -> None:
+        ps = self.stats.phase_seconds
+        ps[self.phase] = ps.get(self.phase, 0.0) + time.perf_counter() - self.t0
+
+
+class StateExplosion(RuntimeError):
+    """Live state passed the guard's limit; the message names the cause and a remedy."""
+
+
+class EngineUnsupported(ValueError):
+    """The engine cannot run this pattern (the planner then picks another, or says why)."""
+
+
+Tracer = Callable[[dict[str, Any]], None]
+
+
+class Matcher(Protocol):
+    pattern: Pattern
+    stats: Stats
+
+    def feed(self, event: Event) -> Iterable[Match]: ...
+
+    def close(self) -> Iterable[Match]: ...
+
+
+def run_all(matcher: Matcher, events: Iterable[Event]) -> list[Match]:
+    """Feed a whole stream and close; returns all matches in emission order."""
+    out: list[Match] = []
+    for e in events:
+        out.extend(matcher.feed(e))
+    out.extend(matcher.close())
+    return out

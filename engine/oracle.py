@@ -1,0 +1,409 @@
+"""Brute-force reference semantics (skip_till_any_match): the ground truth for tests.
+
+Every matcher is checked against this module on small random inputs. It is written to
+be obviously right, not fast: it enumerates every assignment of events to components
+that respects order, distinctness and the window, then checks predicates, ``[attr]``
+and negation on the complete assignment. ``docs/semantics.md`` states the rules; in
+short:
+
+- a match binds every positive component: one event, or a non-empty list for ``+``;
+  ``?``/``*``/other OR branches may bind nothing (``()``);
+- SEQ: every event of item k is before (stream position) every event of item k+1;
+  AND: any order; an event is used at most once per match;
+- a predicate holds if it holds for every ``i`` in 2..len of its Kleene variable
+  (``a[i]``, ``a[i-1]``, ``agg(a[..i-1].x)``) and every element of each unindexed Kleene
+  ``a.x``; a predicate that mentions a variable bound to nothing holds vacuously;
+- ``[attr]``: all events of the match (and qualifying negated ones) agree on attr;
+- window: ``last.ts - first.ts < W`` (count windows: stream positions);
+- ``!C`` between two positive items: no qualifying C strictly between their events;
+  trailing ``!C``: none after the last positive event while ``c.ts - first.ts < W``;
+- OUTPUT NON_OVERLAP: per partition key, in order of completion, a match is kept only if
+  it starts after the previous kept match ended.
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator
+
+from .events import Event
+from .expr import Agg, Len, Node, Ref, aggregate, compile_expr, uses_iteration, variables
+from .matchers.base import Match, Stats, make_match, sort_matches
+from .model import Component, Group, Pattern, Strategy
+from .partition import partition_key
+
+MAX_EVENTS = 5_000
+MAX_STEPS = 3_000_000
+
+
+class OracleTooLarge(ValueError):
+    """The brute-force oracle refuses inputs it cannot enumerate in reasonable time."""
+
+
+class OracleUnsupported(ValueError):
+    pass
+
+
+# --------------------------------------------------------------------------- predicates
+
+class _Ctx:
+    __slots__ = ("b", "i", "el")
+
+    def __init__(self, b: dict[str, list[Event]]):
+        self.b = b
+        self.i = 0
+        self.el: dict[str, Event] = {}
+
+
+def _resolver(kleene: set[str]) -> Callable[[Node], Callable[[_Ctx], Any]]:
+    def resolve(n: Node) -> Callable[[_Ctx], Any]:
+        if isinstance(n, Ref):
+            v, a = n.var, n.attr
+            if n.index is None:
+                if v in kleene:
+                    return lambda c: c.el[v].get(a)
+                return lambda c: c.b[v][0].get(a)
+            if n.index == "1":
+                return lambda c: c.b[v][0].get(a)
+            if n.index == "last":
+                return lambda c: c.b[v][-1].get(a)
+            if n.index == "i":
+                return lambda c: c.b[v][c.i - 1].get(a)
+            return lambda c: c.b[v][c.i - 2].get(a)  # i-1
+        if isinstance(n, Len):
+            v = n.var
+            return lambda c: len(c.b[v])
+        if isinstance(n, Agg):
+            v, a, f = n.var, n.attr, n.func
+            if n.scope == "prefix":
+                return lambda c: aggregate(f, [e.get(a) for e in c.b[v][: c.i - 1]])
+            return lambda c: aggregate(f, [e.get(a) for e in c.b[v]])
+        raise TypeError(n)
+
+    return resolve
+
+
+@dataclass
+class _Conjunct:
+    expr: Node
+    fn: Callable[[_Ctx], Any]
+    vars: set[str]
+    iter_var: str | None
+    unindexed_kleene: list[str]
+
+    def holds(self, b: dict[str, list[Event]]) -> bool:
+        for v in self.vars:
+            if not b.get(v):
+                return True  # mentions a variable bound to nothing: vacuous
+        ctx = _Ctx(b)
+        if self.iter_var is not None:
+            n = len(b[self.iter_var])
+            if n < 2:
+                return True
+            irange: Any = range(2, n + 1)
+        else:
+            irange = (0,)
+        lists = [b[u] for u in self.unindexed_kleene]
+        for i in irange:
+            ctx.i = i
+            for combo in itertools.product(*lists):
+                ctx.el = dict(zip(self.unindexed_kleene, combo))
+                if not self.fn(ctx):
+                    return False
+        return True
+
+
+def _conjunct(e: Node, kleene: set[str]) -> _Conjunct:
+    it = uses_iteration(e)
+    unindexed = sorted({n.var for n in e.walk() if isinstance(n, Ref) and n.index is None and n.var in kleene})
+    return _Conjunct(e, compile_expr(e, _resolver(kleene)), variables(e), next(iter(it)) if it else None,
+                     unindexed)
+
+
+# --------------------------------------------------------------------------- alternatives
+
+Alt = tuple[Any, frozenset[str]]  # (reduced item or None, vars bound to nothing)
+
+
+def _expand(item: Component | Group) -> list[Alt]:
+    """Rewrite ``?``, ``*`` and OR into alternatives of SEQ/AND over one/plus components."""
+    if isinstance(item, Component):
+        if item.negated:
+            return [(item, frozenset())]
+        if item.quant == "opt":
+            return [(None, frozenset({item.var})), (item.model_copy(update={"quant": "one"}), frozenset())]
+        if item.quant == "star":
+            return [(None, frozenset({item.var})), (item.model_copy(update={"quant": "plus"}), frozenset())]
+        return [(item, frozenset())]
+    if item.op == "OR":
+        out: list[Alt] = []
+        all_vars = [frozenset(c.var for c in _components(i)) for i in item.items]
+        for k, child in enumerate(item.items):
+            others = frozenset().union(*(all_vars[j] for j in range(len(item.items)) if j != k))
+            for red, absent in _expand(child):
+                out.append((red, absent | others))
+        return out
+    out = []
+    for combo in itertools.product(*(_expand(i) for i in item.items)):
+        items = [red for red, _ in combo if red is not None]
+        absent = frozenset().union(*(a for _, a in combo))
+        if not any(_positive(i) for i in items):
+            out.append((None, absent | frozenset(c.var for i in items for c in _components(i))))
+        else:
+            out.append((Group(op=item.op, items=items), absent))
+    return out
+
+
+def _components(item: Any) -> list[Component]:
+    if isinstance(item, Component):
+        return [item]
+    return [c for i in item.items for c in _components(i)]
+
+
+def _positive(item: Any) -> bool:
+    return any(not c.negated for c in _components(item))
+
+
+# --------------------------------------------------------------------------- enumeration
+
+class _Enum:
+    def __init__(self, events: list[Event], pattern: Pattern, cands: dict[str, list[int]], max_steps: int):
+        self.events = events
+        self.cands = cands
+        self.steps = 0
+        self.max_steps = max_steps
+        w = pattern.window
+        self.wsize = w.size if w else None
+        self.count_window = bool(w and w.is_count)
+
+    def tick(self) -> None:
+        self.steps += 1
+        if self.steps > self.max_steps:
+            raise OracleTooLarge(
+                f"the oracle is a brute-force reference for small inputs and gave up after {self.max_steps:,} "
+                f"combinations on {len(self.events)} events; use a smaller input, a tighter WITHIN, or another engine"
+            )
+
+    def coord(self, idx: int) -> float:
+        e = self.events[idx]
+        return e.seq if self.count_window else e.ts
+
+    def ok_span(self, lo_c: float, hi_c: float) -> bool:
+        return self.wsize is None or hi_c - lo_c < self.wsize
+
+    def gen(self, item: Any, after: int, used: frozenset[int], span: tuple[float, float] | None
+            ) -> Iterator[tuple[dict[str, list[int]], frozenset[int], int, tuple[float, float] | None]]:
+        """Yield (assignment, used indices, max index, coordinate span) for ``item`` with all
+        events at index > after."""
+        if isinstance(item, Component):
+            if item.negated:
+                yield {}, used, after, span
+                return
+            cands = [i for i in self.cands[item.var] if i > after and i not in used]
+            if item.quant == "one":
+                for i in cands:
+                    self.tick()
+                    sp = self._extend(span, i)
+                    if sp is None:
+                        continue
+                    yield {item.var: [i]}, used | {i}, i, sp
+            else:
+                yield from self._subsets(item.var, cands, used, span)
+            return
+        if item.op == "SEQ":
+            yield from self._seq(item.items, 0, after, used, span, {}, after)
+        else:  # AND: items in any order, events distinct
+            yield from self._and(item.items, 0, after, used, span, {}, after)
+
+    def _extend(self, span: tuple[float, float] | None, i: int) -> tuple[float, float] | None:
+        c = self.coord(i)
+        if span is None:
+            return (c, c)
+        lo, hi = min(span[0], c), max(span[1], c)
+        return (lo, hi) if self.ok_span(lo, hi) else None
+
+    def _subsets(self, var: str, cands: list[int], used: frozenset[int], span: Any) -> Iterator[Any]:
+        def rec(start: int, chosen: list[int], sp: Any) -> Iterator[Any]:
+            for k in range(start, len(cands)):
+                i = cands[k]
+                self.tick()
+                sp2 = self._extend(sp, i)
+                if sp2 is None:
+                    if self.wsize is not None and self.coord(i) > (sp[1] if sp else self.coord(i)):
+                        break  # later candidates are even further away
+                    continue
+                cur = chosen + [i]
+                yield {var: cur}, used | set(cur), i, sp2
+                yield from rec(k + 1, cur, sp2)
+
+        yield from rec(0, [], span)
+
+    def _seq(self, items: list[Any], k: int, after: int, used: frozenset[int], span: Any,
+             acc: dict[str, list[int]], last: int) -> Iterator[Any]:
+        if k == len(items):
+            yield acc, used, last, span
+            return
+        for asg, used2, mx, sp in self.gen(items[k], after, used, span):
+            merged = {**acc, **asg}
+            yield from self._seq(items, k + 1, mx, used2, sp, merged, max(last, mx))
+
+    def _and(self, items: list[Any], k: int, after: int, used: frozenset[int], span: Any,
+             acc: dict[str, list[int]], last: int) -> Iterator[Any]:
+        if k == len(items):
+            yield acc, used, last, span
+            return
+        for asg, used2, mx, sp in self.gen(items[k], after, used, span):
+            merged = {**acc, **asg}
+            yield from self._and(items, k + 1, after, used2, sp, merged, max(last, mx))
+
+
+# --------------------------------------------------------------------------- the oracle
+
+def run(pattern: Pattern, events: list[Event], *, max_events: int = MAX_EVENTS,
+        max_steps: int = MAX_STEPS, stats: Stats | None = None) -> list[Match]:
+    """All matches of ``pattern`` on ``events`` (which must be in stream order) under
+    skip_till_any_match, de-duplicated, in canonical order."""
+    if pattern.strategy != Strategy.ANY:
+        raise OracleUnsupported(
+            f"the oracle defines skip_till_any_match only; `{pattern.strategy.value}` is defined by the NFA^b "
+            "engine (use --engine nfab)")
+    if len(events) > max_events:
+        raise OracleTooLarge(
+            f"the oracle is a brute-force reference for small inputs: {len(events):,} events is more than its "
+            f"limit of {max_events:,}; use another engine")
+    comps = pattern.components()
+    kleene = {c.var for c in comps if c.kleene}
+    order = [c.var for c in comps if not c.negated]
+    negs = {c.var: c for c in comps if c.negated}
+    conjs = [_conjunct(e, kleene) for e in pattern.where]
+    pos_conjs = [c for c in conjs if not (c.vars & set(negs))]
+    neg_conjs = {v: [c for c in conjs if v in c.vars] for v in negs}
+
+    # Candidate events per component: type, plus predicates on that component alone
+    # that apply element-wise (unindexed refs; for singletons any non-iterating one).
+    cands: dict[str, list[int]] = {}
+    for c in comps:
+        local = [cj for cj in conjs if cj.vars == {c.var} and cj.iter_var is None
+                 and all(not (isinstance(n, (Ref,)) and n.index is not None) and not isinstance(n, (Len, Agg))
+                         for n in cj.expr.walk())]
+        idx = []
+        for i, e in enumerate(events):
+            if c.matches_type(e.type) and all(cj.holds({c.var: [e]}) for cj in local):
+                idx.append(i)
+        cands[c.var] = idx
+
+    en = _Enum(events, pattern, cands, max_steps)
+    found: dict[Any, Match] = {}
+    w = pattern.window
+    for red, absent in _expand(pattern.root):
+        if red is None:
+            continue
+        top_items = red.items if isinstance(red, Group) and red.op == "SEQ" else None
+        for asg, _used, _last, _span in en.gen(red, -1, frozenset(), None):
+            b = {v: [events[i] for i in idxs] for v, idxs in asg.items()}
+            for v in absent:
+                b.setdefault(v, [])
+            if not all(cj.holds(b) for cj in pos_conjs):
+                continue
+            if pattern.equivalence and not _equivalent(pattern.equivalence, [e for es in b.values() for e in es]):
+                continue
+            if negs and top_items is not None and not _negation_ok(
+                    top_items, asg, b, events, negs, neg_conjs, pattern, w):
+                continue
+            m = make_match(order, b)
+            found.setdefault(m.key, m)
+    matches = sort_matches(found.values())
+    if pattern.output == "NON_OVERLAP":
+        matches = non_overlap(pattern, matches, {e.id: e for e in events})
+    if stats is not None:
+        stats.events = len(events)
+        stats.matches = len(matches)
+        stats.extra["oracle_steps"] = en.steps
+    return matches
+
+
+def _equivalent(attrs: list[str], evs: list[Event]) -> bool:
+    for a in attrs:
+        vals = {repr(e.get(a)) for e in evs}
+        if len(vals) > 1:
+            return False
+    return True
+
+
+def _item_vars(item: Any) -> list[str]:
+    return [c.var for c in _components(item) if not c.negated]
+
+
+def _negation_ok(items: list[Any], asg: dict[str, list[int]], b: dict[str, list[Event]], events: list[Event],
+                 negs: dict[str, Component], neg_conjs: dict[str, list[_Conjunct]], pattern: Pattern,
+                 w: Any) -> bool:
+    all_idx = [i for idxs in asg.values() for i in idxs]
+    first_idx = min(all_idx)
+    first = events[first_idx]
+    for k, item in enumerate(items):
+        if not (isinstance(item, Component) and item.negated):
+            continue
+        left = [i for it in items[:k] for v in _item_vars(it) for i in asg.get(v, ())]
+        right = [i for it in items[k + 1:] for v in _item_vars(it) for i in asg.get(v, ())]
+        lo = max(left)
+        if right:
+            hi = min(right)
+            candidates = range(lo + 1, hi)
+        else:  # trailing: until the window closes
+            candidates = []
+            for j in range(lo + 1, len(events)):
+                e = events[j]
+                d = (e.seq - first.seq) if w.is_count else (e.ts - first.ts)
+                if d >= w.size:
+                    break
+                candidates.append(j)
+        match_events = [e for es in b.values() for e in es]
+        for j in candidates:
+            e = events[j]
+            if not item.matches_type(e.type):
+                continue
+            b2 = dict(b)
+            b2[item.var] = [e]
+            if all(cj.holds(b2) for cj in neg_conjs[item.var]) and (
+                    not pattern.equivalence or _equivalent(pattern.equivalence, match_events + [e])):
+                return False
+    return True
+
+
+def non_overlap(pattern: Pattern, matches: list[Match], by_id: dict[Any, Event]) -> list[Match]:
+    """OUTPUT NON_OVERLAP: per partition, keep a match only if it starts after the previous
+    kept match ended (matches taken in completion order, earliest start first)."""
+    key = partition_key(pattern)
+    last_end: dict[Any, int] = {}
+    out = []
+    for m in matches:
+        first_id = next(ids[0] for _, ids in m.bindings if ids)
+        part = key.of(by_id[first_id]) if key else None
+        if part in last_end and m.start_seq <= last_end[part]:
+            continue
+        last_end[part] = m.end_seq
+        out.append(m)
+    return out
+
+
+class OracleMatcher:
+    """The oracle behind the Matcher interface: buffers the stream, answers at close()."""
+
+    name = "oracle"
+
+    def __init__(self, pattern: Pattern, tracer: Any = None, **_: Any):
+        self.pattern = pattern
+        self.stats = Stats()
+        self._events: list[Event] = []
+
+    def feed(self, event: Event) -> list[Match]:
+        if len(self._events) >= MAX_EVENTS:
+            raise OracleTooLarge(
+                f"the oracle is a brute-force reference for small inputs: more than {MAX_EVENTS:,} events; "
+                "use another engine")
+        self._events.append(event)
+        self.stats.events += 1
+        return []
+
+    def close(self) -> list[Match]:
+        return run(self.pattern, self._events, stats=self.stats)
