@@ -27,7 +27,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
 from .events import Event
-from .expr import Agg, Len, Node, Ref, aggregate, compile_expr, uses_iteration, variables
+from .bindings import Conjunct, conjunct
+from .expr import Agg, Len, Ref
 from .matchers.base import Match, Stats, make_match, sort_matches
 from .model import Component, Group, Pattern, Strategy
 from .partition import partition_key
@@ -42,82 +43,6 @@ class OracleTooLarge(ValueError):
 
 class OracleUnsupported(ValueError):
     pass
-
-
-# --------------------------------------------------------------------------- predicates
-
-class _Ctx:
-    __slots__ = ("b", "i", "el")
-
-    def __init__(self, b: dict[str, list[Event]]):
-        self.b = b
-        self.i = 0
-        self.el: dict[str, Event] = {}
-
-
-def _resolver(kleene: set[str]) -> Callable[[Node], Callable[[_Ctx], Any]]:
-    def resolve(n: Node) -> Callable[[_Ctx], Any]:
-        if isinstance(n, Ref):
-            v, a = n.var, n.attr
-            if n.index is None:
-                if v in kleene:
-                    return lambda c: c.el[v].get(a)
-                return lambda c: c.b[v][0].get(a)
-            if n.index == "1":
-                return lambda c: c.b[v][0].get(a)
-            if n.index == "last":
-                return lambda c: c.b[v][-1].get(a)
-            if n.index == "i":
-                return lambda c: c.b[v][c.i - 1].get(a)
-            return lambda c: c.b[v][c.i - 2].get(a)  # i-1
-        if isinstance(n, Len):
-            v = n.var
-            return lambda c: len(c.b[v])
-        if isinstance(n, Agg):
-            v, a, f = n.var, n.attr, n.func
-            if n.scope == "prefix":
-                return lambda c: aggregate(f, [e.get(a) for e in c.b[v][: c.i - 1]])
-            return lambda c: aggregate(f, [e.get(a) for e in c.b[v]])
-        raise TypeError(n)
-
-    return resolve
-
-
-@dataclass
-class _Conjunct:
-    expr: Node
-    fn: Callable[[_Ctx], Any]
-    vars: set[str]
-    iter_var: str | None
-    unindexed_kleene: list[str]
-
-    def holds(self, b: dict[str, list[Event]]) -> bool:
-        for v in self.vars:
-            if not b.get(v):
-                return True  # mentions a variable bound to nothing: vacuous
-        ctx = _Ctx(b)
-        if self.iter_var is not None:
-            n = len(b[self.iter_var])
-            if n < 2:
-                return True
-            irange: Any = range(2, n + 1)
-        else:
-            irange = (0,)
-        lists = [b[u] for u in self.unindexed_kleene]
-        for i in irange:
-            ctx.i = i
-            for combo in itertools.product(*lists):
-                ctx.el = dict(zip(self.unindexed_kleene, combo))
-                if not self.fn(ctx):
-                    return False
-        return True
-
-
-def _conjunct(e: Node, kleene: set[str]) -> _Conjunct:
-    it = uses_iteration(e)
-    unindexed = sorted({n.var for n in e.walk() if isinstance(n, Ref) and n.index is None and n.var in kleene})
-    return _Conjunct(e, compile_expr(e, _resolver(kleene)), variables(e), next(iter(it)) if it else None,
-                     unindexed)
 
 
 # --------------------------------------------------------------------------- alternatives
@@ -275,7 +200,7 @@ def run(pattern: Pattern, events: list[Event], *, max_events: int = MAX_EVENTS,
     kleene = {c.var for c in comps if c.kleene}
     order = [c.var for c in comps if not c.negated]
     negs = {c.var: c for c in comps if c.negated}
-    conjs = [_conjunct(e, kleene) for e in pattern.where]
+    conjs = [conjunct(e, kleene) for e in pattern.where]
     pos_conjs = [c for c in conjs if not (c.vars & set(negs))]
     neg_conjs = {v: [c for c in conjs if v in c.vars] for v in negs}
 
@@ -335,7 +260,7 @@ def _item_vars(item: Any) -> list[str]:
 
 
 def _negation_ok(items: list[Any], asg: dict[str, list[int]], b: dict[str, list[Event]], events: list[Event],
-                 negs: dict[str, Component], neg_conjs: dict[str, list[_Conjunct]], pattern: Pattern,
+                 negs: dict[str, Component], neg_conjs: dict[str, list[Conjunct]], pattern: Pattern,
                  w: Any) -> bool:
     all_idx = [i for idxs in asg.values() for i in idxs]
     first_idx = min(all_idx)

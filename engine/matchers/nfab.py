@@ -1,0 +1,750 @@
+"""NFA^b runtime (papers/sase-nfab.md §4.8-4.12): runs as computation states evaluated
+in lock-step, cloned on non-determinism, over a shared versioned match buffer, with
+merging of equivalent runs.
+
+A run is (version, state, pe, start, V): ``pe`` is its latest entry in the shared buffer
+and ``V`` the value vector its future edges need (``a[1].symbol``, running sum/count of
+``a[..i-1].price``, ``a[a.len].volume``...). The buffer has one stack per state; an
+entry is (state, event) with predecessor pointers labelled by the Dewey version of the
+run that wrote them; a match is read back by following, from the final entry, the
+pointer whose label is the longest prefix of the run's version (§4.9, "split-path
+Dewey"). Two runs at the same state that just wrote the same entry and agree on the
+part of V their future needs are merged (§4.10); the combined run keeps each member's
+start and version path, and a match is produced per member still inside the window.
+
+Semantics fixed by the notes: proceed is atomic with the next state's begin (peek,
+§6.4); a Kleene component last in the pattern emits after each begin/take when its
+proceed-to-F holds (§8.2.3); negated-type events go to a negation store and never break
+contiguity (§8.2.7); matches are de-duplicated per completing event.
+"""
+from __future__ import annotations
+
+import heapq
+from collections import deque
+from typing import Any, Callable
+
+from ..bindings import Conjunct, conjunct
+from ..events import BUILTIN_FIELDS, Event
+from ..expr import Agg, BoolOp, Len, Node, Ref, compile_expr
+from ..model import ANY_TYPE, Pattern, Strategy
+from ..automata.nfab import Chain, Nfab, compile_pattern
+from .base import Match, StateExplosion, Stats, Tracer
+
+DEFAULT_MAX_RUNS = 2_000_000
+DEFAULT_MAX_BUFFER = 6_000_000
+SWEEP_EVERY = 2048
+
+BEGIN, TAKE, IGNORE, PROCEED = "begin", "take", "ignore", "proceed"
+
+
+class Entry:
+    """A shared-buffer entry: an event in the stack of a state, with labelled pointers."""
+
+    __slots__ = ("chain", "state", "event", "preds", "writers")
+
+    def __init__(self, chain: int, state: int, event: Event):
+        self.chain = chain
+        self.state = state
+        self.event = event
+        self.preds: list[tuple[tuple[int, ...], Entry | None]] = []
+        self.writers: list[Run] | None = None
+
+    def __repr__(self) -> str:
+        return f"Entry({self.state}:{self.event!r})"
+
+
+class Member:
+    """A run merged into another: its start and where its own version path takes over."""
+
+    __slots__ = ("start", "start_seq", "switches")
+
+    def __init__(self, start: float, start_seq: int, switches: tuple[tuple[Entry, tuple[int, ...]], ...]):
+        self.start = start
+        self.start_seq = start_seq
+        self.switches = switches
+
+
+class Run:
+    __slots__ = ("chain", "state", "V", "start", "start_seq", "version", "nchild", "pe", "members", "part")
+
+    def __init__(self, chain: int, state: int, V: list[Any], start: float, start_seq: int,
+                 version: tuple[int, ...], pe: Entry | None, part: Any):
+        self.chain = chain
+        self.state = state
+        self.V = V
+        self.start = start
+        self.start_seq = start_seq
+        self.version = version
+        self.nchild = 0
+        self.pe = pe
+        self.members: list[Member] | None = None
+        self.part = part
+
+    def clone(self) -> "Run":
+        self.nchild += 1
+        r = Run(self.chain, self.state, self.V.copy(), self.start, self.start_seq,
+                self.version + (self.nchild,), self.pe, self.part)
+        r.members = self.members
+        return r
+
+
+_POISON = object()
+
+
+class _ChainRT:
+    """Compiled, runnable form of one chain: per state the edge closures and V updates."""
+
+    def __init__(self, nfa: Nfab, chain: Chain):
+        self.chain = chain
+        self.states = chain.states
+        self.final = chain.final
+        self.cols: dict[tuple[Any, ...], int] = {}
+        self._reads: dict[int, set[int]] = {}
+        # first pass: find V columns by compiling; second pass builds closures
+        n = len(self.states)
+        self.begin: list[Callable[[Any], bool] | None] = [None] * n
+        self.take: list[Callable[[Any], bool] | None] = [None] * n
+        self.proceed: list[Callable[[Any], bool] | None] = [None] * n
+        self.type: list[str | None] = [s.type for s in self.states]
+        for si, s in enumerate(self.states):
+            if s.kind in ("singleton", "kleene_first"):
+                self.begin[si] = self._compile(s.begin, si, "begin")
+            elif s.kind == "kleene_rest":
+                self.take[si] = self._compile(s.take, si, "take")
+                self.proceed[si] = self._compile(s.proceed, si, "proceed")
+        self.width = len(self.cols)
+        self.empty: list[Any] = [None] * self.width  # start states read no V
+        # V updates per state on begin/take
+        self.updates: list[list[tuple[str, int, str | None, bool]]] = [[] for _ in range(n)]
+        for key, idx in self.cols.items():
+            op, var = key[0], key[1]
+            attr = key[2] if len(key) > 2 else None
+            for si, s in enumerate(self.states):
+                if s.var == var and s.kind != "final":
+                    self.updates[si].append((op, idx, attr, attr in BUILTIN_FIELDS if attr else False))
+        # merge masks: columns read at this state or later
+        self.mask: list[tuple[int, ...]] = []
+        for si in range(n):
+            used = set()
+            for sj in range(si, n):
+                used |= self._reads.get(sj, set())
+            self.mask.append(tuple(sorted(used)))
+
+    def _col(self, si: int, key: tuple[Any, ...]) -> int:
+        if key not in self.cols:
+            self.cols[key] = len(self.cols)
+        idx = self.cols[key]
+        self._reads.setdefault(si, set()).add(idx)
+        return idx
+
+    def _compile(self, exprs: list[Node], si: int, edge: str) -> Callable[[Any], bool] | None:
+        if not exprs:
+            return None
+        s = self.states[si]
+        cur = s.var
+
+        def attr_getter(a: str) -> Callable[[Any], Any]:
+            if a in BUILTIN_FIELDS:
+                return lambda c: c[1].get(a)
+            return lambda c: c[1].attrs.get(a)
+
+        def v_getter(idx: int) -> Callable[[Any], Any]:
+            def g(c: Any) -> Any:
+                v = c[0][idx]
+                return None if v is _POISON else v
+            return g
+
+        def resolve(n: Node) -> Callable[[Any], Any]:
+            if isinstance(n, Ref):
+                var, a, ix = n.var, n.attr, n.index
+                if var == cur:
+                    if edge == "begin" and ix in (None, "1"):
+                        return attr_getter(a)
+                    if edge == "take" and ix in (None, "i"):
+                        return attr_getter(a)
+                    if edge == "take" and ix == "1":
+                        return v_getter(self._col(si, ("first", var, a)))
+                    if edge == "take" and ix == "i-1":
+                        return v_getter(self._col(si, ("last", var, a)))
+                    if edge == "proceed" and ix == "1":
+                        return v_getter(self._col(si, ("first", var, a)))
+                    if edge == "proceed" and ix in ("last", None):
+                        return v_getter(self._col(si, ("last", var, a)))
+                    raise ValueError(f"cannot place {n} on {edge} of {s.name}")
+                if ix in (None, "1"):
+                    return v_getter(self._col(si, ("first", var, a)))
+                if ix == "last":
+                    return v_getter(self._col(si, ("last", var, a)))
+                raise ValueError(f"`{var}[{ix}]` used outside {var}'s take edge")
+            if isinstance(n, Len):
+                idx = self._col(si, ("len", n.var))
+                return lambda c: c[0][idx]
+            if isinstance(n, Agg):
+                var, a, f = n.var, n.attr, n.func
+                if f == "count":
+                    cnt = self._col(si, ("cnt", var, a))
+                    return lambda c: c[0][cnt]
+                if f in ("sum", "avg"):
+                    cnt = self._col(si, ("cnt", var, a))
+                    sm = self._col(si, ("sum", var, a))
+                    if f == "sum":
+                        return v_getter(sm)
+
+                    def avg(c: Any) -> Any:
+                        V = c[0]
+                        s_, k = V[sm], V[cnt]
+                        if s_ is _POISON or s_ is None or not k:
+                            return None
+                        return s_ / k
+                    return avg
+                return v_getter(self._col(si, (f, var, a)))
+            raise TypeError(n)
+
+        expr: Node = exprs[0] if len(exprs) == 1 else BoolOp(op="AND", items=exprs)
+        return compile_expr(expr, resolve)
+
+    def update(self, si: int, V: list[Any], e: Event, first: bool) -> None:
+        attrs = e.attrs
+        for op, idx, attr, builtin in self.updates[si]:
+            if op == "len":
+                V[idx] = (V[idx] or 0) + 1
+                continue
+            x = (e.get(attr) if builtin else attrs.get(attr)) if attr else None
+            if op == "first":
+                if first:
+                    V[idx] = x
+            elif op == "last":
+                V[idx] = x
+            elif op == "cnt":
+                if x is not None:
+                    V[idx] = (V[idx] or 0) + 1
+                elif V[idx] is None:
+                    V[idx] = 0
+            elif x is None:
+                continue
+            else:
+                cur = V[idx]
+                if cur is _POISON:
+                    continue
+                try:
+                    if cur is None:
+                        V[idx] = x + 0 if op == "sum" else x
+                        if op != "sum":
+                            x < x  # noqa: B015 - type must be orderable
+                    elif op == "sum":
+                        V[idx] = cur + x
+                    elif op == "min":
+                        if x < cur:
+                            V[idx] = x
+                    elif op == "max":
+                        if x > cur:
+                            V[idx] = x
+                except TypeError:
+                    V[idx] = _POISON
+
+
+class NfabMatcher:
+    """NFA^b matcher. Options: ``share`` (shared versioned buffer; off = one entry per
+    write), ``merge`` (merge equivalent runs; needs share), ``max_runs`` / ``max_buffer``
+    (state guard), ``tracer`` (receives one dict per step)."""
+
+    name = "nfab"
+
+    def __init__(self, pattern: Pattern, tracer: Tracer | None = None, share: bool = True, merge: bool = True,
+                 max_runs: int = DEFAULT_MAX_RUNS, max_buffer: int = DEFAULT_MAX_BUFFER):
+        self.pattern = pattern
+        self.nfa = compile_pattern(pattern)
+        self.tracer = tracer
+        self.share = share
+        self.merge = merge and share
+        self.max_runs = max_runs
+        self.max_buffer = max_buffer
+        self.stats = Stats()
+        self.stats.extra.update({"clones_take_proceed": 0, "clones_ignore_proceed": 0, "clones_take_ignore": 0,
+                                 "clones_begin_ignore": 0, "runs_merged": 0, "runs_killed": 0})
+        self.rts = [_ChainRT(self.nfa, ch) for ch in self.nfa.chains]
+        self.strategy = pattern.strategy
+        w = pattern.window
+        self.W: float | None = w.size if w else None
+        self.count_window = bool(w and w.is_count)
+        self.key = self.nfa.key
+        self.key_any = self.key.uniform if self.key else None
+        comps = pattern.components()
+        self.pos_types = {c.type for c in comps if not c.negated}
+        self.neg_types = {c.type for c in comps if c.negated}
+        self.any_pos = ANY_TYPE in self.pos_types
+        self.any_neg = ANY_TYPE in self.neg_types
+        self.order = self.nfa.order
+        kleene = {c.var for c in comps if c.kleene}
+        self.neg_conj: dict[str, list[Conjunct]] = {}
+        for ch in self.nfa.chains:
+            for n in ch.negations:
+                self.neg_conj.setdefault(n.comp.var, [conjunct(e, kleene) for e in n.conjuncts])
+        self.parts: dict[Any, list[Run]] = {}
+        self.neg_store: dict[Any, deque[Event]] = {}
+        self.stacks: dict[tuple[int, int], deque[Entry]] = {}
+        self.pending: list[tuple[float, int, Any]] = []  # trailing negation: (deadline, tiebreak, payload)
+        self._tiebreak = 0
+        self.next_id = 0
+        self.alive = 0
+        self.buffer_live = 0
+        self.non_overlap = pattern.output == "NON_OVERLAP"
+        self.last_end: dict[Any, int] = {}
+        self._events_since_sweep = 0
+        self.now: float = float("-inf")
+
+    # ------------------------------------------------------------------ helpers
+    def _coord(self, e: Event) -> float:
+        return e.seq if self.count_window else e.ts
+
+    def _part_of(self, e: Event) -> Any:
+        if self.key is None:
+            return None
+        k = self.key.of(e)
+        if k is None and self.key_any is not None:
+            return tuple(e.get(a) for a in self.key_any)
+        return k
+
+    def _trace(self, **rec: Any) -> None:
+        assert self.tracer is not None
+        self.tracer(rec)
+
+    def _write(self, r: Run, si: int, e: Event, cur: dict[tuple[int, int], Entry]) -> Entry:
+        key = (r.chain, si)
+        ent = cur.get(key) if self.share else None
+        if ent is None:
+            ent = Entry(r.chain, si, e)
+            if self.share:
+                cur[key] = ent
+            st = self.stacks.get(key)
+            if st is None:
+                st = self.stacks[key] = deque()
+            st.append(ent)
+            self.buffer_live += 1
+            self.stats.buffer_entries += 1
+        ent.preds.append((r.version, r.pe))
+        if self.merge:
+            if ent.writers is None:
+                ent.writers = [r]
+            else:
+                ent.writers.append(r)
+        r.pe = ent
+        if self.tracer is not None:
+            self._trace(kind="buffer_write", seq=e.seq, run=r.version, state=self.rts[r.chain].states[si].name,
+                        pred=(r.pe.preds[-1][1].event.id if r.pe.preds[-1][1] else None))
+        return ent
+
+    # ------------------------------------------------------------------ the step
+    def feed(self, e: Event) -> list[Match]:
+        st = self.stats
+        st.events += 1
+        out: list[Match] = []
+        coord = self._coord(e)
+        self.now = coord
+        if self.pending:
+            self._finalize_pending(coord, out)
+        et = e.type
+        pos_rel = self.any_pos or et in self.pos_types
+        neg_rel = self.any_neg or et in self.neg_types
+        if self.tracer is not None:
+            self._trace(kind="event", seq=e.seq, id=e.id, type=et, ts=e.ts)
+        part = self._part_of(e)
+        if neg_rel:
+            q = self.neg_store.get(part)
+            if q is None:
+                q = self.neg_store[part] = deque()
+            q.append(e)
+        if not pos_rel:
+            if not neg_rel and self.strategy in (Strategy.STRICT, Strategy.PARTITION):
+                self._contiguity_break(e, part)
+            self._maybe_sweep(coord)
+            return out
+        runs = self.parts.get(part)
+        cur: dict[tuple[int, int], Entry] = {}
+        emitted: dict[Any, Match] = {}
+        nxt: list[Run] = []
+        if runs:
+            for r in runs:
+                self._step(r, e, coord, nxt, cur, emitted)
+        # new runs: every event satisfying a start state's begin starts one
+        for rt in self.rts:
+            if rt.type[0] == et or rt.type[0] == ANY_TYPE:
+                f = rt.begin[0]
+                st.predicate_evals += 1
+                if f is None or f((rt.empty, e)):
+                    self.next_id += 1
+                    r = Run(rt.chain.index, 0, [None] * rt.width, coord, e.seq, (self.next_id,), None, part)
+                    st.runs_created += 1
+                    if self.tracer is not None:
+                        self._trace(kind="run_created", seq=e.seq, run=r.version, chain=rt.chain.index)
+                    self._apply_begin(r, rt, 0, e, nxt, cur, emitted)
+        if self.merge and cur:
+            nxt = self._merge(cur, nxt)
+        if nxt:
+            self.parts[part] = nxt
+        elif runs is not None:
+            del self.parts[part]
+        self.alive += len(nxt) - (len(runs) if runs else 0)
+        if emitted:
+            ms = [m for m in emitted.values() if m is not None]
+            if self.non_overlap:
+                ms = self._non_overlap(part, ms)
+            out.extend(ms)
+        if self.alive > st.runs_peak:
+            st.runs_peak = self.alive
+        st.runs_alive = self.alive
+        if self.buffer_live > st.buffer_peak:
+            st.buffer_peak = self.buffer_live
+        self._maybe_sweep(coord)
+        if self.alive > self.max_runs or self.buffer_live > self.max_buffer:
+            self._explode()
+        st.matches += len(out)
+        return out
+
+    def _step(self, r: Run, e: Event, coord: float, nxt: list[Run], cur: dict, emitted: dict) -> None:
+        rt = self.rts[r.chain]
+        si = r.state
+        st = self.stats
+        W = self.W
+        if W is not None and coord - r.start >= W:
+            self._kill(r, e, "window")
+            return
+        kind = rt.states[si].kind
+        typ = rt.type[si]
+        tmatch = typ == e.type or typ == ANY_TYPE
+        strat = self.strategy
+        ctx = (r.V, e)
+        if kind == "kleene_rest":
+            take = False
+            if tmatch:
+                f = rt.take[si]
+                st.predicate_evals += 1
+                take = f is None or f(ctx)
+            proceed = False
+            nsi = si + 1
+            if nsi != rt.final:
+                ntyp = rt.type[nsi]
+                if ntyp == e.type or ntyp == ANY_TYPE:
+                    pf = rt.proceed[si]
+                    st.predicate_evals += 1
+                    if pf is None or pf(ctx):
+                        bf = rt.begin[nsi]
+                        st.predicate_evals += 1
+                        proceed = bf is None or bf(ctx)
+            if strat is Strategy.ANY:
+                ignore = True
+            elif strat is Strategy.NEXT:
+                ignore = not take
+            else:  # strict / partition: events reaching this run are in its partition
+                ignore = False
+            if self.tracer is not None:
+                self._trace(kind="edges", seq=e.seq, run=r.version, state=rt.states[si].name,
+                            take=take, proceed=proceed, ignore=ignore)
+            if not (take or proceed or ignore):
+                self._kill(r, e, "no edge enabled")
+                return
+            if proceed:
+                if not (take or ignore):  # the run itself moves on (opportunistic proceed)
+                    self._apply_begin(r, rt, nsi, e, nxt, cur, emitted)
+                    return
+                p = r.clone()
+                st.runs_created += 1
+                st.extra["clones_take_proceed" if take else "clones_ignore_proceed"] += 1
+                self._apply_begin(p, rt, nsi, e, nxt, cur, emitted)
+            if take and ignore:
+                c = r.clone()
+                st.runs_created += 1
+                st.extra["clones_take_ignore"] += 1
+                nxt.append(c)  # the ignoring branch
+            if take:
+                self._write(r, si, e, cur)
+                rt.update(si, r.V, e, False)
+                nxt.append(r)
+                if rt.final == si + 1:
+                    self._check_final(r, rt, si, e, emitted)
+            else:
+                nxt.append(r)  # ignore
+        else:  # singleton or kleene_first, waiting (never the start state)
+            begin = False
+            if tmatch:
+                f = rt.begin[si]
+                st.predicate_evals += 1
+                begin = f is None or f(ctx)
+            if strat is Strategy.ANY:
+                ignore = True
+            elif strat is Strategy.NEXT:
+                ignore = not begin
+            else:
+                ignore = False
+            if self.tracer is not None:
+                self._trace(kind="edges", seq=e.seq, run=r.version, state=rt.states[si].name,
+                            begin=begin, ignore=ignore)
+            if not (begin or ignore):
+                self._kill(r, e, "no edge enabled")
+                return
+            if begin and ignore:
+                c = r.clone()
+                st.runs_created += 1
+                st.extra["clones_begin_ignore"] += 1
+                nxt.append(c)
+            if begin:
+                self._apply_begin(r, rt, si, e, nxt, cur, emitted)
+            else:
+                nxt.append(r)
+
+    def _apply_begin(self, r: Run, rt: _ChainRT, si: int, e: Event, nxt: list[Run], cur: dict,
+                     emitted: dict) -> None:
+        self._write(r, si, e, cur)
+        rt.update(si, r.V, e, True)
+        r.state = si + 1
+        if r.state == rt.final:
+            self._emit(r, rt, e, emitted)
+            return
+        nxt.append(r)
+        if rt.final == si + 2 and rt.states[si + 1].kind == "kleene_rest":
+            self._check_final(r, rt, si + 1, e, emitted)
+
+    def _check_final(self, r: Run, rt: _ChainRT, si: int, e: Event, emitted: dict) -> None:
+        """A Kleene component last in the pattern: proceed to F after each begin/take."""
+        f = rt.proceed[si]
+        self.stats.predicate_evals += 1
+        if f is None or f((r.V, e)):
+            self._emit(r, rt, e, emitted)
+
+    def _kill(self, r: Run, e: Event, why: str) -> None:
+        self.stats.extra["runs_killed"] += 1
+        if self.tracer is not None:
+            self._trace(kind="run_killed", seq=e.seq, run=r.version, reason=why)
+
+    # ------------------------------------------------------------------ matches
+    def _retrieve(self, entry: Entry, version: tuple[int, ...],
+                  switches: tuple[tuple[Entry, tuple[int, ...]], ...] = ()) -> list[Entry]:
+        out = []
+        x: Entry | None = entry
+        label = version
+        sw = 0
+        while x is not None:
+            if sw < len(switches) and switches[sw][0] is x:
+                label = switches[sw][1]
+                sw += 1
+            out.append(x)
+            preds = x.preds
+            if len(preds) == 1:
+                x = preds[0][1]
+                continue
+            best, blen = None, -1
+            for lab, p in preds:
+                n = len(lab)
+                if n > blen and label[:n] == lab:
+                    best, blen = p, n
+            if blen < 0:
+                raise AssertionError(f"no compatible pointer at {x!r} for version {label}")
+            x = best
+        out.reverse()
+        return out
+
+    def _emit(self, r: Run, rt: _ChainRT, e: Event, emitted: dict) -> None:
+        members: list[tuple[float, int, tuple[int, ...], tuple]] = [(r.start, r.start_seq, r.version, ())]
+        if r.members:
+            members = [(m.start, m.start_seq, r.version, m.switches) for m in r.members]
+        W = self.W
+        end = self._coord(e)
+        chain = rt.chain
+        for start, _sseq, version, switches in members:
+            if W is not None and end - start >= W:
+                continue
+            entries = self._retrieve(r.pe, version, switches)  # type: ignore[arg-type]
+            bound: dict[str, list[Event]] = {v: [] for v in self.order}
+            for ent in entries:
+                bound[rt.states[ent.state].var].append(ent.event)  # type: ignore[index]
+            if chain.negations and not self._negations_ok(chain, bound, r.part, trailing=False):
+                continue
+            m = _make(self.order, bound)
+            if m.key in emitted:
+                continue
+            if any(n.before is None for n in chain.negations):
+                self._tiebreak += 1
+                first = min((ev for evs in bound.values() for ev in evs), key=lambda x: x.seq)
+                deadline = self._coord(first) + (W or 0)
+                emitted[m.key] = None  # type: ignore[assignment]  # de-dup marker
+                heapq.heappush(self.pending, (deadline, self._tiebreak, (m, chain, bound, r.part)))
+                continue
+            emitted[m.key] = m
+            if self.tracer is not None:
+                self._trace(kind="match", seq=e.seq, run=version, match=m.as_dict())
+
+    def _negations_ok(self, chain: Chain, bound: dict[str, list[Event]], part: Any, trailing: bool) -> bool:
+        store = self.neg_store.get(part)
+        if not store:
+            return True
+        comps = chain.comps
+        first = min((ev for evs in bound.values() for ev in evs), key=lambda x: x.seq)
+        for n in chain.negations:
+            if (n.before is None) != trailing:
+                continue
+            lo = bound[comps[n.after].var][-1].seq
+            if n.before is not None:
+                hi = bound[comps[n.before].var][0].seq
+            else:
+                hi = None
+            t = n.comp.type
+            conj = self.neg_conj[n.comp.var]
+            for x in store:
+                if x.seq <= lo:
+                    continue
+                if hi is not None and x.seq >= hi:
+                    break
+                if hi is None and self.W is not None and self._coord(x) - self._coord(first) >= self.W:
+                    break
+                if t != ANY_TYPE and x.type != t:
+                    continue
+                b2 = dict(bound)
+                b2[n.comp.var] = [x]
+                self.stats.predicate_evals += 1
+                if all(c.holds(b2) for c in conj):
+                    return False
+        return True
+
+    def _finalize_pending(self, now: float | None, out: list[Match]) -> None:
+        while self.pending and (now is None or self.pending[0][0] <= now):
+            _, _, (m, chain, bound, part) = heapq.heappop(self.pending)
+            if self._negations_ok(chain, bound, part, trailing=True):
+                out.append(m)
+                self.stats.matches += 1 if now is None else 0
+
+    def _non_overlap(self, part: Any, ms: list[Match]) -> list[Match]:
+        ms = [m for m in ms if m is not None]
+        ms.sort(key=lambda m: (m.start_seq, repr(m.bindings)))
+        keep = []
+        last = self.last_end.get(part, -1)
+        for m in ms:
+            if m.start_seq > last:
+                keep.append(m)
+                last = m.end_seq
+        if keep:
+            self.last_end[part] = last
+            runs = self.parts.pop(part, None)
+            if runs:
+                self.alive -= len(runs)
+        return keep
+
+    # ------------------------------------------------------------------ merging (§4.10)
+    def _merge(self, cur: dict[tuple[int, int], Entry], nxt: list[Run]) -> list[Run]:
+        dropped: set[int] = set()
+        for ent in cur.values():
+            ws = ent.writers
+            ent.writers = None
+            if ws is None or len(ws) < 2:
+                continue
+            groups: dict[Any, Run] = {}
+            for r in ws:
+                if r.pe is not ent or r.state == self.rts[r.chain].final:
+                    continue
+                rt = self.rts[r.chain]
+                V = r.V
+                sig = (r.state, tuple(V[i] if V[i] is not _POISON else "<poison>" for i in rt.mask[r.state]))
+                rep = groups.get(sig)
+                if rep is None:
+                    groups[sig] = r
+                    continue
+                # merge r into rep: members keep their own version path from this entry back
+                if rep.members is None:
+                    rep.members = [Member(rep.start, rep.start_seq, ())]
+                else:
+                    rep.members = list(rep.members)
+                own = r.members or [Member(r.start, r.start_seq, ())]
+                for m in own:
+                    rep.members.append(Member(m.start, m.start_seq, ((ent, r.version),) + m.switches))
+                if r.start > rep.start:
+                    rep.start, rep.start_seq = r.start, r.start_seq
+                dropped.add(id(r))
+                self.stats.extra["runs_merged"] += 1
+                if self.tracer is not None:
+                    self._trace(kind="merge", seq=ent.event.seq, into=rep.version, run=r.version)
+        if not dropped:
+            return nxt
+        return [r for r in nxt if id(r) not in dropped]
+
+    # ------------------------------------------------------------------ housekeeping
+    def _contiguity_break(self, e: Event, part: Any) -> None:
+        """An event of a type outside the pattern: under strict contiguity it ends every
+        run; under partition contiguity, the runs of its partition."""
+        if self.strategy is Strategy.STRICT:
+            victims = list(self.parts.keys())
+        else:
+            victims = [part] if part is not None or self.key is None else []
+        for p in victims:
+            runs = self.parts.pop(p, None)
+            if runs:
+                self.alive -= len(runs)
+                self.stats.extra["runs_killed"] += len(runs)
+                if self.tracer is not None:
+                    for r in runs:
+                        self._trace(kind="run_killed", seq=e.seq, run=r.version, reason="contiguity")
+        self.stats.runs_alive = self.alive
+
+    def _maybe_sweep(self, now: float) -> None:
+        self._events_since_sweep += 1
+        if self._events_since_sweep < SWEEP_EVERY or self.W is None:
+            return
+        self._events_since_sweep = 0
+        self.sweep(now)
+
+    def sweep(self, now: float) -> None:
+        """Drop expired runs (also in partitions that receive no events), buffer entries and
+        negation-store events older than the window (§4.12)."""
+        W = self.W
+        if W is None:
+            return
+        horizon = now - W
+        for p in list(self.parts):
+            runs = [r for r in self.parts[p] if r.start > horizon]
+            self.alive -= len(self.parts[p]) - len(runs)
+            if runs:
+                self.parts[p] = runs
+            else:
+                del self.parts[p]
+        coord = self._coord
+        for k, stq in list(self.stacks.items()):
+            while stq and coord(stq[0].event) <= horizon:
+                stq.popleft()
+                self.buffer_live -= 1
+            if not stq:
+                del self.stacks[k]
+        for p, q in list(self.neg_store.items()):
+            while q and coord(q[0]) <= horizon:
+                q.popleft()
+            if not q:
+                del self.neg_store[p]
+        self.stats.runs_alive = self.alive
+
+    def _explode(self) -> None:
+        p = self.pattern
+        kleene = [c.var for c in p.components() if c.kleene]
+        what = f"{self.alive:,} live runs and {self.buffer_live:,} buffer entries"
+        if p.strategy is Strategy.ANY and kleene:
+            cause = (f"Kleene `{kleene[0]}[]` under skip_till_any_match keeps up to 2^n runs for n relevant events; "
+                     "use skip_till_next_match or tighten WITHIN")
+        elif p.window is None:
+            cause = "the pattern has no WITHIN, so runs never expire; add a window"
+        else:
+            cause = (f"WITHIN {p.window.value:g} {p.window.unit or ''} holds too many simultaneous runs on this "
+                     "stream; tighten WITHIN, add predicates on the first component, or partition with [attr]")
+        raise StateExplosion(f"state explosion: {what} (limit {self.max_runs:,} runs / {self.max_buffer:,} entries). "
+                             f"Likely cause: {cause}.")
+
+    def close(self) -> list[Match]:
+        out: list[Match] = []
+        self._finalize_pending(None, out)
+        return out
+
+    # ------------------------------------------------------------------ introspection
+    def runs(self) -> list[Run]:
+        return [r for rs in self.parts.values() for r in rs]
+
+
+def _make(order: list[str], bound: dict[str, list[Event]]) -> Match:
+    evs = [e for v in order for e in bound[v]]
+    first = min(evs, key=lambda x: x.seq)
+    last = max(evs, key=lambda x: x.seq)
+    return Match(tuple((v, tuple(e.id for e in bound[v])) for v in order), first.ts, last.ts, first.seq, last.seq)

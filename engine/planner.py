@@ -1,0 +1,94 @@
+"""Which matcher supports which pattern features, and the ``auto`` choice.
+
+Each engine registers a :class:`EngineInfo` with a ``supports(pattern)`` function that
+returns ``None`` when it can run the pattern or the reason it cannot. ``auto`` walks
+the engines in order of preference and takes the first that supports the pattern; when
+none does, the error lists every engine's reason. An unsupported combination is a
+clear error, never a wrong answer.
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from .matchers.base import EngineUnsupported, Matcher
+from .model import Pattern, Strategy
+
+
+@dataclass(frozen=True)
+class EngineInfo:
+    name: str
+    summary: str
+    factory: str  # "module:Class", imported lazily
+    supports: Callable[[Pattern], str | None]
+    preference: int  # lower is preferred by auto
+
+    def load(self) -> Callable[..., Matcher]:
+        mod, cls = self.factory.split(":")
+        return getattr(importlib.import_module(mod), cls)
+
+
+def _oracle_supports(p: Pattern) -> str | None:
+    if p.strategy != Strategy.ANY:
+        return f"defines skip_till_any_match only, not {p.strategy.value}"
+    if p.aggregate is not None:
+        return None
+    return None
+
+
+def _nfab_supports(p: Pattern) -> str | None:
+    try:
+        from .automata.nfab import unsupported_reason
+    except ImportError:  # pragma: no cover - during development
+        return "not available"
+    return unsupported_reason(p)
+
+
+ENGINES: dict[str, EngineInfo] = {}
+
+
+def register(info: EngineInfo) -> None:
+    ENGINES[info.name] = info
+
+
+register(EngineInfo("nfab", "SASE+ NFA^b with shared versioned buffer and run merging (all strategies)",
+                    "engine.matchers.nfab:NfabMatcher", _nfab_supports, 10))
+register(EngineInfo("oracle", "brute-force reference semantics (small inputs only)",
+                    "engine.oracle:OracleMatcher", _oracle_supports, 100))
+
+
+def engine_names() -> list[str]:
+    return ["auto", *sorted(ENGINES, key=lambda n: ENGINES[n].preference)]
+
+
+def reasons(pattern: Pattern) -> dict[str, str | None]:
+    """Engine name -> None if it supports the pattern, else why not."""
+    return {name: info.supports(pattern) for name, info in sorted(ENGINES.items(), key=lambda kv: kv[1].preference)}
+
+
+def choose(pattern: Pattern, engine: str = "auto") -> EngineInfo:
+    if engine != "auto":
+        if engine not in ENGINES:
+            from .model import suggest
+
+            hint = suggest(engine, list(ENGINES))
+            raise EngineUnsupported(f"unknown engine `{engine}`; known: {', '.join(engine_names())}"
+                                    + (f"; {hint}" if hint else ""))
+        info = ENGINES[engine]
+        why = info.supports(pattern)
+        if why:
+            raise EngineUnsupported(f"engine `{engine}` cannot run this pattern: {why}")
+        return info
+    why_not = reasons(pattern)
+    for name, why in why_not.items():
+        if why is None:
+            return ENGINES[name]
+    lines = "; ".join(f"{n}: {w}" for n, w in why_not.items())
+    raise EngineUnsupported(f"no engine supports this pattern ({lines})")
+
+
+def make_matcher(pattern: Pattern, engine: str = "auto", **options: Any) -> Matcher:
+    """Build the chosen matcher; options (tracer, max_runs, ...) go to its constructor."""
+    info = choose(pattern, engine)
+    return info.load()(pattern, **options)
