@@ -148,6 +148,7 @@ class Parser:
         self.text = text
         self.toks = tokenize(text)
         self.i = 0
+        self.prev_refs: set[int] = set()  # ids of Ref nodes written as prev(v.x)
 
     # -- helpers
     @property
@@ -333,7 +334,7 @@ class Parser:
             return
         e = self.parse_or()
         for c in _split_and(e):
-            where.append(_desugar_prev(c))
+            where.append(_desugar_prev(c, self.prev_refs))
 
     def parse_name_list(self, what: str, attr: bool = False) -> list[str]:
         names = [self.expect_name(what).text]
@@ -416,6 +417,9 @@ class Parser:
     def parse_unary(self) -> Any:
         if self.tok.is_op("-"):
             t = self.advance()
+            if self.tok.kind == "number" and not self.peek().is_op("%"):
+                n = self.parse_primary()
+                return X.Num(value=-n.value, span=self.span_from(t))
             item = self.parse_unary()
             return X.Neg(item=item, span=self.span_from(t))
         if self.tok.is_op("+"):
@@ -491,6 +495,14 @@ class Parser:
 
     def parse_index(self, var: str) -> str:
         t = self.tok
+        if t.kind == "name" and self.peek().is_op(".") and self.peek(2).kind == "name" \
+                and self.peek(2).text.lower() == "len":
+            if t.text != var:
+                raise self.error(f"`{var}[{t.text}.len]`: the length must be of `{var}` itself", t)
+            self.advance()
+            self.advance()
+            self.advance()
+            return "last"
         if t.kind == "number" and t.text == "1":
             self.advance()
             return "1"
@@ -552,7 +564,9 @@ class Parser:
         self.expect_op(".")
         at = self.expect_name("an attribute name")
         self.expect_op(")")
-        return X.Ref(var=vt.text, index="i-1", attr=at.text, span=self.span_from(pt))
+        ref = X.Ref(var=vt.text, index="i-1", attr=at.text, span=self.span_from(pt))
+        self.prev_refs.add(id(ref))
+        return ref
 
     # -- other clauses
     def parse_window(self) -> Window:
@@ -629,7 +643,7 @@ class Parser:
             self.advance()
             item = ReturnItem(var=t.text, span=t.span)
         else:
-            item = ReturnItem(expr=self.parse_add(), span=t.span)
+            item = ReturnItem(expr=self.parse_or(), span=t.span)
         if self.tok.is_kw("AS"):
             self.advance()
             alias = self.expect_name("a column name").text
@@ -637,9 +651,12 @@ class Parser:
         return item
 
 
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r"}
+
+
 def _unquote(s: str) -> str:
     body = s[1:-1]
-    return re.sub(r"\\(.)", r"\1", body)
+    return re.sub(r"\\(.)", lambda m: _ESCAPES.get(m.group(1), m.group(1)), body)
 
 
 def _split_and(e: Any) -> list[Any]:
@@ -651,9 +668,10 @@ def _split_and(e: Any) -> list[Any]:
     return [e]
 
 
-def _desugar_prev(e: Any) -> Any:
-    """In a conjunct using ``prev(p.x)`` (= ``p[i-1].x``), unindexed ``p.y`` means ``p[i].y``."""
-    prev_vars = {n.var for n in e.walk() if isinstance(n, X.Ref) and n.index == "i-1"}
+def _desugar_prev(e: Any, prev_refs: set[int]) -> Any:
+    """In a conjunct using ``prev(p.x)`` (= ``p[i-1].x``), unindexed ``p.y`` means ``p[i].y``
+    (the match-windows paper's notation). An explicit ``p[i-1].x`` is left as written."""
+    prev_vars = {n.var for n in e.walk() if isinstance(n, X.Ref) and id(n) in prev_refs}
     if not prev_vars or not any(isinstance(n, X.Ref) and n.index is None and n.var in prev_vars for n in e.walk()):
         return e
 

@@ -234,7 +234,8 @@ def _prec(e: Node) -> int:
 
 
 def _quote(s: str) -> str:
-    return "'" + s.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    body = s.replace("\\", "\\\\").replace("'", "\\'").replace("\n", "\\n").replace("\t", "\\t")
+    return "'" + body.replace("\r", "\\r") + "'"
 
 
 def to_text(e: Node) -> str:
@@ -255,7 +256,12 @@ def to_text(e: Node) -> str:
         rng = "[..i-1]" if e.scope == "prefix" else "[]"
         return f"{e.func}({e.var}{rng}.{e.attr})"
     if isinstance(e, Neg):
-        return "-" + _wrap(e.item, _PREC["neg"], strict=False)
+        inner = e.item
+        if isinstance(inner, (Neg, Num)) and not (isinstance(inner, Num) and inner.value >= 0 and not inner.percent):
+            return "-(" + to_text(inner) + ")"  # `--x` would start a comment; -(3) stays a Neg
+        if isinstance(inner, Num):
+            return "-(" + to_text(inner) + ")"
+        return "-" + _wrap(inner, _PREC["neg"], strict=False)
     if isinstance(e, Not):
         return "NOT " + _wrap(e.item, _PREC["NOT"], strict=False)
     if isinstance(e, BinOp):
@@ -329,8 +335,6 @@ def compile_expr(e: Node, resolve: Resolver) -> Getter:
         rf = compile_expr(e.right, resolve)
         if isinstance(e.right, Num):  # constant right operand: the common case (x % 500, 80% * y)
             rv = e.right.number
-            if e.op in ("/", "%") and rv == 0:
-                return lambda ctx: None
             return lambda ctx: op(lf(ctx), rv)
         return lambda ctx: op(lf(ctx), rf(ctx))
     if isinstance(e, Cmp):

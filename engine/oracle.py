@@ -249,8 +249,8 @@ def run(pattern: Pattern, events: list[Event], *, max_events: int = MAX_EVENTS,
 
 def _equivalent(attrs: list[str], evs: list[Event]) -> bool:
     for a in attrs:
-        vals = {repr(e.get(a)) for e in evs}
-        if len(vals) > 1:
+        first = evs[0].get(a)
+        if any(e.get(a) != first for e in evs[1:]):
             return False
     return True
 
@@ -301,6 +301,23 @@ def non_overlap(pattern: Pattern, matches: list[Match], by_id: dict[Any, Event])
     key = partition_key(pattern)
     last_end: dict[Any, int] = {}
     out = []
+    events = sorted(by_id.values(), key=lambda e: e.seq)
+    trailing = pattern.window is not None and _has_trailing_negation(pattern)
+
+    def completed(m: Match) -> int:
+        """Stream position at which the match is known: its last event, or for a trailing
+        negation the first event outside the window (end of stream: after the last)."""
+        if not trailing:
+            return m.end_seq
+        w = pattern.window
+        first = events[m.start_seq] if events and events[m.start_seq].seq == m.start_seq else None
+        for e in events[m.end_seq + 1:]:
+            d = (e.seq - m.start_seq) if w.is_count else (e.ts - (first.ts if first else m.start))
+            if d >= w.size:
+                return e.seq
+        return len(events)
+
+    matches = sorted(matches, key=lambda m: (completed(m), m.start_seq, repr(m.bindings)))
     for m in matches:
         first_id = next(ids[0] for _, ids in m.bindings if ids)
         part = key.of(by_id[first_id]) if key else None
@@ -309,6 +326,18 @@ def non_overlap(pattern: Pattern, matches: list[Match], by_id: dict[Any, Event])
         last_end[part] = m.end_seq
         out.append(m)
     return out
+
+
+def _has_trailing_negation(pattern: Pattern) -> bool:
+    tops = [pattern.root] if pattern.root.op != "OR" else [i for i in pattern.root.items if isinstance(i, Group)]
+    for g in tops:
+        if isinstance(g, Group) and g.op == "SEQ" and g.items:
+            k = len(g.items) - 1
+            while k >= 0 and isinstance(g.items[k], Component) and (g.items[k].negated or g.items[k].optional):
+                if g.items[k].negated:
+                    return True
+                k -= 1
+    return False
 
 
 class OracleMatcher:

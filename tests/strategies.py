@@ -40,7 +40,7 @@ from engine.model import (
 
 TYPES = ["A", "B", "C", "Stock", "Shipment", "ANY", "Event_1"]
 # Variable names: plain ones plus words that are function names elsewhere in the DSL.
-VARS = ["a", "b", "c", "d", "e", "f", "g", "v1", "tmp", "avg", "prev", "count", "len", "Stock"]
+VARS = ["a", "b", "c", "d", "e", "f", "g", "h", "v1", "z9", "tmp", "avg", "prev", "count", "len", "Stock"]
 # Attribute names: include words that are keywords elsewhere (`from`, `to`, `type`, `value`,
 # and even DSL keywords after a dot).
 ATTRS = ["x", "y", "price", "volume", "from", "to", "type", "value", "symbol", "k", "V", "PID",

@@ -340,9 +340,12 @@ def test_operator_precedence() -> None:
                                                                       right=ref("b", "y")), right=num(1))
 
 
-def test_unary_minus_is_neg() -> None:
-    assert parse_expr("-3") == X.Neg(item=num(3))
-    assert parse_expr("a.x - -3") == X.BinOp(op="-", left=ref("a", "x"), right=X.Neg(item=num(3)))
+def test_unary_minus_on_a_literal_is_a_negative_number() -> None:
+    assert parse_expr("-3") == num(-3)
+    assert parse_expr("a.x - -3") == X.BinOp(op="-", left=ref("a", "x"), right=num(-3))
+    assert parse_expr("-(3)") == X.Neg(item=num(3))
+    assert parse_expr("-a.x") == X.Neg(item=ref("a", "x"))
+    assert X.to_text(X.Neg(item=num(3))) == "-(3)"
 
 
 def test_printer_canonical_text() -> None:
@@ -358,22 +361,21 @@ def test_printer_canonical_text() -> None:
     )
 
 
-# --------------------------------------------------------------------------- KNOWN GAPS (xfail)
+# --------------------------------------------------------------------------- regressions (bugs found by review, now fixed)
 
 
 def _one(expr: X.Node, *comps: Component) -> Pattern:
     return Pattern(root=seq(*(comps or (comp("A", "a"),))), where=[expr])
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: Neg(Neg(x)) prints as `--x`, which the tokenizer reads as a comment")
+
 def test_double_negation_roundtrip() -> None:
     m = parse("PATTERN SEQ(A a) WHERE a.x = - -3")
-    assert m.where[0].right == X.Neg(item=X.Neg(item=num(3)))
+    assert m.where[0].right == X.Neg(item=num(-3))
     assert roundtrip(m) == m
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: the prev() desugaring rewrites an explicit `a[i-1].x < a.y` "
-                                       "to `a[i-1].x < a[i].y`")
+
 def test_explicit_i_minus_1_with_unindexed_ref_is_kept() -> None:
     e = X.Cmp(op="<", left=ref("a", "x", "i-1"), right=ref("a", "y"))
     m = _one(e, comp("A", "a", "plus"))
@@ -382,8 +384,7 @@ def test_explicit_i_minus_1_with_unindexed_ref_is_kept() -> None:
     assert roundtrip(m) == m
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: `[last]` is printed as `v[v.len]`, which does not parse "
-                                       "for variables named `i` or `last`")
+
 @pytest.mark.parametrize("var", ["i", "last"])
 def test_last_index_on_variables_named_i_or_last(var: str) -> None:
     m = _one(X.Cmp(op=">", left=ref(var, "x", "last"), right=num(1)), comp("A", var, "plus"))
@@ -391,8 +392,7 @@ def test_last_index_on_variables_named_i_or_last(var: str) -> None:
     assert roundtrip(m) == m
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: a negative Num prints as `-3` and parses back as Neg(Num(3)); "
-                                       "either the model should refuse it or the round trip should hold")
+
 def test_negative_number_literal() -> None:
     try:
         m = _one(X.Cmp(op="=", left=ref("a", "x"), right=num(-3)))
@@ -401,14 +401,13 @@ def test_negative_number_literal() -> None:
     assert roundtrip(m) == m
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: a string containing a newline is printed raw and cannot be re-read")
+
 def test_string_with_newline() -> None:
     m = _one(X.Cmp(op="=", left=ref("a", "x"), right=X.Str(value="two\nlines")))
     assert roundtrip(m) == m
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: RETURN accepts any expression in the model, but the parser reads "
-                                       "only arithmetic (a comparison in RETURN cannot be re-read)")
+
 def test_return_comparison_roundtrip() -> None:
     m = Pattern(root=seq(comp("A", "a")), returns=[ReturnItem(expr=X.Cmp(op=">", left=ref("a", "x"),
                                                                         right=num(3)), alias="big")])

@@ -39,6 +39,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from ..events import _show  # noqa: F401 - the loader's own value quoting, for identical reports
 from ..events import (ID_COL, LOWER_COL, ROW_COL, TS_COL, TYPE_COL, UPPER_COL, ColumnMapping,
                       DataError, Event, ValidationIssue, ValidationReport, arrow_to_pandas,
                       events_from_frame, guess_mapping, infer_schema, validate_frame)
@@ -90,6 +91,7 @@ class SparkEvents:
     json_attrs: list[str]             # attributes carried in __cep_json
     id_json: bool = False
     ids_are_rows: bool = False
+    promote: list[str] = field(default_factory=list)  # JSON attrs whose ints read as floats
     count: int = 0
     source: str = ""
     _cached: list[Any] = field(default_factory=list, repr=False)
@@ -110,7 +112,8 @@ class SparkEvents:
 
     def event_spec(self) -> "EventSpec":
         return EventSpec(attr_columns=list(self.attr_columns), has_json=self.has_json,
-                         id_json=self.id_json, interval=self.is_interval)
+                         id_json=self.id_json, interval=self.is_interval,
+                         promote=tuple(self.promote))
 
     def to_events(self) -> list[Event]:
         """All events, collected to the driver in stream order (small inputs: tests, the
@@ -138,13 +141,11 @@ class EventSpec:
     has_json: bool
     id_json: bool
     interval: bool
+    promote: tuple[str, ...] = ()
 
 
-def _collect_batches(df: Any) -> list[pa.RecordBatch]:
-    tbl = df._collect_as_arrow() if hasattr(df, "_collect_as_arrow") else None
-    if tbl is None:
-        return [pa.RecordBatch.from_pandas(df.toPandas())]
-    return list(tbl)
+def _collect_batches(df: Any) -> list[pa.Table]:
+    return [df.toArrow()]
 
 
 def build_events(batch: pa.RecordBatch | pa.Table, spec: EventSpec,
@@ -167,6 +168,11 @@ def build_events(batch: pa.RecordBatch | pa.Table, spec: EventSpec,
         for e, j in zip(evs, frame[JSON_COL].tolist()):
             if j is not None and j is not pd.NA and j != "{}":
                 e.attrs.update(loads(j))
+        for a in spec.promote:
+            for e in evs:
+                v = e.attrs.get(a)
+                if type(v) is int:
+                    e.attrs[a] = float(v)
     if spec.id_json:
         loads = json.loads
         for e in evs:
@@ -275,7 +281,7 @@ def _out_schema(plan: _Plan, attr_fields: list[Any]) -> Any:
 
 class _SegState:
     __slots__ = ("seg", "file", "block", "rows", "valid", "first_ts", "last_ts", "sorted", "keys",
-                 "schema", "id_seen")
+                 "schema", "id_seen", "kinds", "irregular")
 
     def __init__(self, seg: int, file: str, block: int):
         self.seg, self.file, self.block = seg, file, block
@@ -287,12 +293,15 @@ class _SegState:
         self.keys: dict[str, None] = {}
         self.schema: set[tuple[str, str, str]] = set()
         self.id_seen = False
+        self.kinds: dict[str, set[str]] = {}   # JSON Lines: Python types seen per key
+        self.irregular = False                 # JSON Lines: a bad line or a nested value
 
     def meta(self) -> dict[str, Any]:
         return {"meta": 1, "seg": self.seg, "file": self.file, "block": self.block, "rows": self.rows,
                 "valid": self.valid, "first_ts": self.first_ts, "last_ts": self.last_ts,
                 "sorted": self.sorted, "keys": list(self.keys), "schema": sorted(self.schema),
-                "id_seen": self.id_seen}
+                "id_seen": self.id_seen, "irregular": self.irregular,
+                "kinds": {k: sorted(v) for k, v in self.kinds.items()}}
 
 
 def _jsonl_frame(lines: list[Any], st: _SegState) -> tuple[pd.DataFrame, np.ndarray, list[ValidationIssue]]:
@@ -303,6 +312,7 @@ def _jsonl_frame(lines: list[Any], st: _SegState) -> tuple[pd.DataFrame, np.ndar
     issues: list[ValidationIssue] = []
     loads = json.loads
     r = st.rows
+    kinds = st.kinds
     for ln in lines:
         if ln is None or not ln.strip():
             continue
@@ -311,15 +321,23 @@ def _jsonl_frame(lines: list[Any], st: _SegState) -> tuple[pd.DataFrame, np.ndar
         except json.JSONDecodeError as e:
             issues.append(ValidationIssue(row=r, column=None, code="bad_json",
                                           reason=f"invalid JSON: {e.msg} at column {e.colno}"))
+            st.irregular = True
             r += 1
             continue
         if not isinstance(item, dict):
-            text = json.dumps(item)
-            shown = f"'{text[:37]}...'" if len(text) > 40 else f"'{text}'"
             issues.append(ValidationIssue(row=r, column=None, code="bad_json",
-                                          reason=f"not a JSON object: {shown}"))
+                                          reason=f"not a JSON object: {_show(item)}"))
+            st.irregular = True
             r += 1
             continue
+        for k, v in item.items():
+            tn = type(v).__name__
+            ks = kinds.get(k)
+            if ks is None:
+                ks = kinds[k] = set()
+            ks.add(tn)
+            if tn in ("list", "dict"):
+                st.irregular = True
         records.append(item)
         rows.append(r - st.rows)
         r += 1
@@ -429,11 +447,10 @@ def _validate_run(plan: _Plan, arrow_schema: pa.Schema, names: list[str], part: 
         cols[ID_COL] = pa.array(local_rows) if plan.id_mode in ("rows", "long") else \
             pa.array([json.dumps(int(r)) for r in local_rows], type=pa.string())
     elif plan.id_mode == "json":
-        ids = [e.id for e in events_from_frame(frame[[ROW_COL, TYPE_COL, TS_COL, ID_COL]], [])]
-        cols[ID_COL] = pa.array([json.dumps(i) for i in ids], type=pa.string())
+        dumps = json.dumps
+        cols[ID_COL] = pa.array([dumps(i) for i in frame[ID_COL].tolist()], type=pa.string())
     else:
-        ids = [e.id for e in events_from_frame(frame[[ROW_COL, TYPE_COL, TS_COL, ID_COL]], [])]
-        cols[ID_COL] = pa.array(ids, type=id_type)
+        cols[ID_COL] = pa.array(frame[ID_COL].tolist(), type=id_type)
     if mapping.is_interval:
         cols[LOWER_COL] = pa.array(frame[LOWER_COL].to_numpy(dtype=np.float64))
         cols[UPPER_COL] = pa.array(frame[UPPER_COL].to_numpy(dtype=np.float64))
@@ -504,7 +521,7 @@ def _csv_source(spark: Any, path: Path, sep: str) -> tuple[Any, list[str], dict[
                  F.sum(F.when(e.rlike(_INT_RE), 1).otherwise(0)).alias(f"i{i}"),
                  F.sum(F.when(e.rlike(_FLOAT_RE), 1).otherwise(0)).alias(f"f{i}"),
                  F.sum(F.when(e.isin(_BOOL_STRINGS), 1).otherwise(0)).alias(f"b{i}"),
-                 F.sum(F.when(~e.rlike(_FLOAT_RE) & F.expr(f"try_to_timestamp(trim(`{c}`))").isNotNull(), 1)
+                 F.sum(F.when(~e.rlike(_FLOAT_RE) & F.try_to_timestamp(F.trim(e)).isNotNull(), 1)
                        .otherwise(0)).alias(f"d{i}")]
     try:
         row = raw.agg(*aggs).collect()[0].asDict()
@@ -660,7 +677,7 @@ def _string_time_counts(df: Any, mapping: ColumnMapping, decisions: dict[str, st
     for i, c in enumerate(cols):
         e = F.col(f"`{c}`")
         aggs += [F.sum(F.when(e.rlike(_FLOAT_RE), 1).otherwise(0)).alias(f"f{i}"),
-                 F.sum(F.when(~e.rlike(_FLOAT_RE) & F.expr(f"try_to_timestamp(trim(`{c}`))").isNotNull(), 1)
+                 F.sum(F.when(~e.rlike(_FLOAT_RE) & F.try_to_timestamp(F.trim(e)).isNotNull(), 1)
                        .otherwise(0)).alias(f"d{i}")]
     row = df.agg(*aggs).collect()[0]
     return {c: {"n": None, "num": row[f"f{i}"] or 0, "dt": row[f"d{i}"] or 0} for i, c in enumerate(cols)}
@@ -673,8 +690,15 @@ def _read_jsonl(spark: Any, path: Path, mapping: ColumnMapping | None, name: str
         raw = _with_segment(spark.read.text(str(path)))
     except Exception as e:  # noqa: BLE001
         raise _spark_error(path, "JSON Lines", e) from None
+    if mapping is None:  # guess from every key of every object, as load_events does
+        try:
+            keys_seen = [r[0] for r in raw.select(F.explode(F.expr("json_object_keys(value)")).alias("k"))
+                         .distinct().collect()]
+        except Exception as e:  # noqa: BLE001
+            raise _spark_error(path, "JSON Lines", e) from None
+        mapping = guess_mapping(sorted(keys_seen))
     # which mapped keys occur at all, and the kinds of time values (one scan, in the JVM)
-    probe_map = mapping or ColumnMapping()
+    probe_map = mapping
     keys = [probe_map.type_col, *probe_map.time_columns] + ([probe_map.id_col] if probe_map.id_col else [])
     aggs = [F.count(F.lit(1)).alias("__n"),
             F.sum(F.when(F.trim(F.col(_LINE)) != "", 1).otherwise(0)).alias("__nonblank")]
@@ -684,8 +708,7 @@ def _read_jsonl(spark: Any, path: Path, mapping: ColumnMapping | None, name: str
     for i, c in enumerate(probe_map.time_columns):
         v = F.get_json_object(F.col(_LINE), _json_path(c))
         aggs += [F.sum(F.when(v.rlike(_FLOAT_RE), 1).otherwise(0)).alias(f"f{i}"),
-                 F.sum(F.when(~v.rlike(_FLOAT_RE) & F.expr("try_to_timestamp(trim(x))".replace(
-                     "x", f"get_json_object(value, '{_json_path(c)}')")).isNotNull(), 1).otherwise(0)).alias(f"d{i}")]
+                 F.sum(F.when(~v.rlike(_FLOAT_RE) & F.try_to_timestamp(F.trim(v)).isNotNull(), 1).otherwise(0)).alias(f"d{i}")]
     try:
         row = raw.agg(*aggs).collect()[0].asDict()
     except Exception as e:  # noqa: BLE001
@@ -693,13 +716,13 @@ def _read_jsonl(spark: Any, path: Path, mapping: ColumnMapping | None, name: str
     if not row["__nonblank"]:
         raise DataError(f"'{path.name}' is empty: no rows")
     counts = {c: {"n": None, "num": row[f"f{i}"] or 0, "dt": row[f"d{i}"] or 0}
-              for i, c in enumerate(probe_map.time_columns)} if mapping is not None else {}
+              for i, c in enumerate(probe_map.time_columns)}
     present = [k for i, k in enumerate(keys) if row[f"p{i}"]]
-    m = mapping or probe_map
+    m = mapping
     plan = _Plan(kind="jsonl", mapping=m, columns=[], plain_attrs=[], json_attrs=[],
                  id_mode="json", time_kinds=_time_kinds_from_counts(m, counts), text_source=False,
                  mapped_present=[k for k in present if k in m.mapped_columns()])
-    return _run_validation(spark, raw, plan, [], [], name, guess=mapping is None)
+    return _run_validation(spark, raw, plan, [], [], name)
 
 
 def _key_regex(key: str) -> str:
@@ -747,7 +770,7 @@ def from_spark_frame(df: Any, mapping: ColumnMapping | None = None) -> SparkEven
 
 
 def _run_validation(spark: Any, typed: Any, plan: _Plan, whole: list[ValidationIssue],
-                    columns: list[str], name: str, guess: bool = False) -> SparkEvents:
+                    columns: list[str], name: str) -> SparkEvents:
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
@@ -771,6 +794,9 @@ def _run_validation(spark: Any, typed: Any, plan: _Plan, whole: list[ValidationI
                 keys.setdefault(k, None)
         columns = list(keys)
         whole = _expected_issues(columns, mapping)
+        promote = _jsonl_promotions(metas, mapping)
+    else:
+        promote = []
     row_off: dict[int, int] = {}
     valid_off: dict[int, int] = {}
     r = v = 0
@@ -845,7 +871,27 @@ def _run_validation(spark: Any, typed: Any, plan: _Plan, whole: list[ValidationI
     return SparkEvents(df=data, report=report, schema=schema, mapping=mapping,
                        time_is_datetime=time_is_datetime, attr_columns=list(plan.plain_attrs),
                        json_attrs=json_attrs, id_json=id_json, ids_are_rows=ids_are_rows,
-                       count=rows_loaded, source=name, _cached=cached)
+                       promote=promote, count=rows_loaded, source=name, _cached=cached)
+
+
+_ARROW_KINDS = [{"int"}, {"float"}, {"int", "float"}, {"bool"}, {"str"}, set()]
+
+
+def _jsonl_promotions(metas: list[dict[str, Any]], mapping: ColumnMapping) -> list[str]:
+    """``load_events`` reads a regular JSON Lines file (every line an object, no nested
+    values, one kind per key, ints and floats counting as one) with pyarrow, which reads a
+    key holding both ints and floats as floats. Return those keys (attributes only)."""
+    if any(m["irregular"] for m in metas):
+        return []
+    kinds: dict[str, set[str]] = {}
+    for m in metas:
+        for k, ks in m["kinds"].items():
+            kinds.setdefault(k, set()).update(ks)
+    for ks in kinds.values():
+        if (ks - {"NoneType"}) not in _ARROW_KINDS:
+            return []
+    mapped = mapping.mapped_columns()
+    return [k for k, ks in kinds.items() if (ks - {"NoneType"}) == {"int", "float"} and k not in mapped]
 
 
 def _spark_is_datetime(df: Any, col: str) -> bool:

@@ -1,0 +1,796 @@
+"""The distributed pipeline: run a pattern over events on Spark (DESIGN.md, "Spark").
+
+``run(pattern, source)`` reads and validates the events (``engine.spark.io``), picks an
+execution mode and feeds any ``Matcher`` (``engine.planner.make_matcher`` by default)
+inside ``mapInArrow`` tasks, batch by batch, carrying the matcher's state across Arrow
+batches. Like FlinkCEP's ``CepOperator`` this is a thin adapter: the matcher does the
+matching, this module only decides which events a matcher sees and in what order.
+
+Modes (``plan_mode``):
+
+``keyed``
+    The pattern has a partition key (``engine.partition.partition_key``: ``[attr]`` and
+    equality predicates, transitively) and the strategy is not strict contiguity (which
+    makes the whole stream one partition). Every match lies inside one key value, so
+    ``repartition(key).sortWithinPartitions(key, ts, seq)`` gives each task whole keys in
+    stream order, and one matcher per key sees exactly the events the in-process matcher
+    would route to that key's runs. Events of types no component uses are dropped under
+    skip_till_any/next_match (no run can use them); under partition contiguity they are
+    kept in their key (they break contiguity there).
+
+``time-chunked``
+    No key, a window ``W`` and skip_till_any_match with OUTPUT ALL. Chunking is valid
+    because the output of a run depends only on events after its first event: whether a
+    set of events is a match depends on those events, on the events between them
+    (negation) and on the events less than ``W`` after the first one (trailing negation),
+    all inside ``[first, first + W)``. So time (or ``seq`` for count windows) is cut into
+    chunks of size ``C >= W``; chunk ``k`` sees the events in ``[kC, (k+1)C + W)`` and
+    reports a match only if its first event lies in ``[kC, (k+1)C)`` (the chunk *owns*
+    it). Each match is found by exactly one chunk. Not valid for OUTPUT NON_OVERLAP (a
+    reported match suppresses later ones across chunk borders) nor for the other
+    strategies, whose runs interact (skip_till_next_match / contiguity decide per event
+    which run takes it, given the runs alive before the chunk).
+
+``single-partition``
+    Anything else: one task feeds one matcher the whole stream; the result says so in
+    ``warnings``.
+
+Match rows: ``match_id`` (deterministic: end seq, start seq and a hash of the
+bindings), ``key`` (the partition key value as text; null when unkeyed), ``match`` (the
+JSON object ``{var: [event ids]}``, as ``Match.to_json()["match"]``), ``start``/``end``
+(first/last ts), ``start_seq``/``end_seq``, and with ``with_events`` an ``events``
+column (JSON ``{var: [{id, type, ts, seq, attrs}]}``).
+"""
+from __future__ import annotations
+
+import json
+import math
+import sys
+import threading
+import time
+import zlib
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Iterator
+
+import pyarrow as pa
+
+from ..events import (ID_COL, LOWER_COL, ROW_COL, TS_COL, TYPE_COL, UPPER_COL, BUILTIN_FIELDS,
+                      DataError, Event, arrow_to_pandas)
+from ..matchers.base import Match, Matcher
+from ..model import ANY_TYPE, Pattern, Strategy, Window
+from ..partition import PartitionKey, partition_key
+from .io import JSON_COL, KEY_COL, SEQ_COL, SparkEvents, build_events, read_events
+
+__all__ = ["run", "SparkRunResult", "plan_mode", "Plan", "PipelineError", "matches_from_rows",
+           "run_cli", "default_factory", "scale_window", "MATCH_SCHEMA", "Progress"]
+
+MatcherFactory = Callable[[Pattern], Matcher]
+
+MATCH_SCHEMA = ("match_id string, key string, `match` string, start double, `end` double, "
+                "start_seq long, end_seq long")
+EVENTS_FIELD = ", events string"
+
+_CHUNK = "__cep_chunk"
+_OWNER = "__cep_owner"
+
+# Strategies under which time chunks are valid (see the module docstring).
+CHUNKABLE = {Strategy.ANY}
+# Strategies under which events of types no component uses can be dropped before matching.
+TYPE_FILTERABLE = {Strategy.ANY, Strategy.NEXT}
+
+
+class PipelineError(RuntimeError):
+    """A matcher failed inside a Spark task (state explosion, oracle too large, ...); the
+    message is the matcher's own, without the Spark/Py4J stack."""
+
+
+# --------------------------------------------------------------------------- matcher factory
+
+def default_factory(engine: str = "auto", **options: Any) -> MatcherFactory:
+    """A picklable factory: ``engine.planner.make_matcher(pattern, engine)``, imported lazily
+    on the worker; the oracle when there is no planner."""
+
+    def make(pattern: Pattern, engine: str = engine, options: dict = dict(options)) -> Matcher:
+        try:
+            from ..planner import make_matcher
+        except ImportError:  # pragma: no cover - before the planner existed
+            if engine not in ("auto", "oracle"):
+                raise
+            from ..oracle import OracleMatcher
+
+            return OracleMatcher(pattern, **options)
+        return make_matcher(pattern, engine, **options)
+
+    return make
+
+
+def scale_window(pattern: Pattern, events: SparkEvents) -> Pattern:
+    """``WITHIN 1 hour`` in the unit of ts (``LoadResult.seconds_to_ts``); unchanged when
+    ts is in seconds, unitless or a count window."""
+    w = pattern.window
+    if w is None or w.is_count or w.unit is None:
+        return pattern
+    size = events.seconds_to_ts(w.size)
+    if size == w.size:
+        return pattern
+    return pattern.model_copy(update={"window": Window(value=size, unit=None)})
+
+
+# --------------------------------------------------------------------------- planning
+
+@dataclass
+class Plan:
+    mode: str                                   # keyed | time-chunked | single-partition
+    key: PartitionKey | None
+    warnings: list[str] = field(default_factory=list)
+    drop_irrelevant: bool = False
+    reason: str = ""
+
+
+def plan_mode(pattern: Pattern) -> Plan:
+    """Which mode runs ``pattern`` (see the module docstring) and why."""
+    key = partition_key(pattern)
+    types = {c.type for c in pattern.components()}
+    drop = pattern.strategy in TYPE_FILTERABLE and ANY_TYPE not in types
+    warnings: list[str] = []
+    if pattern.aggregate is not None:
+        warnings.append("AGG is not computed on Spark: the result lists the matches the aggregate is over")
+    if key is not None and pattern.strategy != Strategy.STRICT:
+        return Plan("keyed", key, warnings, drop, f"partition key {key.columns()}")
+    w = pattern.window
+    if w is not None and pattern.strategy in CHUNKABLE and pattern.output == "ALL":
+        return Plan("time-chunked", None, warnings, drop, "no partition key; windowed skip_till_any_match")
+    if key is not None:
+        why = "strict contiguity makes the whole stream one partition"
+    elif w is None:
+        why = "the pattern has no partition key and no WITHIN window"
+    elif pattern.output != "ALL":
+        why = "OUTPUT NON_OVERLAP without a partition key depends on the whole stream"
+    else:
+        why = (f"the pattern has no partition key and {pattern.strategy.value} runs depend on "
+               f"earlier events, so the stream cannot be cut into time chunks")
+    warnings.append(f"running on a single partition (no parallelism): {why}")
+    return Plan("single-partition", None, warnings, drop, why)
+
+
+# --------------------------------------------------------------------------- key expressions
+
+_INT_RE = r"^\s*[+-]?\d{1,18}\s*$"
+_FLOAT_RE = r"^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$"
+
+
+def _norm_number(e: Any) -> Any:
+    """A double as key text: integral values as integers (1.0 and 1 are equal in Python)."""
+    from pyspark.sql import functions as F
+
+    return (F.when(F.isnan(e), F.lit(None))
+            .when((e == F.floor(e)) & (F.abs(e) < F.lit(9.0e18)), e.cast("long").cast("string"))
+            .otherwise(e.cast("string")))
+
+
+def _norm_text(e: Any) -> Any:
+    """Text as key text: number-like text as the number, true/false as 1/0. Merging values
+    that Python may tell apart only makes a partition coarser, which is safe: the matcher
+    still checks every predicate; splitting equal values would lose matches."""
+    from pyspark.sql import functions as F
+
+    low = F.lower(F.trim(e))
+    return (F.when(e.rlike(_INT_RE), F.trim(e).cast("long").cast("string"))
+            .when(e.rlike(_FLOAT_RE), _norm_number(F.trim(e).cast("double")))
+            .when(low == "true", F.lit("1")).when(low == "false", F.lit("0"))
+            .otherwise(e))
+
+
+def _attr_key_expr(attr: str, ev: SparkEvents) -> Any:
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    df = ev.df
+    if attr in ev.attr_columns:
+        col = F.col(f"`{attr}`")
+        dt = df.schema[attr].dataType
+        if isinstance(dt, T.BooleanType):
+            return col.cast("int").cast("string")
+        if isinstance(dt, (T.FloatType, T.DoubleType, T.DecimalType)):
+            return _norm_number(col.cast("double"))
+        if isinstance(dt, T.NumericType):
+            return col.cast("string")
+        if isinstance(dt, T.StringType):
+            return _norm_text(col)
+        return col.cast("string")
+    if attr in ev.json_attrs and JSON_COL in df.columns:
+        path = "$['" + attr.replace("\\", "\\\\").replace("'", "\\'") + "']"
+        return _norm_text(F.get_json_object(F.col(JSON_COL), path))
+    builtin = {"ts": TS_COL, "id": ID_COL, "type": TYPE_COL, "seq": SEQ_COL,
+               "lower": LOWER_COL, "upper": UPPER_COL}
+    if attr in BUILTIN_FIELDS and builtin[attr] in df.columns:
+        c = F.col(builtin[attr])
+        if attr == "id" and ev.id_json:
+            return _norm_text(c)
+        return _norm_number(c.cast("double")) if attr in ("ts", "lower", "upper") else c.cast("string")
+    return F.lit(None).cast("string")
+
+
+def key_expr(key: PartitionKey, ev: SparkEvents, strategy: Strategy) -> Any:
+    """The partition key of every event as a string column: JSON array of the normalised
+    key values (one value: the value itself); null for events in no partition."""
+    from pyspark.sql import functions as F
+
+    def for_attrs(attrs: tuple[str, ...]) -> Any:
+        parts = [_attr_key_expr(a, ev) for a in attrs]
+        if len(parts) == 1:
+            return F.coalesce(parts[0], F.lit("null"))
+        return F.to_json(F.array(*parts))
+
+    by_type = key.by_type
+    other = key.default
+    if other is None and strategy in (Strategy.PARTITION, Strategy.STRICT):
+        other = key.uniform  # contiguity: same-key events of other types break runs
+    expr = None
+    for t, attrs in sorted(by_type.items()):
+        cond = F.col(TYPE_COL) == F.lit(t)
+        expr = F.when(cond, for_attrs(attrs)) if expr is None else expr.when(cond, for_attrs(attrs))
+    rest = for_attrs(other) if other is not None else F.lit(None).cast("string")
+    return rest if expr is None else expr.otherwise(rest)
+
+
+# --------------------------------------------------------------------------- workers
+
+@dataclass(frozen=True)
+class _Task:
+    """Everything a matching task needs (pickled to the workers)."""
+
+    pattern: Pattern
+    factory: MatcherFactory
+    spec: Any
+    with_events: bool
+    mode: str
+    chunk: tuple[float, float, bool] | None = None  # (origin, size, count window)
+    keep_events: float | None = None                 # window (coord units) for with_events
+    count_window: bool = False
+
+
+def _match_row(m: Match, key: Any, ev_index: dict[Any, Event] | None) -> tuple:
+    mj = json.dumps(m.as_dict(), default=str)
+    mid = f"{m.end_seq}-{m.start_seq}-{zlib.crc32(mj.encode()):08x}"
+    row = (mid, key, mj, float(m.start), float(m.end), int(m.start_seq), int(m.end_seq))
+    if ev_index is not None:
+        evs = {v: [_event_dict(ev_index.get(i), i) for i in ids] for v, ids in m.bindings}
+        row = row + (json.dumps(evs, default=str),)
+    return row
+
+
+def _event_dict(e: Event | None, eid: Any) -> dict[str, Any]:
+    if e is None:
+        return {"id": eid}
+    d = {"id": e.id, "type": e.type, "ts": e.ts, "seq": e.seq, "attrs": e.attrs}
+    if e.lower is not None:
+        d["lower"], d["upper"] = e.lower, e.upper
+    return d
+
+
+def _rows_batch(rows: list[tuple], with_events: bool) -> pa.RecordBatch:
+    cols = list(zip(*rows)) if rows else [[] for _ in range(8 if with_events else 7)]
+    arrays = [pa.array(cols[0], pa.string()), pa.array(cols[1], pa.string()),
+              pa.array(cols[2], pa.string()), pa.array(cols[3], pa.float64()),
+              pa.array(cols[4], pa.float64()), pa.array(cols[5], pa.int64()),
+              pa.array(cols[6], pa.int64())]
+    names = ["match_id", "key", "match", "start", "end", "start_seq", "end_seq"]
+    if with_events:
+        arrays.append(pa.array(cols[7], pa.string()))
+        names.append("events")
+    return pa.RecordBatch.from_arrays(arrays, names=names)
+
+
+class _Feeder:
+    """One matcher per group (key or chunk), fed in stream order across Arrow batches."""
+
+    def __init__(self, task: _Task):
+        self.task = task
+        self.group: Any = _Feeder  # sentinel: no group yet
+        self.matcher: Matcher | None = None
+        self.rows: list[tuple] = []
+        self.index: dict[Any, Event] | None = {} if task.with_events else None
+        self.recent: list[Event] = []
+        self.owner: int | None = None
+
+    def _emit(self, ms: Iterable[Match]) -> None:
+        task = self.task
+        key = None if task.mode != "keyed" else self.group
+        for m in ms:
+            if task.chunk is not None:
+                origin, size, count = task.chunk
+                x = m.start_seq if count else m.start
+                if math.floor((x - origin) / size) != self.group:
+                    continue  # first event owned by another chunk
+            self.rows.append(_match_row(m, key, self.index))
+
+    def start(self, group: Any) -> None:
+        if self.matcher is not None:
+            self._emit(self.matcher.close())
+        self.group = group
+        self.matcher = self.task.factory(self.task.pattern)
+        if self.index is not None:
+            self.index = {}
+            self.recent = []
+
+    def feed(self, e: Event) -> None:
+        if self.index is not None:
+            self._remember(e)
+        ms = self.matcher.feed(e)  # type: ignore[union-attr]
+        if ms:
+            self._emit(ms)
+
+    def _remember(self, e: Event) -> None:
+        idx = self.index
+        assert idx is not None
+        idx[e.id] = e
+        w = self.task.keep_events
+        if w is None:
+            return
+        self.recent.append(e)
+        if len(self.recent) > 4096:  # forget events that no pending match can still use
+            count = self.task.count_window
+            now = e.seq if count else e.ts
+            keep = []
+            for old in self.recent:
+                if now - (old.seq if count else old.ts) <= 2 * w:
+                    keep.append(old)
+                elif idx.get(old.id) is old:
+                    del idx[old.id]
+            self.recent = keep
+
+    def finish(self) -> None:
+        if self.matcher is not None:
+            self._emit(self.matcher.close())
+            self.matcher = None
+
+    def take(self) -> list[tuple]:
+        rows, self.rows = self.rows, []
+        return rows
+
+
+def _match_partition(task: _Task, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """The mapInArrow worker: rows arrive sorted by (group, ts, seq); feed one matcher per
+    group, batch by batch; yield the matches completed in each batch."""
+    fd = _Feeder(task)
+    group_col = KEY_COL if task.mode == "keyed" else (_CHUNK if task.mode == "time-chunked" else None)
+    for rb in batches:
+        if rb.num_rows == 0:
+            continue
+        frame = arrow_to_pandas(rb)
+        evs = build_events(rb, task.spec, frame)
+        if group_col is None:
+            if fd.matcher is None:
+                fd.start(None)
+            for e in evs:
+                fd.feed(e)
+        else:
+            groups = frame[group_col].tolist()
+            cur = fd.group
+            for g, e in zip(groups, evs):
+                if g != cur:
+                    fd.start(g)
+                    cur = g
+                fd.feed(e)
+        rows = fd.take()
+        if rows:
+            yield _rows_batch(rows, task.with_events)
+    fd.finish()
+    rows = fd.take()
+    if rows:
+        yield _rows_batch(rows, task.with_events)
+
+
+# --------------------------------------------------------------------------- progress
+
+class Progress:
+    """A line per finished Spark stage on stderr, by polling ``sc.statusTracker()`` in a
+    thread (no SparkListener, nothing on stdout)."""
+
+    def __init__(self, spark: Any, stream: Any = None, interval: float = 0.25, label: str = "spark"):
+        self.sc = spark.sparkContext
+        self.stream = stream or sys.stderr
+        self.interval = interval
+        self.label = label
+        self._stop = threading.Event()
+        self._seen: dict[int, tuple[str, int, float]] = {}
+        self._thread: threading.Thread | None = None
+
+    def __enter__(self) -> "Progress":
+        self._thread = threading.Thread(target=self._loop, name="cep-spark-progress", daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        self._poll(final=True)
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.interval):
+            try:
+                self._poll()
+            except Exception:  # noqa: BLE001 - progress must never break a run
+                return
+
+    def _poll(self, final: bool = False) -> None:
+        tr = self.sc.statusTracker()
+        active = set(tr.getActiveStageIds())
+        for sid in active:
+            if sid not in self._seen:
+                info = tr.getStageInfo(sid)
+                if info is not None:
+                    self._seen[sid] = (info.name, info.numTasks, time.perf_counter())
+        for sid, (name, n, t0) in list(self._seen.items()):
+            if sid in active and not final:
+                continue
+            info = tr.getStageInfo(sid)
+            done = info.numCompletedTasks if info is not None else n
+            failed = info.numFailedTasks if info is not None else 0
+            short = name.split(" at ")[0]
+            msg = f"[{self.label}] stage {sid} {short}: {done}/{n} tasks, {time.perf_counter() - t0:.1f} s"
+            if failed:
+                msg += f", {failed} failed"
+            print(msg, file=self.stream, flush=True)
+            del self._seen[sid]
+
+
+# --------------------------------------------------------------------------- run
+
+@dataclass
+class SparkRunResult:
+    """The matches DataFrame (persisted), the mode used and warnings."""
+
+    matches: Any
+    mode: str
+    warnings: list[str]
+    events: SparkEvents
+    pattern: Pattern
+    count: int = 0
+    seconds: float = 0.0
+    info: dict[str, Any] = field(default_factory=dict)
+
+    def ordered(self) -> Any:
+        """Matches in canonical order (completing event, then first event, then bindings)."""
+        return self.matches.orderBy("end_seq", "start_seq", "match")
+
+    def to_matches(self) -> list[Match]:
+        """The matches as ``Match`` objects, in canonical order (collects to the driver)."""
+        return matches_from_rows(self.ordered().toLocalIterator(), self.pattern)
+
+    def to_json(self) -> list[dict[str, Any]]:
+        """``Match.to_json()`` of every match, in canonical order."""
+        return [m.to_json() for m in self.to_matches()]
+
+    def unpersist(self) -> None:
+        try:
+            self.matches.unpersist()
+        except Exception:  # noqa: BLE001
+            pass
+        self.events.unpersist()
+
+
+def matches_from_rows(rows: Iterable[Any], pattern: Pattern) -> list[Match]:
+    order = [c.var for c in pattern.positive]
+    out: list[Match] = []
+    for r in rows:
+        d = json.loads(r["match"])
+        bindings = tuple((v, tuple(d.get(v, ()))) for v in order)
+        out.append(Match(bindings=bindings, start=r["start"], end=r["end"], start_seq=r["start_seq"],
+                         end_seq=r["end_seq"]))
+    out.sort(key=lambda m: (m.end_seq, m.start_seq, repr(m.bindings)))
+    return out
+
+
+def _chunk_size(ev: SparkEvents, w: float, count: bool, spark: Any, chunk_size: float | None
+                ) -> tuple[float, float]:
+    from pyspark.sql import functions as F
+
+    if count:
+        lo, hi = 0.0, float(max(ev.count - 1, 0))
+    else:
+        r = ev.df.agg(F.min(TS_COL), F.max(TS_COL)).collect()[0]
+        lo, hi = float(r[0] or 0.0), float(r[1] or 0.0)
+    if chunk_size is not None:
+        return lo, max(float(chunk_size), w)
+    target = 4 * max(1, spark.sparkContext.defaultParallelism)
+    span = hi - lo
+    # at least 2W so that an event is in at most ~1.5 chunks on average
+    return lo, max(span / target if span > 0 else w, 2.0 * w)
+
+
+def run(pattern: Pattern | str, source: Any, engine: str = "auto", with_events: bool = False,
+        out: str | None = None, fmt: str | None = None, *, mapping: Any = None,
+        data_format: str | None = None, spark: Any = None, factory: MatcherFactory | None = None,
+        partitions: int | None = None, chunk_size: float | None = None, mode: str | None = None,
+        progress: bool = False) -> SparkRunResult:
+    """Run ``pattern`` over ``source`` on Spark.
+
+    ``source``: a path (CSV/TSV/JSON Lines/Parquet; ``data_format`` overrides the
+    extension), a Spark DataFrame, or a ``SparkEvents`` from ``io.read_events``.
+    ``engine`` goes to ``planner.make_matcher`` unless ``factory`` (pattern -> Matcher) is
+    given. ``mode`` forces a mode (a forced ``time-chunked`` must still be valid).
+    ``out``/``fmt`` write the matches (jsonl, csv, parquet; see ``write_matches``).
+    Rows rejected by validation are left out; see ``result.events.report``.
+    """
+    from pyspark import StorageLevel
+    from pyspark.sql import functions as F
+
+    from ..dsl import parse
+    from .session import get_spark
+
+    t0 = time.perf_counter()
+    if isinstance(pattern, str):
+        pattern = parse(pattern)
+    spark = spark or get_spark()
+    factory = factory or default_factory(engine)
+    ctx = Progress(spark) if progress else _Null()
+    with ctx:
+        ev = source if isinstance(source, SparkEvents) else read_events(source, mapping, data_format, spark)
+        pat = scale_window(pattern, ev)
+        factory(pat)  # an unsupported pattern fails here, on the driver, with the engine's message
+        plan = plan_mode(pat)
+        if mode is not None and mode != plan.mode:
+            if mode == "time-chunked" and plan.mode != "time-chunked":
+                raise ValueError(f"time chunks are not valid for this pattern: {plan.reason}")
+            plan = Plan(mode, plan.key if mode == "keyed" else None, list(plan.warnings), plan.drop_irrelevant,
+                        plan.reason)
+            if mode == "keyed" and plan.key is None:
+                raise ValueError("the pattern has no partition key")
+        df = ev.df
+        if plan.drop_irrelevant:
+            types = sorted({c.type for c in pat.components()})
+            df = df.filter(F.col(TYPE_COL).isin(types))
+        n = partitions or int(spark.conf.get("spark.sql.shuffle.partitions"))
+        w = pat.window
+        count_window = bool(w and w.is_count)
+        info: dict[str, Any] = {"partitions": n}
+        if plan.mode == "keyed":
+            assert plan.key is not None
+            df = df.withColumn(KEY_COL, key_expr(plan.key, ev, pat.strategy)).filter(F.col(KEY_COL).isNotNull())
+            df = df.repartition(n, F.col(KEY_COL)).sortWithinPartitions(KEY_COL, TS_COL, SEQ_COL)
+            info["key"] = plan.key.columns()
+            task_chunk = None
+        elif plan.mode == "time-chunked":
+            assert w is not None
+            origin, size = _chunk_size(ev, float(w.size), count_window, spark, chunk_size)
+            coord = F.col(SEQ_COL).cast("double") if count_window else F.col(TS_COL)
+            rel = coord - F.lit(origin)
+            first = F.greatest(F.floor((rel - F.lit(float(w.size))) / F.lit(size)), F.lit(0)).cast("long")
+            last = F.floor(rel / F.lit(size)).cast("long")
+            df = (df.withColumn(_CHUNK, F.explode(F.sequence(first, last)))
+                  .repartition(n, F.col(_CHUNK)).sortWithinPartitions(_CHUNK, TS_COL, SEQ_COL))
+            task_chunk = (origin, size, count_window)
+            info.update(chunk_size=size, origin=origin)
+        else:
+            df = df.repartition(1).sortWithinPartitions(TS_COL, SEQ_COL)
+            task_chunk = None
+            info["partitions"] = 1
+        task = _Task(pattern=pat, factory=factory, spec=ev.event_spec(), with_events=with_events,
+                     mode=plan.mode, chunk=task_chunk, keep_events=float(w.size) if w else None,
+                     count_window=count_window)
+        schema = MATCH_SCHEMA + (EVENTS_FIELD if with_events else "")
+
+        def worker(batches: Iterator[pa.RecordBatch], task: _Task = task) -> Iterator[pa.RecordBatch]:
+            return _match_partition(task, batches)
+
+        matches = df.mapInArrow(worker, schema).persist(StorageLevel.MEMORY_AND_DISK)
+        try:
+            count = matches.count()
+        except Exception as e:  # noqa: BLE001 - a matcher error inside a task
+            matches.unpersist()
+            raise _task_error(e) from None
+    result = SparkRunResult(matches=matches, mode=plan.mode, warnings=list(plan.warnings), events=ev,
+                            pattern=pat, count=count, seconds=time.perf_counter() - t0, info=info)
+    if out is not None:
+        write_matches(result, out, fmt)
+    return result
+
+
+class _Null:
+    def __enter__(self) -> "_Null":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        return None
+
+
+def _task_error(e: Exception) -> Exception:
+    """The matcher's own message from a failed Spark task (the last 'Name: message' line
+    of the Python traceback)."""
+    text = str(e)
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    for ln in reversed(lines):
+        s = ln.strip()
+        head, sep, msg = s.partition(": ")
+        if sep and head.replace(".", "").replace("_", "").isalnum() and (
+                head.endswith("Error") or head.endswith("Explosion") or head.endswith("Large")
+                or head.endswith("Unsupported") or head.endswith("Exception")):
+            return PipelineError(f"{head.rsplit('.', 1)[-1]}: {msg}")
+    return PipelineError(lines[0] if lines else repr(e))
+
+
+# --------------------------------------------------------------------------- output
+
+def write_matches(result: SparkRunResult, out: str, fmt: str | None = None) -> None:
+    """Write the matches: ``jsonl`` (one ``Match.to_json()`` per line, plus ``events``
+    with_events), ``csv`` (match_id, key, match, start, end, ...) or ``parquet`` (all
+    columns, one file), in canonical order. ``fmt`` defaults from the extension."""
+    import pyarrow.parquet as pq
+
+    fmt = (fmt or _fmt_from_path(out)).lower()
+    if fmt in ("jsonl", "json", "ndjson"):
+        with open(out, "w", encoding="utf-8") as fh:
+            for line in jsonl_lines(result):
+                fh.write(line + "\n")
+    elif fmt == "csv":
+        result.ordered().toPandas().to_csv(out, index=False)
+    elif fmt in ("parquet", "pq"):
+        pq.write_table(result.ordered().toArrow(), out)
+    else:
+        raise ValueError(f"unknown output format {fmt!r}; use jsonl, csv or parquet")
+
+
+def jsonl_lines(result: SparkRunResult) -> Iterator[str]:
+    """JSON Lines in canonical order: ``{"match": ..., "start": ..., "end": ...}`` like
+    ``Match.to_json()`` (plus ``"events"`` when the run has them)."""
+    has_events = "events" in result.matches.columns
+    for r in result.ordered().toLocalIterator():
+        d: dict[str, Any] = {"match": json.loads(r["match"]), "start": r["start"], "end": r["end"]}
+        if has_events:
+            d["events"] = json.loads(r["events"])
+        yield json.dumps(d)
+
+
+def _fmt_from_path(path: str) -> str:
+    p = path.lower()
+    for ext, f in ((".jsonl", "jsonl"), (".ndjson", "jsonl"), (".json", "jsonl"), (".csv", "csv"),
+                   (".parquet", "parquet"), (".pq", "parquet")):
+        if p.endswith(ext):
+            return f
+    return "jsonl"
+
+
+# --------------------------------------------------------------------------- CLI
+
+def run_cli(pattern: Pattern, text: str = "", args: Any = None, **kw: Any) -> int:
+    """``cep run ... --spark``: same output contract as in-process (``cli.format_matches``
+    on stdout or ``--out``), progress per Spark stage and diagnostics on stderr.
+
+    ``args`` is the argparse namespace of ``cep run`` (data, engine, format, out, master,
+    with_events, skip_bad_rows, stats, mapping flags); keywords override it.
+    """
+    from ..cli import CliError, _mapping, format_matches
+    from ..dsl import DslError, check_schema
+    from ..matchers.base import EngineUnsupported
+    from .session import SparkUnavailable, get_spark
+
+    opts = dict(vars(args)) if args is not None else {}
+    opts.update(kw)
+    data = opts["data"]
+    hint = None
+    if str(data).startswith("sample:"):
+        import sample_streams
+
+        s = sample_streams.load(str(data).split(":", 1)[1])
+        data, hint = str(s.path), dict(s.mapping)
+    mapping = opts.get("mapping") or _mapping(_NS(opts), hint)
+    try:
+        spark = get_spark(opts.get("master"))
+    except SparkUnavailable as err:
+        raise CliError(str(err)) from None
+    fmt = opts.get("format") or "table"
+    try:
+        with Progress(spark):
+            ev = read_events(data, mapping, spark=spark)
+            report = ev.report
+            numeric = numeric_issues(ev, pattern)
+            issues = list(report.issues) + numeric
+            errors = [i for i in issues if i.severity == "error"]
+            if errors and not opts.get("skip_bad_rows"):
+                report.issues = issues
+                raise CliError(f"{opts['data']}: the data has problems:\n{report.format()}\n"
+                               "(fix the file, or pass --skip-bad-rows to run without the rejected rows)")
+            if issues:
+                report.issues = issues
+                print(report.format(), file=sys.stderr)
+            try:
+                for w in check_schema(pattern, ev.schema, text or None):
+                    print(w, file=sys.stderr)
+            except DslError as err:
+                raise CliError(str(err)) from None
+            options = {}
+            if opts.get("max_runs") is not None:
+                options["max_runs"] = opts["max_runs"]
+            res = run(pattern, ev, engine=opts.get("engine") or "auto",
+                      with_events=bool(opts.get("with_events")), spark=spark,
+                      factory=default_factory(opts.get("engine") or "auto", **options))
+            for w in res.warnings:
+                print(f"warning: {w}", file=sys.stderr)
+            if fmt == "jsonl" and opts.get("with_events"):
+                sink = open(opts["out"], "w", encoding="utf-8") if opts.get("out") else sys.stdout
+                try:
+                    for line in jsonl_lines(res):
+                        sink.write(line + "\n")
+                finally:
+                    if sink is not sys.stdout:
+                        sink.close()
+            else:
+                matches = res.to_matches()
+                variables = [c.var for c in pattern.positive]
+                if opts.get("out"):
+                    with open(opts["out"], "w", encoding="utf-8", newline="") as fh:
+                        format_matches(matches, fmt, fh, variables)
+                else:
+                    format_matches(matches, fmt, sys.stdout, variables)
+    except DataError as err:
+        raise CliError(f"{opts['data']}: {err}") from None
+    except EngineUnsupported as err:
+        raise CliError(str(err)) from None
+    except PipelineError as err:
+        raise CliError(f"stopped: {err}", status=1) from None
+    if opts.get("stats"):
+        rate = ev.count / res.seconds if res.seconds > 0 else float("inf")
+        print(f"spark mode={res.mode} events={ev.count} matches={res.count} seconds={res.seconds:.3f} "
+              f"events/s={rate:,.0f} " + " ".join(f"{k}={v}" for k, v in res.info.items()), file=sys.stderr)
+    res.unpersist()
+    return 0
+
+
+class _NS:
+    def __init__(self, d: dict[str, Any]):
+        self.__dict__.update(d)
+
+
+def numeric_issues(ev: SparkEvents, pattern: Pattern) -> list[Any]:
+    """``LoadResult.numeric_issues`` on Spark: values a pattern compares numerically that
+    are not numbers (only string, boolean and JSON-carried attributes can hold such)."""
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    from ..events import ValidationIssue
+    from ..events import numeric_issues as _numeric
+
+    wanted = pattern.numeric_attrs()
+    if not wanted:
+        return []
+    suspects = set()
+    for attrs in wanted.values():
+        for a in attrs:
+            if a in ev.json_attrs:
+                suspects.add(a)
+            elif a in ev.attr_columns and not isinstance(ev.df.schema[a].dataType, T.NumericType):
+                suspects.add(a)
+    if not suspects:
+        return []
+    types = [t for t in wanted if t != ANY_TYPE]
+    df = ev.df if ANY_TYPE in wanted else ev.df.filter(F.col(TYPE_COL).isin(types))
+    spec = ev.event_spec()
+    wanted_plain = {t: set(v) for t, v in wanted.items()}
+
+    def worker(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for rb in batches:
+            frame = arrow_to_pandas(rb)
+            evs = build_events(rb, spec, frame)
+            rows = dict(zip(frame[SEQ_COL].tolist(), frame[ROW_COL].tolist()))
+            found = _numeric(evs, wanted_plain, rows=_SeqRows(rows))
+            if found:
+                yield pa.RecordBatch.from_arrays([pa.array([i.model_dump_json() for i in found])],
+                                                 names=["issue"])
+
+    got = df.mapInArrow(worker, "issue string").collect()
+    out = [ValidationIssue.model_validate_json(r[0]) for r in got]
+    out.sort(key=lambda i: (i.row if i.row is not None else -1))
+    return out
+
+
+class _SeqRows:
+    """``rows[ev.seq]`` for ``events.numeric_issues`` when seqs are not 0..n-1."""
+
+    def __init__(self, m: dict[int, int]):
+        self.m = m
+
+    def __getitem__(self, seq: int) -> int:
+        return self.m[seq]
