@@ -517,14 +517,17 @@ class NfabMatcher:
             self._trace(kind="run_killed", seq=e.seq, run=r.version, reason=why)
 
     # ------------------------------------------------------------------ matches
-    def _retrieve(self, entry: Entry, version: tuple[int, ...],
-                  switches: tuple[tuple[Entry, tuple[int, ...]], ...] = ()) -> list[Entry]:
+    @staticmethod
+    def _walk(x: Entry | None, label: tuple[int, ...],
+              switches: tuple[tuple[Entry, tuple[int, ...]], ...] = ()) -> list[Entry]:
+        """Entries from ``x`` back to the run's first, following at each entry the pointer
+        whose label is the longest prefix of the version (§4.9); at a member's switch entry
+        the member's own version takes over. Returned newest first."""
         out = []
-        x: Entry | None = entry
-        label = version
         sw = 0
+        nsw = len(switches)
         while x is not None:
-            if sw < len(switches) and switches[sw][0] is x:
+            if sw < nsw and switches[sw][0] is x:
                 label = switches[sw][1]
                 sw += 1
             out.append(x)
@@ -540,38 +543,77 @@ class NfabMatcher:
             if blen < 0:
                 raise AssertionError(f"no compatible pointer at {x!r} for version {label}")
             x = best
-        out.reverse()
         return out
 
+    @staticmethod
+    def _rep_walker(x: Entry | None, label: tuple[int, ...], out: list[Entry], pos: dict[int, int]):
+        """Lazily walk the representative's path (see _walk), recording entry positions."""
+        while x is not None:
+            pos[id(x)] = len(out)
+            out.append(x)
+            yield x
+            preds = x.preds
+            if len(preds) == 1:
+                x = preds[0][1]
+                continue
+            best, blen = None, -1
+            for lab, p in preds:
+                n = len(lab)
+                if n > blen and label[:n] == lab:
+                    best, blen = p, n
+            if blen < 0:
+                raise AssertionError(f"no compatible pointer at {x!r} for version {label}")
+            x = best
+
     def _emit(self, r: Run, rt: _ChainRT, e: Event, emitted: dict) -> None:
-        members: list[tuple[float, int, tuple[int, ...], tuple]] = [(r.start, r.start_seq, r.version, ())]
-        if r.members:
-            members = [(m.start, m.start_seq, r.version, m.switches) for m in r.members]
         W = self.W
         end = self._coord(e)
         chain = rt.chain
-        for start, _sseq, version, switches in members:
+        if r.members:
+            live = [m for m in r.members if W is None or end - m.start < W]
+            if len(live) < len(r.members):
+                r.members = live  # expired members will never match again
+            members = [(m.start, m.switches) for m in live]
+        else:
+            members = [(r.start, ())]
+        states = rt.states
+        order = self.order
+        rep: list[Entry] = []  # the representative's path, walked only as deep as needed
+        rep_pos: dict[int, int] = {}
+        walker = self._rep_walker(r.pe, r.version, rep, rep_pos)
+        for start, switches in members:
             if W is not None and end - start >= W:
                 continue
-            entries = self._retrieve(r.pe, version, switches)  # type: ignore[arg-type]
-            bound: dict[str, list[Event]] = {v: [] for v in self.order}
-            for ent in entries:
-                bound[rt.states[ent.state].var].append(ent.event)  # type: ignore[index]
+            if not switches:
+                for _ in walker:
+                    pass
+                path = rep
+            else:  # shared with the representative up to the first switch entry
+                target = id(switches[0][0])
+                while target not in rep_pos:
+                    if next(walker, None) is None:
+                        raise AssertionError("merge entry not on the representative's path")
+                i = rep_pos[target]
+                path = rep[:i] + self._walk(switches[0][0], r.version, switches)
+            bound: dict[str, list[Event]] = {v: [] for v in order}
+            for ent in reversed(path):
+                bound[states[ent.state].var].append(ent.event)  # type: ignore[index]
             if chain.negations and not self._negations_ok(chain, bound, r.part, trailing=False):
                 continue
-            m = _make(self.order, bound)
+            first_ev, last_ev = path[-1].event, path[0].event
+            m = Match(tuple((v, tuple(x.id for x in bound[v])) for v in order), first_ev.ts, last_ev.ts,
+                      first_ev.seq, last_ev.seq)
             if m.key in emitted:
                 continue
-            if any(n.before is None for n in chain.negations):
+            if chain.negations and any(n.before is None for n in chain.negations):
                 self._tiebreak += 1
-                first = min((ev for evs in bound.values() for ev in evs), key=lambda x: x.seq)
-                deadline = self._coord(first) + (W or 0)
-                emitted[m.key] = None  # type: ignore[assignment]  # de-dup marker
+                deadline = self._coord(first_ev) + (W or 0)
+                emitted[m.key] = None  # de-dup marker; the match waits for its window to close
                 heapq.heappush(self.pending, (deadline, self._tiebreak, (m, chain, bound, r.part)))
                 continue
             emitted[m.key] = m
             if self.tracer is not None:
-                self._trace(kind="match", seq=e.seq, run=version, match=m.as_dict())
+                self._trace(kind="match", seq=e.seq, run=r.version, match=m.as_dict())
 
     def _negations_ok(self, chain: Chain, bound: dict[str, list[Event]], part: Any, trailing: bool) -> bool:
         store = self.neg_store.get(part)
@@ -707,7 +749,8 @@ class NfabMatcher:
         coord = self._coord
         for k, stq in list(self.stacks.items()):
             while stq and coord(stq[0].event) <= horizon:
-                stq.popleft()
+                old = stq.popleft()
+                old.preds = []  # no live member reaches back past the window (§4.12)
                 self.buffer_live -= 1
             if not stq:
                 del self.stacks[k]
@@ -743,8 +786,3 @@ class NfabMatcher:
         return [r for rs in self.parts.values() for r in rs]
 
 
-def _make(order: list[str], bound: dict[str, list[Event]]) -> Match:
-    evs = [e for v in order for e in bound[v]]
-    first = min(evs, key=lambda x: x.seq)
-    last = max(evs, key=lambda x: x.seq)
-    return Match(tuple((v, tuple(e.id for e in bound[v])) for v in order), first.ts, last.ts, first.seq, last.seq)
