@@ -82,8 +82,10 @@ PRESETS = [(s, p) for s in sample_streams.names() for p in sample_streams.load(s
 @pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("name,preset", PRESETS)
 def test_preset_equals_in_process(spark, small_batches, name, preset, engine):
+    text = sample_streams.load(name).presets[preset]
+    make(parse(text), engine)  # skip unsupported combinations before reading
     ev, events = sample(name)
-    check(sample_streams.load(name).presets[preset], ev, events, engine)
+    check(text, ev, events, engine)
 
 
 # --------------------------------------------------------------------------- generated streams
@@ -117,7 +119,7 @@ def unsorted_stream(spark, tmp_path_factory):
 
 
 KEYED = [
-    "PATTERN SEQ(A a, B+ b[], C c) WHERE [key] AND b[i].value > b[i-1].value WITHIN 40",
+    "PATTERN SEQ(A a, B+ b[], C c) WHERE [key] AND b[i].value > b[i-1].value WITHIN 15",
     "PATTERN SEQ(A a, !(C c), B b) WHERE [key] WITHIN 30",
     "PATTERN SEQ(A a, B b) WHERE [key] AND b.value > a.value WITHIN 12 events",
     "PATTERN SEQ(A a, B b, C c) WHERE a.key = b.key AND b.key = c.key AND c.value < a.value WITHIN 50",

@@ -20,6 +20,7 @@ contiguity (§8.2.7); matches are de-duplicated per completing event.
 from __future__ import annotations
 
 import heapq
+from time import perf_counter
 from collections import deque
 from typing import Any, Callable
 
@@ -113,6 +114,7 @@ class _ChainRT:
                 self.take[si] = self._compile(s.take, si, "take")
                 self.proceed[si] = self._compile(s.proceed, si, "proceed")
         self.width = len(self.cols)
+        self.var_of: list[str | None] = [st.var for st in self.states]
         self.empty: list[Any] = [None] * self.width  # start states read no V
         # V updates per state on begin/take
         self.updates: list[list[tuple[str, int, str | None, bool]]] = [[] for _ in range(n)]
@@ -545,27 +547,17 @@ class NfabMatcher:
             x = best
         return out
 
-    @staticmethod
-    def _rep_walker(x: Entry | None, label: tuple[int, ...], out: list[Entry], pos: dict[int, int]):
-        """Lazily walk the representative's path (see _walk), recording entry positions."""
-        while x is not None:
-            pos[id(x)] = len(out)
-            out.append(x)
-            yield x
-            preds = x.preds
-            if len(preds) == 1:
-                x = preds[0][1]
-                continue
-            best, blen = None, -1
-            for lab, p in preds:
-                n = len(lab)
-                if n > blen and label[:n] == lab:
-                    best, blen = p, n
-            if blen < 0:
-                raise AssertionError(f"no compatible pointer at {x!r} for version {label}")
-            x = best
-
     def _emit(self, r: Run, rt: _ChainRT, e: Event, emitted: dict) -> None:
+        t0 = perf_counter()
+        try:
+            self._construct(r, rt, e, emitted)
+        finally:
+            ps = self.stats.phase_seconds
+            ps["construction"] = ps.get("construction", 0.0) + perf_counter() - t0
+
+    def _construct(self, r: Run, rt: _ChainRT, e: Event, emitted: dict) -> None:
+        """Match construction (§4.8 second phase): read each live member's match back from
+        the shared buffer, check negations, de-duplicate."""
         W = self.W
         end = self._coord(e)
         chain = rt.chain
@@ -575,33 +567,55 @@ class NfabMatcher:
                 r.members = live  # expired members will never match again
             members = [(m.start, m.switches) for m in live]
         else:
-            members = [(r.start, ())]
-        states = rt.states
+            members = [(r.start, ())] if W is None or end - r.start < W else []
+        if not members:
+            return
         order = self.order
-        rep: list[Entry] = []  # the representative's path, walked only as deep as needed
+        var_of = rt.var_of
+        # Walk the representative's path once, as deep as the live members need (§4.9).
+        need_full = any(not sw for _, sw in members)
+        targets = {id(sw[0][0]) for _, sw in members if sw}
+        rep: list[Entry] = []
         rep_pos: dict[int, int] = {}
-        walker = self._rep_walker(r.pe, r.version, rep, rep_pos)
-        for start, switches in members:
-            if W is not None and end - start >= W:
+        x: Entry | None = r.pe
+        label = r.version
+        while x is not None and (need_full or targets):
+            xid = id(x)
+            if xid in targets:
+                targets.discard(xid)
+                rep_pos[xid] = len(rep)
+            rep.append(x)
+            preds = x.preds
+            if len(preds) == 1:
+                x = preds[0][1]
                 continue
+            best, blen = None, -1
+            for lab, pp in preds:
+                n = len(lab)
+                if n > blen and label[:n] == lab:
+                    best, blen = pp, n
+            if blen < 0:
+                raise AssertionError(f"no compatible pointer at {x!r} for version {label}")
+            x = best
+        if targets:
+            raise AssertionError("merge entry not on the representative's path")
+        for start, switches in members:
             if not switches:
-                for _ in walker:
-                    pass
                 path = rep
             else:  # shared with the representative up to the first switch entry
-                target = id(switches[0][0])
-                while target not in rep_pos:
-                    if next(walker, None) is None:
-                        raise AssertionError("merge entry not on the representative's path")
-                i = rep_pos[target]
+                i = rep_pos[id(switches[0][0])]
                 path = rep[:i] + self._walk(switches[0][0], r.version, switches)
-            bound: dict[str, list[Event]] = {v: [] for v in order}
+            if chain.negations:
+                bound: dict[str, list[Event]] = {v: [] for v in order}
+                for ent in reversed(path):
+                    bound[var_of[ent.state]].append(ent.event)
+            ids: dict[str, list[Any]] = {v: [] for v in order}
             for ent in reversed(path):
-                bound[states[ent.state].var].append(ent.event)  # type: ignore[index]
+                ids[var_of[ent.state]].append(ent.event.id)
             if chain.negations and not self._negations_ok(chain, bound, r.part, trailing=False):
                 continue
             first_ev, last_ev = path[-1].event, path[0].event
-            m = Match(tuple((v, tuple(x.id for x in bound[v])) for v in order), first_ev.ts, last_ev.ts,
+            m = Match(tuple((v, tuple(ids[v])) for v in order), first_ev.ts, last_ev.ts,
                       first_ev.seq, last_ev.seq)
             if m.key in emitted:
                 continue

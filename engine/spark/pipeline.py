@@ -458,7 +458,7 @@ class SparkRunResult:
 
     def to_matches(self) -> list[Match]:
         """The matches as ``Match`` objects, in canonical order (collects to the driver)."""
-        return matches_from_rows(self.ordered().toLocalIterator(), self.pattern)
+        return matches_from_rows(self.matches.collect(), self.pattern)
 
     def to_json(self) -> list[dict[str, Any]]:
         """``Match.to_json()`` of every match, in canonical order."""
