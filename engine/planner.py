@@ -92,3 +92,72 @@ def make_matcher(pattern: Pattern, engine: str = "auto", **options: Any) -> Matc
     """Build the chosen matcher; options (tracer, max_runs, ...) go to its constructor."""
     info = choose(pattern, engine)
     return info.load()(pattern, **options)
+
+
+# =============================================================================================
+# BEGIN lazy engines (issue 6: lazy Chain / Tree NFA, Kolchinsky & Schuster; eager baseline).
+# Registers `lazy-tree`, `lazy-chain`, `eager`, and adds an optional, backward-compatible
+# `rates` hint to `choose` / `make_matcher`: with per-type (or per-variable) arrival rates
+# whose spread over the pattern's positive variables is at least SKEW_THRESHOLD, `auto`
+# picks the lazy chain (which then evaluates in ascending rate order).
+# =============================================================================================
+
+def _lazy_supports(p: Pattern) -> str | None:
+    try:
+        from .automata.chain import unsupported_reason as _lazy_reason
+    except ImportError:  # pragma: no cover - during development
+        return "not available"
+    return _lazy_reason(p)
+
+
+register(EngineInfo("lazy-tree", "lazy Tree NFA (Kolchinsky & Schuster §7): takes the rarest remaining variable "
+                    "first, by live buffer counts; needs no frequencies",
+                    "engine.matchers.lazy:LazyTreeMatcher", _lazy_supports, 20))
+register(EngineInfo("lazy-chain", "lazy (Multi-)Chain NFA (Kolchinsky & Schuster §4-§5): evaluation in ascending "
+                    "frequency order (given rates, or estimated from a prefix of the stream)",
+                    "engine.matchers.lazy:LazyChainMatcher", _lazy_supports, 30))
+register(EngineInfo("eager", "eager NFA baseline with the lazy engines' semantics (skip_till_any_match)",
+                    "engine.matchers.eager:EagerMatcher", _lazy_supports, 90))
+
+SKEW_THRESHOLD = 3.0
+
+
+def rates_skewed(pattern: Pattern, rates: Any) -> bool:
+    """True when the rates (keyed by event type or variable) of the pattern's positive
+    variables differ by a factor of at least SKEW_THRESHOLD."""
+    if not rates:
+        return False
+    vals = []
+    for c in pattern.positive:
+        r = rates.get(c.var, rates.get(c.type))
+        if r is None:
+            continue
+        vals.append(float(r))
+    vals = [v for v in vals if v >= 0]
+    if len(vals) < 2:
+        return False
+    lo, hi = min(vals), max(vals)
+    return hi > 0 and (lo == 0 or hi / lo >= SKEW_THRESHOLD)
+
+
+_choose_without_rates = choose
+_make_matcher_without_rates = make_matcher
+
+
+def choose(pattern: Pattern, engine: str = "auto", rates: Any = None) -> EngineInfo:  # noqa: F811
+    """As before; with ``rates`` skewed, ``auto`` prefers the lazy chain when it supports the pattern."""
+    if engine == "auto" and rates_skewed(pattern, rates):
+        info = ENGINES["lazy-chain"]
+        if info.supports(pattern) is None:
+            return info
+    return _choose_without_rates(pattern, engine)
+
+
+def make_matcher(pattern: Pattern, engine: str = "auto", rates: Any = None, **options: Any) -> Matcher:  # noqa: F811
+    """As before; ``rates`` (optional) steers ``auto`` and is handed to the lazy chain."""
+    info = choose(pattern, engine, rates=rates)
+    if rates is not None and info.name == "lazy-chain":
+        options.setdefault("rates", rates)
+    return info.load()(pattern, **options)
+
+# END lazy engines (issue 6)

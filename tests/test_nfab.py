@@ -127,11 +127,29 @@ def test_contamination_kleene_last_under_any():
     assert ("S3",) not in [m.ids("b") for m in nxt]
 
 
-def test_state_guard_stops_exploding_pattern_quickly():
+@pytest.mark.parametrize("merge", [False, True])
+def test_state_guard_stops_exploding_pattern_quickly(merge):
+    import time
+
     rows = [dict(type="A", x=1, ts=i) for i in range(60)]
     p = parse("PATTERN SEQ(A+ a[], A b) WHERE skip_till_any_match WITHIN 1000")
+    t0 = time.perf_counter()
     with pytest.raises(StateExplosion, match="skip_till_any_match"):
-        run_all(NfabMatcher(p, max_runs=20_000, merge=False), make_stream(rows))
+        run_all(NfabMatcher(p, max_runs=20_000, merge=merge), make_stream(rows))
+    assert time.perf_counter() - t0 < 30  # stopped by the guard, not by exhausting memory
+
+
+def test_tracer_records_steps_and_changes_nothing():
+    recs = []
+    traced = run_all(NfabMatcher(parse(Q3), tracer=recs.append), STOCK)
+    assert ids(traced) == ids(run_all(NfabMatcher(parse(Q3)), STOCK))
+    kinds = {r["kind"] for r in recs}
+    assert {"event", "run_created", "edges", "buffer_write", "match"} <= kinds
+    assert sum(1 for r in recs if r["kind"] == "event") == 8
+    matches = [r for r in recs if r["kind"] == "match"]
+    assert sorted((tuple(m["match"]["a"]), tuple(m["match"]["b"])) for m in matches) == sorted([R1, R2, R3])
+    e5 = [r for r in recs if r["kind"] == "edges" and r["seq"] == 4 and r["run"] == (2,)]
+    assert e5 and e5[0]["take"] is False and e5[0]["ignore"] is True  # rho2 ignores e5 (§6.2)
 
 
 def test_automaton_graph_carries_kinds_and_formulas():

@@ -41,7 +41,7 @@ BEGIN, TAKE, IGNORE, PROCEED = "begin", "take", "ignore", "proceed"
 class Entry:
     """A shared-buffer entry: an event in the stack of a state, with labelled pointers."""
 
-    __slots__ = ("chain", "state", "event", "preds", "writers")
+    __slots__ = ("chain", "state", "event", "preds", "writers", "index")
 
     def __init__(self, chain: int, state: int, event: Event):
         self.chain = chain
@@ -49,6 +49,28 @@ class Entry:
         self.event = event
         self.preds: list[tuple[tuple[int, ...], Entry | None]] = []
         self.writers: list[Run] | None = None
+        self.index: dict[tuple[int, ...], Entry | None] | None = None  # label -> pred, for wide entries
+
+    def follow(self, label: tuple[int, ...]) -> "Entry | None":
+        """The predecessor whose pointer label is the longest prefix of ``label``."""
+        preds = self.preds
+        if len(preds) <= 8:
+            best, blen = None, -1
+            for lab, p in preds:
+                n = len(lab)
+                if n > blen and label[:n] == lab:
+                    best, blen = p, n
+            if blen < 0:
+                raise AssertionError(f"no compatible pointer at {self!r} for version {label}")
+            return best
+        idx = self.index
+        if idx is None or len(idx) != len(preds):
+            idx = self.index = dict(preds)
+        for n in range(len(label), 0, -1):
+            key = label[:n]
+            if key in idx:
+                return idx[key]
+        raise AssertionError(f"no compatible pointer at {self!r} for version {label}")
 
     def __repr__(self) -> str:
         return f"Entry({self.state}:{self.event!r})"
@@ -325,6 +347,8 @@ class NfabMatcher:
             self.buffer_live += 1
             self.stats.buffer_entries += 1
         ent.preds.append((r.version, r.pe))
+        if ent.index is not None:
+            ent.index[r.version] = r.pe
         if self.merge:
             if ent.writers is None:
                 ent.writers = [r]
@@ -534,17 +558,7 @@ class NfabMatcher:
                 sw += 1
             out.append(x)
             preds = x.preds
-            if len(preds) == 1:
-                x = preds[0][1]
-                continue
-            best, blen = None, -1
-            for lab, p in preds:
-                n = len(lab)
-                if n > blen and label[:n] == lab:
-                    best, blen = p, n
-            if blen < 0:
-                raise AssertionError(f"no compatible pointer at {x!r} for version {label}")
-            x = best
+            x = preds[0][1] if len(preds) == 1 else x.follow(label)
         return out
 
     def _emit(self, r: Run, rt: _ChainRT, e: Event, emitted: dict) -> None:
@@ -586,17 +600,7 @@ class NfabMatcher:
                 rep_pos[xid] = len(rep)
             rep.append(x)
             preds = x.preds
-            if len(preds) == 1:
-                x = preds[0][1]
-                continue
-            best, blen = None, -1
-            for lab, pp in preds:
-                n = len(lab)
-                if n > blen and label[:n] == lab:
-                    best, blen = pp, n
-            if blen < 0:
-                raise AssertionError(f"no compatible pointer at {x!r} for version {label}")
-            x = best
+            x = preds[0][1] if len(preds) == 1 else x.follow(label)
         if targets:
             raise AssertionError("merge entry not on the representative's path")
         for start, switches in members:
@@ -709,6 +713,8 @@ class NfabMatcher:
                 else:
                     rep.members = list(rep.members)
                 own = r.members or [Member(r.start, r.start_seq, ())]
+                if len(rep.members) + len(own) > self.max_runs:
+                    self._explode(members=len(rep.members) + len(own))
                 for m in own:
                     rep.members.append(Member(m.start, m.start_seq, ((ent, r.version),) + m.switches))
                 if r.start > rep.start:
@@ -775,10 +781,12 @@ class NfabMatcher:
                 del self.neg_store[p]
         self.stats.runs_alive = self.alive
 
-    def _explode(self) -> None:
+    def _explode(self, members: int = 0) -> None:
         p = self.pattern
         kleene = [c.var for c in p.components() if c.kleene]
         what = f"{self.alive:,} live runs and {self.buffer_live:,} buffer entries"
+        if members:
+            what = f"one merged run standing for {members:,} partial matches"
         if p.strategy is Strategy.ANY and kleene:
             cause = (f"Kleene `{kleene[0]}[]` under skip_till_any_match keeps up to 2^n runs for n relevant events; "
                      "use skip_till_next_match or tighten WITHIN")

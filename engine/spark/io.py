@@ -65,6 +65,9 @@ NA_STRINGS = ["", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-na
 _BOOL_STRINGS = ["True", "TRUE", "true", "False", "FALSE", "false"]
 _INT_RE = r"^\s*[+-]?\d{1,18}\s*$"
 _FLOAT_RE = r"^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$"
+# ISO 8601 dates / date-times (only to decide whether a mixed time column holds mostly
+# date-times; validate_frame does the actual parsing)
+_DATE_RE = r"^\s*\d{4}-\d{1,2}-\d{1,2}([T ]\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?)?\s*(Z|[+-]\d{2}(:?\d{2})?)?\s*$"
 _FORMATS = {"csv": "csv", "tsv": "tsv", "jsonl": "jsonl", "ndjson": "jsonl", "json": "jsonl",
             "parquet": "parquet", "pq": "parquet"}
 
@@ -521,7 +524,7 @@ def _csv_source(spark: Any, path: Path, sep: str) -> tuple[Any, list[str], dict[
                  F.sum(F.when(e.rlike(_INT_RE), 1).otherwise(0)).alias(f"i{i}"),
                  F.sum(F.when(e.rlike(_FLOAT_RE), 1).otherwise(0)).alias(f"f{i}"),
                  F.sum(F.when(e.isin(_BOOL_STRINGS), 1).otherwise(0)).alias(f"b{i}"),
-                 F.sum(F.when(~e.rlike(_FLOAT_RE) & F.try_to_timestamp(F.trim(e)).isNotNull(), 1)
+                 F.sum(F.when(e.rlike(_DATE_RE), 1)
                        .otherwise(0)).alias(f"d{i}")]
     try:
         row = raw.agg(*aggs).collect()[0].asDict()
@@ -587,6 +590,8 @@ def read_events(source: str | os.PathLike[str] | Any, mapping: ColumnMapping | d
     spark = spark or get_spark()
     if isinstance(mapping, dict):
         mapping = ColumnMapping(**{k: v for k, v in mapping.items() if v is not None or k != "ts_col"})
+    if isinstance(source, pd.DataFrame):  # input order = row order (Arrow slices in order)
+        return from_spark_frame(spark.createDataFrame(source), mapping)
     if not isinstance(source, (str, os.PathLike)):
         return from_spark_frame(source, mapping)
     path = Path(source)
@@ -677,7 +682,7 @@ def _string_time_counts(df: Any, mapping: ColumnMapping, decisions: dict[str, st
     for i, c in enumerate(cols):
         e = F.col(f"`{c}`")
         aggs += [F.sum(F.when(e.rlike(_FLOAT_RE), 1).otherwise(0)).alias(f"f{i}"),
-                 F.sum(F.when(~e.rlike(_FLOAT_RE) & F.try_to_timestamp(F.trim(e)).isNotNull(), 1)
+                 F.sum(F.when(e.rlike(_DATE_RE), 1)
                        .otherwise(0)).alias(f"d{i}")]
     row = df.agg(*aggs).collect()[0]
     return {c: {"n": None, "num": row[f"f{i}"] or 0, "dt": row[f"d{i}"] or 0} for i, c in enumerate(cols)}
@@ -708,7 +713,7 @@ def _read_jsonl(spark: Any, path: Path, mapping: ColumnMapping | None, name: str
     for i, c in enumerate(probe_map.time_columns):
         v = F.get_json_object(F.col(_LINE), _json_path(c))
         aggs += [F.sum(F.when(v.rlike(_FLOAT_RE), 1).otherwise(0)).alias(f"f{i}"),
-                 F.sum(F.when(~v.rlike(_FLOAT_RE) & F.try_to_timestamp(F.trim(v)).isNotNull(), 1).otherwise(0)).alias(f"d{i}")]
+                 F.sum(F.when(v.rlike(_DATE_RE), 1).otherwise(0)).alias(f"d{i}")]
     try:
         row = raw.agg(*aggs).collect()[0].asDict()
     except Exception as e:  # noqa: BLE001

@@ -186,7 +186,10 @@ def start_stream(pattern: Pattern, source: str, out: str, *, mapping: ColumnMapp
     spark = spark or get_spark()
     mapping = mapping or ColumnMapping()
     factory = factory or default_factory(engine)
-    factory(pattern)  # unsupported patterns fail here
+    probe = factory(pattern)  # unsupported patterns fail here
+    if getattr(probe, "name", "") == "oracle":
+        raise ValueError("the oracle reports matches only at the end of the stream; use an incremental "
+                         "engine (--engine nfab or auto) with cep stream")
     src = Path(source)
     if not src.is_dir():
         raise DataError(f"source directory not found: '{src}'")

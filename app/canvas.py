@@ -1,0 +1,91 @@
+"""The Design page's React Flow canvas (streamlit-flow-component), kept in sync with the
+shared pattern.
+
+The canvas is redrawn from the pattern whenever the pattern changes (``state.rev``). A
+value coming back from the browser (node added, edited, deleted, dragged, edge drawn) is
+read with ``app.edit.apply_canvas`` and committed like any other edit. Only values
+with a new timestamp are read: the component keeps returning its last value on every
+rerun, which after an edit made elsewhere is stale.
+"""
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import streamlit as st
+from streamlit_flow import streamlit_flow
+from streamlit_flow.elements import StreamlitFlowEdge, StreamlitFlowNode
+from streamlit_flow.layouts import ManualLayout
+from streamlit_flow.state import StreamlitFlowState
+
+from app import state
+from app.edit import EditError, apply_canvas
+from visualizers.canvas import pattern_to_canvas
+
+KEY = "cep_canvas"
+
+
+def _node(d: dict[str, Any]) -> StreamlitFlowNode:
+    extra = {k: d[k] for k in ("parentId", "extent") if k in d}
+    return StreamlitFlowNode(
+        id=d["id"], pos=(d["position"]["x"], d["position"]["y"]), data=dict(d["data"]),
+        node_type=d.get("type", "default"), source_position=d.get("sourcePosition", "right"),
+        target_position=d.get("targetPosition", "left"), draggable=d.get("draggable", True),
+        selectable=d.get("selectable", True), connectable=d.get("connectable", True),
+        deletable=d.get("deletable", True), z_index=d.get("zIndex", 0), style=dict(d.get("style", {})),
+        **extra)
+
+
+def _edge(d: dict[str, Any]) -> StreamlitFlowEdge:
+    return StreamlitFlowEdge(
+        id=d["id"], source=d["source"], target=d["target"], edge_type=d.get("type", "default"),
+        marker_end=dict(d.get("markerEnd", {})), deletable=d.get("deletable", True),
+        focusable=d.get("focusable", True), z_index=d.get("zIndex", 0), style=dict(d.get("style", {})))
+
+
+def flow_state() -> StreamlitFlowState:
+    """The state handed to the component, rebuilt when the pattern changed."""
+    ss = st.session_state
+    fs = ss.get("cep_flow")
+    if fs is None or ss.get("cep_flow_rev") != state.rev():
+        nodes, edges = pattern_to_canvas(state.pattern())
+        # the browser replaces its nodes only for a newer timestamp than its own last one
+        ts = max(int(time.time() * 1000), int(ss.get("cep_flow_seen") or 0) + 1)
+        fs = StreamlitFlowState([_node(n) for n in nodes], [_edge(e) for e in edges], timestamp=ts)
+        ss["cep_flow"] = fs
+        ss["cep_flow_rev"] = state.rev()
+    return fs
+
+
+def node_texts() -> list[str]:
+    """What the canvas state shows (tests): each node's DSL text."""
+    fs = flow_state()
+    return [n.data.get("text", n.data.get("content", "")) for n in fs.nodes]
+
+
+def render(height: int = 430) -> None:
+    ss = st.session_state
+    fs = flow_state()
+    ret = streamlit_flow(KEY, fs, height=height, fit_view=True, show_controls=True, show_minimap=False,
+                         allow_new_edges=True, enable_pane_menu=True, enable_node_menu=True,
+                         enable_edge_menu=True, get_node_on_click=True, hide_watermark=True,
+                         layout=ManualLayout(), min_zoom=0.3)
+    if ret is fs or ret is None or ret.timestamp == ss.get("cep_flow_seen"):
+        return
+    ss["cep_flow_seen"] = ret.timestamp
+    if ret.selected_id and str(ret.selected_id).startswith("c:"):
+        ss["cep_selected"] = str(ret.selected_id)[2:]
+    nodes = [n.asdict() for n in ret.nodes]
+    edges = [e.asdict() for e in ret.edges]
+    try:
+        res = apply_canvas(state.pattern(), nodes, edges)
+    except EditError as err:
+        state.fail("canvas", str(err))
+        ss["cep_flow_rev"] = None  # redraw the last valid pattern
+        st.rerun()
+        return
+    if not res.changed:
+        return
+    if not state.commit(res.pattern, "canvas", res.notes):
+        ss["cep_flow_rev"] = None
+    st.rerun()

@@ -1,0 +1,479 @@
+"""The Design page's forms: presets, DSL editor, save/load, and the side forms for
+components, groups, predicates, window, strategy and output.
+
+Every form changes the shared pattern through ``app.edit`` + ``state.commit`` in a
+widget callback, so the canvas and the editor redraw in the same rerun.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import streamlit as st
+
+import sample_streams
+from app import edit, state, ui
+from engine.dsl import DslError, item_text, to_text
+from engine.expr import to_text as expr_text
+from engine.model import Component, Group, Strategy
+
+ss = st.session_state
+
+QUANTS = {"one": "one event", "plus": "+ one or more (Kleene)", "star": "* zero or more (Kleene)",
+          "opt": "? optional"}
+STRATEGIES = {
+    Strategy.STRICT.value: "strict contiguity: the events follow one another",
+    Strategy.PARTITION.value: "partition contiguity: contiguous within the partition",
+    Strategy.NEXT.value: "skip till next match: skip irrelevant events, take the next relevant one",
+    Strategy.ANY.value: "skip till any match: every combination",
+}
+UNITS = ["ms", "s", "min", "hour", "day", "events", "(unit of ts)"]
+OPS = ["=", "!=", "<", "<=", ">", ">="]
+
+
+def _apply(fn: Callable[[], Any], source: str = "form") -> None:
+    """Run an edit; EditError / DslError become the shown error."""
+    try:
+        out = fn()
+    except edit.EditError as err:
+        state.fail(source, str(err))
+        return
+    except DslError as err:
+        ss["cep_error"] = (source, str(err), err)
+        return
+    if isinstance(out, tuple):
+        state.commit(out[0], source, out[1])
+    else:
+        state.commit(out, source)
+
+
+# --------------------------------------------------------------------------- presets
+
+def _preset_options() -> list[tuple[str, str]]:
+    return [(s, p) for s in sample_streams.names() for p in sample_streams.load(s).presets]
+
+
+def _load_preset() -> None:
+    choice = ss.get("design_preset")
+    if choice:
+        s, p = choice
+        state.load_preset(s, p)
+
+
+def _set_sample() -> None:
+    state.set_sample(ss["design_sample"])
+
+
+def preset_bar() -> None:
+    c1, c2, c3 = st.columns([3, 1, 3])
+    opts = _preset_options()
+    cur = (state.sample_name(), ss.get("cep_preset"))
+    c1.selectbox("Preset", opts, index=opts.index(cur) if cur in opts else 0, key="design_preset",
+                 format_func=lambda o: f"{o[0]} / {o[1]}")
+    c2.markdown("<div style='height:1.8em'></div>", unsafe_allow_html=True)
+    c2.button("Load preset", key="design_load_preset", on_click=_load_preset, width="stretch")
+    names = sample_streams.names()
+    if ss.get("design_sample") != state.sample_name():
+        ss["design_sample"] = state.sample_name()
+    c3.selectbox("Sample data (for attribute pickers and the Run page)", names, key="design_sample",
+                 on_change=_set_sample)
+
+
+# --------------------------------------------------------------------------- DSL editor
+
+def _on_editor() -> None:
+    if state.commit_text(ss["dsl_editor"], "editor"):
+        ss["dsl_editor_rev"] = state.rev()
+
+
+def _format() -> None:
+    ss["dsl_editor"] = to_text(state.pattern())
+    state.commit_text(ss["dsl_editor"], "editor")
+    ss["dsl_editor_rev"] = state.rev()
+
+
+def editor() -> None:
+    if "dsl_editor" not in ss or ss.get("dsl_editor_rev") != state.rev():
+        ss["dsl_editor"] = state.text()
+        ss["dsl_editor_rev"] = state.rev()
+    st.text_area("Pattern (press Ctrl+Enter or click outside to apply)", key="dsl_editor", height=260,
+                 on_change=_on_editor)
+    st.button("Format", key="dsl_format", on_click=_format, help="rewrite the text in canonical form")
+
+
+# --------------------------------------------------------------------------- save / load
+
+def _on_upload() -> None:
+    f = ss.get("design_upload")
+    if f is None:
+        return
+    raw = f.getvalue().decode("utf-8", errors="replace")
+    if f.name.lower().endswith(".json") or raw.lstrip().startswith("{"):
+        state.commit_json(raw, "load")
+    else:
+        state.commit_text(raw, "load")
+
+
+def save_load() -> None:
+    with st.expander("Save / load", expanded=False):
+        p = state.pattern()
+        c1, c2 = st.columns(2)
+        c1.download_button("Save .cep", to_text(p), file_name="pattern.cep", mime="text/plain",
+                           key="design_save_cep", width="stretch")
+        c2.download_button("Save .json", p.model_dump_json(indent=2), file_name="pattern.json",
+                           mime="application/json", key="design_save_json", width="stretch")
+        st.file_uploader("Load a .cep or .json pattern", type=["cep", "json", "txt"], key="design_upload",
+                         on_change=_on_upload)
+        ui.pattern_error(("load",))
+
+
+# --------------------------------------------------------------------------- helpers
+
+def _schema() -> dict[str, dict[str, str]]:
+    try:
+        return state.sample_schema(state.sample_name())
+    except Exception:  # noqa: BLE001
+        return {}
+
+
+def _types() -> list[str]:
+    return sorted(_schema())
+
+
+def _attrs_for(type_name: str | None) -> list[str]:
+    sch = _schema()
+    if type_name is None or type_name == "ANY" or type_name not in sch:
+        names = sorted({a for attrs in sch.values() for a in attrs})
+    else:
+        names = sorted(sch[type_name])
+    return names + ["ts", "id"]
+
+
+def _path_label(p: Any, path: tuple[int, ...]) -> str:
+    return dict(edit.groups(p)).get(path, str(path))
+
+
+# --------------------------------------------------------------------------- component form
+
+def _selected_var() -> str | None:
+    vs = state.pattern().variables
+    cur = ss.get("cep_selected")
+    return cur if cur in vs else (vs[0] if vs else None)
+
+
+def _edit_values(var: str) -> Component:
+    r = state.rev()
+    return Component(type=ss[f"ce_type_{var}_{r}"].strip(), var=ss[f"ce_var_{var}_{r}"].strip(),
+                     quant=ss[f"ce_quant_{var}_{r}"], negated=ss[f"ce_neg_{var}_{r}"])
+
+
+def _update(var: str) -> None:
+    def go() -> Any:
+        c = _edit_values(var)
+        if not c.type or not c.var:
+            raise edit.EditError("type and variable must not be empty")
+        out = edit.update_component(state.pattern(), var, c)
+        ss["cep_selected"] = c.var
+        return out
+    _apply(go)
+
+
+def _delete(var: str) -> None:
+    _apply(lambda: edit.delete_component(state.pattern(), var))
+
+
+def _path_of(var: str) -> tuple[int, ...]:
+    from visualizers.canvas import iter_items
+
+    for path, it in iter_items(state.pattern().root):
+        if isinstance(it, Component) and it.var == var:
+            return path
+    raise edit.EditError(f"no component `{var}`")
+
+
+def _move(var: str, delta: int) -> None:
+    _apply(lambda: edit.move_item(state.pattern(), _path_of(var), delta))
+
+
+def _add() -> None:
+    def go() -> Any:
+        t = (ss.get("ca_type_other") or "").strip() if ss.get("ca_type") == "(other)" else ss.get("ca_type")
+        if not t:
+            raise edit.EditError("give the event type of the new component")
+        var = (ss.get("ca_var") or "").strip() or edit.fresh_var(state.pattern().variables)
+        c = Component(type=t, var=var, quant=ss.get("ca_quant", "one"), negated=bool(ss.get("ca_neg")))
+        group = ss.get("ca_group") or ()
+        pos = ss.get("ca_pos")
+        return edit.add_component(state.pattern(), c, tuple(group), None if pos is None or pos < 0 else pos)
+    _apply(go)
+
+
+def component_form() -> None:
+    p = state.pattern()
+    r = state.rev()
+    var = _selected_var()
+    st.markdown("**Edit a component** (or click a node on the canvas)")
+    if var is not None:
+        vs = p.variables
+        ss["ce_pick"] = var
+        st.selectbox("Component", vs, key="ce_pick", format_func=lambda v: item_text(p.component(v)),
+                     on_change=lambda: ss.__setitem__("cep_selected", ss["ce_pick"]))
+        c = p.component(var)
+        c1, c2, c3, c4 = st.columns([2, 1, 2, 1])
+        c1.text_input("Event type", c.type, key=f"ce_type_{var}_{r}")
+        c2.text_input("Variable", c.var, key=f"ce_var_{var}_{r}")
+        c3.selectbox("Quantifier", list(QUANTS), index=list(QUANTS).index(c.quant), key=f"ce_quant_{var}_{r}",
+                     format_func=QUANTS.get)
+        c4.checkbox("negated", c.negated, key=f"ce_neg_{var}_{r}")
+        b1, b2, b3, b4 = st.columns(4)
+        b1.button("Update", key="ce_update", on_click=_update, args=(var,), type="primary",
+                  width="stretch")
+        b2.button("◀ Earlier", key="ce_left", on_click=_move, args=(var, -1), width="stretch")
+        b3.button("Later ▶", key="ce_right", on_click=_move, args=(var, 1), width="stretch")
+        b4.button("Delete", key="ce_delete", on_click=_delete, args=(var,), width="stretch")
+
+    st.markdown("**Add a component**")
+    types = _types()
+    c1, c2, c3 = st.columns([2, 1, 2])
+    c1.selectbox("Event type", types + ["ANY", "(other)"], key="ca_type")
+    if ss.get("ca_type") == "(other)":
+        c1.text_input("Type name", key="ca_type_other")
+    c2.text_input("Variable", key="ca_var", placeholder=edit.fresh_var(p.variables))
+    c3.selectbox("Quantifier", list(QUANTS), key="ca_quant", format_func=QUANTS.get)
+    c4, c5, c6 = st.columns([1, 2, 2])
+    c4.checkbox("negated", key="ca_neg")
+    groups = edit.groups(p)
+    c5.selectbox("In group", [g for g, _ in groups], key="ca_group", format_func=lambda g: _path_label(p, g))
+    grp = ss.get("ca_group") or ()
+    try:
+        from visualizers.canvas import item_at
+
+        target = item_at(p.root, tuple(grp))
+        items = target.items if isinstance(target, Group) else []
+    except (IndexError, AssertionError):
+        items = []
+    c6.selectbox("Position", [-1] + list(range(len(items))), key="ca_pos",
+                 format_func=lambda k: "at the end" if k < 0 else f"before {item_text(items[k])}")
+    st.button("Add component", key="ca_add", on_click=_add, type="primary")
+
+
+# --------------------------------------------------------------------------- groups form
+
+def _wrap() -> None:
+    _apply(lambda: edit.wrap_items(state.pattern(), tuple(ss.get("gw_group") or ()), list(ss.get("gw_items") or []),
+                                   ss.get("gw_op", "AND")))
+
+
+def _ungroup() -> None:
+    _apply(lambda: edit.ungroup(state.pattern(), tuple(ss.get("gu_group") or ())))
+
+
+def _set_op() -> None:
+    _apply(lambda: edit.set_group_op(state.pattern(), tuple(ss.get("go_group") or ()), ss.get("go_op", "SEQ")))
+
+
+def group_form() -> None:
+    from visualizers.canvas import item_at
+
+    p = state.pattern()
+    groups = edit.groups(p)
+    paths = [g for g, _ in groups]
+    st.markdown("**Group items** (SEQ: in order · AND: all, any order · OR: one of)")
+    c1, c2, c3 = st.columns([2, 3, 1])
+    c1.selectbox("From group", paths, key="gw_group", format_func=lambda g: _path_label(p, g))
+    tgt = item_at(p.root, tuple(ss.get("gw_group") or ()))
+    items = tgt.items if isinstance(tgt, Group) else []
+    c2.multiselect("Items", list(range(len(items))), key="gw_items", format_func=lambda k: item_text(items[k]))
+    c3.selectbox("as", ["AND", "OR", "SEQ"], key="gw_op")
+    st.button("Group", key="gw_go", on_click=_wrap)
+    c1, c2, c3 = st.columns([3, 1, 1])
+    c1.selectbox("Group", paths, key="go_group", format_func=lambda g: _path_label(p, g))
+    c2.selectbox("operator", ["SEQ", "AND", "OR"], key="go_op")
+    c3.markdown("<div style='height:1.8em'></div>", unsafe_allow_html=True)
+    c3.button("Set", key="go_set", on_click=_set_op)
+    inner = [g for g in paths if g]
+    if inner:
+        c1, c2 = st.columns([4, 1])
+        c1.selectbox("Remove a group (keep its items)", inner, key="gu_group", format_func=lambda g: _path_label(p, g))
+        c2.markdown("<div style='height:1.8em'></div>", unsafe_allow_html=True)
+        c2.button("Ungroup", key="gu_go", on_click=_ungroup)
+
+
+# --------------------------------------------------------------------------- predicates form
+
+def _index_options(var: str) -> list[tuple[str, str]]:
+    c = state.pattern().component(var)
+    if not c.kleene:
+        return [("each", var)]
+    opts = [("1", f"{var}[1] first"), ("i", f"{var}[i] the one being added"), ("i-1", f"{var}[i-1] the one before"),
+            ("last", f"{var}[last] last"), ("each", f"{var} every element")]
+    for f in ("avg", "sum", "min", "max", "count"):
+        opts.append((f"agg:{f}", f"{f}({var}[..i-1]) over the earlier ones"))
+    for f in ("avg", "sum", "min", "max", "count"):
+        opts.append((f"all:{f}", f"{f}({var}[]) over all"))
+    opts.append(("len", f"{var}.len length"))
+    return opts
+
+
+def _operand(prefix: str) -> str:
+    var = ss.get(f"{prefix}_var")
+    idx = ss.get(f"{prefix}_idx") or "each"
+    attr = ss.get(f"{prefix}_attr") or "ts"
+    if var is None:
+        return ""
+    return edit.predicate_text(var, idx, attr, state.pattern().component(var).kleene)
+
+
+def _builder_text() -> str:
+    left = _operand("pl")
+    op = ss.get("pb_op", ">")
+    kind = ss.get("pr_kind", "number")
+    if kind == "number":
+        v = ss.get("pr_num", 0.0)
+        right = str(int(v)) if float(v).is_integer() else str(v)
+    elif kind == "text":
+        right = "'" + str(ss.get("pr_text", "")).replace("\\", "\\\\").replace("'", "\\'") + "'"
+    else:
+        right = _operand("pr")
+    factor = (ss.get("pr_factor") or "").strip()
+    if factor and kind == "attribute":
+        right = f"{factor} * {right}"
+    return f"{left} {op} {right}"
+
+
+def _add_built() -> None:
+    _apply(lambda: edit.add_predicate(state.pattern(), _builder_text()))
+
+
+def _add_typed() -> None:
+    txt = (ss.get("pt_text") or "").strip()
+    if not txt:
+        return
+    try:
+        q = edit.add_predicate(state.pattern(), txt)
+    except DslError as err:
+        ss["cep_error"] = ("predicate", str(err), err)
+        return
+    if state.commit(q, "predicate"):
+        ss["pt_text"] = ""
+
+
+def _remove_pred(k: int) -> None:
+    _apply(lambda: edit.remove_predicate(state.pattern(), k))
+
+
+def _set_equiv() -> None:
+    _apply(lambda: edit.set_equivalence(state.pattern(), list(ss.get("pe_attrs") or [])))
+
+
+def _operand_widgets(prefix: str, cols: list[Any], label: str) -> None:
+    p = state.pattern()
+    vs = [c.var for c in p.components()]
+    cols[0].selectbox(f"{label} variable", vs, key=f"{prefix}_var",
+                      format_func=lambda v: item_text(p.component(v)))
+    var = ss.get(f"{prefix}_var") or vs[0]
+    opts = _index_options(var)
+    keys = [k for k, _ in opts]
+    if ss.get(f"{prefix}_idx") not in keys:
+        ss[f"{prefix}_idx"] = keys[0]
+    cols[1].selectbox("which", keys, key=f"{prefix}_idx", format_func=dict(opts).get)
+    attrs = _attrs_for(p.component(var).type)
+    if ss.get(f"{prefix}_attr") not in attrs:
+        ss[f"{prefix}_attr"] = attrs[0]
+    cols[2].selectbox("attribute", attrs, key=f"{prefix}_attr", disabled=ss.get(f"{prefix}_idx") == "len")
+
+
+def predicate_form() -> None:
+    p = state.pattern()
+    st.markdown("**Predicates** (all must hold)")
+    if not p.where and not p.equivalence:
+        st.caption("none yet")
+    for k, e in enumerate(p.where):
+        c1, c2 = st.columns([6, 1])
+        c1.code(expr_text(e), language="sql")
+        c2.button("🗑", key=f"pd_{k}_{state.rev()}", on_click=_remove_pred, args=(k,), help="remove this predicate")
+    all_attrs = sorted({a for attrs in _schema().values() for a in attrs} | set(p.equivalence))
+    if ss.get("pe_rev") != state.rev():
+        ss["pe_attrs"] = list(p.equivalence)
+        ss["pe_rev"] = state.rev()
+    st.multiselect("Same value in every event of a match `[attr]` (partitions the stream)", all_attrs,
+                   key="pe_attrs", on_change=_set_equiv)
+    if not p.components():
+        return
+    st.markdown("**Build a predicate**")
+    cols = st.columns([2, 3, 2])
+    _operand_widgets("pl", cols, "Left")
+    c1, c2 = st.columns([1, 3])
+    c1.selectbox("compare", OPS, index=OPS.index(">"), key="pb_op")
+    c2.radio("with", ["number", "text", "attribute"], horizontal=True, key="pr_kind")
+    kind = ss.get("pr_kind", "number")
+    if kind == "number":
+        st.number_input("number", value=0.0, key="pr_num", format="%g")
+    elif kind == "text":
+        st.text_input("text", key="pr_text")
+    else:
+        cols = st.columns([2, 3, 2])
+        _operand_widgets("pr", cols, "Right")
+        st.text_input("times (optional, e.g. `80%` or `2`)", key="pr_factor")
+    txt = _builder_text()
+    c1, c2 = st.columns([4, 1])
+    c1.code(txt, language="sql")
+    c2.button("Add", key="pb_add", on_click=_add_built, type="primary", width="stretch")
+    st.markdown("**Or type one**")
+    c1, c2 = st.columns([4, 1])
+    c1.text_input("predicate", key="pt_text", placeholder="a[i].price > avg(a[..i-1].price)",
+                  label_visibility="collapsed")
+    c2.button("Add", key="pt_add", on_click=_add_typed, width="stretch")
+    ui.pattern_error(("predicate",))
+
+
+# --------------------------------------------------------------------------- window / strategy / output
+
+def _set_strategy() -> None:
+    _apply(lambda: edit.set_strategy(state.pattern(), ss["ws_strategy"]))
+
+
+def _set_window() -> None:
+    def go() -> Any:
+        if not ss.get("ws_has_window"):
+            return edit.set_window(state.pattern(), None, None)
+        unit = ss.get("ws_unit")
+        return edit.set_window(state.pattern(), float(ss.get("ws_value") or 0),
+                               None if unit == "(unit of ts)" else unit)
+    _apply(go)
+
+
+def _set_output() -> None:
+    _apply(lambda: edit.set_output(state.pattern(), ss["ws_output"]))
+
+
+def window_form() -> None:
+    p = state.pattern()
+    if ss.get("ws_rev") != state.rev():
+        ss["ws_strategy"] = p.strategy.value
+        ss["ws_has_window"] = p.window is not None
+        ss["ws_value"] = float(p.window.value) if p.window else 1.0
+        ss["ws_unit"] = (p.window.unit or "(unit of ts)") if p.window else "hour"
+        ss["ws_output"] = p.output
+        ss["ws_rev"] = state.rev()
+    st.radio("Event selection strategy", list(STRATEGIES), key="ws_strategy", format_func=STRATEGIES.get,
+             on_change=_set_strategy)
+    c1, c2, c3 = st.columns([1, 1, 1])
+    c1.checkbox("WITHIN", key="ws_has_window", on_change=_set_window)
+    c2.number_input("window", min_value=0.001, key="ws_value", format="%g", on_change=_set_window,
+                    disabled=not ss.get("ws_has_window"))
+    c3.selectbox("unit", UNITS, key="ws_unit", on_change=_set_window, disabled=not ss.get("ws_has_window"))
+    st.radio("Output", ["ALL", "NON_OVERLAP"], key="ws_output", horizontal=True, on_change=_set_output,
+             format_func={"ALL": "ALL matches", "NON_OVERLAP": "NON_OVERLAP (one at a time per partition)"}.get)
+
+
+def side_forms() -> None:
+    tabs = st.tabs(["Component", "Groups", "Predicates", "Window & strategy"])
+    with tabs[0]:
+        component_form()
+    with tabs[1]:
+        group_form()
+    with tabs[2]:
+        predicate_form()
+    with tabs[3]:
+        window_form()
+    ui.pattern_error(("form",))

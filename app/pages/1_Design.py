@@ -1,0 +1,35 @@
+"""Design: the pattern on a React Flow canvas, side forms, and the DSL editor, in sync."""
+from __future__ import annotations
+
+import streamlit as st
+
+from app import canvas, state, ui
+from app import design_forms as forms
+from engine.dsl import to_text
+
+ui.page("Design", "✏️")
+ss = st.session_state
+
+st.title("Design")
+forms.preset_bar()
+
+left, right = st.columns([3, 2], gap="medium")
+with left:
+    st.markdown("##### Canvas")
+    st.caption("Right-click the canvas to add a component (e.g. `Stock c` or `Stock+ a[]`); right-click a node "
+               "to edit or delete it; drag from a node's right handle to another node to set the order.")
+    canvas.render()
+    for n in state.notes():
+        st.info(n, icon=":material/edit:")
+    ui.pattern_error(("canvas",))
+    forms.side_forms()
+
+with right:
+    st.markdown("##### DSL")
+    forms.editor()
+    ui.pattern_error(("editor",))
+    forms.save_load()
+    with st.expander("JSON form"):
+        st.code(state.pattern().model_dump_json(indent=2), language="json")
+    st.caption("Canonical text")
+    st.code(to_text(state.pattern()).strip(), language="sql")

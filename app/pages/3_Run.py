@@ -1,0 +1,245 @@
+"""Run: choose data, check it, run the pattern on Spark, and look at the matches."""
+from __future__ import annotations
+
+import io
+
+import streamlit as st
+
+import sample_streams
+from app import runner, state, ui
+from engine.dsl import DslError, check_schema
+from visualizers.timeline import (events_frame, export_frame, jsonl_text, match_events_frame, matches_frame,
+                                  stats_rows, timeline_figure)
+
+ui.page("Run", "▶️")
+ss = st.session_state
+p = state.pattern()
+
+st.title("Run")
+
+# --------------------------------------------------------------------------- 1. data
+st.markdown("##### 1 · Data")
+kind = st.radio("Source", ["sample", "upload", "path"], horizontal=True, key="run_source",
+                format_func={"sample": "Sample data", "upload": "Upload a file",
+                             "path": "A file on this machine"}.get)
+src: runner.Source | None = None
+hint = None
+if kind == "sample":
+    names = sample_streams.names()
+    if ss.get("run_sample_for") != state.sample_name():
+        ss["run_sample"] = state.sample_name()
+        ss["run_sample_for"] = state.sample_name()
+    name = st.selectbox("Sample", names, key="run_sample")
+    smp = sample_streams.load(name)
+    st.caption(smp.description)
+    src = runner.Source("sample", name, str(smp.path), "csv")
+    hint = smp.mapping
+elif kind == "upload":
+    up = st.file_uploader("CSV, TSV, JSON Lines (or a JSON array) or Parquet", type=runner.UPLOAD_TYPES,
+                          key="run_upload")
+    if up is not None:
+        path = runner.save_upload(up.name, up.getvalue())
+        src = runner.Source("upload", up.name, path, runner.format_of(up.name))
+else:
+    path = st.text_input("Path (CSV, TSV, JSON Lines or Parquet)", key="run_path",
+                         placeholder="/data/events.parquet")
+    if path.strip():
+        src = runner.Source("path", path.strip(), path.strip(), runner.format_of(path.strip()))
+
+if src is None:
+    st.info("Choose a file to continue.")
+    st.stop()
+
+try:
+    preview = runner.read_preview(src.path, src.fmt)
+except runner.RunError as err:
+    st.error(str(err), icon=":material/error:")
+    st.stop()
+
+columns = [str(c) for c in preview.columns]
+guess = runner.default_mapping(columns, hint)
+mk = f"run_map_{src.key}"
+NONE = "(none)"
+with st.expander("Column mapping", expanded=kind != "sample"):
+    c = st.columns(6)
+
+    def pick(col, label: str, role: str, value: str | None, optional: bool) -> str | None:
+        opts = ([NONE] if optional else []) + columns
+        if value is not None and value not in opts:
+            opts.append(value)
+        v = col.selectbox(label, opts, index=opts.index(value) if value in opts else 0, key=f"{mk}_{role}")
+        return None if v == NONE else v
+
+    type_col = pick(c[0], "event type", "type", guess.type_col, False)
+    lower = pick(c[3], "interval lower", "lower", guess.lower_col, True)
+    upper = pick(c[4], "interval upper", "upper", guess.upper_col, True)
+    ts_col = pick(c[1], "time stamp", "ts", guess.ts_col if not guess.is_interval else None, bool(lower))
+    id_col = pick(c[2], "event id", "id", guess.id_col, True)
+    unit = c[5].selectbox("numeric ts unit", ["s", "ms", "us", "ns"], key=f"{mk}_unit",
+                          index=["s", "ms", "us", "ns"].index(guess.ts_unit))
+    st.caption("Guessed from the column names; every other column becomes an event attribute. "
+               "Without an id column, ids are the row numbers.")
+try:
+    mapping = runner.mapping_from({"type_col": type_col, "ts_col": ts_col, "id_col": id_col,
+                                   "lower_col": lower, "upper_col": upper, "ts_unit": unit})
+except ValueError as err:
+    st.error(f"Column mapping: {str(err).splitlines()[-1]}", icon=":material/error:")
+    st.stop()
+
+st.caption(f"Preview of **{src.label}** (first {len(preview)} rows as in the file)")
+st.dataframe(preview, hide_index=True, width="stretch", height=min(38 + 35 * len(preview), 260))
+
+
+@st.cache_resource(max_entries=6, show_spinner="Validating the data…")
+def _load(key: str, mapping_json: str, _src: runner.Source, _mapping) -> object:
+    return runner.load(_src, _mapping)
+
+
+try:
+    loaded = _load(src.key, runner.mapping_json(mapping), src, mapping)
+except runner.RunError as err:
+    st.error(str(err), icon=":material/error:")
+    st.stop()
+
+report = loaded.report
+issues = list(report.issues)
+try:
+    issues += loaded.numeric_issues(p.numeric_attrs())
+except Exception:  # noqa: BLE001
+    pass
+if not issues:
+    st.success(f"Validation: {report.summary()}", icon=":material/check_circle:")
+else:
+    report = report.model_copy(update={"issues": issues})
+    errors = [i for i in issues if i.severity == "error"]
+    (st.warning if errors else st.info)(f"Validation: {report.summary()}", icon=":material/warning:" if errors else ":material/info:")
+    with st.expander("Validation report", expanded=bool(errors)):
+        st.code(report.format(), language=None)
+
+# --------------------------------------------------------------------------- 2. pattern
+st.markdown("##### 2 · Pattern")
+pc1, pc2 = st.columns([3, 2])
+with pc1:
+    st.code(state.text().strip(), language="sql")
+    ui.link_to_page("pages/1_Design.py", "Edit it on the Design page", ":material/edit:")
+with pc2:
+    if kind == "sample":
+        presets = list(sample_streams.load(src.label).presets)
+        if presets:
+            st.selectbox("or use a preset of this sample", presets, key="run_preset")
+
+            def _use_preset() -> None:
+                state.load_preset(src.label, ss["run_preset"])
+            st.button("Use preset", key="run_use_preset", on_click=_use_preset)
+
+schema_ok = True
+try:
+    for w in check_schema(p, loaded.schema, state.text()):
+        st.warning(w, icon=":material/warning:")
+except DslError as err:
+    schema_ok = False
+    ui.show_error(str(err), err, "Pattern vs data: ")
+
+# --------------------------------------------------------------------------- 3. run
+st.markdown("##### 3 · Run")
+rc1, rc2 = st.columns([2, 3])
+engine = rc1.radio("Execution", ["spark", "local"], key="run_engine", horizontal=True,
+                   format_func={"spark": "Spark", "local": "In-process (quick, no Spark)"}.get)
+rc2.caption(f"Spark session: {state.spark_status()} · {len(loaded.events)} events loaded")
+signature = (state.text(), src.key, runner.mapping_json(mapping), engine)
+clicked = st.button("Run on Spark" if engine == "spark" else "Run", key="run_go", type="primary",
+                    disabled=not schema_ok)
+
+if clicked:
+    ss.pop("run_result", None)
+    ss.pop("run_error", None)
+    bar = st.progress(0.0, text="starting…")
+
+    def on_progress(frac: float, text: str) -> None:
+        bar.progress(min(max(frac, 0.0), 1.0), text=text)
+
+    try:
+        if engine == "spark":
+            out = runner.run_spark(p, src, mapping, rows=len(loaded.events), on_progress=on_progress)
+            out.stats = {**runner.replay_stats(p, loaded), **out.stats}
+        else:
+            out = runner.run_local(p, loaded)
+            on_progress(1.0, f"done: {len(out.matches)} match(es)")
+        ss["run_result"] = (signature, out)
+    except runner.RunError as err:
+        ss["run_error"] = (signature, str(err))
+    except Exception as err:  # noqa: BLE001 - a message, never a traceback
+        ss["run_error"] = (signature, f"unexpected error: {type(err).__name__}: {err}")
+
+err_box = ss.get("run_error")
+if err_box is not None:
+    st.error(f"The run stopped: {err_box[1]}", icon=":material/error:")
+
+res = ss.get("run_result")
+if res is None:
+    st.stop()
+sig, out = res
+if sig != signature:
+    st.caption("These results are from an earlier run (the pattern, data or engine changed since); run again.")
+
+# --------------------------------------------------------------------------- results
+st.markdown("##### Results")
+n = len(out.matches)
+st.success(f"{n} match{'es' if n != 1 else ''} · {out.engine} · {out.mode}", icon=":material/target:")
+m1, m2, m3, m4, m5 = st.columns(5)
+m1.metric("Events", f"{out.events:,}")
+m2.metric("Matches", f"{n:,}")
+peak = out.stats.get("runs_peak")
+m3.metric("Runs peak", f"{peak:,}" if isinstance(peak, int) else "–",
+          help="live runs at the busiest moment (for a Spark run, from an in-process replay of the same data)")
+m4.metric("Time", f"{out.seconds:.2f} s")
+eps = out.events_per_second
+m5.metric("Events/s", f"{eps:,.0f}" if eps >= 100 else f"{eps:.3g}")
+for w in out.warnings:
+    st.warning(w, icon=":material/warning:")
+
+order = [c.var for c in p.positive]
+is_dt = bool(loaded.time_is_datetime)
+table = matches_frame(out.matches, is_dt, order if out.matches else None)
+st.markdown(f"**Matches** ({n})")
+sel = st.dataframe(table, hide_index=True, width="stretch", key="run_table", on_select="rerun",
+                   selection_mode="single-row", height=min(38 + 35 * max(n, 1), 360))
+picked = None
+try:
+    rows = sel.selection.rows if sel is not None else []
+    picked = rows[0] if rows else None
+except AttributeError:
+    picked = None
+if n:
+    by_id = {e.id: e for e in loaded.events}
+    k = st.selectbox("Events of match", list(range(n)), index=picked if picked is not None else 0,
+                     key="run_match_pick", format_func=lambda i: f"#{i + 1}")
+    with st.expander(f"Events of match #{k + 1}", expanded=True):
+        st.dataframe(match_events_frame(out.matches[k], by_id, is_dt), hide_index=True,
+                     width="stretch")
+else:
+    k = None
+
+st.markdown("**Timeline**")
+fig = timeline_figure(loaded.events, out.matches, is_dt, highlight=k, order=order if out.matches else None)
+st.plotly_chart(fig, width="stretch", key="run_timeline", config={"displaylogo": False})
+if len(loaded.events) > 5000 or n > 200:
+    st.caption("The timeline shows the first 5,000 events and 200 matches.")
+
+st.markdown("**Download the matches**")
+exp = export_frame(out.matches)
+d1, d2, d3 = st.columns(3)
+d1.download_button("CSV", exp.to_csv(index=False), file_name="matches.csv", mime="text/csv",
+                   key="run_dl_csv", width="stretch")
+d2.download_button("JSON Lines", jsonl_text(out.matches), file_name="matches.jsonl",
+                   mime="application/x-ndjson", key="run_dl_jsonl", width="stretch")
+buf = io.BytesIO()
+exp.to_parquet(buf, index=False)
+d3.download_button("Parquet", buf.getvalue(), file_name="matches.parquet", mime="application/octet-stream",
+                   key="run_dl_parquet", width="stretch")
+
+with st.expander("Statistics"):
+    st.dataframe(stats_rows({**out.stats, **{f"spark.{k}": v for k, v in out.info.items()}}),
+                 hide_index=True, width="stretch")
+with st.expander("Loaded events"):
+    st.dataframe(events_frame(loaded.events, is_dt, limit=1000), hide_index=True, width="stretch")

@@ -1,0 +1,279 @@
+"""Data sources and runs for the Run page.
+
+``run_spark`` runs a pattern on Spark through ``engine.spark.pipeline.run`` in a worker
+thread while the calling (script) thread polls Spark's status tracker for a progress
+callback; ``run_local`` feeds the in-process matcher. Both return a :class:`Outcome`.
+Errors are raised as :class:`RunError` with a message for a person (never a stack).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import pandas as pd
+
+from engine.dsl import DslError
+from engine.events import ColumnMapping, DataError, LoadResult, guess_mapping, load_events
+from engine.matchers.base import EngineUnsupported, Match, StateExplosion, sort_matches
+from engine.model import Pattern, PatternError, Window
+
+FORMATS = {"csv": "csv", "tsv": "tsv", "json": "jsonl", "jsonl": "jsonl", "ndjson": "jsonl",
+           "parquet": "parquet", "pq": "parquet"}
+UPLOAD_TYPES = ["csv", "tsv", "json", "jsonl", "ndjson", "parquet", "pq"]
+REPLAY_LIMIT = 50_000  # in-process replay for the runs-peak statistic of a Spark run
+
+
+class RunError(RuntimeError):
+    """A run that could not be done; the message says why and what to do."""
+
+
+@dataclass(frozen=True)
+class Source:
+    kind: str                  # sample | upload | path
+    label: str                 # what to show
+    path: str
+    fmt: str | None            # csv | tsv | jsonl | parquet (None: from the extension)
+
+    @property
+    def key(self) -> str:
+        p = Path(self.path)
+        try:
+            st = p.stat()
+            stamp = f"{st.st_mtime_ns}:{st.st_size}"
+        except OSError:
+            stamp = "missing"
+        return f"{self.kind}:{self.path}:{self.fmt}:{stamp}"
+
+
+@dataclass
+class Outcome:
+    matches: list[Match]
+    engine: str                # "spark" | "in-process"
+    mode: str                  # Spark mode (keyed, time-chunked, single-partition) or the matcher
+    seconds: float
+    events: int
+    warnings: list[str] = field(default_factory=list)
+    stats: dict[str, Any] = field(default_factory=dict)
+    info: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def events_per_second(self) -> float:
+        return self.events / self.seconds if self.seconds > 0 else 0.0
+
+
+# --------------------------------------------------------------------------- sources
+
+def format_of(name: str) -> str | None:
+    suffixes = [s.lower().lstrip(".") for s in Path(name).suffixes]
+    if suffixes and suffixes[-1] in ("gz", "bz2", "xz", "zst"):
+        suffixes = suffixes[:-1]
+    return FORMATS.get(suffixes[-1]) if suffixes else None
+
+
+def save_upload(name: str, data: bytes) -> str:
+    """Keep an uploaded file on disk (Spark reads paths); same content, same path."""
+    digest = hashlib.sha1(data).hexdigest()[:16]
+    d = Path(tempfile.gettempdir()) / "cep-studio-uploads" / digest
+    d.mkdir(parents=True, exist_ok=True)
+    safe = "".join(ch if ch.isalnum() or ch in "._-" else "_" for ch in Path(name).name) or "data"
+    p = d / safe
+    if not p.exists():
+        p.write_bytes(data)
+    return str(p)
+
+
+def read_preview(path: str, fmt: str | None, n: int = 20) -> pd.DataFrame:
+    """The first ``n`` rows as they are in the file (no validation)."""
+    p = Path(path)
+    if not p.exists():
+        raise RunError(f"file not found: {path}")
+    kind = fmt or format_of(p.name)
+    try:
+        if kind in ("csv", "tsv"):
+            return pd.read_csv(p, sep="," if kind == "csv" else "\t", nrows=n)
+        if kind == "jsonl":
+            with open(p, encoding="utf-8") as fh:
+                head = fh.read(1)
+                while head and head.isspace():
+                    head = fh.read(1)
+            if head == "[":
+                return pd.read_json(p).head(n)
+            return pd.read_json(p, lines=True, nrows=n)
+        if kind == "parquet":
+            import pyarrow.parquet as pq
+
+            pf = pq.ParquetFile(p)
+            for batch in pf.iter_batches(batch_size=n):
+                return batch.to_pandas()
+            return pf.schema_arrow.empty_table().to_pandas()
+    except Exception as e:  # noqa: BLE001 - shown as a message
+        raise RunError(f"cannot read '{p.name}': {str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
+    raise RunError(f"cannot tell the format of '{p.name}'; use .csv, .tsv, .jsonl/.json or .parquet")
+
+
+def default_mapping(columns: list[str], hint: dict[str, Any] | None = None) -> ColumnMapping:
+    if hint:
+        try:
+            return mapping_from(hint)
+        except ValueError:
+            pass
+    return guess_mapping(columns)
+
+
+def mapping_from(d: dict[str, Any]) -> ColumnMapping:
+    clean = {k: v for k, v in d.items() if v is not None or k in ("id_col", "lower_col", "upper_col")}
+    if clean.get("ts_col") is None:
+        clean.pop("ts_col", None)
+    return ColumnMapping(**clean)
+
+
+def load(src: Source, mapping: ColumnMapping) -> LoadResult:
+    """Load and validate in-process (preview, report, timeline, in-process runs)."""
+    try:
+        return load_events(src.path, mapping, src.fmt)
+    except DataError as err:
+        raise RunError(str(err)) from None
+
+
+def scale_window(pattern: Pattern, seconds_to_ts: Callable[[float], float]) -> Pattern:
+    """``WITHIN 1 hour`` in the unit of ts (as the Spark pipeline does)."""
+    w = pattern.window
+    if w is None or w.is_count or w.unit is None:
+        return pattern
+    size = seconds_to_ts(w.size)
+    if size == w.size:
+        return pattern
+    return pattern.model_copy(update={"window": Window(value=size, unit=None)})
+
+
+# --------------------------------------------------------------------------- runs
+
+def _message(err: BaseException) -> str:
+    if isinstance(err, DslError):
+        return str(err)
+    text = str(err).strip() or type(err).__name__
+    return text
+
+
+def run_local(pattern: Pattern, loaded: LoadResult, engine: str = "auto") -> Outcome:
+    """Feed the in-process matcher; the state guard's error becomes a RunError."""
+    from engine.planner import choose, make_matcher
+
+    pat = scale_window(pattern, loaded.seconds_to_ts)
+    t0 = time.perf_counter()
+    try:
+        info = choose(pat, engine)
+        m = make_matcher(pat, engine)
+        out: list[Match] = []
+        for e in loaded.events:
+            out.extend(m.feed(e))
+        out.extend(m.close())
+    except (StateExplosion, EngineUnsupported, PatternError, ValueError) as err:
+        raise RunError(_message(err)) from None
+    secs = time.perf_counter() - t0
+    return Outcome(matches=sort_matches(out), engine="in-process", mode=info.name, seconds=secs,
+                   events=len(loaded.events), stats=m.stats.as_dict())
+
+
+def replay_stats(pattern: Pattern, loaded: LoadResult) -> dict[str, Any]:
+    """Matcher statistics (runs peak ...) from an in-process replay, for small inputs."""
+    if len(loaded.events) > REPLAY_LIMIT:
+        return {}
+    try:
+        return run_local(pattern, loaded).stats
+    except RunError:
+        return {}
+
+
+def spark_partitions(rows: int, parallelism: int) -> int:
+    """Few partitions for small inputs: each task costs a Python worker's start-up."""
+    if rows <= 100_000:
+        return max(1, min(2, parallelism))
+    return max(2, parallelism * 2)
+
+
+def run_spark(pattern: Pattern, src: Source, mapping: ColumnMapping, rows: int = 0,
+              on_progress: Callable[[float, str], None] | None = None, poll: float = 0.25) -> Outcome:
+    """Run on Spark (``engine.spark.pipeline.run``) with progress from the status tracker."""
+    progress = on_progress or (lambda f, s: None)
+    try:
+        from engine.spark.pipeline import PipelineError, run
+        from engine.spark.session import SparkUnavailable, get_spark
+    except ImportError as err:
+        raise RunError(f"Spark is not available: {err}") from None
+    progress(0.02, "starting Spark (the first start takes a while)…")
+    try:
+        spark = get_spark()
+    except SparkUnavailable as err:
+        raise RunError(str(err)) from None
+    except Exception as err:  # noqa: BLE001
+        raise RunError(f"Spark did not start: {_message(err)}") from None
+    sc = spark.sparkContext
+    n = spark_partitions(rows, sc.defaultParallelism)
+    box: dict[str, Any] = {}
+    group = f"cep-run-{time.time_ns()}"
+
+    def work() -> None:
+        try:
+            sc.setJobGroup(group, "CEP Studio run", interruptOnCancel=True)
+            box["result"] = run(pattern, src.path, mapping=mapping, data_format=src.fmt, spark=spark,
+                                partitions=n)
+            r = box["result"]
+            box["matches"] = r.to_matches()
+        except BaseException as e:  # noqa: BLE001 - re-raised on the caller's thread
+            box["error"] = e
+
+    t = threading.Thread(target=work, name="cep-studio-spark-run", daemon=True)
+    t0 = time.perf_counter()
+    t.start()
+    tracker = sc.statusTracker()
+    seen: dict[int, tuple[int, int]] = {}
+    best = 0.05
+    progress(best, "reading and validating the data…")
+    while t.is_alive():
+        t.join(poll)
+        try:
+            for jid in tracker.getJobIdsForGroup(group):
+                job = tracker.getJobInfo(jid)
+                for sid in (job.stageIds if job else []):
+                    info = tracker.getStageInfo(sid)
+                    if info is not None:
+                        seen[sid] = (info.numCompletedTasks, info.numTasks)
+        except Exception:  # noqa: BLE001 - progress must never break a run
+            pass
+        done = sum(d for d, _ in seen.values())
+        total = sum(k for _, k in seen.values())
+        frac = 0.05 + 0.9 * (done / total if total else 0.0) * (1 - 0.5 ** max(1, len(seen)))
+        best = max(best, min(frac, 0.97))
+        progress(best, f"Spark: {len(seen)} stage(s), {done}/{total} tasks done…")
+    secs = time.perf_counter() - t0
+    err = box.get("error")
+    if err is not None:
+        if isinstance(err, (DataError, DslError, PatternError, PipelineError, EngineUnsupported,
+                            StateExplosion, SparkUnavailable, ValueError)):
+            raise RunError(_message(err)) from None
+        raise RunError(f"the run failed: {type(err).__name__}: {_message(err).splitlines()[0]}") from None
+    r = box["result"]
+    matches: list[Match] = box["matches"]
+    out = Outcome(matches=matches, engine="spark", mode=r.mode, seconds=secs, events=int(r.events.count),
+                  warnings=list(r.warnings), info={**r.info, "spark_seconds": round(r.seconds, 3),
+                                                   "partitions_requested": n})
+    rep = r.events.report
+    if rep is not None and getattr(rep, "rows_rejected", 0):
+        out.warnings.append(f"Spark rejected {rep.rows_rejected} row(s): {rep.summary()}")
+    try:
+        r.unpersist()
+    except Exception:  # noqa: BLE001
+        pass
+    progress(1.0, f"done: {len(matches)} match(es) in {secs:.1f} s")
+    return out
+
+
+def mapping_json(m: ColumnMapping) -> str:
+    return json.dumps(m.model_dump(), sort_keys=True)

@@ -1,0 +1,228 @@
+"""The one pattern every page shares, in ``st.session_state``.
+
+Keys (all prefixed ``cep_``):
+
+``cep_pattern``  the last valid :class:`engine.model.Pattern`
+``cep_text``     its DSL text as shown in the editor (a person's own formatting is kept)
+``cep_rev``      bumped on every change; the canvas and the editor redraw when it moves
+``cep_error``    the last rejected edit: ``(source, message, DslError | None)`` or None
+``cep_notes``    what the last canvas edit did ("added `Stock c`")
+``cep_sample``   the sample data set the pattern goes with (attribute pickers, Run page)
+``cep_preset``   the preset it came from, if any
+"""
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import streamlit as st
+
+import sample_streams
+from engine.dsl import DslError, parse, to_text
+from engine.model import Pattern, PatternError
+
+DEFAULT_SAMPLE = "stocks_sase"
+DEFAULT_PRESET = "stock_trend"
+
+# Home page cards: (title, sample, preset, one line)
+PRESET_CARDS: list[tuple[str, str, str, str]] = [
+    ("Stock trend", "stocks_sase", "stock_trend",
+     "SASE+ Q3: a rising run of GOOG prices (Kleene +) followed by a volume drop; "
+     "3 matches under skip_till_next_match."),
+    ("Shoplifting", "rfid", "shoplifting",
+     "RFID: an item taken from the shelf and carried out without passing a register "
+     "(negation, [tag_id], WITHIN 12 hours)."),
+    ("Contamination", "shipments", "contamination",
+     "An alert at a contaminated site, then a chain of shipments leaving it "
+     "(b[i].from = b[i-1].to)."),
+    ("Chemotherapy", "chemo", "chemo_cycle",
+     "Match windows: a chemo dose and rising platelet counts in any order, then a blood test, "
+     "per patient within 16 days."),
+    ("Cluster monitoring", "cluster", "query1",
+     "Imprecise timestamps: a task starts, CPU spikes on its node, the task ends, CPU drops."),
+]
+
+
+def _ss() -> Any:
+    return st.session_state
+
+
+def init() -> None:
+    """Make sure the shared keys exist (the default preset on first visit)."""
+    ss = _ss()
+    if "cep_pattern" not in ss:
+        load_preset(DEFAULT_SAMPLE, DEFAULT_PRESET)
+    ss.setdefault("cep_error", None)
+    ss.setdefault("cep_notes", [])
+    ss.setdefault("cep_sample", DEFAULT_SAMPLE)
+
+
+def pattern() -> Pattern:
+    init()
+    return _ss()["cep_pattern"]
+
+
+def text() -> str:
+    init()
+    return _ss()["cep_text"]
+
+
+def rev() -> int:
+    return int(_ss().get("cep_rev", 0))
+
+
+def sample_name() -> str:
+    init()
+    return _ss()["cep_sample"]
+
+
+def set_sample(name: str) -> None:
+    _ss()["cep_sample"] = name
+
+
+def _set(p: Pattern, txt: str) -> None:
+    ss = _ss()
+    ss["cep_pattern"] = p
+    ss["cep_text"] = txt
+    ss["cep_rev"] = rev() + 1
+    ss["cep_error"] = None
+
+
+def load_preset(sample: str, preset: str) -> None:
+    s = sample_streams.load(sample)
+    txt = s.presets[preset]
+    _set(parse(txt), txt)
+    ss = _ss()
+    ss["cep_sample"] = sample
+    ss["cep_preset"] = preset
+    ss["cep_notes"] = []
+
+
+def commit(p: Pattern, source: str = "form", notes: list[str] | None = None) -> bool:
+    """Validate ``p`` (DSL round trip + ``Pattern.check``) and make it the pattern.
+
+    On failure the previous pattern stays and ``cep_error`` says why; returns success."""
+    txt = to_text(p)
+    try:
+        q = parse(txt)
+    except DslError as err:
+        _ss()["cep_error"] = (source, str(err), err)
+        return False
+    if q == pattern() and source != "load":
+        _ss()["cep_error"] = None
+        return True
+    _set(q, txt)
+    _ss()["cep_preset"] = None
+    _ss()["cep_notes"] = list(notes or [])
+    return True
+
+
+def commit_text(txt: str, source: str = "editor") -> bool:
+    """Parse DSL text a person typed; keeps their text when valid."""
+    try:
+        q = parse(txt)
+    except DslError as err:
+        _ss()["cep_error"] = (source, str(err), err)
+        return False
+    if q != pattern():
+        _set(q, txt)
+        _ss()["cep_preset"] = None
+    else:
+        _ss()["cep_text"] = txt
+        _ss()["cep_error"] = None
+    _ss()["cep_notes"] = []
+    return True
+
+
+def commit_json(raw: str, source: str = "load") -> bool:
+    try:
+        q = Pattern.model_validate_json(raw).check()
+    except (ValueError, PatternError) as err:
+        _ss()["cep_error"] = (source, f"invalid pattern JSON: {err}", None)
+        return False
+    return commit(q, source)
+
+
+def fail(source: str, message: str) -> None:
+    _ss()["cep_error"] = (source, message, None)
+
+
+def error() -> tuple[str, str, DslError | None] | None:
+    return _ss().get("cep_error")
+
+
+def clear_error() -> None:
+    _ss()["cep_error"] = None
+
+
+def notes() -> list[str]:
+    return list(_ss().get("cep_notes") or [])
+
+
+def sample() -> sample_streams.Sample:
+    return sample_streams.load(sample_name())
+
+
+@st.cache_data(show_spinner=False)
+def sample_schema(name: str) -> dict[str, dict[str, str]]:
+    """Event type -> attribute -> kind, for the attribute pickers."""
+    from engine.events import infer_schema
+
+    return infer_schema(sample_streams.events(name))
+
+
+# --------------------------------------------------------------------------- Spark
+
+def spark_enabled() -> bool:
+    return os.environ.get("CEP_SPARK_WARMUP", "1") != "0"
+
+
+_WARM: dict[str, Any] = {"state": "not started"}
+
+
+def _warm() -> None:
+    """Start the session, then run the smallest sample once so that the Python workers
+    exist (and have imported the engine) before a person's first run."""
+    try:
+        from engine.spark.pipeline import run
+        from engine.spark.session import get_spark
+
+        _WARM["state"] = "starting"
+        spark = get_spark()
+        _WARM["state"] = "warming up"
+        s = sample_streams.load(DEFAULT_SAMPLE)
+        r = run(s.presets[DEFAULT_PRESET], str(s.path), mapping=s.mapping, spark=spark, partitions=2)
+        r.unpersist()
+        _WARM["state"] = "ready"
+    except Exception as err:  # noqa: BLE001 - reported when a run needs Spark
+        _WARM["state"] = f"unavailable ({str(err).splitlines()[0] if str(err) else type(err).__name__})"
+
+
+@st.cache_resource(show_spinner=False)
+def _spark_warmup() -> Any:
+    import threading
+
+    t = threading.Thread(target=_warm, name="cep-studio-spark-warmup", daemon=True)
+    t.start()
+    return t
+
+
+def warm_up_spark() -> None:
+    """Start the process's SparkSession in the background (once per process)."""
+    if not spark_enabled():
+        return
+    try:
+        _spark_warmup()
+    except Exception:  # noqa: BLE001 - Spark problems are reported when a run needs it
+        pass
+
+
+def spark_status() -> str:
+    """``ready``, ``starting``, ``warming up``, ``not started`` or ``unavailable (...)``."""
+    if _WARM["state"] != "not started":
+        return _WARM["state"]
+    try:
+        from engine.spark import session as S
+    except ImportError:
+        return "unavailable"
+    return "ready" if getattr(S, "_session", None) is not None else "not started"

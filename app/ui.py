@@ -1,0 +1,55 @@
+"""Small shared pieces of the pages: page set-up, sidebar, error boxes."""
+from __future__ import annotations
+
+import streamlit as st
+
+from app import state
+from engine.dsl import DslError
+
+
+def page(title: str, icon: str = "🔎") -> None:
+    """Common set-up: page config, shared state, Spark warm-up, sidebar."""
+    st.set_page_config(page_title=f"{title} · CEP Studio", page_icon=icon, layout="wide")
+    state.init()
+    state.warm_up_spark()
+    sidebar()
+
+
+def sidebar() -> None:
+    with st.sidebar:
+        st.caption("Current pattern")
+        st.code(state.text().strip(), language="sql")
+        s = state.sample_name()
+        st.caption(f"Sample data: **{s}**" + (f" · preset **{st.session_state.get('cep_preset')}**"
+                                              if st.session_state.get("cep_preset") else ""))
+        st.caption(f"Spark: {state.spark_status()}")
+
+
+def show_error(message: str, err: DslError | None = None, where: str = "") -> None:
+    """A DSL error with its line/column and the caret under the offending text."""
+    if err is not None and err.line is not None:
+        head, _, rest = str(err).partition("\n")
+        st.error(f"{where}{head}", icon=":material/error:")
+        if rest.strip():
+            st.code(rest, language=None)
+    else:
+        st.error(f"{where}{message}", icon=":material/error:")
+
+
+def pattern_error(sources: tuple[str, ...] | None = None) -> bool:
+    """Show the last rejected edit (if it came from one of ``sources``); True if shown."""
+    e = state.error()
+    if e is None or (sources is not None and e[0] not in sources):
+        return False
+    src, msg, err = e
+    label = {"editor": "DSL: ", "canvas": "Canvas: ", "form": "", "load": "Load: "}.get(src, "")
+    show_error(msg, err, label)
+    return True
+
+
+def link_to_page(path: str, label: str, icon: str | None = None) -> None:
+    """``st.page_link``, or a caption when the page runs on its own (AppTest)."""
+    try:
+        st.page_link(path, label=label, icon=icon)
+    except Exception:  # noqa: BLE001 - StreamlitPageNotFoundError outside the multipage app
+        st.caption(label)

@@ -1,0 +1,144 @@
+"""Spark scaling: in-process vs Spark local[1] vs local[2], keyed vs time-chunked.
+
+    .venv/bin/python benchmarks/spark_scaling.py                 # 1e5 and 1e6 events
+    .venv/bin/python benchmarks/spark_scaling.py --sizes 100000  # quicker
+
+Events: ``sample_streams.generators.keyed(n, keys=1000, types=A/B/C)`` written to CSV
+(ts = id = 0..n-1). Both sides read the same CSV (in-process: ``load_events``; Spark:
+``engine.spark.io.read_events``) and run the same engine (``--engine``, default auto =
+NFA^b). Patterns:
+
+- keyed:   ``SEQ(A a, B b, C c) WHERE [key] AND b.value > a.value WITHIN 20000``
+- chunked: ``SEQ(A a, B b, C c) WHERE a.key = c.key AND b.value > a.value WITHIN 20``
+  (``b`` is not tied to the key, so there is no partition key: time chunks)
+
+Each Spark configuration runs in its own process (one SparkSession per process); JVM
+start-up and a warm-up run on 20,000 events (JIT, Python workers) are reported
+separately and excluded from the Spark time. The Spark time is
+read + validate + match + count, the in-process time is load + match. Results are
+printed as a table; nothing is asserted.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+PATTERNS = {
+    "keyed": "PATTERN SEQ(A a, B b, C c) WHERE [key] AND b.value > a.value WITHIN 20000",
+    "chunked": "PATTERN SEQ(A a, B b, C c) WHERE a.key = c.key AND b.value > a.value WITHIN 20",
+}
+
+
+def data_file(n: int, keys: int, workdir: Path) -> Path:
+    from sample_streams import generators
+
+    path = workdir / f"keyed_{n}_{keys}.csv"
+    if not path.exists():
+        generators.keyed(n, keys=keys, types=("A", "B", "C"), seed=1).to_csv(path, index=False)
+    return path
+
+
+def in_process(path: Path, mode: str, engine: str) -> dict:
+    from engine.dsl import parse
+    from engine.events import load_events
+    from engine.planner import make_matcher
+
+    pat = parse(PATTERNS[mode])
+    t0 = time.perf_counter()
+    res = load_events(str(path))
+    t1 = time.perf_counter()
+    m = make_matcher(pat, engine)
+    n = 0
+    for e in res.events:
+        n += len(m.feed(e))
+    n += len(m.close())
+    t2 = time.perf_counter()
+    return {"load": t1 - t0, "match": t2 - t1, "total": t2 - t0, "matches": n, "events": len(res.events)}
+
+
+def spark_run(path: Path, mode: str, engine: str, master: str) -> dict:
+    from engine.dsl import parse
+    from engine.spark import pipeline
+    from engine.spark.io import read_events
+    from engine.spark.session import get_spark
+
+    t0 = time.perf_counter()
+    spark = get_spark(master, conf={"spark.driver.memory": "4g"})
+    par = spark.sparkContext.defaultParallelism
+    # warm-up (JVM JIT, Python workers) on a small file; reported with the JVM start
+    warm = read_events(str(data_file(20_000, 100, path.parent)), spark=spark)
+    pipeline.run(parse(PATTERNS[mode]), warm, engine=engine, spark=spark, partitions=max(2, 2 * par)).unpersist()
+    t1 = time.perf_counter()
+    ev = read_events(str(path), spark=spark)
+    t2 = time.perf_counter()
+    res = pipeline.run(parse(PATTERNS[mode]), ev, engine=engine, spark=spark, partitions=max(2, 2 * par))
+    t3 = time.perf_counter()
+    out = {"jvm": t1 - t0, "read": t2 - t1, "match": t3 - t2, "total": t3 - t1, "matches": res.count,
+           "events": ev.count, "mode": res.mode, "info": res.info}
+    res.unpersist()
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sizes", default="100000,1000000")
+    ap.add_argument("--keys", type=int, default=1000)
+    ap.add_argument("--modes", default="keyed,chunked")
+    ap.add_argument("--masters", default="local[1],local[2]")
+    ap.add_argument("--engine", default="auto")
+    ap.add_argument("--workdir", default=None)
+    ap.add_argument("--worker", nargs=4, metavar=("KIND", "PATH", "MODE", "MASTER"), help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.worker:
+        kind, path, mode, master = args.worker
+        r = in_process(Path(path), mode, args.engine) if kind == "inproc" else \
+            spark_run(Path(path), mode, args.engine, master)
+        print("RESULT " + json.dumps(r))
+        return 0
+    workdir = Path(args.workdir or tempfile.mkdtemp(prefix="cep-bench-"))
+    workdir.mkdir(parents=True, exist_ok=True)
+    sizes = [int(float(s)) for s in args.sizes.split(",")]
+    modes = args.modes.split(",")
+    masters = args.masters.split(",")
+    rows = []
+    for n in sizes:
+        path = data_file(n, args.keys, workdir)
+        for mode in modes:
+            runs = [("in-process", "inproc", "-")] + [(f"spark {m}", "spark", m) for m in masters]
+            base = None
+            for label, kind, master in runs:
+                cmd = [sys.executable, __file__, "--engine", args.engine, "--worker", kind, str(path), mode, master]
+                proc = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ))
+                line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")), None)
+                if line is None:
+                    print(f"{label} {mode} n={n} failed:\n{proc.stderr[-2000:]}", file=sys.stderr)
+                    continue
+                r = json.loads(line[7:])
+                if kind == "inproc":
+                    base = r["total"]
+                ratio = r["total"] / base if base else float("nan")
+                rows.append((n, mode, label, r.get("mode", "-"), r["total"], r["events"] / r["total"],
+                             ratio, r.get("jvm"), r["matches"]))
+                print(f"  done: n={n} {mode} {label}: {r['total']:.2f} s", file=sys.stderr, flush=True)
+    hdr = ("events", "pattern", "run", "spark mode", "seconds", "events/s", "vs in-process", "JVM+warm-up s",
+           "matches")
+    table = [hdr] + [(f"{n:,}", m, lab, sm, f"{s:.2f}", f"{eps:,.0f}", f"{ratio:.2f}x",
+                      "-" if jvm is None else f"{jvm:.1f}", f"{nm:,}")
+                     for n, m, lab, sm, s, eps, ratio, jvm, nm in rows]
+    widths = [max(len(str(r[c])) for r in table) for c in range(len(hdr))]
+    for r in table:
+        print("  ".join(str(cell).rjust(widths[c]) for c, cell in enumerate(r)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,227 @@
+"""The app's pure parts: canvas <-> pattern, pattern edits, automaton and timeline figures."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import sample_streams
+from app import edit
+from engine.dsl import parse, to_text
+from engine.matchers.base import run_all
+from engine.planner import make_matcher
+from visualizers.automaton import AutomatonUnavailable, automaton_figure, automaton_graph, edge_table
+from visualizers.canvas import canvas_summary, pattern_to_canvas
+from visualizers.timeline import export_frame, jsonl_text, match_events_frame, matches_frame, timeline_figure
+
+PRESETS = [(s, p) for s in sample_streams.names() for p in sample_streams.load(s).presets]
+STOCK = sample_streams.load("stocks_sase").presets["stock_trend"]
+
+
+def _pat(sample: str, preset: str):
+    return parse(sample_streams.load(sample).presets[preset])
+
+
+# --------------------------------------------------------------------------- canvas
+
+@pytest.mark.parametrize("sample,preset", PRESETS)
+def test_canvas_round_trip_is_identity(sample, preset):
+    p = _pat(sample, preset)
+    nodes, edges = pattern_to_canvas(p)
+    res = edit.apply_canvas(p, nodes, edges)
+    assert not res.changed and res.pattern == p
+    # parents come before their children (React Flow needs it)
+    seen = set()
+    for n in nodes:
+        if "parentId" in n:
+            assert n["parentId"] in seen
+        seen.add(n["id"])
+
+
+def test_canvas_shows_components_groups_and_order():
+    p = _pat("chemo", "chemo_cycle")  # SEQ(AND(C c, P+ p[]), B b)
+    nodes, edges = pattern_to_canvas(p)
+    s = canvas_summary(nodes, edges)
+    assert s["nodes"] == ["AND(C c, P+ p[])", "C c", "P+ p[]", "B b"]
+    assert s["edges"] == [("g:0", "c:b")]  # AND members are unordered: no edges inside
+    group = nodes[0]
+    assert group["data"]["group"] == "AND" and not group["deletable"]
+    assert {n["parentId"] for n in nodes[1:3]} == {"g:0"}
+    neg = {n["id"]: n for n in pattern_to_canvas(_pat("rfid", "shoplifting"))[0]}["c:b"]
+    assert neg["data"]["content"].startswith("!Register b") and "dashed" in neg["style"]["border"]
+
+
+def _canvas(text: str):
+    p = parse(text)
+    nodes, edges = pattern_to_canvas(p)
+    return p, nodes, edges
+
+
+def test_canvas_new_node_is_appended_by_position_with_a_fresh_variable():
+    p, nodes, edges = _canvas(STOCK)
+    nodes.append({"id": "st-flow-node_x", "position": {"x": 900, "y": 0}, "data": {"content": "Stock"}})
+    res = edit.apply_canvas(p, nodes, edges)
+    assert res.changed
+    assert [c.var for c in res.pattern.components()] == ["a", "b", "c"]
+    assert "added `Stock c`" in res.notes
+    # dropped on the far left: it comes first
+    nodes[-1]["position"]["x"] = -500
+    nodes[-1]["data"]["content"] = "Stock z"
+    assert [c.var for c in edit.apply_canvas(p, nodes, edges).pattern.components()] == ["z", "a", "b"]
+
+
+def test_canvas_new_node_inside_a_group_box_joins_the_group():
+    p, nodes, edges = _canvas(sample_streams.load("chemo").presets["chemo_cycle"])
+    nodes.append({"id": "n1", "position": {"x": 20, "y": 140}, "data": {"content": "X x"}})
+    q = edit.apply_canvas(p, nodes, edges).pattern
+    assert to_text(q).startswith("PATTERN SEQ(AND(C c, P+ p[], X x), B b)")
+
+
+def test_canvas_delete_removes_predicates_that_use_the_variable():
+    p, nodes, edges = _canvas(STOCK)
+    res = edit.apply_canvas(p, [n for n in nodes if n["id"] != "c:b"], [])
+    q = res.pattern
+    assert q.variables == ["a"]
+    assert all("b." not in to_text(q).split("WHERE")[1] for _ in [0])
+    assert any("deleted `b`" in n for n in res.notes)
+    parse(to_text(q))  # still a valid pattern
+
+
+def test_canvas_edit_node_text_renames_everywhere():
+    p, nodes, edges = _canvas(STOCK)
+    nodes[0]["data"]["content"] = "Stock+ x[]"
+    q = edit.apply_canvas(p, nodes, edges).pattern
+    assert "x[1].volume > 1000" in to_text(q) and "a[" not in to_text(q)
+    nodes[0]["data"]["content"] = "!Stock a"
+    q = edit.apply_canvas(p, nodes, edges).pattern
+    assert q.components()[0].negated
+
+
+def test_canvas_drawn_edge_reorders():
+    p, nodes, edges = _canvas("PATTERN SEQ(A a, B b, C c)")
+    user = {"id": "st-flow-edge_c:c-c:a", "source": "c:c", "target": "c:a"}
+    q = edit.apply_canvas(p, nodes, edges + [user]).pattern
+    assert [c.var for c in q.components()] == ["c", "a", "b"]  # c -> a wins; b -> c would close a cycle
+
+
+def test_canvas_unreadable_node_is_an_error():
+    p, nodes, edges = _canvas(STOCK)
+    nodes.append({"id": "n", "position": {"x": 0, "y": 300}, "data": {"content": "Stock ++ b"}})
+    with pytest.raises(edit.EditError, match="cannot read"):
+        edit.apply_canvas(p, nodes, edges)
+
+
+# --------------------------------------------------------------------------- edits
+
+def test_edits_build_the_stock_query_without_dsl():
+    p = parse("PATTERN SEQ(Stock+ a[])")
+    p = edit.add_component(p, edit.Component(type="Stock", var="b"))
+    p = edit.set_strategy(p, "skip_till_next_match")
+    p = edit.set_equivalence(p, ["symbol"])
+    for pred in ("a[1].volume > 1000", edit.predicate_text("a", "i", "price", True) + " > "
+                 + edit.predicate_text("a", "agg:avg", "price", True),
+                 "b.volume < 80% * " + edit.predicate_text("a", "last", "volume", True)):
+        p = edit.add_predicate(p, pred)
+    p = edit.set_window(p, 1, "hour")
+    q = edit.normalise(p)
+    ms = run_all(make_matcher(q), sample_streams.events("stocks_sase"))
+    assert len(ms) == 3
+
+
+def test_edits_group_ungroup_move_and_delete():
+    p = parse("PATTERN SEQ(A a, B b, C c) WHERE a.x > 1 AND b.x > a.x")
+    g = edit.wrap_items(p, (), [1, 2], "AND")
+    assert to_text(g).startswith("PATTERN SEQ(A a, AND(B b, C c))")
+    assert edit.groups(g)[1] == ((1,), "AND(B b, C c)")
+    assert to_text(edit.set_group_op(g, (1,), "OR")).startswith("PATTERN SEQ(A a, OR(B b, C c))")
+    assert edit.ungroup(g, (1,)) == p
+    m = edit.move_item(p, (0,), 1)
+    assert [c.var for c in m.components()] == ["b", "a", "c"]
+    d, notes = edit.delete_component(p, "a")
+    assert d.where == [] and len(notes) == 2
+    with pytest.raises(edit.EditError):
+        edit.add_component(p, edit.Component(type="A", var="a"))
+    u = edit.update_component(p, "b", edit.Component(type="B", var="bb", quant="plus"))
+    assert "bb.x > a.x" in to_text(u) and "B+ bb[]" in to_text(u)
+
+
+def test_parse_component_text():
+    c, given = edit.parse_component_text("`Stock+ a[]`\n\n_one or more_")
+    assert (c.type, c.var, c.quant, given) == ("Stock", "a", "plus", True)
+    c, given = edit.parse_component_text("!Register")
+    assert c.negated and not given
+    with pytest.raises(edit.EditError):
+        edit.parse_component_text("   ")
+
+
+# --------------------------------------------------------------------------- automaton
+
+def test_automaton_strategy_changes_only_ignore_labels():
+    p = parse(STOCK)
+    tables = {s: edge_table(automaton_graph(p, strategy=s)) for s in
+              ("strict_contiguity", "partition_contiguity", "skip_till_next_match", "skip_till_any_match")}
+    ign = {s: t[t["edge"] == "ignore"]["shown"].tolist() for s, t in tables.items()}
+    assert ign["strict_contiguity"][0].startswith("false")
+    assert ign["partition_contiguity"][0].startswith("¬(e.symbol = a.symbol)")
+    assert ign["skip_till_next_match"][0].startswith("¬(Stock: a[i].price > avg")
+    assert ign["skip_till_any_match"][0] == "e.ts - a.ts < 1 hour"
+    others = {s: t[t["edge"] != "ignore"]["shown"].tolist() for s, t in tables.items()}
+    assert len({json.dumps(v) for v in others.values()}) == 1
+
+
+def test_automaton_optimisation_switches():
+    p = parse(STOCK)
+
+    def shown(push, peek):
+        t = edge_table(automaton_graph(p, push_window=push, peek=peek))
+        return dict(zip(t["edge"] + ":" + t["from"], t["shown"]))
+
+    basic, both = shown(False, False), shown(True, True)
+    assert basic["proceed:a[i]"] == "true"
+    assert both["proceed:a[i]"].startswith("(Stock: b.volume") and both["proceed:a[i]"].endswith("< 1 hour")
+    assert shown(True, False)["proceed:a[i]"] == "e.ts - a.ts < 1 hour"
+    assert shown(False, True)["proceed:a[i]"].endswith("∨ ¬(θ*take ∨ θ*ignore))")
+    assert "1 hour" not in basic["take:a[i]"] and "1 hour" in both["take:a[i]"]
+    assert "1 hour" in basic["begin:b"]  # the edge into F always has the window
+
+
+def test_automaton_figure_draws_edge_kinds_and_final_double_circle():
+    g = automaton_graph(parse(sample_streams.load("rfid").presets["shoplifting"]))
+    fig = automaton_figure(g)
+    dashes = {t.line.dash for t in fig.data if t.mode == "lines" and t.line is not None}
+    assert {"solid", "dash", "dot"} <= dashes
+    states = next(t for t in fig.data if t.name == "states")
+    assert set(states.text) == {"a", "c", "F", "!b"}
+    ring = [t for t in fig.data if t.mode == "markers" and t.marker.size == 60]
+    assert len(ring) == 1  # F's outer circle
+    edges = next(t for t in fig.data if t.name == "edges")
+    assert any("no Register" in h for h in edges.hovertext)
+
+
+def test_automaton_refuses_with_reason():
+    with pytest.raises(AutomatonUnavailable, match="AND"):
+        automaton_graph(_pat("chemo", "chemo_cycle"))
+
+
+# --------------------------------------------------------------------------- timeline and tables
+
+def test_matches_tables_and_timeline():
+    p = parse(STOCK)
+    ev = sample_streams.events("stocks_sase")
+    ms = run_all(make_matcher(p), ev)
+    df = matches_frame(ms)
+    assert df["a"].tolist() == ["1 2 3 4 5", "3 4", "1 2 3 4 5 6 7"] and df["b"].tolist() == ["6", "6", "8"]
+    me = match_events_frame(ms[1], {e.id: e for e in ev})
+    assert me["variable"].tolist() == ["a[1]", "a[2]", "b"]
+    fig = timeline_figure(ev, ms, highlight=0)
+    names = {t.name for t in fig.data}
+    assert {"Stock", "variable a", "variable b"} <= names
+    assert len(fig.layout.shapes) == 1  # the highlighted match band
+    assert [json.loads(line)["match"] for line in jsonl_text(ms).splitlines()][0] == {"a": [1, 2, 3, 4, 5], "b": [6]}
+    assert list(export_frame(ms).columns) == ["match", "start", "end", "start_seq", "end_seq"]
+
+
+def test_timeline_with_datetimes_and_no_matches():
+    ev = sample_streams.events("rfid")
+    fig = timeline_figure(ev, [], is_datetime=True)
+    assert fig.data and str(fig.data[0].x[0]).startswith("2024-03-01")

@@ -1,0 +1,143 @@
+"""The `cep` command end to end: check, run (every format, engines, errors), samples."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import sample_streams
+from engine.cli import main
+
+Q3 = sample_streams.load("stocks_sase").presets["stock_trend"]
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_check_prints_normalised_dsl(capsys):
+    code, out, _ = run(capsys, "check", "PATTERN seq(Stock+ a[], Stock b) where SKIP_TILL_NEXT_MATCH "
+                                        "and [symbol] and b.volume < 80% * a[a.LEN].volume within 1 HOUR")
+    assert code == 0
+    assert out == ("PATTERN SEQ(Stock+ a[], Stock b)\nWHERE skip_till_next_match\n  AND [symbol]\n"
+                   "  AND b.volume < 80% * a[a.len].volume\nWITHIN 1 hour\n")
+
+
+def test_check_error_has_line_column_caret_and_exit_2(capsys):
+    code, out, err = run(capsys, "check", "PATTERN SEQ(Stock a, Stock b)\nWHERE a.price > 10\nWIHTIN 1 hour")
+    assert code == 2 and out == ""
+    assert "line 3, column 1" in err and "did you mean `WITHIN`?" in err
+    assert "\n  WIHTIN 1 hour\n  ^^^^^^" in err
+
+
+def test_check_reads_a_file(tmp_path, capsys):
+    f = tmp_path / "q.cep"
+    f.write_text(Q3)
+    code, out, _ = run(capsys, "check", str(f))
+    assert code == 0 and out.startswith("PATTERN SEQ(Stock+ a[], Stock b)")
+
+
+def test_run_jsonl_is_the_public_contract(tmp_path, capsys):
+    code, out, _ = run(capsys, "run", "preset:stocks_sase/stock_trend", "--data", "sample:stocks_sase",
+                       "--format", "jsonl")
+    assert code == 0
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert rows == [
+        {"match": {"a": [1, 2, 3, 4, 5], "b": [6]}, "start": 1.0, "end": 6.0},
+        {"match": {"a": [3, 4], "b": [6]}, "start": 3.0, "end": 6.0},
+        {"match": {"a": [1, 2, 3, 4, 5, 6, 7], "b": [8]}, "start": 1.0, "end": 8.0},
+    ] or sorted(map(json.dumps, rows)) == sorted(map(json.dumps, [
+        {"match": {"a": [1, 2, 3, 4, 5], "b": [6]}, "start": 1.0, "end": 6.0},
+        {"match": {"a": [3, 4], "b": [6]}, "start": 3.0, "end": 6.0},
+        {"match": {"a": [1, 2, 3, 4, 5, 6, 7], "b": [8]}, "start": 1.0, "end": 8.0}]))
+
+
+def test_run_count_table_csv_and_out(tmp_path, capsys):
+    data = str(sample_streams.load("stocks_sase").path)
+    any_q = sample_streams.load("stocks_sase").presets["stock_trend_any"]
+    assert run(capsys, "run", any_q, "--data", data, "--format", "count")[1] == "68\n"
+    code, out, _ = run(capsys, "run", any_q, "--data", data, "--format", "count", "--engine", "oracle")
+    assert out == "68\n"
+    code, out, _ = run(capsys, "run", Q3, "--data", data)
+    assert code == 0 and out.splitlines()[0].split() == ["#", "start", "end", "a", "b"]
+    assert out.splitlines()[-1] == "(3 matches)"
+    dest = tmp_path / "m.csv"
+    code, out, _ = run(capsys, "run", Q3, "--data", data, "--format", "csv", "--out", str(dest))
+    assert code == 0 and out == ""
+    lines = dest.read_text().splitlines()
+    assert lines[0] == "match,start,end,a,b" and len(lines) == 4
+    assert "1 2 3 4 5,6" in lines[1] or "1 2 3 4 5,6" in "".join(lines)
+
+
+def test_optional_and_or_vars_map_to_empty_lists(tmp_path, capsys):
+    f = tmp_path / "d.csv"
+    f.write_text("type,ts,id\nA,1,10\nB,2,11\n")
+    code, out, _ = run(capsys, "run", "PATTERN SEQ(A a, C? c, OR(B b, D d))", "--data", str(f), "--format", "jsonl")
+    assert code == 0
+    assert json.loads(out) == {"match": {"a": [10], "c": [], "b": [11], "d": []}, "start": 1.0, "end": 2.0}
+
+
+def test_bad_data_gives_the_report_not_a_traceback(tmp_path, capsys):
+    f = tmp_path / "bad.csv"
+    f.write_text("type,ts,price\nStock,1,10\n,2,11\nStock,xyz,12\nStock,4,abc\n")
+    code, out, err = run(capsys, "run", "PATTERN SEQ(Stock a, Stock b) WHERE b.price > a.price", "--data", str(f))
+    assert code == 2 and out == ""
+    assert "Traceback" not in err
+    assert "row 1" in err and "row 2" in err and "column ts" in err
+    assert "non-numeric" in err and "price" in err
+    code, out, err = run(capsys, "run", "PATTERN SEQ(Stock a, Stock b) WHERE b.price > a.price", "--data", str(f),
+                         "--skip-bad-rows", "--format", "count")
+    assert code == 0 and out == "0\n"  # 'abc' compares false; the rejected rows are listed on stderr
+    assert "row 1" in err
+
+
+def test_missing_column_and_missing_file(tmp_path, capsys):
+    f = tmp_path / "d.csv"
+    f.write_text("kind,time\nA,1\n")
+    code, _, err = run(capsys, "run", "PATTERN SEQ(A a)", "--data", str(f))
+    assert code == 2 and "type" in err
+    code, _, err = run(capsys, "run", "PATTERN SEQ(A a)", "--data", str(f), "--type-col", "kind", "--ts-col", "time",
+                       "--format", "count")
+    assert code == 0
+    code, _, err = run(capsys, "run", "PATTERN SEQ(A a)", "--data", str(tmp_path / "nope.csv"))
+    assert code == 2 and "nope.csv" in err
+
+
+def test_unknown_attribute_against_the_data(capsys):
+    code, _, err = run(capsys, "run", "PATTERN SEQ(Stock a) WHERE a.prise > 1", "--data", "sample:stocks_sase")
+    assert code == 2 and "did you mean `price`?" in err and "^^^" in err
+
+
+def test_engine_refusal_is_clear(capsys):
+    code, _, err = run(capsys, "run", Q3, "--data", "sample:stocks_sase", "--engine", "oracle")
+    assert code == 2 and "skip_till_any_match" in err
+
+
+def test_state_explosion_exit_1(tmp_path, capsys):
+    f = tmp_path / "d.csv"
+    f.write_text("type,ts\n" + "".join(f"A,{i}\n" for i in range(40)))
+    code, _, err = run(capsys, "run", "PATTERN SEQ(A+ a[], A b) WHERE skip_till_any_match WITHIN 100",
+                       "--data", str(f), "--max-runs", "5000", "--format", "count")
+    assert code == 1 and "state explosion" in err and "skip_till_any_match" in err
+
+
+def test_samples_lists_presets(capsys):
+    code, out, _ = run(capsys, "samples")
+    assert code == 0
+    for name in sample_streams.names():
+        assert f"{name}:" in out
+    assert "preset:stocks_sase/stock_trend" in out
+
+
+def test_console_script_installed():
+    exe = shutil.which("cep") or str(Path(sys.executable).parent / "cep")
+    out = subprocess.run([exe, "run", "preset:rfid/shoplifting", "--data", "sample:rfid", "--format", "count"],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == "3\n"
