@@ -97,7 +97,16 @@ def load_data(args: argparse.Namespace, pattern: Any, source_text: str) -> tuple
     warnings: list[str] = []
     report = res.report
     issues = list(report.issues)
-    numeric = res.numeric_issues(pattern.numeric_attrs())
+    # Only attributes whose loaded column is not all numbers can hold a non-number.
+    wanted = pattern.numeric_attrs()
+    suspect: dict[str, set[str]] = {}
+    for t, attrs in wanted.items():
+        types = res.schema if t == "ANY" else {t: res.schema.get(t, {})}
+        for tt, kinds in types.items():
+            bad = {a for a in attrs if kinds.get(a, "number") != "number"}
+            if bad:
+                suspect.setdefault(tt, set()).update(bad)
+    numeric = res.numeric_issues(suspect) if suspect else []
     if numeric:
         issues.extend(numeric)
     errors = [i for i in issues if i.severity == "error"]

@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import networkx as nx
+if TYPE_CHECKING:
+    import networkx as nx
 
 from ..expr import Agg, Cmp, Len, Node, Ref, to_text, uses_iteration, variables
 from ..model import Component, Group, Pattern, Strategy
@@ -83,7 +84,7 @@ class Nfab:
     key: PartitionKey | None
     order: list[str]  # positive variables in pattern order (match bindings order)
 
-    def to_networkx(self, optimised: bool = True) -> nx.MultiDiGraph:
+    def to_networkx(self, optimised: bool = True) -> "nx.MultiDiGraph":
         return to_networkx(self, optimised)
 
 
@@ -333,10 +334,12 @@ def edge_formulas(nfa: Nfab, chain: Chain, optimised: bool) -> list[dict[str, An
     return edges
 
 
-def to_networkx(nfa: Nfab, optimised: bool = True) -> nx.MultiDiGraph:
+def to_networkx(nfa: Nfab, optimised: bool = True) -> "nx.MultiDiGraph":
     """States and edges with kind, formula text (basic and optimised) and strategy.
 
     With several SEQ alternatives, node names are prefixed ``alt<k>:``."""
+    import networkx as nx
+
     g = nx.MultiDiGraph(strategy=nfa.strategy.value, engine="nfab",
                         partition=nfa.key.columns() if nfa.key else [],
                         alternatives=len(nfa.chains))

@@ -391,11 +391,9 @@ class LazyBase:
                     self._trace(kind="store", seq=e.seq, var=v.name, negated=True)
 
     def _add(self, buf: Buf, e: Event, coord: float, key: Any) -> None:
-        buf.add(e, coord, key)
+        buf.add(e, coord, key)  # expiry: _expire_bufs at the start of every event
         self.buffered += 1
         self.stats.buffer_entries += 1
-        if self.W is not None:
-            self._prune(buf, coord)
 
     def _prune(self, buf: Buf, now: float) -> None:
         r = buf.prune(now, self.W)  # type: ignore[arg-type]
@@ -997,6 +995,8 @@ class RTree:
         self.tail = RPlan(tc.clause.index, [RStep(s, info, vrts[s.var], negs) for s in tc.tail],
                           [RNeg(n, info, negs[n.var]) for n in tc.pp])
         self._edges: dict[tuple[int, int], Any] = {}
+        self.okm = 0  # tree variables the current event matches
+        self.okk = False  # the current event matches a Kleene variable
 
     def edge(self, i: int, mask: int) -> Any:
         key = (i, mask)
@@ -1057,6 +1057,12 @@ class LazyTreeMatcher(LazyBase):
                 rt.tail.root = root
                 self.waiting.setdefault(rt.tail.steps[0].var, []).append(root)
         self.choices: dict[str, int] = {}  # how often each variable was the rarest (for display)
+        self._var_trees: dict[str, list[tuple[RTree, int]]] = {}
+        for rt in self.trees:
+            for i, tv in enumerate(rt.tvars):
+                self._var_trees.setdefault(tv.name, []).append((rt, rt.bits[i]))
+            for kv in rt.kvars:
+                self._var_trees.setdefault(kv.name, []).append((rt, 0))
 
     def _wait(self, inst: Inst, var: str) -> None:
         LazyChainMatcher._wait(self, inst, var)  # type: ignore[arg-type]
@@ -1097,6 +1103,15 @@ class LazyTreeMatcher(LazyBase):
             if negs:
                 self._store_neg(negs, e, coord, key)
             if ok:
+                for rt in self.trees:
+                    rt.okm = 0
+                    rt.okk = False
+                for v in ok:
+                    for rt, bit in self._var_trees.get(v.name, ()):
+                        if bit:
+                            rt.okm |= bit
+                        else:
+                            rt.okk = True
                 act = self.active
                 n = len(act)
                 dead = 0
@@ -1109,6 +1124,11 @@ class LazyTreeMatcher(LazyBase):
                         inst.dead = True
                         self.alive -= 1
                         dead += 1
+                        continue
+                    rt = inst.plan
+                    # only an event of a still unbound variable can change what this instance
+                    # finds (it is the last event of any match the instance is part of)
+                    if not (rt.okm & ~inst.mask or rt.okk):
                         continue
                     self._advance(inst)
                     if inst.dead:

@@ -293,6 +293,7 @@ class NfabMatcher:
         self.count_window = bool(w and w.is_count)
         self.key = self.nfa.key
         self.key_any = self.key.uniform if self.key else None
+        self._part_of = self._partitioner()
         comps = pattern.components()
         self.pos_types = {c.type for c in comps if not c.negated}
         self.neg_types = {c.type for c in comps if c.negated}
@@ -321,13 +322,22 @@ class NfabMatcher:
     def _coord(self, e: Event) -> float:
         return e.seq if self.count_window else e.ts
 
-    def _part_of(self, e: Event) -> Any:
-        if self.key is None:
-            return None
-        k = self.key.of(e)
-        if k is None and self.key_any is not None:
-            return tuple(e.get(a) for a in self.key_any)
-        return k
+    def _partitioner(self) -> Callable[[Event], Any]:
+        """The partition of an event (its key value; None when unpartitioned)."""
+        key = self.key
+        if key is None:
+            return lambda e: None
+        uni = self.key_any
+        if uni is not None and len(uni) == 1 and uni[0] not in BUILTIN_FIELDS:
+            a = uni[0]
+            return lambda e: (e.attrs.get(a),)
+
+        def part(e: Event) -> Any:
+            k = key.of(e)
+            if k is None and uni is not None:
+                return tuple(e.get(a) for a in uni)
+            return k
+        return part
 
     def _trace(self, **rec: Any) -> None:
         assert self.tracer is not None
@@ -576,9 +586,12 @@ class NfabMatcher:
         end = self._coord(e)
         chain = rt.chain
         if r.members:
-            live = [m for m in r.members if W is None or end - m.start < W]
-            if len(live) < len(r.members):
-                r.members = live  # expired members will never match again
+            if W is None:
+                live = r.members
+            else:
+                live = [m for m in r.members if end - m.start < W]
+                if len(live) < len(r.members):
+                    r.members = live  # expired members will never match again
             members = [(m.start, m.switches) for m in live]
         else:
             members = [(r.start, ())] if W is None or end - r.start < W else []
@@ -603,22 +616,39 @@ class NfabMatcher:
             x = preds[0][1] if len(preds) == 1 else x.follow(label)
         if targets:
             raise AssertionError("merge entry not on the representative's path")
+        # The representative's path oldest first, cut into runs of one variable, so that a
+        # member's ids are slices of it plus its own older part.
+        rev = rep[::-1]
+        n = len(rev)
+        rev_ids = [x.event.id for x in rev]
+        segments: list[tuple[str, int, int]] = []
+        for k, x in enumerate(rev):
+            v = var_of[x.state]
+            if segments and segments[-1][0] == v:
+                segments[-1] = (v, segments[-1][1], k + 1)
+            else:
+                segments.append((v, k, k + 1))  # type: ignore[arg-type]
         for start, switches in members:
             if not switches:
-                path = rep
+                k = 0
+                tail: list[Entry] = []
             else:  # shared with the representative up to the first switch entry
-                i = rep_pos[id(switches[0][0])]
-                path = rep[:i] + self._walk(switches[0][0], r.version, switches)
+                k = n - rep_pos[id(switches[0][0])]
+                tail = self._walk(switches[0][0], r.version, switches)[::-1]
+            ids: dict[str, list[Any]] = {v: [] for v in order}
+            for ent in tail:
+                ids[var_of[ent.state]].append(ent.event.id)  # type: ignore[index]
+            for v, s0, s1 in segments:
+                if s1 > k:
+                    ids[v].extend(rev_ids[max(s0, k):s1])  # type: ignore[index]
+            first_ev = tail[0].event if tail else rev[k].event
+            last_ev = rev[-1].event
             if chain.negations:
                 bound: dict[str, list[Event]] = {v: [] for v in order}
-                for ent in reversed(path):
-                    bound[var_of[ent.state]].append(ent.event)
-            ids: dict[str, list[Any]] = {v: [] for v in order}
-            for ent in reversed(path):
-                ids[var_of[ent.state]].append(ent.event.id)
+                for ent in tail + rev[k:]:
+                    bound[var_of[ent.state]].append(ent.event)  # type: ignore[index]
             if chain.negations and not self._negations_ok(chain, bound, r.part, trailing=False):
                 continue
-            first_ev, last_ev = path[-1].event, path[0].event
             m = Match(tuple((v, tuple(ids[v])) for v in order), first_ev.ts, last_ev.ts,
                       first_ev.seq, last_ev.seq)
             if m.key in emitted:

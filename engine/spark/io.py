@@ -284,7 +284,7 @@ def _out_schema(plan: _Plan, attr_fields: list[Any]) -> Any:
 
 class _SegState:
     __slots__ = ("seg", "file", "block", "rows", "valid", "first_ts", "last_ts", "sorted", "keys",
-                 "schema", "id_seen", "kinds", "irregular")
+                 "schema", "id_seen", "kinds", "irregular", "ids_inc", "id_min", "id_max")
 
     def __init__(self, seg: int, file: str, block: int):
         self.seg, self.file, self.block = seg, file, block
@@ -298,12 +298,16 @@ class _SegState:
         self.id_seen = False
         self.kinds: dict[str, set[str]] = {}   # JSON Lines: Python types seen per key
         self.irregular = False                 # JSON Lines: a bad line or a nested value
+        self.ids_inc = True                    # integer ids strictly increasing (no duplicates)
+        self.id_min: int | None = None
+        self.id_max: int | None = None
 
     def meta(self) -> dict[str, Any]:
         return {"meta": 1, "seg": self.seg, "file": self.file, "block": self.block, "rows": self.rows,
                 "valid": self.valid, "first_ts": self.first_ts, "last_ts": self.last_ts,
                 "sorted": self.sorted, "keys": list(self.keys), "schema": sorted(self.schema),
-                "id_seen": self.id_seen, "irregular": self.irregular,
+                "id_seen": self.id_seen, "irregular": self.irregular, "ids_inc": self.ids_inc,
+                "id_min": self.id_min, "id_max": self.id_max,
                 "kinds": {k: sorted(v) for k, v in self.kinds.items()}}
 
 
@@ -453,7 +457,15 @@ def _validate_run(plan: _Plan, arrow_schema: pa.Schema, names: list[str], part: 
         dumps = json.dumps
         cols[ID_COL] = pa.array([dumps(i) for i in frame[ID_COL].tolist()], type=pa.string())
     else:
-        cols[ID_COL] = pa.array(frame[ID_COL].tolist(), type=id_type)
+        ids = frame[ID_COL].tolist()
+        cols[ID_COL] = pa.array(ids, type=id_type)
+        if plan.id_mode == "long" and st.ids_inc:
+            arr = np.asarray(ids, dtype=np.int64)
+            if (st.id_max is not None and arr[0] <= st.id_max) or (n > 1 and np.any(arr[1:] <= arr[:-1])):
+                st.ids_inc = False
+            else:
+                st.id_min = int(arr[0]) if st.id_min is None else st.id_min
+                st.id_max = int(arr[-1])
     if mapping.is_interval:
         cols[LOWER_COL] = pa.array(frame[LOWER_COL].to_numpy(dtype=np.float64))
         cols[UPPER_COL] = pa.array(frame[UPPER_COL].to_numpy(dtype=np.float64))
@@ -845,7 +857,7 @@ def _run_validation(spark: Any, typed: Any, plan: _Plan, whole: list[ValidationI
     else:
         data = _global_seq(spark, data, cached)
     # duplicate ids: a warning per later row with an id seen before (global, as in-process)
-    if not ids_are_rows and rows_loaded:
+    if not ids_are_rows and rows_loaded and not _ids_surely_unique(plan, metas):
         issues.extend(_duplicate_ids(data, mapping, id_json))
     keep = [ROW_COL, SEQ_COL, TYPE_COL, TS_COL, ID_COL]
     if mapping.is_interval:
@@ -897,6 +909,21 @@ def _jsonl_promotions(metas: list[dict[str, Any]], mapping: ColumnMapping) -> li
             return []
     mapped = mapping.mapped_columns()
     return [k for k, ks in kinds.items() if (ks - {"NoneType"}) == {"int", "float"} and k not in mapped]
+
+
+def _ids_surely_unique(plan: _Plan, metas: list[dict[str, Any]]) -> bool:
+    """Integer ids increasing inside every segment, segments' id ranges disjoint: no
+    duplicates, so the global check (a shuffle) can be skipped."""
+    if plan.id_mode != "long":
+        return False
+    ranges = []
+    for m in metas:
+        if not m["ids_inc"]:
+            return False
+        if m["id_min"] is not None:
+            ranges.append((m["id_min"], m["id_max"]))
+    ranges.sort()
+    return all(a[1] < b[0] for a, b in zip(ranges, ranges[1:]))
 
 
 def _spark_is_datetime(df: Any, col: str) -> bool:
