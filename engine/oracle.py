@@ -29,7 +29,7 @@ from typing import Any, Callable, Iterator
 from .events import Event
 from .bindings import Conjunct, conjunct
 from .expr import Agg, Len, Ref
-from .matchers.base import Match, Stats, make_match, sort_matches
+from .matchers.base import Match, Stats, make_match, overlap_rank, sort_matches
 from .model import Component, Group, Pattern, Strategy
 from .partition import partition_key
 
@@ -297,7 +297,7 @@ def _negation_ok(items: list[Any], asg: dict[str, list[int]], b: dict[str, list[
 
 def non_overlap(pattern: Pattern, matches: list[Match], by_id: dict[Any, Event]) -> list[Match]:
     """OUTPUT NON_OVERLAP: per partition, keep a match only if it starts after the previous
-    kept match ended (matches taken in completion order, earliest start first)."""
+    kept match ended (matches taken in completion order, then by ``overlap_rank``)."""
     key = partition_key(pattern)
     last_end: dict[Any, int] = {}
     out = []
@@ -317,7 +317,7 @@ def non_overlap(pattern: Pattern, matches: list[Match], by_id: dict[Any, Event])
                 return e.seq
         return len(events)
 
-    matches = sorted(matches, key=lambda m: (completed(m), m.start_seq, repr(m.bindings)))
+    matches = sorted(matches, key=lambda m: (completed(m), *overlap_rank(m)))
     for m in matches:
         first_id = next(ids[0] for _, ids in m.bindings if ids)
         part = key.of(by_id[first_id]) if key else None

@@ -91,6 +91,37 @@ def test_aggregate_variants_under_next(pred, expected):
     assert ids(run_all(NfabMatcher(parse(text)), STOCK)) == sorted(expected)
 
 
+def test_without_the_peek_skip_till_next_changes_meaning():
+    """§6.4: with the unoptimised proceed (`true`), skip_till_next_match also yields
+    a=(e1), b=e6 — the peek is semantics-defining, which is why it is on by default."""
+    out = run_all(NfabMatcher(parse(Q3), peek=False), STOCK)
+    got = ids(out)
+    assert ((1,), (6,)) in got and set([R1, R2, R3]) <= set(got)
+    assert len(got) == len(set(got))
+
+
+@pytest.mark.parametrize("strategy", ["skip_till_next_match", "partition_contiguity", "skip_till_any_match"])
+def test_pushing_the_window_changes_runs_not_matches(strategy):
+    rows = [dict(type="Stock", symbol="G", price=100 + (i * 7) % 13, volume=1100 - (i * 37) % 500, ts=i)
+            for i in range(40 if strategy != "skip_till_any_match" else 14)]
+    text = with_strategy(Q3, strategy).replace("WITHIN 1 hour", "WITHIN 6")
+    ev = make_stream(rows)
+    on = NfabMatcher(parse(text), push_window=True, merge=False)
+    off = NfabMatcher(parse(text), push_window=False, merge=False)
+    assert ids(run_all(on, ev)) == ids(run_all(off, ev))
+    assert off.stats.runs_peak >= on.stats.runs_peak
+
+
+def test_non_overlap_reports_the_earliest_then_prunes_the_partition():
+    text = Q3.replace("WITHIN 1 hour", "WITHIN 1 hour OUTPUT NON_OVERLAP")
+    assert ids(run_all(NfabMatcher(parse(text)), STOCK)) == [R1]  # R2 overlaps R1; R3 starts at e1
+    anyq = with_strategy(text, "skip_till_any_match")
+    got = run_all(NfabMatcher(parse(anyq)), STOCK)
+    assert {m.key for m in got} == {m.key for m in oracle.run(parse(anyq), STOCK)}
+    # at e6 the earliest-starting, shortest match is reported; every other run of GOOG dies
+    assert [(m.ids("a"), m.ids("b")) for m in got] == [((1,), (6,))]
+
+
 def test_shared_buffer_versions_reconstruct_the_paper_labels():
     """§6.5: the shared buffer holds e4 once in a[i] with two pointers; retrieval by
     version reads back (e3, e4, e6) for R2 and not the blind-merge (e1 e2 e3 e4 e6)."""
@@ -241,7 +272,14 @@ def nfab_patterns(draw):
     if draw(st.booleans()):
         preds.insert(0, draw(st.sampled_from(["[k]", "[x]"])))
     where = " AND ".join(["skip_till_any_match"] + preds)
-    text = f"PATTERN SEQ({', '.join(items)}) WHERE {where} {window}"
+    shape = draw(st.sampled_from(["seq", "seq", "seq", "or", "and"]))
+    body = f"SEQ({', '.join(items)})"
+    if shape == "or" and "!" not in body:
+        body = f"OR(SEQ({', '.join(items)}), {draw(st.sampled_from('ABC'))} z)"
+    elif shape == "and" and "!" not in body and not kleene and len(items) >= 2:
+        body = f"SEQ({items[0]}, AND({', '.join(items[1:])}))"
+    output = " OUTPUT NON_OVERLAP" if draw(st.integers(0, 5)) == 0 else ""
+    text = f"PATTERN {body} WHERE {where} {window}{output}"
     try:
         p = parse(text)
     except PatternError:

@@ -57,6 +57,12 @@ def make_match(order: list[str], bound: dict[str, list[Event]]) -> Match:
     )
 
 
+def overlap_rank(m: Match) -> tuple[int, int, str]:
+    """OUTPUT NON_OVERLAP: among matches completed together, the one reported first is the
+    earliest-starting, then the shortest (fewest events), then by ids."""
+    return (m.start_seq, sum(len(ids) for _, ids in m.bindings), repr(m.bindings))
+
+
 def sort_matches(ms: Iterable[Match]) -> list[Match]:
     """Canonical order: by the event that completed the match, then by start, then ids."""
     return sorted(ms, key=lambda m: (m.end_seq, m.start_seq, repr(m.bindings)))

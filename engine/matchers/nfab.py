@@ -29,7 +29,7 @@ from ..events import BUILTIN_FIELDS, Event
 from ..expr import Agg, BoolOp, Len, Node, Ref, compile_expr
 from ..model import ANY_TYPE, Pattern, Strategy
 from ..automata.nfab import Chain, Nfab, compile_pattern
-from .base import Match, StateExplosion, Stats, Tracer
+from .base import Match, StateExplosion, Stats, Tracer, overlap_rank
 
 DEFAULT_MAX_RUNS = 2_000_000
 DEFAULT_MAX_BUFFER = 6_000_000
@@ -275,8 +275,16 @@ class NfabMatcher:
     name = "nfab"
 
     def __init__(self, pattern: Pattern, tracer: Tracer | None = None, share: bool = True, merge: bool = True,
-                 max_runs: int = DEFAULT_MAX_RUNS, max_buffer: int = DEFAULT_MAX_BUFFER):
+                 max_runs: int = DEFAULT_MAX_RUNS, max_buffer: int = DEFAULT_MAX_BUFFER,
+                 push_window: bool = True, peek: bool = True):
         self.pattern = pattern
+        # §4.5 optimisations. push_window (step 5): a run dies on any edge once it left the
+        # window (off: only the edge into F checks it; same matches, more live runs).
+        # peek (step 6): proceed is atomic with the next state's begin (off: the proceed
+        # edge is `true` and the next state decides on the same event; under
+        # skip_till_next_match this changes the matches, see sase-nfab.md §6.4).
+        self.push_window = push_window
+        self.peek = peek
         self.nfa = compile_pattern(pattern)
         self.tracer = tracer
         self.share = share
@@ -442,7 +450,7 @@ class NfabMatcher:
         si = r.state
         st = self.stats
         W = self.W
-        if W is not None and coord - r.start >= W:
+        if W is not None and coord - r.start >= W and self.push_window:
             self._kill(r, e, "window")
             return
         kind = rt.states[si].kind
@@ -460,7 +468,11 @@ class NfabMatcher:
             nsi = si + 1
             if nsi != rt.final:
                 ntyp = rt.type[nsi]
-                if ntyp == e.type or ntyp == ANY_TYPE:
+                if not self.peek:
+                    pf = rt.proceed[si]
+                    st.predicate_evals += 1
+                    proceed = pf is None or pf(ctx)
+                elif ntyp == e.type or ntyp == ANY_TYPE:
                     pf = rt.proceed[si]
                     st.predicate_evals += 1
                     if pf is None or pf(ctx):
@@ -481,12 +493,18 @@ class NfabMatcher:
                 return
             if proceed:
                 if not (take or ignore):  # the run itself moves on (opportunistic proceed)
-                    self._apply_begin(r, rt, nsi, e, nxt, cur, emitted)
+                    p = r
+                else:
+                    p = r.clone()
+                    st.runs_created += 1
+                    st.extra["clones_take_proceed" if take else "clones_ignore_proceed"] += 1
+                if self.peek:
+                    self._apply_begin(p, rt, nsi, e, nxt, cur, emitted)
+                else:  # ε-move: the next state reads the same event
+                    p.state = nsi
+                    self._step(p, e, coord, nxt, cur, emitted)
+                if p is r:
                     return
-                p = r.clone()
-                st.runs_created += 1
-                st.extra["clones_take_proceed" if take else "clones_ignore_proceed"] += 1
-                self._apply_begin(p, rt, nsi, e, nxt, cur, emitted)
             if take and ignore:
                 c = r.clone()
                 st.runs_created += 1
@@ -704,7 +722,7 @@ class NfabMatcher:
 
     def _non_overlap(self, part: Any, ms: list[Match]) -> list[Match]:
         ms = [m for m in ms if m is not None]
-        ms.sort(key=lambda m: (m.start_seq, repr(m.bindings)))
+        ms.sort(key=overlap_rank)
         keep = []
         last = self.last_end.get(part, -1)
         for m in ms:
