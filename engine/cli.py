@@ -182,14 +182,19 @@ def cmd_run(args: argparse.Namespace) -> int:
     events, warnings = load_data(args, pattern, text)
     for w in warnings:
         print(w, file=sys.stderr)
+    rates = None
+    if args.engine == "auto":  # type rates steer `auto` to the lazy chain on skewed data
+        from collections import Counter
+
+        rates = dict(Counter(e.type for e in events))
     try:
-        info = choose(pattern, args.engine)
+        info = choose(pattern, args.engine, rates=rates)
     except EngineUnsupported as err:
         raise CliError(str(err)) from None
     options: dict[str, Any] = {}
     if args.max_runs is not None:
         options["max_runs"] = args.max_runs
-    matcher = make_matcher(pattern, info.name, **options)
+    matcher = make_matcher(pattern, info.name, rates=rates, **options)
     t0 = time.perf_counter()
     matches: list[Match] = []
     try:

@@ -67,7 +67,10 @@ def reasons(pattern: Pattern) -> dict[str, str | None]:
     return {name: info.supports(pattern) for name, info in sorted(ENGINES.items(), key=lambda kv: kv[1].preference)}
 
 
-def choose(pattern: Pattern, engine: str = "auto") -> EngineInfo:
+def choose(pattern: Pattern, engine: str = "auto", rates: Any = None) -> EngineInfo:
+    """The engine to run ``pattern``: the named one (refused with the reason when it cannot),
+    or for ``auto`` the preferred engine that supports it. With event ``rates`` (by type or
+    variable) that are skewed, ``auto`` prefers the lazy chain (Kolchinsky & Schuster)."""
     if engine != "auto":
         if engine not in ENGINES:
             from .model import suggest
@@ -80,6 +83,8 @@ def choose(pattern: Pattern, engine: str = "auto") -> EngineInfo:
         if why:
             raise EngineUnsupported(f"engine `{engine}` cannot run this pattern: {why}")
         return info
+    if rates_skewed(pattern, rates) and "lazy-chain" in ENGINES and ENGINES["lazy-chain"].supports(pattern) is None:
+        return ENGINES["lazy-chain"]
     why_not = reasons(pattern)
     for name, why in why_not.items():
         if why is None:
@@ -88,19 +93,16 @@ def choose(pattern: Pattern, engine: str = "auto") -> EngineInfo:
     raise EngineUnsupported(f"no engine supports this pattern ({lines})")
 
 
-def make_matcher(pattern: Pattern, engine: str = "auto", **options: Any) -> Matcher:
-    """Build the chosen matcher; options (tracer, max_runs, ...) go to its constructor."""
-    info = choose(pattern, engine)
+def make_matcher(pattern: Pattern, engine: str = "auto", rates: Any = None, **options: Any) -> Matcher:
+    """Build the chosen matcher; options (tracer, max_runs, ...) go to its constructor, and
+    ``rates`` to the lazy chain (its evaluation order)."""
+    info = choose(pattern, engine, rates=rates)
+    if rates is not None and info.name == "lazy-chain":
+        options.setdefault("rates", rates)
     return info.load()(pattern, **options)
 
 
-# =============================================================================================
-# BEGIN lazy engines (issue 6: lazy Chain / Tree NFA, Kolchinsky & Schuster; eager baseline).
-# Registers `lazy-tree`, `lazy-chain`, `eager`, and adds an optional, backward-compatible
-# `rates` hint to `choose` / `make_matcher`: with per-type (or per-variable) arrival rates
-# whose spread over the pattern's positive variables is at least SKEW_THRESHOLD, `auto`
-# picks the lazy chain (which then evaluates in ascending rate order).
-# =============================================================================================
+# Lazy engines (issue 6: lazy chain / tree NFA, Kolchinsky & Schuster; eager baseline).
 
 def _lazy_supports(p: Pattern) -> str | None:
     try:
@@ -138,26 +140,3 @@ def rates_skewed(pattern: Pattern, rates: Any) -> bool:
         return False
     lo, hi = min(vals), max(vals)
     return hi > 0 and (lo == 0 or hi / lo >= SKEW_THRESHOLD)
-
-
-_choose_without_rates = choose
-_make_matcher_without_rates = make_matcher
-
-
-def choose(pattern: Pattern, engine: str = "auto", rates: Any = None) -> EngineInfo:  # noqa: F811
-    """As before; with ``rates`` skewed, ``auto`` prefers the lazy chain when it supports the pattern."""
-    if engine == "auto" and rates_skewed(pattern, rates):
-        info = ENGINES["lazy-chain"]
-        if info.supports(pattern) is None:
-            return info
-    return _choose_without_rates(pattern, engine)
-
-
-def make_matcher(pattern: Pattern, engine: str = "auto", rates: Any = None, **options: Any) -> Matcher:  # noqa: F811
-    """As before; ``rates`` (optional) steers ``auto`` and is handed to the lazy chain."""
-    info = choose(pattern, engine, rates=rates)
-    if rates is not None and info.name == "lazy-chain":
-        options.setdefault("rates", rates)
-    return info.load()(pattern, **options)
-
-# END lazy engines (issue 6)

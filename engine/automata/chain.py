@@ -581,7 +581,37 @@ def chain_graph(nfa: ChainNFA) -> nx.MultiDiGraph:
                        filter=filter_text(info, n.var), label=f"take ¬{n.var}:{n.type}")
             ev = "timeout" if n.trailing else "search_failed"
             g.add_edge(name, nxt, key=ev, kind=ev, label=ev)
+    _finish(g)
     return g
+
+
+STYLE = {"take": "take", "iterate": "take", "store": "ignore", "ignore": "ignore", "timeout": "proceed",
+         "search_failed": "proceed", "negation": "negation", "epsilon": "proceed"}
+
+
+def _finish(g: nx.MultiDiGraph) -> None:
+    """Attributes for generic drawing (``visualizers/automaton.py`` conventions): a numeric
+    ``order`` (column) and ``alternative`` (row) on every node, ``start`` on the initial
+    state, and on every edge a ``formula`` text and a ``style`` among begin/take/ignore/
+    proceed/negation."""
+    orders = [d["order"] for _, d in g.nodes(data=True) if isinstance(d.get("order"), int)]
+    last = (max(orders) if orders else 0) + 1
+    for n, d in g.nodes(data=True):
+        d.setdefault("alternative", d.get("clause") or 0)
+        if d.get("alternative") is None:
+            d["alternative"] = 0
+        if not isinstance(d.get("order"), int):
+            d["order"] = last
+        d["start"] = d.get("kind") == "initial"
+        if d.get("kind") == "reject":
+            d["alternative"] = -1
+    for _u, _v, d in g.edges(data=True):
+        parts = [d.get("label", d["kind"])]
+        for k in ("filter", "cond", "range"):
+            if d.get(k) and d[k] not in ("true", "stream", "any time"):
+                parts.append(f"{k}: {d[k]}")
+        d["formula"] = d["formula_optimised"] = " | ".join(parts)
+        d["style"] = STYLE.get(d["kind"], "take")
 
 
 __all__ = ["ChainNFA", "ChainPlan", "Clause", "Cond", "NegSpec", "PatternInfo", "Refuse", "Step", "VarInfo",

@@ -23,13 +23,11 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
-from typing import Any
-
 import networkx as nx
 
 from ..model import Pattern
-from .chain import (Clause, Cond, NegSpec, PatternInfo, Step, _conds_text, analyse, build_steps, filter_text,
-                    range_text)
+from .chain import (Clause, Cond, NegSpec, PatternInfo, Step, _conds_text, _finish, analyse, build_steps,
+                    filter_text, range_text)
 
 
 @dataclass
@@ -188,6 +186,17 @@ def tree_graph(nfa: TreeNFA, max_vars: int = 6) -> nx.MultiDiGraph:
                        type=neg.type, cond=_conds_text(neg.conds), label=f"take ¬{neg.var}")
             ev = "timeout" if neg.trailing else "search_failed"
             g.add_edge(nm, nxt, key=ev, kind=ev, label=ev)
+    layer: dict[int, int] = {}
+    for n, d in g.nodes(data=True):  # column = depth, row = position in the layer
+        dep = d.get("depth")
+        if isinstance(dep, int):
+            d["alternative"] = layer.get(dep, 0)
+            layer[dep] = d["alternative"] + 1
+            d["path"] = d.pop("order")
+            d["order"] = dep
+        else:
+            d["path"] = d.pop("order")
+    _finish(g)
     return g
 
 

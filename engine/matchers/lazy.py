@@ -32,6 +32,23 @@ Tree runtime (``LazyTreeMatcher``, ยง7 with the consumption semantics of notes ย
 per-variable counts; each instance, on every event, takes from the buffer of the rarest
 remaining variable when every remaining one is non-empty, consuming what it scanned (a
 per-variable cursor), so that each match is found exactly once.
+
+Semantics are the oracle's (docs/semantics.md), where the notes leave a [CHOICE]: "before"
+is stream position (``seq``), the window is strict (``last - first < W``; count windows on
+``seq``), a trailing negation's match is reported at the first event with
+``coord - first >= W`` (or at ``close()``).
+
+Statistics (``stats``): ``runs_created`` = partial matches created (non-root, non-final),
+``runs_alive``/``runs_peak`` = live partial matches (waiting in a state, or for a trailing
+negation; the peak includes the transient ones of one event's cascade), ``predicate_evals``
+= candidate checks against conditions (unary filters included), ``buffer_entries`` /
+``buffer_peak`` = buffered events; ``extra``: buffer removals, rejected instances
+(negation), subsets enumerated, ``state_peak`` (partial matches + buffered events).
+
+Tracer (optional callable, one dict per step, nothing is built without it): ``event``,
+``store``, ``search`` (var, seq range, candidates; the tree adds ``rarest``), ``take`` and
+``iterate`` (source stream|buffer, parent and child instance ids), ``wait``, ``drop``
+(timeout, search_failed, consumed), ``negation``, ``wait_negation``, ``match``.
 """
 from __future__ import annotations
 
@@ -40,7 +57,7 @@ from bisect import bisect_left, bisect_right
 from itertools import count as _count
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from ..automata.chain import (ChainNFA, ChainPlan, Cond, NegSpec, PatternInfo, Step, analyse, compile_chain,
+from ..automata.chain import (ChainNFA, Cond, NegSpec, PatternInfo, Step, analyse, compile_chain,
                               estimate_rates, unsupported_reason)
 from ..automata.tree import TreeClause, TreeNFA, compile_tree
 from ..bindings import conjunct
@@ -836,6 +853,7 @@ class LazyChainMatcher(LazyBase):
         self._type_cache.clear()
         self._bufs = None
         self.waiting: dict[str, list[Inst]] = {}
+        self._dead: dict[str, int] = {}
         self.heap: list[tuple[float, int, Inst]] = []
         for rp in self.plans:
             root = Inst([None] * self.nslots, INF, -INF, None)
@@ -844,6 +862,20 @@ class LazyChainMatcher(LazyBase):
             root.step = 0
             rp.root = root
             self.waiting.setdefault(rp.steps[0].var, []).append(root)
+
+    def _timeout(self, inst: Inst) -> None:
+        """A waiting instance's window has passed (timeout -> R). Its list is compacted
+        once half of it is dead, so expired instances do not pile up behind a rare type."""
+        inst.dead = True
+        self.alive -= 1
+        var = inst.plan.steps[inst.step].var
+        lst = self.waiting.get(var)
+        if lst is not None:
+            d = self._dead.get(var, 0) + 1
+            if d > 32 and 2 * d > len(lst):
+                lst[:] = [i for i in lst if not i.dead]
+                d = 0
+            self._dead[var] = d
 
     def _wait(self, inst: Inst, var: str) -> None:
         self.waiting.setdefault(var, []).append(inst)
@@ -900,8 +932,7 @@ class LazyChainMatcher(LazyBase):
             while heap and coord - heap[0][0] >= W:
                 inst = heapq.heappop(heap)[2]
                 if not inst.dead:
-                    inst.dead = True
-                    self.alive -= 1
+                    self._timeout(inst)
                     if tr is not None:
                         self._trace(kind="drop", seq=e.seq, inst=inst.id, reason="timeout")
             self._expire_bufs(coord)
@@ -1044,6 +1075,7 @@ class LazyTreeMatcher(LazyBase):
         self.multi = len(self.trees) > 1
         self.active: list[Inst] = []
         self.waiting: dict[str, list[Inst]] = {}  # chain-mode tails (Kleene variables)
+        self._dead: dict[str, int] = {}
         self.heap: list[tuple[float, int, Inst]] = []
         for rt in self.trees:
             root = Inst([None] * self.nslots, INF, -INF, None)
@@ -1083,8 +1115,7 @@ class LazyTreeMatcher(LazyBase):
             while heap and coord - heap[0][0] >= W:
                 inst = heapq.heappop(heap)[2]
                 if not inst.dead:
-                    inst.dead = True
-                    self.alive -= 1
+                    LazyChainMatcher._timeout(self, inst)  # type: ignore[arg-type]
             self._expire_bufs(coord)  # live counts must be exact
         pos, negs = self._vars_for(e.type)
         if pos or negs:
