@@ -5,7 +5,9 @@ The canvas is redrawn from the pattern whenever the pattern changes (``state.rev
 value coming back from the browser (node added, edited, deleted, dragged, edge drawn) is
 read with ``app.edit.apply_canvas`` and committed like any other edit. Only values
 with a new timestamp are read: the component keeps returning its last value on every
-rerun, which after an edit made elsewhere is stale.
+rerun, which after an edit made elsewhere is stale; and a value drawn from an older
+canvas (its nodes carry the ``build`` number of the canvas they came from) is ignored, so
+that a late echo from the browser cannot undo an edit made in the editor or the forms.
 """
 from __future__ import annotations
 
@@ -49,12 +51,23 @@ def flow_state() -> StreamlitFlowState:
     fs = ss.get("cep_flow")
     if fs is None or ss.get("cep_flow_rev") != state.rev():
         nodes, edges = pattern_to_canvas(state.pattern())
+        build = int(ss.get("cep_flow_build") or 0) + 1
+        ss["cep_flow_build"] = build
+        for n in nodes:  # travels with the nodes: tells a stale canvas value from a current one
+            n["data"]["build"] = build
         # the browser replaces its nodes only for a newer timestamp than its own last one
         ts = max(int(time.time() * 1000), int(ss.get("cep_flow_seen") or 0) + 1)
         fs = StreamlitFlowState([_node(n) for n in nodes], [_edge(e) for e in edges], timestamp=ts)
         ss["cep_flow"] = fs
         ss["cep_flow_rev"] = state.rev()
     return fs
+
+
+def stale(data: list[Any], build: int | None) -> bool:
+    """True when a canvas value (its nodes' ``data`` dicts) was drawn from another build
+    of the canvas than the current one; new nodes carry no build and do not count."""
+    builds = {d.get("build") for d in data if isinstance(d, dict) and "build" in d}
+    return bool(builds) and builds != {build}
 
 
 def node_texts() -> list[str]:
@@ -75,6 +88,8 @@ def render(height: int = 430) -> None:
     ss["cep_flow_seen"] = ret.timestamp
     if ret.selected_id and str(ret.selected_id).startswith("c:"):
         ss["cep_selected"] = str(ret.selected_id)[2:]
+    if stale([n.data for n in ret.nodes], ss.get("cep_flow_build")):
+        return  # drawn from an older pattern (the browser had not caught up yet): ignore it
     nodes = [n.asdict() for n in ret.nodes]
     edges = [e.asdict() for e in ret.edges]
     try:

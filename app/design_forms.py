@@ -59,18 +59,27 @@ def _load_preset() -> None:
         state.load_preset(s, p)
 
 
+def _new_pattern() -> None:
+    types = _types()
+    t = types[0] if types else "A"
+    _apply(lambda: edit.new_pattern(t))
+
+
 def _set_sample() -> None:
     state.set_sample(ss["design_sample"])
 
 
 def preset_bar() -> None:
-    c1, c2, c3 = st.columns([3, 1, 3])
+    c1, c2, c4, c3 = st.columns([3, 1, 1, 3])
     opts = _preset_options()
     cur = (state.sample_name(), ss.get("cep_preset"))
     c1.selectbox("Preset", opts, index=opts.index(cur) if cur in opts else 0, key="design_preset",
                  format_func=lambda o: f"{o[0]} / {o[1]}")
     c2.markdown("<div style='height:1.8em'></div>", unsafe_allow_html=True)
     c2.button("Load preset", key="design_load_preset", on_click=_load_preset, width="stretch")
+    c4.markdown("<div style='height:1.8em'></div>", unsafe_allow_html=True)
+    c4.button("New", key="design_new", on_click=_new_pattern, width="stretch",
+              help="start over from one component of the sample's first event type")
     names = sample_streams.names()
     if ss.get("design_sample") != state.sample_name():
         ss["design_sample"] = state.sample_name()
@@ -390,7 +399,8 @@ def predicate_form() -> None:
     for k, e in enumerate(p.where):
         c1, c2 = st.columns([6, 1])
         c1.code(expr_text(e), language="sql")
-        c2.button("🗑", key=f"pd_{k}_{state.rev()}", on_click=_remove_pred, args=(k,), help="remove this predicate")
+        c2.button("Remove", key=f"pd_{k}_{state.rev()}", icon=":material/delete:", on_click=_remove_pred, args=(k,),
+                  help="remove this predicate", width="stretch")
     all_attrs = sorted({a for attrs in _schema().values() for a in attrs} | set(p.equivalence))
     if ss.get("pe_rev") != state.rev():
         ss["pe_attrs"] = list(p.equivalence)

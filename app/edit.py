@@ -14,7 +14,7 @@ from typing import Any
 from engine.dsl import DslError, item_text, parse, parse_expr, to_text
 from engine.expr import variables
 from engine.model import Component, Group, Pattern, Strategy, Window
-from visualizers.canvas import component_id, item_at, parse_group_id
+from visualizers.canvas import component_id, parse_group_id
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 
@@ -132,6 +132,11 @@ def _group_dict(d: dict[str, Any], path: tuple[int, ...]) -> dict[str, Any]:
 
 
 # --------------------------------------------------------------------------- component edits
+
+def new_pattern(type_name: str = "A") -> Pattern:
+    """The smallest pattern: ``PATTERN SEQ(<type> a)`` (to build up from)."""
+    return Pattern(root=Group(op="SEQ", items=[Component(type=type_name, var="a")]))
+
 
 def add_component(p: Pattern, comp: Component, group: tuple[int, ...] = (), index: int | None = None) -> Pattern:
     if comp.var in p.variables:

@@ -155,6 +155,52 @@ def test_design_forms_change_the_pattern_and_the_dsl():
     assert "Stock c" not in txt and "c.price" not in txt
 
 
+def test_design_build_the_stock_query_with_forms_only():
+    """Done-when scenario: the SASE+ stock query built without typing DSL gives 3 matches."""
+    from engine.matchers.base import run_all
+    from engine.planner import make_matcher
+
+    at = _app(DESIGN)
+    at.button(key="design_new").click().run()
+    assert at.text_area(key="dsl_editor").value.startswith("PATTERN SEQ(Stock a)")
+    rev = at.session_state["cep_rev"]
+    at.selectbox(key=f"ce_quant_a_{rev}").set_value("plus")
+    at.button(key="ce_update").click().run()
+    at.selectbox(key="ca_type").set_value("Stock")
+    at.button(key="ca_add").click().run()  # variable defaults to the next free name, b
+    at.radio(key="ws_strategy").set_value("skip_till_next_match").run()
+    at.checkbox(key="ws_has_window").check().run()
+    at.number_input(key="ws_value").set_value(1.0).run()
+    at.selectbox(key="ws_unit").set_value("hour").run()
+    at.multiselect(key="pe_attrs").set_value(["symbol"]).run()
+
+    def build(left, op, right=None, number=None, factor=""):
+        at.selectbox(key="pl_var").set_value(left[0]).run()
+        at.selectbox(key="pl_idx").set_value(left[1])
+        at.selectbox(key="pl_attr").set_value(left[2])
+        at.selectbox(key="pb_op").set_value(op)
+        if number is not None:
+            at.radio(key="pr_kind").set_value("number").run()
+            at.number_input(key="pr_num").set_value(number)
+        else:
+            at.radio(key="pr_kind").set_value("attribute").run()
+            at.selectbox(key="pr_var").set_value(right[0]).run()
+            at.selectbox(key="pr_idx").set_value(right[1])
+            at.selectbox(key="pr_attr").set_value(right[2])
+            at.text_input(key="pr_factor").input(factor)
+        at.run()
+        at.button(key="pb_add").click().run()
+        assert not at.exception and not at.error, [e.value for e in at.error]
+
+    build(("a", "1", "volume"), ">", number=1000.0)
+    build(("a", "i", "price"), ">", ("a", "agg:avg", "price"))
+    build(("b", "each", "volume"), "<", ("a", "last", "volume"), factor="80%")
+    assert at.session_state["cep_pattern"] == parse(STOCK)
+    assert _canvas_texts(at) == ["Stock+ a[]", "Stock b"]
+    ms = run_all(make_matcher(at.session_state["cep_pattern"]), sample_streams.events("stocks_sase"))
+    assert len(ms) == 3
+
+
 def test_design_group_form():
     at = _app(DESIGN)
     at.text_area(key="dsl_editor").input("PATTERN SEQ(A a, B b, C c)").run()

@@ -111,6 +111,14 @@ def test_canvas_unreadable_node_is_an_error():
         edit.apply_canvas(p, nodes, edges)
 
 
+def test_stale_canvas_values_are_recognised():
+    from app.canvas import stale
+
+    assert not stale([{"build": 3}, {"build": 3}, {"content": "Stock c"}], 3)
+    assert stale([{"build": 2}, {"build": 2}], 3)  # a late echo of an older canvas
+    assert not stale([{"content": "Stock c"}], 3)  # only new nodes: nothing to compare
+
+
 # --------------------------------------------------------------------------- edits
 
 def test_edits_build_the_stock_query_without_dsl():

@@ -254,6 +254,9 @@ def automaton_figure(g: nx.MultiDiGraph, labels: str = "short", label_width: int
             arrowhead(x - 1.3, y, x - R, y, "begin")
             annotations.append(dict(x=x - 1.35, y=y, text="start", showarrow=False, xanchor="right",
                                     font=dict(size=12, color="#555")))
+            if g.graph.get("alternatives", 1) > 1:
+                annotations.append(dict(x=x - 1.35, y=y + 0.45, text=f"alternative {d.get('alternative', 0) + 1}",
+                                        showarrow=False, xanchor="right", font=dict(size=11, color="#888")))
 
     # states
     xs, ys, texts, hovers, fills, lines, custom = [], [], [], [], [], [], []

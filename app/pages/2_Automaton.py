@@ -27,7 +27,7 @@ with c1:
              ["strict_contiguity", "partition_contiguity", "skip_till_next_match", "skip_till_any_match"],
              key="au_strategy", horizontal=False)
 with c2:
-    st.toggle("Push the window onto every edge (step 5)", value=True, key="au_push",
+    st.toggle("Push window to every edge (step 5)", value=True, key="au_push",
               help="SASE+ §4.5 step 5: runs that leave the window die at once")
     st.toggle("Peek before proceed (step 6)", value=True, key="au_peek",
               help="SASE+ §4.5 step 6: proceed only if the event can begin the next state; "
