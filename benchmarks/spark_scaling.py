@@ -75,7 +75,7 @@ def spark_run(path: Path, mode: str, engine: str, master: str) -> dict:
     spark = get_spark(master, conf={"spark.driver.memory": "4g"})
     par = spark.sparkContext.defaultParallelism
     # warm-up (JVM JIT, Python workers) on a small file; reported with the JVM start
-    warm = read_events(str(data_file(20_000, 100, path.parent)), spark=spark)
+    warm = read_events(str(data_file(20_000, 1000, path.parent)), spark=spark)
     pipeline.run(parse(PATTERNS[mode]), warm, engine=engine, spark=spark, partitions=max(2, 2 * par)).unpersist()
     t1 = time.perf_counter()
     ev = read_events(str(path), spark=spark)

@@ -53,9 +53,36 @@ def _nfab(pattern: Pattern) -> nx.MultiDiGraph:
     return compile_pattern(pattern).to_networkx(optimised=True)
 
 
+def _lazy(which: str) -> Callable[[Pattern], nx.MultiDiGraph]:
+    """The lazy chain / tree automata (Kolchinsky & Schuster): states in evaluation order,
+    edges drawn by their ``style`` (take/ignore/proceed/negation)."""
+
+    def compile_fn(pattern: Pattern) -> nx.MultiDiGraph:
+        from engine.automata.chain import compile_chain, unsupported_reason
+
+        why = unsupported_reason(pattern)
+        if why:
+            raise AutomatonUnavailable(f"the lazy {which} cannot compile this pattern: {why}")
+        if which == "chain":
+            g = compile_chain(pattern).to_networkx()
+        else:
+            from engine.automata.tree import compile_tree
+
+            g = compile_tree(pattern).to_networkx()
+        for _u, _v, d in g.edges(data=True):
+            d["move"] = d["kind"]
+            d["kind"] = d.get("style", d["kind"])
+        g.graph["engine"] = f"lazy-{which}"
+        return g
+
+    return compile_fn
+
+
 # engine name -> (title, compile function pattern -> MultiDiGraph)
 COMPILERS: dict[str, tuple[str, Callable[[Pattern], nx.MultiDiGraph]]] = {
     "nfab": ("NFA^b (SASE+)", _nfab),
+    "lazy-chain": ("Lazy chain NFA (evaluation in ascending frequency)", _lazy("chain")),
+    "lazy-tree": ("Lazy tree NFA (rarest remaining type first)", _lazy("tree")),
 }
 
 
@@ -118,6 +145,9 @@ def automaton_graph(pattern: Pattern, engine: str = "nfab", strategy: str | Stra
         if d.get("start"):
             first[d.get("alternative", 0)] = d.get("var")
     for u, v, k, d in g.edges(keys=True, data=True):
+        if g.graph.get("engine", "nfab") != "nfab":
+            d["shown"] = d["formula"]
+            continue
         alt = g.nodes[u].get("alternative", 0)
         into_final = g.nodes[v].get("kind") == "final"
         d["shown"] = shown_formula(d["kind"], d["formula"], d["formula_optimised"], into_final,

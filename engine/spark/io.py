@@ -538,17 +538,26 @@ def _csv_source(spark: Any, path: Path, sep: str) -> tuple[Any, list[str], dict[
                  F.sum(F.when(e.isin(_BOOL_STRINGS), 1).otherwise(0)).alias(f"b{i}"),
                  F.sum(F.when(e.rlike(_DATE_RE), 1)
                        .otherwise(0)).alias(f"d{i}")]
+    # column pruning would hide lines with too many fields from the corrupt-record column
+    prune_key = "spark.sql.csv.parser.columnPruning.enabled"
+    prune = spark.conf.get(prune_key, "true")
+    spark.conf.set(prune_key, "false")
     try:
-        row = raw.agg(*aggs).collect()[0].asDict()
-    except Exception as e:  # noqa: BLE001
-        raise _spark_error(path, what, e) from None
-    if row["__corrupt"]:
-        bad = raw.filter(F.col(_CORRUPT).isNotNull()).select(_CORRUPT).limit(200).collect()
-        for r in bad:
-            toks = next(csv.reader(_io.StringIO(r[0]), delimiter=sep), [])
-            if len(toks) > len(columns):
-                raise DataError(f"cannot read '{path.name}' as {what}: expected {len(columns)} fields, "
-                                f"saw {len(toks)} in the line {r[0][:60]!r}")
+        try:
+            row = raw.agg(*aggs).collect()[0].asDict()
+        except Exception as e:  # noqa: BLE001
+            raise _spark_error(path, what, e) from None
+        if row["__corrupt"]:
+            # (Spark refuses a query of the raw file that uses only the corrupt-record column)
+            bad = (raw.filter(F.col(_CORRUPT).isNotNull()).select(_CORRUPT, F.col(f"`{columns[0]}`"))
+                   .limit(200).collect())
+            for r in bad:
+                toks = next(csv.reader(_io.StringIO(r[0]), delimiter=sep), [])
+                if len(toks) > len(columns):
+                    raise DataError(f"cannot read '{path.name}' as {what}: expected {len(columns)} fields, "
+                                    f"saw {len(toks)} in the line {r[0][:60]!r}")
+    finally:
+        spark.conf.set(prune_key, prune)
     decisions: dict[str, str] = {}
     counts: dict[str, Any] = {}
     for i, c in enumerate(columns):

@@ -430,6 +430,8 @@ class Progress:
             done = info.numCompletedTasks if info is not None else n
             failed = info.numFailedTasks if info is not None else 0
             short = name.split(" at ")[0]
+            if short.startswith("$"):  # Spark-internal closure names
+                short = "job"
             msg = f"[{self.label}] stage {sid} {short}: {done}/{n} tasks, {time.perf_counter() - t0:.1f} s"
             if failed:
                 msg += f", {failed} failed"
