@@ -267,6 +267,23 @@ class _ChainRT:
                     V[idx] = _POISON
 
 
+_COMPILED: dict[str, tuple[Nfab, list[_ChainRT]]] = {}
+
+
+def _compiled(pattern: Pattern) -> tuple[Nfab, list[_ChainRT]]:
+    """Compile once per pattern: the automaton and its closures are immutable, so the
+    matchers of many partitions (Spark keys) share them."""
+    key = pattern.model_dump_json()
+    hit = _COMPILED.get(key)
+    if hit is None:
+        nfa = compile_pattern(pattern)
+        hit = (nfa, [_ChainRT(nfa, ch) for ch in nfa.chains])
+        if len(_COMPILED) > 64:
+            _COMPILED.clear()
+        _COMPILED[key] = hit
+    return hit
+
+
 class NfabMatcher:
     """NFA^b matcher. Options: ``share`` (shared versioned buffer; off = one entry per
     write), ``merge`` (merge equivalent runs; needs share), ``max_runs`` / ``max_buffer``
@@ -285,7 +302,7 @@ class NfabMatcher:
         # skip_till_next_match this changes the matches, see sase-nfab.md §6.4).
         self.push_window = push_window
         self.peek = peek
-        self.nfa = compile_pattern(pattern)
+        self.nfa, self.rts = _compiled(pattern)
         self.tracer = tracer
         self.share = share
         self.merge = merge and share
@@ -294,7 +311,6 @@ class NfabMatcher:
         self.stats = Stats()
         self.stats.extra.update({"clones_take_proceed": 0, "clones_ignore_proceed": 0, "clones_take_ignore": 0,
                                  "clones_begin_ignore": 0, "runs_merged": 0, "runs_killed": 0})
-        self.rts = [_ChainRT(self.nfa, ch) for ch in self.nfa.chains]
         self.strategy = pattern.strategy
         w = pattern.window
         self.W: float | None = w.size if w else None
