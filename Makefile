@@ -33,7 +33,8 @@ test: $(STAMP) chromium
 	$(VPY) -m pytest -q -p no:cacheprovider
 
 bench: $(STAMP)
-	$(VPY) benchmarks/nfab_sase.py
+	$(VPY) benchmarks/nfab_sase.py --out docs/benchmarks.md
+	$(VPY) benchmarks/lazy_vs_eager.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info tests/artifacts
