@@ -519,14 +519,6 @@ class Parser:
         if t.kind == "name" and t.text.lower() == "last":
             self.advance()
             return "last"
-        if t.kind == "name" and self.peek().is_op(".") and self.peek(2).kind == "name" \
-                and self.peek(2).text.lower() == "len":
-            if t.text != var:
-                raise self.error(f"`{var}[{t.text}.len]`: the length must be of `{var}` itself", t)
-            self.advance()
-            self.advance()
-            self.advance()
-            return "last"
         raise self.error(f"unsupported index in `{var}[...]`", t,
                          hint=f"use {var}[1], {var}[i], {var}[i-1] or {var}[{var}.len]")
 

@@ -22,11 +22,12 @@ short:
 """
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
 from .events import Event
+from .alternatives import components as _components
+from .alternatives import expand as _expand
 from .bindings import Conjunct, conjunct
 from .expr import Agg, Len, Ref
 from .matchers.base import Match, Stats, make_match, overlap_rank, sort_matches
@@ -46,48 +47,6 @@ class OracleUnsupported(ValueError):
 
 
 # --------------------------------------------------------------------------- alternatives
-
-Alt = tuple[Any, frozenset[str]]  # (reduced item or None, vars bound to nothing)
-
-
-def _expand(item: Component | Group) -> list[Alt]:
-    """Rewrite ``?``, ``*`` and OR into alternatives of SEQ/AND over one/plus components."""
-    if isinstance(item, Component):
-        if item.negated:
-            return [(item, frozenset())]
-        if item.quant == "opt":
-            return [(None, frozenset({item.var})), (item.model_copy(update={"quant": "one"}), frozenset())]
-        if item.quant == "star":
-            return [(None, frozenset({item.var})), (item.model_copy(update={"quant": "plus"}), frozenset())]
-        return [(item, frozenset())]
-    if item.op == "OR":
-        out: list[Alt] = []
-        all_vars = [frozenset(c.var for c in _components(i)) for i in item.items]
-        for k, child in enumerate(item.items):
-            others = frozenset().union(*(all_vars[j] for j in range(len(item.items)) if j != k))
-            for red, absent in _expand(child):
-                out.append((red, absent | others))
-        return out
-    out = []
-    for combo in itertools.product(*(_expand(i) for i in item.items)):
-        items = [red for red, _ in combo if red is not None]
-        absent = frozenset().union(*(a for _, a in combo))
-        if not any(_positive(i) for i in items):
-            out.append((None, absent | frozenset(c.var for i in items for c in _components(i))))
-        else:
-            out.append((Group(op=item.op, items=items), absent))
-    return out
-
-
-def _components(item: Any) -> list[Component]:
-    if isinstance(item, Component):
-        return [item]
-    return [c for i in item.items for c in _components(i)]
-
-
-def _positive(item: Any) -> bool:
-    return any(not c.negated for c in _components(item))
-
 
 # --------------------------------------------------------------------------- enumeration
 

@@ -32,7 +32,6 @@ reads and stores, and the time-range filters (prec/succ, window) on the take edg
 """
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -41,6 +40,8 @@ import networkx as nx
 from ..events import Event
 from ..expr import Agg, Len, Node, Ref, to_text, uses_iteration, variables
 from ..model import ANY_TYPE, Component, Group, Pattern, Strategy
+from ..alternatives import components as _components
+from ..alternatives import expand as _expand
 
 MAX_CLAUSES = 64
 
@@ -140,51 +141,6 @@ class PatternInfo:
         a, b = self.vars[u].type, self.vars[w].type
         return a == b or a == ANY_TYPE or b == ANY_TYPE
 
-
-Alt = tuple[Any, frozenset[str]]
-
-
-def _expand(item: Component | Group) -> list[Alt]:
-    """``?``, ``*`` and OR into alternatives over one/plus components (as the oracle)."""
-    if isinstance(item, Component):
-        if item.negated:
-            return [(item, frozenset())]
-        if item.quant == "opt":
-            return [(None, frozenset({item.var})), (item.model_copy(update={"quant": "one"}), frozenset())]
-        if item.quant == "star":
-            return [(None, frozenset({item.var})), (item.model_copy(update={"quant": "plus"}), frozenset())]
-        return [(item, frozenset())]
-    if item.op == "OR":
-        out: list[Alt] = []
-        all_vars = [frozenset(c.var for c in _components(i)) for i in item.items]
-        for k, child in enumerate(item.items):
-            others = frozenset().union(*(all_vars[j] for j in range(len(item.items)) if j != k))
-            for red, absent in _expand(child):
-                out.append((red, absent | others))
-                if len(out) > MAX_CLAUSES:
-                    raise Refuse(f"the pattern expands into more than {MAX_CLAUSES} DNF clauses")
-        return out
-    out = []
-    for combo in itertools.product(*(_expand(i) for i in item.items)):
-        items = [red for red, _ in combo if red is not None]
-        absent = frozenset().union(*(a for _, a in combo))
-        if not any(_positive(i) for i in items):
-            out.append((None, absent | frozenset(c.var for i in items for c in _components(i))))
-        else:
-            out.append((Group(op=item.op, items=items), absent))
-        if len(out) > MAX_CLAUSES:
-            raise Refuse(f"the pattern expands into more than {MAX_CLAUSES} DNF clauses")
-    return out
-
-
-def _components(item: Any) -> list[Component]:
-    if isinstance(item, Component):
-        return [item]
-    return [c for i in item.items for c in _components(i)]
-
-
-def _positive(item: Any) -> bool:
-    return any(not c.negated for c in _components(item))
 
 
 def _final_vars(node: Node, kleene: set[str]) -> frozenset[str]:
