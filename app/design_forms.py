@@ -327,9 +327,10 @@ def _operand(prefix: str) -> str:
     var = ss.get(f"{prefix}_var")
     idx = ss.get(f"{prefix}_idx") or "each"
     attr = ss.get(f"{prefix}_attr") or "ts"
-    if var is None:
+    p = state.pattern()
+    if var is None or var not in p.variables:
         return ""
-    return edit.predicate_text(var, idx, attr, state.pattern().component(var).kleene)
+    return edit.predicate_text(var, idx, attr, p.component(var).kleene)
 
 
 def _builder_text() -> str:
@@ -377,9 +378,11 @@ def _set_equiv() -> None:
 def _operand_widgets(prefix: str, cols: list[Any], label: str) -> None:
     p = state.pattern()
     vs = [c.var for c in p.components()]
+    if ss.get(f"{prefix}_var") not in vs:  # the pattern changed under the form (load, delete, rename)
+        ss[f"{prefix}_var"] = vs[0]
     cols[0].selectbox(f"{label} variable", vs, key=f"{prefix}_var",
                       format_func=lambda v: item_text(p.component(v)))
-    var = ss.get(f"{prefix}_var") or vs[0]
+    var = ss.get(f"{prefix}_var") if ss.get(f"{prefix}_var") in vs else vs[0]
     opts = _index_options(var)
     keys = [k for k, _ in opts]
     if ss.get(f"{prefix}_idx") not in keys:

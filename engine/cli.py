@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import argparse
 import csv
-import io
 import json
 import os
 import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, Iterable, Sequence, TextIO
+from typing import Any, Sequence, TextIO
 
 from .dsl import DslError, check_schema, parse
 from .matchers.base import EngineUnsupported, Match, StateExplosion

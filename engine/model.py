@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import difflib
 from enum import Enum
-from typing import Annotated, Any, Iterator, Literal, Union
+from typing import Annotated, Iterator, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from .expr import Agg, BoolOp, Cmp, Expr, Len, Node, Not, Ref, Span, numeric_refs, uses_iteration, variables
+from .expr import Agg, BoolOp, Expr, Len, Node, Ref, Span, numeric_refs, uses_iteration, variables
 
 ANY_TYPE = "ANY"
 
@@ -394,5 +394,5 @@ def conjuncts_of(e: Node) -> list[Node]:
 
 __all__ = [
     "ANY_TYPE", "Aggregate", "Component", "Group", "Item", "Pattern", "PatternError", "ReturnItem",
-    "Strategy", "Window", "conjuncts_of", "iter_components", "suggest", "Cmp", "Not",
+    "Strategy", "Window", "conjuncts_of", "iter_components", "suggest",
 ]

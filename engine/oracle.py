@@ -22,8 +22,7 @@ short:
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import Any, Iterator
 
 from .events import Event
 from .alternatives import components as _components

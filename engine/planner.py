@@ -32,8 +32,6 @@ class EngineInfo:
 def _oracle_supports(p: Pattern) -> str | None:
     if p.strategy != Strategy.ANY:
         return f"defines skip_till_any_match only, not {p.strategy.value}"
-    if p.aggregate is not None:
-        return None
     return None
 
 

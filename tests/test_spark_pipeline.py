@@ -4,11 +4,8 @@ with Arrow batches small enough that keys and chunks span many batches."""
 from __future__ import annotations
 
 import importlib.util
-import io
 import json
-from contextlib import redirect_stdout
 
-import numpy as np
 import pytest
 
 import sample_streams

@@ -35,7 +35,6 @@ DEFAULT_MAX_RUNS = 2_000_000
 DEFAULT_MAX_BUFFER = 6_000_000
 SWEEP_EVERY = 2048
 
-BEGIN, TAKE, IGNORE, PROCEED = "begin", "take", "ignore", "proceed"
 
 
 class Entry:

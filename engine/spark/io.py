@@ -370,7 +370,6 @@ def _validate_partition(plan: _Plan, schema: Any, batches: Iterator[pa.RecordBat
     from pyspark.sql.pandas.types import to_arrow_schema
 
     arrow_schema = to_arrow_schema(schema)
-    mapping = plan.mapping
     segs: dict[int, _SegState] = {}
     infos: list[str] = []
     time_kinds = dict(plan.time_kinds) if plan.time_kinds else None

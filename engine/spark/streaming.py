@@ -30,8 +30,7 @@ from typing import Any, Iterator
 import numpy as np
 import pandas as pd
 
-from ..events import (ID_COL, ROW_COL, TS_COL, TYPE_COL, ColumnMapping, DataError,
-                      events_from_frame, sort_frame, validate_frame)
+from ..events import TS_COL, ColumnMapping, DataError, events_from_frame, sort_frame, validate_frame
 from ..model import Pattern
 from ..partition import partition_key
 from .pipeline import MatcherFactory, _match_row, _norm_number, _norm_text, default_factory
@@ -174,7 +173,6 @@ def start_stream(pattern: Pattern, source: str, out: str, *, mapping: ColumnMapp
     passed to ``writeStream.trigger`` (e.g. ``{"availableNow": True}``,
     ``{"processingTime": "2 seconds"}``).
     """
-    from pyspark.sql import functions as F
     from pyspark.sql import types as T
     from pyspark.sql.streaming.state import GroupStateTimeout
 
