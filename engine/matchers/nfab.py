@@ -494,12 +494,9 @@ class NfabMatcher:
                         bf = rt.begin[nsi]
                         st.predicate_evals += 1
                         proceed = bf is None or bf(ctx)
-            if strat is Strategy.ANY:
-                ignore = True
-            elif strat is Strategy.NEXT:
-                ignore = not take
-            else:  # strict / partition: events reaching this run are in its partition
-                ignore = False
+            # ignore formulas (§3.4): any true, next ¬take, strict/partition false (events
+            # reaching this run are in its partition)
+            ignore = strat is Strategy.ANY or (strat is Strategy.NEXT and not take)
             if self.tracer is not None:
                 self._trace(kind="edges", seq=e.seq, run=r.version, state=rt.states[si].name,
                             take=take, proceed=proceed, ignore=ignore)
@@ -539,12 +536,7 @@ class NfabMatcher:
                 f = rt.begin[si]
                 st.predicate_evals += 1
                 begin = f is None or f(ctx)
-            if strat is Strategy.ANY:
-                ignore = True
-            elif strat is Strategy.NEXT:
-                ignore = not begin
-            else:
-                ignore = False
+            ignore = strat is Strategy.ANY or (strat is Strategy.NEXT and not begin)
             if self.tracer is not None:
                 self._trace(kind="edges", seq=e.seq, run=r.version, state=rt.states[si].name,
                             begin=begin, ignore=ignore)

@@ -39,6 +39,8 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from ..events import _FORMATS  # the loader's format table and rules, so both read the same files
+from ..events import _resolve_format as _loader_format
 from ..events import _show  # noqa: F401 - the loader's own value quoting, for identical reports
 from ..events import (ID_COL, LOWER_COL, ROW_COL, TS_COL, TYPE_COL, UPPER_COL, ColumnMapping,
                       DataError, Event, ValidationIssue, ValidationReport, arrow_to_pandas,
@@ -68,8 +70,6 @@ _FLOAT_RE = r"^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$"
 # ISO 8601 dates / date-times (only to decide whether a mixed time column holds mostly
 # date-times; validate_frame does the actual parsing)
 _DATE_RE = r"^\s*\d{4}-\d{1,2}-\d{1,2}([T ]\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?)?\s*(Z|[+-]\d{2}(:?\d{2})?)?\s*$"
-_FORMATS = {"csv": "csv", "tsv": "tsv", "jsonl": "jsonl", "ndjson": "jsonl", "json": "jsonl",
-            "parquet": "parquet", "pq": "parquet"}
 
 
 # --------------------------------------------------------------------------- result
@@ -186,13 +186,9 @@ def build_events(batch: pa.RecordBatch | pa.Table, spec: EventSpec,
 # --------------------------------------------------------------------------- helpers
 
 def _resolve_format(path: Path, fmt: str | None) -> str:
-    if fmt is not None:
-        key = fmt.lower().lstrip(".")
-        if key not in _FORMATS:
-            raise DataError(f"unknown format '{fmt}'; use one of: csv, tsv, jsonl (json, ndjson), "
-                            f"parquet")
-        return _FORMATS[key]
-    if path.is_dir():
+    """The loader's format rules (``engine.events._resolve_format``), plus Spark's
+    directories: the one format their files share, else Parquet."""
+    if fmt is None and path.is_dir():
         files = [p for p in path.iterdir() if p.is_file() and not p.name.startswith((".", "_"))]
         exts = {p.suffix.lower().lstrip(".") for p in files}
         kinds = {_FORMATS[e] for e in exts if e in _FORMATS}
@@ -201,15 +197,7 @@ def _resolve_format(path: Path, fmt: str | None) -> str:
         if not files:
             raise DataError(f"'{path}' is an empty directory")
         return "parquet"
-    suffixes = [s.lower() for s in path.suffixes]
-    if suffixes and suffixes[-1] in (".gz", ".bz2", ".xz", ".zst", ".zip"):
-        suffixes = suffixes[:-1]
-    ext = suffixes[-1].lstrip(".") if suffixes else ""
-    if ext not in _FORMATS:
-        raise DataError(f"cannot tell the format of '{path.name}' from its extension "
-                        f"('{ext or 'none'}'); use .csv, .tsv, .jsonl/.json/.ndjson or .parquet, "
-                        f"or pass fmt='csv' | 'jsonl' | 'parquet'")
-    return _FORMATS[ext]
+    return _loader_format(path, fmt)
 
 
 def _spark_error(path: Path, what: str, e: Exception) -> DataError:
