@@ -268,9 +268,8 @@ def non_overlap(pattern: Pattern, matches: list[Match], by_id: dict[Any, Event])
         if not trailing:
             return m.end_seq
         w = pattern.window
-        first = events[m.start_seq] if events and events[m.start_seq].seq == m.start_seq else None
         for e in events[m.end_seq + 1:]:
-            d = (e.seq - m.start_seq) if w.is_count else (e.ts - (first.ts if first else m.start))
+            d = (e.seq - m.start_seq) if w.is_count else (e.ts - m.start)
             if d >= w.size:
                 return e.seq
         return len(events)
