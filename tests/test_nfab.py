@@ -171,16 +171,26 @@ def test_state_guard_stops_exploding_pattern_quickly(merge):
 
 
 def test_tracer_records_steps_and_changes_nothing():
-    recs = []
-    traced = run_all(NfabMatcher(parse(Q3), tracer=recs.append), STOCK)
-    assert ids(traced) == ids(run_all(NfabMatcher(parse(Q3)), STOCK))
-    kinds = {r["kind"] for r in recs}
-    assert {"event", "run_created", "edges", "buffer_write", "match"} <= kinds
-    assert sum(1 for r in recs if r["kind"] == "event") == 8
-    matches = [r for r in recs if r["kind"] == "match"]
-    assert sorted((tuple(m["match"]["a"]), tuple(m["match"]["b"])) for m in matches) == sorted([R1, R2, R3])
-    e5 = [r for r in recs if r["kind"] == "edges" and r["seq"] == 4 and r["run"] == (2,)]
-    assert e5 and e5[0]["take"] is False and e5[0]["ignore"] is True  # rho2 ignores e5 (§6.2)
+    from engine.trace import Recorder, record
+
+    m = NfabMatcher(parse(Q3), tracer=Recorder())
+    steps = list(record(m, STOCK))
+    traced = [mm for s in steps for mm in s.matches]
+    assert sorted((tuple(x["match"]["a"]), tuple(x["match"]["b"])) for x in traced) == sorted([R1, R2, R3])
+    assert [x["match"] for x in traced] == [mm.as_dict() for mm in run_all(NfabMatcher(parse(Q3)), STOCK)]
+    assert len(steps) == 9 and steps[-1].step == "close"
+    kinds = {a.kind for s in steps for a in s.actions}
+    assert {"begin", "take", "ignore", "proceed", "match"} <= kinds
+    # rho2 (version 2, started at e3) ignores e5 under skip_till_next_match because its take
+    # formula is false there: a[3].price = 120 is not above avg(a[..2].price) = 120.5 (§6.2)
+    ign = [a for a in steps[4].actions if a.kind == "ignore" and a.run == "2"]
+    assert ign and ign[0].state == "a[i]"
+    p = ign[0].predicates[0]
+    assert p.text == "a[i].price > avg(a[..i-1].price)" and p.result is False
+    assert p.values == {"a[3].price": 120, "avg(a[..2].price)": 120.5}
+    # the live runs after e5 and the shared buffer grown by one entry
+    assert {r.id: r.bindings for r in steps[4].runs} == {"1": {"a": [1, 2, 3, 4, 5]}, "2": {"a": [3, 4]}}
+    assert [e["id"] for e in steps[4].buffer["added"]] == ["a[i]@5"]
 
 
 def test_automaton_graph_carries_kinds_and_formulas():

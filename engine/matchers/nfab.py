@@ -30,6 +30,7 @@ from ..expr import Agg, BoolOp, Len, Node, Ref, compile_expr
 from ..model import ANY_TYPE, Pattern, Strategy
 from ..automata.nfab import Chain, Nfab, compile_pattern
 from .base import Match, StateExplosion, Stats, Tracer, overlap_rank
+from . import nfab_trace
 
 DEFAULT_MAX_RUNS = 2_000_000
 DEFAULT_MAX_BUFFER = 6_000_000
@@ -362,10 +363,6 @@ class NfabMatcher:
             return k
         return part
 
-    def _trace(self, **rec: Any) -> None:
-        assert self.tracer is not None
-        self.tracer(rec)
-
     def _write(self, r: Run, si: int, e: Event, cur: dict[tuple[int, int], Entry]) -> Entry:
         key = (r.chain, si)
         ent = cur.get(key) if self.share else None
@@ -387,10 +384,9 @@ class NfabMatcher:
                 ent.writers = [r]
             else:
                 ent.writers.append(r)
-        r.pe = ent
         if self.tracer is not None:
-            self._trace(kind="buffer_write", seq=e.seq, run=r.version, state=self.rts[r.chain].states[si].name,
-                        pred=(r.pe.preds[-1][1].event.id if r.pe.preds[-1][1] else None))
+            nfab_trace.buffer_write(self, ent, r)
+        r.pe = ent
         return ent
 
     # ------------------------------------------------------------------ the step
@@ -405,8 +401,6 @@ class NfabMatcher:
         et = e.type
         pos_rel = self.any_pos or et in self.pos_types
         neg_rel = self.any_neg or et in self.neg_types
-        if self.tracer is not None:
-            self._trace(kind="event", seq=e.seq, id=e.id, type=et, ts=e.ts)
         part = self._part_of(e)
         if neg_rel:
             q = self.neg_store.get(part)
@@ -435,8 +429,10 @@ class NfabMatcher:
                     r = Run(rt.chain.index, 0, [None] * rt.width, coord, e.seq, (self.next_id,), None, part)
                     st.runs_created += 1
                     if self.tracer is not None:
-                        self._trace(kind="run_created", seq=e.seq, run=r.version, chain=rt.chain.index)
+                        nfab_trace.edge(self, "begin", r, rt, 0, e, True)
                     self._apply_begin(r, rt, 0, e, nxt, cur, emitted)
+                elif self.tracer is not None:
+                    nfab_trace.no_start(self, rt, e)
         if self.merge and cur:
             nxt = self._merge(cur, nxt)
         if nxt:
@@ -497,10 +493,9 @@ class NfabMatcher:
             # ignore formulas (§3.4): any true, next ¬take, strict/partition false (events
             # reaching this run are in its partition)
             ignore = strat is Strategy.ANY or (strat is Strategy.NEXT and not take)
-            if self.tracer is not None:
-                self._trace(kind="edges", seq=e.seq, run=r.version, state=rt.states[si].name,
-                            take=take, proceed=proceed, ignore=ignore)
             if not (take or proceed or ignore):
+                if self.tracer is not None:
+                    nfab_trace.no_edge(self, r, rt, si, e, tmatch)
                 self._kill(r, e, "no edge enabled")
                 return
             if proceed:
@@ -510,6 +505,8 @@ class NfabMatcher:
                     p = r.clone()
                     st.runs_created += 1
                     st.extra["clones_take_proceed" if take else "clones_ignore_proceed"] += 1
+                if self.tracer is not None:
+                    nfab_trace.edge(self, "proceed", p, rt, si, e, True, parent=r)
                 if self.peek:
                     self._apply_begin(p, rt, nsi, e, nxt, cur, emitted)
                 else:  # ε-move: the next state reads the same event
@@ -522,7 +519,13 @@ class NfabMatcher:
                 st.runs_created += 1
                 st.extra["clones_take_ignore"] += 1
                 nxt.append(c)  # the ignoring branch
+                if self.tracer is not None:
+                    nfab_trace.edge(self, "ignore", c, rt, si, e, tmatch, parent=r)
+            elif ignore and self.tracer is not None:
+                nfab_trace.edge(self, "ignore", r, rt, si, e, tmatch)
             if take:
+                if self.tracer is not None:
+                    nfab_trace.edge(self, "take", r, rt, si, e, True)
                 self._write(r, si, e, cur)
                 rt.update(si, r.V, e, False)
                 nxt.append(r)
@@ -537,10 +540,9 @@ class NfabMatcher:
                 st.predicate_evals += 1
                 begin = f is None or f(ctx)
             ignore = strat is Strategy.ANY or (strat is Strategy.NEXT and not begin)
-            if self.tracer is not None:
-                self._trace(kind="edges", seq=e.seq, run=r.version, state=rt.states[si].name,
-                            begin=begin, ignore=ignore)
             if not (begin or ignore):
+                if self.tracer is not None:
+                    nfab_trace.no_edge(self, r, rt, si, e, tmatch)
                 self._kill(r, e, "no edge enabled")
                 return
             if begin and ignore:
@@ -548,7 +550,13 @@ class NfabMatcher:
                 st.runs_created += 1
                 st.extra["clones_begin_ignore"] += 1
                 nxt.append(c)
+                if self.tracer is not None:
+                    nfab_trace.edge(self, "ignore", c, rt, si, e, tmatch, parent=r)
+            elif ignore and self.tracer is not None:
+                nfab_trace.edge(self, "ignore", r, rt, si, e, tmatch)
             if begin:
+                if self.tracer is not None:
+                    nfab_trace.edge(self, "begin", r, rt, si, e, True)
                 self._apply_begin(r, rt, si, e, nxt, cur, emitted)
             else:
                 nxt.append(r)
@@ -574,8 +582,8 @@ class NfabMatcher:
 
     def _kill(self, r: Run, e: Event, why: str) -> None:
         self.stats.extra["runs_killed"] += 1
-        if self.tracer is not None:
-            self._trace(kind="run_killed", seq=e.seq, run=r.version, reason=why)
+        if self.tracer is not None and why == "window":
+            nfab_trace.expired(self, r, e)
 
     # ------------------------------------------------------------------ matches
     @staticmethod
@@ -672,8 +680,12 @@ class NfabMatcher:
                 bound: dict[str, list[Event]] = {v: [] for v in order}
                 for ent in tail + rev[k:]:
                     bound[var_of[ent.state]].append(ent.event)  # type: ignore[index]
-            if chain.negations and not self._negations_ok(chain, bound, r.part, trailing=False):
-                continue
+            if chain.negations:
+                blocker = self._negation_blocker(chain, bound, r.part, trailing=False)
+                if blocker is not None:
+                    if self.tracer is not None:
+                        nfab_trace.negated(self, r, rt, bound, blocker, e)
+                    continue
             m = Match(tuple((v, tuple(ids[v])) for v in order), first_ev.ts, last_ev.ts,
                       first_ev.seq, last_ev.seq)
             if m.key in emitted:
@@ -683,15 +695,19 @@ class NfabMatcher:
                 deadline = self._coord(first_ev) + (W or 0)
                 emitted[m.key] = None  # de-dup marker; the match waits for its window to close
                 heapq.heappush(self.pending, (deadline, self._tiebreak, (m, chain, bound, r.part)))
+                if self.tracer is not None:
+                    nfab_trace.wait_negation(self, r, rt, m, deadline, e)
                 continue
             emitted[m.key] = m
             if self.tracer is not None:
-                self._trace(kind="match", seq=e.seq, run=r.version, match=m.as_dict())
+                nfab_trace.matched(self, r, rt, m, e)
 
-    def _negations_ok(self, chain: Chain, bound: dict[str, list[Event]], part: Any, trailing: bool) -> bool:
+    def _negation_blocker(self, chain: Chain, bound: dict[str, list[Event]], part: Any,
+                          trailing: bool) -> Event | None:
+        """The first qualifying negated event that forbids this match, or None."""
         store = self.neg_store.get(part)
         if not store:
-            return True
+            return None
         comps = chain.comps
         first = min((ev for evs in bound.values() for ev in evs), key=lambda x: x.seq)
         for n in chain.negations:
@@ -717,13 +733,16 @@ class NfabMatcher:
                 b2[n.comp.var] = [x]
                 self.stats.predicate_evals += 1
                 if all(c.holds(b2) for c in conj):
-                    return False
-        return True
+                    return x
+        return None
 
     def _finalize_pending(self, now: float | None, out: list[Match]) -> None:
         while self.pending and (now is None or self.pending[0][0] <= now):
             _, _, (m, chain, bound, part) = heapq.heappop(self.pending)
-            if self._negations_ok(chain, bound, part, trailing=True):
+            blocker = self._negation_blocker(chain, bound, part, trailing=True)
+            if self.tracer is not None:
+                nfab_trace.pending_done(self, m, chain, bound, blocker)
+            if blocker is None:
                 out.append(m)
                 self.stats.matches += 1 if now is None else 0
 
@@ -777,7 +796,7 @@ class NfabMatcher:
                 dropped.add(id(r))
                 self.stats.extra["runs_merged"] += 1
                 if self.tracer is not None:
-                    self._trace(kind="merge", seq=ent.event.seq, into=rep.version, run=r.version)
+                    nfab_trace.merged(self, r, rep, ent)
         if not dropped:
             return nxt
         return [r for r in nxt if id(r) not in dropped]
@@ -797,7 +816,7 @@ class NfabMatcher:
                 self.stats.extra["runs_killed"] += len(runs)
                 if self.tracer is not None:
                     for r in runs:
-                        self._trace(kind="run_killed", seq=e.seq, run=r.version, reason="contiguity")
+                        nfab_trace.contiguity(self, r, e)
         self.stats.runs_alive = self.alive
 
     def _maybe_sweep(self, now: float) -> None:
@@ -825,6 +844,8 @@ class NfabMatcher:
         for k, stq in list(self.stacks.items()):
             while stq and coord(stq[0].event) <= horizon:
                 old = stq.popleft()
+                if self.tracer is not None:
+                    nfab_trace.entry_removed(self, old)
                 old.preds = []  # no live member reaches back past the window (§4.12)
                 self.buffer_live -= 1
             if not stq:
@@ -861,5 +882,9 @@ class NfabMatcher:
     # ------------------------------------------------------------------ introspection
     def runs(self) -> list[Run]:
         return [r for rs in self.parts.values() for r in rs]
+
+    def trace_state(self) -> tuple[list[Any], dict[str, Any]]:
+        """Live runs and this step's shared-buffer change, for the step trace."""
+        return nfab_trace.state(self)
 
 
