@@ -139,3 +139,57 @@ def test_console_script_installed():
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout == "3\n"
+
+
+def test_nothing_below_the_cli_imports_it():
+    """engine/spark and the modules the CLI shares (arguments, output) never import engine.cli."""
+    import ast
+
+    engine_dir = Path(__file__).resolve().parent.parent / "engine"
+    files = [*sorted((engine_dir / "spark").glob("*.py")), engine_dir / "arguments.py", engine_dir / "output.py"]
+    offenders = []
+    for f in files:
+        for node in ast.walk(ast.parse(f.read_text(encoding="utf-8"))):
+            names = ([node.module or ""] if isinstance(node, ast.ImportFrom) else
+                     [a.name for a in node.names] if isinstance(node, ast.Import) else [])
+            if isinstance(node, ast.ImportFrom):
+                names += [f"{node.module or ''}.{a.name}" for a in node.names]
+            if any(n in ("cli", "engine.cli", ".cli") or n.endswith(".cli") or n.endswith("engine.cli") for n in names):
+                offenders.append(f"{f.name}:{node.lineno}")
+    assert offenders == []
+
+
+def test_a_subcommand_module_plugs_in_with_one_line(tmp_path, monkeypatch, capsys):
+    from engine import cli
+
+    (tmp_path / "cep_hello_cmd.py").write_text(
+        "from engine.arguments import CommandError\n"
+        "def add_parser(sub):\n"
+        "    p = sub.add_parser('hello', help='say hello')\n"
+        "    p.add_argument('name')\n"
+        "    return p\n"
+        "def run(args):\n"
+        "    if args.name == 'nobody':\n"
+        "        raise CommandError('nobody to greet', status=1)\n"
+        "    print('hello', args.name)\n"
+        "    return 0\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(cli, "COMMANDS", [*cli.COMMANDS, "cep_hello_cmd"])
+    assert run(capsys, "hello", "you") == (0, "hello you\n", "")
+    assert run(capsys, "hello", "nobody") == (1, "", "cep: nobody to greet\n")
+    assert run(capsys, "check", "PATTERN SEQ(A a)")[0] == 0  # the built-ins are still there
+
+
+def test_mapping_from_args_takes_a_namespace_or_a_dict():
+    import argparse
+
+    from engine.arguments import add_mapping_args, mapping_from_args
+
+    ap = argparse.ArgumentParser()
+    add_mapping_args(ap)
+    ns = ap.parse_args(["--ts-col", "time", "--id-col", "key"])
+    hint = {"type_col": "kind", "ts_col": "t0"}
+    m1 = mapping_from_args(ns, hint)
+    m2 = mapping_from_args({"ts_col": "time", "id_col": "key"}, hint)
+    assert m1 == m2
+    assert (m1.type_col, m1.ts_col, m1.id_col) == ("kind", "time", "key")

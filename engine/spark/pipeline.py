@@ -658,31 +658,26 @@ def _fmt_from_path(path: str) -> str:
 # --------------------------------------------------------------------------- CLI
 
 def run_cli(pattern: Pattern, text: str = "", args: Any = None, **kw: Any) -> int:
-    """``cep run ... --spark``: same output contract as in-process (``cli.format_matches``
+    """``cep run ... --spark``: same output contract as in-process (``output.format_matches``
     on stdout or ``--out``), progress per Spark stage and diagnostics on stderr.
 
     ``args`` is the argparse namespace of ``cep run`` (data, engine, format, out, master,
     with_events, skip_bad_rows, stats, mapping flags); keywords override it.
     """
-    from ..cli import CliError, _mapping, format_matches
+    from ..arguments import CommandError, mapping_from_args, resolve_data
     from ..dsl import DslError, check_schema
     from ..matchers.base import EngineUnsupported
+    from ..output import format_matches
     from .session import SparkUnavailable, get_spark
 
     opts = dict(vars(args)) if args is not None else {}
     opts.update(kw)
-    data = opts["data"]
-    hint = None
-    if str(data).startswith("sample:"):
-        import sample_streams
-
-        s = sample_streams.load(str(data).split(":", 1)[1])
-        data, hint = str(s.path), dict(s.mapping)
-    mapping = opts.get("mapping") or _mapping(_NS(opts), hint)
+    data, hint = resolve_data(opts["data"])
+    mapping = opts.get("mapping") or mapping_from_args(opts, hint)
     try:
         spark = get_spark(opts.get("master"))
     except SparkUnavailable as err:
-        raise CliError(str(err)) from None
+        raise CommandError(str(err)) from None
     fmt = opts.get("format") or "table"
     try:
         with Progress(spark):
@@ -693,7 +688,7 @@ def run_cli(pattern: Pattern, text: str = "", args: Any = None, **kw: Any) -> in
             errors = [i for i in issues if i.severity == "error"]
             if errors and not opts.get("skip_bad_rows"):
                 report.issues = issues
-                raise CliError(f"{opts['data']}: the data has problems:\n{report.format()}\n"
+                raise CommandError(f"{opts['data']}: the data has problems:\n{report.format()}\n"
                                "(fix the file, or pass --skip-bad-rows to run without the rejected rows)")
             if issues:
                 report.issues = issues
@@ -702,7 +697,7 @@ def run_cli(pattern: Pattern, text: str = "", args: Any = None, **kw: Any) -> in
                 for w in check_schema(pattern, ev.schema, text or None):
                     print(w, file=sys.stderr)
             except DslError as err:
-                raise CliError(str(err)) from None
+                raise CommandError(str(err)) from None
             options = {}
             if opts.get("max_runs") is not None:
                 options["max_runs"] = opts["max_runs"]
@@ -728,22 +723,17 @@ def run_cli(pattern: Pattern, text: str = "", args: Any = None, **kw: Any) -> in
                 else:
                     format_matches(matches, fmt, sys.stdout, variables)
     except DataError as err:
-        raise CliError(f"{opts['data']}: {err}") from None
+        raise CommandError(f"{opts['data']}: {err}") from None
     except EngineUnsupported as err:
-        raise CliError(str(err)) from None
+        raise CommandError(str(err)) from None
     except PipelineError as err:
-        raise CliError(f"stopped: {err}", status=1) from None
+        raise CommandError(f"stopped: {err}", status=1) from None
     if opts.get("stats"):
         rate = ev.count / res.seconds if res.seconds > 0 else float("inf")
         print(f"spark mode={res.mode} events={ev.count} matches={res.count} seconds={res.seconds:.3f} "
               f"events/s={rate:,.0f} " + " ".join(f"{k}={v}" for k, v in res.info.items()), file=sys.stderr)
     res.unpersist()
     return 0
-
-
-class _NS:
-    def __init__(self, d: dict[str, Any]):
-        self.__dict__.update(d)
 
 
 def numeric_issues(ev: SparkEvents, pattern: Pattern) -> list[Any]:

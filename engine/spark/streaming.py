@@ -239,7 +239,7 @@ def read_stream_output(out: str) -> list[dict[str, Any]]:
 
 def stream_cli(pattern: Pattern, args: Any = None, **kw: Any) -> int:
     """``cep stream PATTERN --source DIR --out DIR [--format csv|json|parquet] [--once]``."""
-    from ..cli import CliError, _mapping
+    from ..arguments import CommandError, mapping_from_args
     from .pipeline import Progress
     from .session import SparkUnavailable, get_spark
 
@@ -248,21 +248,16 @@ def stream_cli(pattern: Pattern, args: Any = None, **kw: Any) -> int:
     try:
         spark = get_spark(opts.get("master"))
     except SparkUnavailable as err:
-        raise CliError(str(err)) from None
+        raise CommandError(str(err)) from None
 
-    class _NS:
-        pass
-
-    ns = _NS()
-    ns.__dict__.update(opts)
-    mapping = _mapping(ns)
+    mapping = mapping_from_args(opts)
     trigger = {"availableNow": True} if opts.get("once") else {"processingTime": "1 second"}
     try:
         q = start_stream(pattern, opts["source"], opts["out"], mapping=mapping,
                          fmt=opts.get("source_format") or "csv", checkpoint=opts.get("checkpoint"),
                          engine=opts.get("engine") or "auto", spark=spark, trigger=trigger)
     except (DataError, ValueError) as err:
-        raise CliError(str(err)) from None
+        raise CommandError(str(err)) from None
     print(f"cep stream: watching {opts['source']} -> {opts['out']} (Ctrl-C to stop)", file=sys.stderr)
     try:
         with Progress(spark, label="stream"):
@@ -274,5 +269,5 @@ def stream_cli(pattern: Pattern, args: Any = None, **kw: Any) -> int:
     except KeyboardInterrupt:
         q.stop()
     if q.exception() is not None:
-        raise CliError(f"stream stopped: {q.exception()}", status=1)
+        raise CommandError(f"stream stopped: {q.exception()}", status=1)
     return 0
