@@ -2,8 +2,8 @@
 
 A trace is a list of :class:`Step`: one per input event, then a final ``close`` step.
 A step holds the event, the :class:`Action` s the engine took on it (begin / take /
-ignore / proceed / discard / merge / match / expire, plus store / wait for the lazy
-engines), the live runs after the step (:class:`RunView`), the buffer change, and the
+ignore / proceed / discard / merge / match / expire, plus store / search / wait for the lazy
+engines; store / search / wait for the lazy engines and trailing negation), the live runs after the step (:class:`RunView`), the buffer change, and the
 matches the engine returned for this event, in the ``cep run --format jsonl`` form.
 
 Engines receive a :class:`Recorder` as their ``tracer`` and call ``tracer.act(...)``
@@ -32,7 +32,7 @@ from .expr import Agg, Len, Node, Ref, compile_expr, to_text, uses_iteration
 DEFAULT_LIMIT = 5_000
 MAX_RUNS_LISTED = 500
 
-ACTION_KINDS = ("begin", "take", "ignore", "proceed", "discard", "merge", "match", "expire", "store", "wait")
+ACTION_KINDS = ("begin", "take", "ignore", "proceed", "discard", "merge", "match", "expire", "store", "search", "wait")
 
 
 class TraceLimit(RuntimeError):

@@ -246,18 +246,23 @@ def test_t12_tree_follows_the_rarest_variable():
     spec = "a1@1 a2@2 b1@3 a3@4 b2@5 a4@6 c1@7"
     rows = [dict(type="E", id=t.split("@")[0], ts=float(t.split("@")[1]), ticker=tick[t[0]]) for t in spec.split()]
     ev = make_stream(rows)
-    trace = []
-    m = LazyTreeMatcher(p, tracer=trace.append)
-    log = feed_log(m, ev)
+    from engine.trace import Recorder, record
+
+    m = LazyTreeMatcher(p, tracer=Recorder())
+    steps = list(record(m, ev))
+    log = [(s.step if s.step != "close" else len(ev), mm) for s in steps for mm in s.matches]
     assert {i for i, _ in log} == {6} and len(log) == 5
-    assert ids([x for _, x in log], "a", "b", "c") == sorted(
+    assert sorted((tuple(x["match"]["a"]), tuple(x["match"]["b"]), tuple(x["match"]["c"])) for _, x in log) == sorted(
         [(("a1",), ("b1",), ("c1",)), (("a2",), ("b1",), ("c1",)), (("a1",), ("b2",), ("c1",)),
          (("a2",), ("b2",), ("c1",)), (("a3",), ("b2",), ("c1",))])
     assert m.stats.runs_created == 3
-    rarest = [r["rarest"] for r in trace if r["kind"] == "search"]
+    searches = [(s.step, a) for s in steps for a in s.actions if a.kind == "search"]
+    rarest = [a.detail["rarest"] for _, a in searches]
     assert rarest[0] == "c" and rarest[1] == "b" and set(rarest[2:]) == {"a"}  # the bold path c, b, a
-    assert not [r for r in trace if r["kind"] in ("take", "search") and trace.index(r) < next(
-        k for k, r2 in enumerate(trace) if r2["kind"] == "event" and r2["id"] == "c1")]
+    assert all(k == 6 for k, _ in searches)  # nothing is searched before c1 arrives
+    takes = [a for s in steps for a in s.actions if a.kind == "take"]
+    assert [a.to for a in takes][:2] == ["q[c]", "q[c,b]"]
+    log = feed_log(LazyTreeMatcher(p), ev)
     # the same matches as the chain (C,B,A) and eager
     assert keys(x for _, x in log) == keys(run_all(LazyChainMatcher(p, order=["c", "b", "a"]), ev)) \
         == keys(run_all(EagerMatcher(p), ev)) == keys(oracle.run(p, ev))
@@ -418,13 +423,15 @@ def test_state_guard_names_the_cause():
         run_all(LazyChainMatcher(q, order=["a", "b"], max_instances=20), make_stream(rows))
 
 
-def test_tracer_receives_one_dict_per_step():
+def test_tracer_receives_one_step_per_event():
+    from engine.trace import Recorder, record
+
     ev = stream("a1@1 a2@2 b1@3 b2@4 c1@5")
     for M, kw in ((LazyChainMatcher, {"order": ["c", "b", "a"]}), (LazyTreeMatcher, {}), (EagerMatcher, {})):
-        trace = []
-        out = run_all(M(parse("PATTERN SEQ(A a, B b, C c) WITHIN 60"), tracer=trace.append, **kw), ev)
-        assert all(isinstance(r, dict) and "kind" in r for r in trace)
-        kinds = {r["kind"] for r in trace}
-        assert {"event", "take", "match"} <= kinds
-        assert sum(1 for r in trace if r["kind"] == "match") == len(out) == 4
-        assert sum(1 for r in trace if r["kind"] == "event") == 5
+        plain = run_all(M(parse("PATTERN SEQ(A a, B b, C c) WITHIN 60"), **kw), ev)
+        steps = list(record(M(parse("PATTERN SEQ(A a, B b, C c) WITHIN 60"), tracer=Recorder(), **kw), ev))
+        assert len(steps) == 6
+        kinds = {a.kind for s in steps for a in s.actions}
+        assert {"take", "match"} <= kinds
+        assert sum(1 for s in steps for a in s.actions if a.kind == "match") == len(plain) == 4
+        assert [m["match"] for s in steps for m in s.matches] == [m.as_dict() for m in plain]

@@ -100,6 +100,12 @@ def unsupported_reason(p: Pattern) -> str | None:
     for e in p.where:
         vs = variables(e)
         unindexed = {n.var for n in e.walk() if isinstance(n, Ref) and n.index is None and n.var in kleene}
+        for v in uses_iteration(e):
+            if any((isinstance(n, Ref) and n.var == v and n.index == "last") or (isinstance(n, Len) and n.var == v)
+                   or (isinstance(n, Agg) and n.var == v and n.scope != "prefix") for n in e.walk()):
+                return (f"`{v}[i]` with `{v}[{v}.len]`, `{v}.len` or an aggregate over all of `{v}[]` in one "
+                        f"predicate: NFA^b checks `{v}[i]` as each element is taken, before the last is known; "
+                        "use the lazy engines")
         for v in unindexed:
             if any(isinstance(n, (Ref, Len, Agg)) and n.var == v and not (isinstance(n, Ref) and n.index is None)
                    for n in e.walk()):
@@ -112,6 +118,10 @@ def unsupported_reason(p: Pattern) -> str | None:
             if not present or len(present) != len([v for v in vs if v not in alt[1] and v not in _neg_vars(p)]):
                 continue
             last = max(idx[v] for v in present)
+            for v in uses_iteration(e):
+                if v in idx and idx[v] < last:
+                    return (f"`{v}[i]` compared with a later component: NFA^b checks `{v}[i]` as each element "
+                            "is taken, before the later component is bound; use the lazy engines")
             for v in unindexed:
                 if v in idx and idx[v] < last:
                     return (f"`{v}.x` (every element of a Kleene variable) compared with a later component; "

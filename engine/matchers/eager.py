@@ -21,6 +21,7 @@ from typing import Any
 from ..automata.chain import Clause, Cond, PatternInfo
 from ..events import Event
 from ..model import Pattern
+from . import lazy_trace
 from .base import Match, Tracer
 from .lazy import (DEFAULT_MAX_BUFFER, DEFAULT_MAX_INSTANCES, DEFAULT_MAX_SUBSETS, INF, Buf, Inst, LazyBase, RNeg,
                    RPlan, SWEEP_EVERY, clause_signature, compile_conds)
@@ -116,8 +117,6 @@ class EagerMatcher(LazyBase):
         self.now = coord
         W = self.W
         tr = self.tracer
-        if tr is not None:
-            self._trace(kind="event", seq=e.seq, id=e.id, type=e.type, ts=e.ts)
         if self.pending:
             self._finalize(coord)
         if W is not None:
@@ -133,7 +132,7 @@ class EagerMatcher(LazyBase):
             if W is not None and coord - inst.cmin >= W:  # timeout -> R
                 self.alive -= 1
                 if tr is not None:
-                    self._trace(kind="drop", seq=e.seq, inst=inst.id, reason="timeout")
+                    lazy_trace.expire(self, inst, e)
                 continue
             keep.append(inst)
             if ok:
@@ -178,6 +177,8 @@ class EagerMatcher(LazyBase):
             vals[slot] = x
             st.predicate_evals += 1
             ok = check(vals)
+            if not ok and self.tracer is not None:
+                lazy_trace.refuse(self, inst, ev.name, vals, e, "stream")
             vals[slot] = old
             if not ok:
                 return
@@ -185,8 +186,7 @@ class EagerMatcher(LazyBase):
         child.mask = nmask
         child.plan = ec
         if self.tracer is not None:
-            self._trace(kind="take", seq=e.seq, source="stream", inst=inst.id, child=child.id,
-                        clause=ec.clause.index, var=ev.name)
+            lazy_trace.take(self, inst, child, ev.name, e, "stream")
         if nmask == ec.full:
             good = True
             if ec.final is not None:

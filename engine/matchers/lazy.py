@@ -64,6 +64,7 @@ from ..bindings import conjunct
 from ..events import Event
 from ..expr import Ref, compile_expr, variables
 from ..model import ANY_TYPE, Pattern
+from . import lazy_trace
 from .base import EngineUnsupported, Match, StateExplosion, Stats, Tracer
 
 DEFAULT_MAX_INSTANCES = 2_000_000
@@ -389,10 +390,6 @@ class LazyBase:
     def _key(self, e: Event) -> Any:
         return tuple(e.get(a) for a in self.eq_attrs) if self.eq_attrs else None
 
-    def _trace(self, **rec: Any) -> None:
-        assert self.tracer is not None
-        self.tracer(rec)
-
     def _passes(self, v: VarRT, e: Event) -> bool:
         f = v.filter
         if f is None:
@@ -405,7 +402,7 @@ class LazyBase:
             if self._passes(v, e):
                 self._add(v.buf, e, coord, key)  # type: ignore[arg-type]
                 if self.tracer is not None:
-                    self._trace(kind="store", seq=e.seq, var=v.name, negated=True)
+                    lazy_trace.store(self, v.name, e, negated=True)
 
     def _add(self, buf: Buf, e: Event, coord: float, key: Any) -> None:
         buf.add(e, coord, key)  # expiry: _expire_bufs at the start of every event
@@ -510,9 +507,9 @@ class LazyBase:
             if check(vals):
                 found = True
                 break
-        vals[n.slot] = None
         if found and self.tracer is not None:
-            self._trace(kind="negation", seq=-1, inst=inst.id, var=n.var, result="forbidden event found")
+            lazy_trace.negation(self, inst, n.var, buf.ev[idx])
+        vals[n.slot] = None
         return found
 
     def _fc_ok(self, inst: Inst, fcs: list[RNeg]) -> bool:
@@ -532,7 +529,7 @@ class LazyBase:
             heapq.heappush(self.pending, (inst.cmin, next(self._tick), inst, plan))
             self.alive += 1
             if self.tracer is not None:
-                self._trace(kind="wait_negation", seq=-1, inst=inst.id, until=inst.cmin + (self.W or 0))
+                lazy_trace.wait_negation(self, inst, inst.cmin + (self.W or 0))
             return
         self._emit(inst)
 
@@ -577,7 +574,7 @@ class LazyBase:
         self._out.append(m)
         self.stats.matches += 1
         if self.tracer is not None:
-            self._trace(kind="match", seq=last.seq, inst=inst.id, match=m.as_dict())
+            lazy_trace.matched(self, inst, m, last)
 
     # ------------------------------------------------------------------ chain machinery
     def _child(self, inst: Inst, slot: int, x: Any, cmin: float, cmax: float, key: Any) -> Inst:
@@ -608,8 +605,7 @@ class LazyBase:
             hi = _hi(vals, s.succ) if s.succ else None
             i, j = buf.range(lo, hi, inst.cmin, inst.cmax, self.W)
             if self.tracer is not None:
-                self._trace(kind="search", seq=-1, inst=inst.id, clause=plan.index, step=k, var=s.var,
-                            lo=lo, hi=hi, candidates=max(0, j - i))
+                lazy_trace.search(self, inst, s.var, max(0, j - i))
             if i < j:
                 if s.kleene:
                     self._iterate(inst, plan, s, buf, i, j, None)
@@ -621,7 +617,8 @@ class LazyBase:
             inst.step = k
             self._wait(inst, s.var)
         elif self.tracer is not None:
-            self._trace(kind="drop", seq=-1, inst=inst.id, reason="search_failed (buffer-only state)")
+            lazy_trace.discard(self, inst, "search_failed: the buffer search is over and this state takes "
+                                           "nothing from the stream")
 
     def _wait(self, inst: Inst, var: str) -> None:
         raise NotImplementedError
@@ -648,14 +645,15 @@ class LazyBase:
                 vals[slot] = x
                 st.predicate_evals += 1
                 ok = check(vals)
+                if not ok and tr is not None:
+                    lazy_trace.refuse(self, inst, s.var, vals, x, "buffer")
                 vals[slot] = None
                 if not ok:
                     continue
             c = cos[idx]
             child = self._child(inst, slot, x, c, c, keys[idx])
             if tr is not None:
-                self._trace(kind="take", seq=x.seq, source="buffer", inst=inst.id, child=child.id,
-                            clause=plan.index, step=s.index, var=s.var)
+                lazy_trace.take(self, inst, child, s.var, x, "buffer")
             if s.fc and not self._fc_ok(child, s.fc):
                 continue
             self._enter(child, plan, nxt)
@@ -669,13 +667,14 @@ class LazyBase:
             vals[s.slot] = e
             self.stats.predicate_evals += 1
             ok = check(vals)
+            if not ok and self.tracer is not None:
+                lazy_trace.refuse(self, inst, s.var, vals, e, "stream")
             vals[s.slot] = None
             if not ok:
                 return
         child = self._child(inst, s.slot, e, coord, coord, key)
         if self.tracer is not None:
-            self._trace(kind="take", seq=e.seq, source="stream", inst=inst.id, child=child.id, clause=plan.index,
-                        step=s.index, var=s.var)
+            lazy_trace.take(self, inst, child, s.var, e, "stream")
         if s.fc and not self._fc_ok(child, s.fc):
             return
         self._enter(child, plan, s.index + 1)
@@ -718,8 +717,7 @@ class LazyBase:
                 self._explode(f"more than {limit:,} subsets of `{s.var}[]` in one iterate step")
             child = self._child(inst, slot, S, cmin, cmax, key)
             if tr is not None:
-                self._trace(kind="iterate", seq=S[-1].seq, source=source, inst=inst.id, child=child.id,
-                            clause=plan.index, step=s.index, var=s.var, size=len(S))
+                lazy_trace.take(self, inst, child, s.var, S[-1], source)
             if s.fc and not self._fc_ok(child, s.fc):
                 return
             self._enter(child, plan, nxt)
@@ -791,6 +789,13 @@ class LazyBase:
         self.closed = True
         self.stats.runs_alive = self.alive
         return out
+
+    def instances(self) -> list[Inst]:
+        raise NotImplementedError
+
+    def trace_state(self) -> tuple[list[Any], dict[str, Any]]:
+        """Live partial matches and the per-variable buffers, for the step trace."""
+        return lazy_trace.state(self)
 
 
 # --------------------------------------------------------------------------- chain
@@ -883,7 +888,7 @@ class LazyChainMatcher(LazyBase):
         if self.W is not None:
             heapq.heappush(self.heap, (inst.cmin, next(self._tick), inst))
         if self.tracer is not None:
-            self._trace(kind="wait", seq=-1, inst=inst.id, clause=inst.plan.index, step=inst.step, var=var)
+            lazy_trace.wait(self, inst, var)
 
     # ------------------------------------------------------------------ stream
     def feed(self, e: Event) -> list[Match]:
@@ -923,8 +928,6 @@ class LazyChainMatcher(LazyBase):
         self.now = coord
         W = self.W
         tr = self.tracer
-        if tr is not None:
-            self._trace(kind="event", seq=e.seq, id=e.id, type=e.type, ts=e.ts)
         if self.pending:
             self._finalize(coord)
         if W is not None:
@@ -934,7 +937,7 @@ class LazyChainMatcher(LazyBase):
                 if not inst.dead:
                     self._timeout(inst)
                     if tr is not None:
-                        self._trace(kind="drop", seq=e.seq, inst=inst.id, reason="timeout")
+                        lazy_trace.expire(self, inst, e)
             self._expire_bufs(coord)
         pos, negs = self._vars_for(e.type)
         if pos or negs:
@@ -953,7 +956,7 @@ class LazyChainMatcher(LazyBase):
                     if v.buf is not None:
                         self._add(v.buf, e, coord, key)
                         if tr is not None:
-                            self._trace(kind="store", seq=e.seq, var=v.name)
+                            lazy_trace.store(self, v.name, e)
             if negs:
                 self._store_neg(negs, e, coord, key)
         self._since_sweep += 1
@@ -978,6 +981,8 @@ class LazyChainMatcher(LazyBase):
                 inst.dead = True
                 self.alive -= 1
                 dead += 1
+                if self.tracer is not None:
+                    lazy_trace.expire(self, inst, e)
                 continue
             plan = inst.plan
             s = plan.steps[inst.step]
@@ -1106,8 +1111,6 @@ class LazyTreeMatcher(LazyBase):
         self.now = coord
         W = self.W
         tr = self.tracer
-        if tr is not None:
-            self._trace(kind="event", seq=e.seq, id=e.id, type=e.type, ts=e.ts)
         if self.pending:
             self._finalize(coord)
         if W is not None:
@@ -1116,6 +1119,8 @@ class LazyTreeMatcher(LazyBase):
                 inst = heapq.heappop(heap)[2]
                 if not inst.dead:
                     LazyChainMatcher._timeout(self, inst)  # type: ignore[arg-type]
+                    if tr is not None:
+                        lazy_trace.expire(self, inst, e)
             self._expire_bufs(coord)  # live counts must be exact
         pos, negs = self._vars_for(e.type)
         if pos or negs:
@@ -1131,6 +1136,8 @@ class LazyTreeMatcher(LazyBase):
                     LazyChainMatcher._dispatch(self, lst, n, e, coord, key)  # type: ignore[arg-type]
                 for v in ok:
                     self._add(v.buf, e, coord, key)  # type: ignore[arg-type]
+                    if tr is not None:
+                        lazy_trace.store(self, v.name, e)
             if negs:
                 self._store_neg(negs, e, coord, key)
             if ok:
@@ -1155,6 +1162,8 @@ class LazyTreeMatcher(LazyBase):
                         inst.dead = True
                         self.alive -= 1
                         dead += 1
+                        if tr is not None:
+                            lazy_trace.expire(self, inst, e)
                         continue
                     rt = inst.plan
                     # only an event of a still unbound variable can change what this instance
@@ -1213,8 +1222,7 @@ class LazyTreeMatcher(LazyBase):
             i, j = buf.range(lo, hi, inst.cmin, inst.cmax, self.W)
             cur[best] = last
             if tr is not None:
-                self._trace(kind="search", seq=-1, inst=inst.id, clause=rt.tail.index, var=v.name,
-                            lo=lo, hi=hi, candidates=max(0, j - i), rarest=v.name)
+                lazy_trace.search(self, inst, v.name, max(0, j - i), rarest=v.name)
             self.choices[v.name] = self.choices.get(v.name, 0) + 1
             if i < j:
                 self._take_tree(inst, rt, best, buf, i, j, check, distinct, fc)
@@ -1223,7 +1231,8 @@ class LazyTreeMatcher(LazyBase):
             inst.dead = True
             self.alive -= 1
             if tr is not None:
-                self._trace(kind="drop", seq=-1, inst=inst.id, reason="consumed (buffer-only)")
+                lazy_trace.discard(self, inst, "consumed: every event the rarest variable could still take "
+                                               "has been scanned")
 
     def _take_tree(self, inst: Inst, rt: RTree, bi: int, buf: Buf, i: int, j: int, check: Any, distinct: Any,
                    fc: list[RNeg]) -> None:
@@ -1246,6 +1255,8 @@ class LazyTreeMatcher(LazyBase):
                 vals[slot] = x
                 st.predicate_evals += 1
                 ok = check(vals)
+                if not ok and tr is not None:
+                    lazy_trace.refuse(self, inst, v.name, vals, x, "buffer")
                 vals[slot] = None
                 if not ok:
                     continue
@@ -1255,8 +1266,7 @@ class LazyTreeMatcher(LazyBase):
             child.cur = inst.cur.copy()  # type: ignore[union-attr]
             child.plan = rt
             if tr is not None:
-                self._trace(kind="take", seq=x.seq, source="buffer", inst=inst.id, child=child.id,
-                            clause=rt.tail.index, var=v.name)
+                lazy_trace.take(self, inst, child, v.name, x, "buffer")
             if fc and not self._fc_ok(child, fc):
                 continue
             if child.mask == rt.full:
