@@ -209,7 +209,7 @@ SERVE = Builtin(_serve_parser, cmd_serve)
 STREAM = Builtin(_stream_parser, cmd_stream)
 
 #: The subcommands in ``cep --help`` order: built-ins and dotted module names.
-COMMANDS: list[Command | str] = [CHECK, RUN, SAMPLES, SERVE, STREAM]
+COMMANDS: list[Command | str] = [CHECK, RUN, "engine.trace_command", SAMPLES, SERVE, STREAM]
 
 
 def _command(entry: Command | str) -> Command:

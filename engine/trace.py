@@ -221,11 +221,25 @@ def _state(matcher: Any) -> tuple[list[RunView], int, dict[str, Any]]:
     return runs[:MAX_RUNS_LISTED], total, buf
 
 
+def type_rates(engine: str, events: Sequence[Event]) -> dict[str, int] | None:
+    """The event-type rates ``cep run`` gives the planner: for ``auto`` only, where skewed
+    rates steer the choice to the lazy chain (and fix its evaluation order)."""
+    if engine != "auto":
+        return None
+    counts: dict[str, int] = {}
+    for e in events:
+        counts[e.type] = counts.get(e.type, 0) + 1
+    return counts
+
+
 def trace(pattern: Any, events: Sequence[Event], engine: str = "auto", limit: int | None = DEFAULT_LIMIT,
           rates: Any = None, **options: Any) -> list[Step]:
-    """The whole trace of ``pattern`` over ``events`` with the engine ``cep run`` would use."""
+    """The whole trace of ``pattern`` over ``events`` with the engine ``cep run`` would use
+    (for ``auto`` with the data's type rates unless ``rates`` are given)."""
     from .planner import make_matcher
 
+    if rates is None:
+        rates = type_rates(engine, events)
     rec = Recorder()
     m = make_matcher(pattern, engine, rates=rates, tracer=rec, **options)
     return list(record(m, events, limit))
@@ -331,5 +345,5 @@ def to_dicts(steps: Iterable[Step]) -> list[dict[str, Any]]:
 
 
 __all__ = ["Action", "PredicateCheck", "Recorder", "RunView", "Step", "TraceLimit", "DEFAULT_LIMIT",
-           "ACTION_KINDS", "check_conjunct", "event_json", "record", "trace", "trace_matches", "buffer_at",
+           "ACTION_KINDS", "check_conjunct", "type_rates", "event_json", "record", "trace", "trace_matches", "buffer_at",
            "to_dicts"]

@@ -125,3 +125,36 @@ def test_limit_stops_with_a_message():
 def test_record_needs_a_recorder():
     with pytest.raises(TypeError):
         list(record(make_matcher(parse(Q3), "nfab"), STOCK))
+
+
+def _cli(capsys, *argv):
+    from engine.cli import main
+
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@pytest.mark.parametrize("engine", ["auto", "nfab", "lazy-chain", "lazy-tree", "eager"])
+def test_cep_trace_jsonl_matches_equal_cep_run(capsys, engine):
+    preset = "preset:stocks_sase/stock_trend_any" if engine in ("lazy-chain", "lazy-tree", "eager") \
+        else "preset:stocks_sase/stock_trend"
+    code, out, _ = _cli(capsys, "trace", preset, "--data", "sample:stocks_sase", "--engine", engine)
+    assert code == 0
+    recs = [json.loads(line) for line in out.splitlines()]
+    assert [r["step"] for r in recs] == [*range(8), "close"]
+    assert set(recs[0]) >= {"step", "event", "actions", "runs", "matches"}
+    assert set(recs[0]["event"]) >= {"id", "type", "ts", "price", "volume", "symbol"}
+    code, run_out, _ = _cli(capsys, "run", preset, "--data", "sample:stocks_sase", "--engine", engine,
+                            "--format", "jsonl")
+    assert [m for r in recs for m in r["matches"]] == [json.loads(line) for line in run_out.splitlines()]
+
+
+def test_cep_trace_table_and_limit(capsys):
+    code, out, _ = _cli(capsys, "trace", "preset:stocks_sase/stock_trend", "--data", "sample:stocks_sase",
+                        "--format", "table")
+    assert code == 0
+    assert "ignore run 2 at a[i] event 5" in out and "a[3].price=120" in out and "MATCH a=3,4 b=6" in out
+    code, out, err = _cli(capsys, "trace", "preset:stocks_sase/stock_trend", "--data", "sample:stocks_sase",
+                          "--limit", "3")
+    assert code == 1 and out == "" and "more than --limit 3" in err

@@ -1,0 +1,129 @@
+"""``cep trace PATTERN --data FILE [--engine E] [--limit N] [--format jsonl|table]``.
+
+One JSON object per event step (``step``, ``event``, ``actions``, ``runs``, ``buffer``,
+``matches``), then ``{"step": "close", "matches": [...]}`` (docs/trace.md). The engine
+is chosen as ``cep run`` chooses it, so the union of the trace's matches is what
+``cep run`` prints. Past ``--limit`` events (default 5,000) it stops with a message.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, TextIO
+
+from .arguments import CommandError, add_mapping_args, load_data, load_pattern
+
+
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    from .planner import engine_names
+    from .trace import DEFAULT_LIMIT
+
+    p = sub.add_parser("trace", help="step through a run: one record per event (actions, runs, buffer, matches)")
+    p.add_argument("pattern", help="a .cep/.json file, preset:SAMPLE/PRESET, or the pattern text")
+    p.add_argument("--data", required=True, help="CSV, JSON Lines or Parquet file, or sample:NAME")
+    p.add_argument("--engine", default="auto", choices=engine_names())
+    p.add_argument("--limit", type=int, default=DEFAULT_LIMIT,
+                   help=f"stop with a message past this many events (default {DEFAULT_LIMIT:,})")
+    p.add_argument("--format", default="jsonl", choices=("jsonl", "table"))
+    p.add_argument("--out", help="write the trace here instead of stdout")
+    p.add_argument("--max-runs", type=int, default=None, help="state guard: live runs + buffer entries limit")
+    p.add_argument("--skip-bad-rows", action="store_true", help="run without rows the validation rejected")
+    add_mapping_args(p)
+    return p
+
+
+def run(args: argparse.Namespace) -> int:
+    from .matchers.base import EngineUnsupported, StateExplosion
+    from .planner import choose, make_matcher
+    from .trace import Recorder, TraceLimit, record, type_rates
+
+    if args.limit is not None and args.limit < 1:
+        raise CommandError("--limit must be at least 1")
+    pattern, text = load_pattern(args.pattern)
+    events, warnings = load_data(args, pattern, text)
+    for w in warnings:
+        print(w, file=sys.stderr)
+    if len(events) > args.limit:
+        raise CommandError(f"the data has {len(events):,} events, more than --limit {args.limit:,}: a trace keeps "
+                           "every step in memory. Trace a prefix of the file, or raise --limit", status=1)
+    rates = type_rates(args.engine, events)
+    try:
+        info = choose(pattern, args.engine, rates=rates)
+    except EngineUnsupported as err:
+        raise CommandError(str(err)) from None
+    options: dict[str, Any] = {"tracer": Recorder()}
+    if args.max_runs is not None:
+        options["max_runs"] = args.max_runs
+    matcher = make_matcher(pattern, info.name, rates=rates, **options)
+    out: TextIO = open(args.out, "w", encoding="utf-8") if args.out else sys.stdout
+    try:
+        write = _write_jsonl if args.format == "jsonl" else _write_table
+        if args.format == "table":
+            out.write(f"engine: {info.name}\n")
+        for step in record(matcher, events, limit=args.limit):
+            write(step, out)
+    except StateExplosion as err:
+        raise CommandError(f"stopped: {err}", status=1) from None
+    except TraceLimit as err:
+        raise CommandError(str(err), status=1) from None
+    finally:
+        if args.out:
+            out.close()
+    return 0
+
+
+def _write_jsonl(step: Any, out: TextIO) -> None:
+    from .output import json_default
+
+    out.write(json.dumps(step.to_json(), default=json_default) + "\n")
+
+
+def _write_table(step: Any, out: TextIO) -> None:
+    """A readable line per action under a header per event."""
+    if step.step == "close":
+        out.write("close\n")
+    else:
+        e = step.event
+        attrs = ", ".join(f"{k}={v}" for k, v in e.items() if k not in ("id", "type", "ts"))
+        out.write(f"step {step.step}: event {e['id']} {e['type']} @ {e['ts']}" + (f" ({attrs})" if attrs else "")
+                  + "\n")
+    for a in step.actions:
+        out.write("  " + describe(a) + "\n")
+    if step.step != "close":
+        out.write(f"  runs: {step.runs_total}" + (" — " + "; ".join(
+            f"{r.id}@{r.state} " + " ".join(f"{v}={','.join(map(str, ids))}" for v, ids in r.bindings.items())
+            for r in step.runs[:6]) if step.runs else "") + (" …" if step.runs_total > 6 else "") + "\n")
+    for m in step.matches:
+        out.write("  MATCH " + " ".join(f"{v}={','.join(map(str, ids))}" for v, ids in m["match"].items()) + "\n")
+
+
+def describe(a: Any) -> str:
+    """One action in words: ``take run 1 at a[i] -> a[i] (a[i].price > avg(...): 121 > 120 ✓)``."""
+    parts = [a.kind]
+    if a.run is not None:
+        parts.append(f"run {a.run}")
+    if a.state:
+        parts.append(f"at {a.state}")
+    if a.to and a.to != a.state:
+        parts.append(f"-> {a.to}")
+    if a.event is not None and a.kind not in ("match",):
+        parts.append(f"event {a.event}")
+    s = " ".join(parts)
+    if a.detail.get("clone_of"):
+        s += f" (clone of {a.detail['clone_of']})"
+    if a.detail.get("into"):
+        s += f" into run {a.detail['into']}"
+    if a.kind == "match" and "match" in a.detail:
+        s += " " + " ".join(f"{v}={','.join(map(str, ids))}" for v, ids in a.detail["match"]["match"].items())
+    if a.predicates:
+        s += " [" + "; ".join(f"{p.text} {_vals(p.values)}{'✓' if p.result else '✗'}" for p in a.predicates) + "]"
+    if a.reason:
+        s += f" — {a.reason}"
+    return s
+
+
+def _vals(values: dict[str, Any]) -> str:
+    if not values:
+        return ""
+    return "(" + ", ".join(f"{k}={v}" for k, v in values.items()) + ") "
