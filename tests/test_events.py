@@ -1,4 +1,4 @@
-"""Tests for engine/events.py: loading CSV / JSON Lines / Parquet / DataFrames and validation."""
+"""Tests for engine/events/: loading CSV / JSON Lines / Parquet / DataFrames and validation."""
 from __future__ import annotations
 
 import json
@@ -473,3 +473,30 @@ def test_many_rows_load_correctly():
     order = np.argsort(ts, kind="stable")
     assert [e.id for e in r.events] == order.tolist()
     assert all(not math.isnan(e.attrs["p"]) for e in r.events[:10])
+
+
+def test_every_public_name_resolves_and_records_need_no_pandas():
+    import subprocess
+    import sys
+
+    import engine.events as ev
+
+    for name in ev.__all__:
+        assert getattr(ev, name) is not None, name
+    code = ("import sys, engine.events; from engine.events import Event, ColumnMapping, ValidationIssue; "
+            "assert 'pandas' not in sys.modules, 'pandas imported'; "
+            "from engine.events import load_events; assert 'pandas' in sys.modules")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+
+
+def test_rules_table_names_every_issue_code_it_reports():
+    from engine.events.validation import RULES
+
+    codes = [c for r in RULES for c in r.codes]
+    assert len(codes) == len(set(codes))
+    assert {"missing_type", "bad_time", "lower_gt_upper", "missing_id", "duplicate_id"} <= set(codes)
+    df = pd.DataFrame({"type": ["A", None, "A"], "ts": [1, 2, "x"], "id": [1, 1, 2]})
+    _, issues = validate_frame(df, ColumnMapping())
+    assert {i.code for i in issues} <= set(codes)
+    assert [(i.row, i.code) for i in issues] == [(1, "missing_type"), (2, "bad_time")]

@@ -39,12 +39,13 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ..events import _FORMATS  # the loader's format table and rules, so both read the same files
-from ..events import _resolve_format as _loader_format
-from ..events import _show  # noqa: F401 - the loader's own value quoting, for identical reports
 from ..events import (ID_COL, LOWER_COL, ROW_COL, TS_COL, TYPE_COL, UPPER_COL, ColumnMapping,
                       DataError, Event, ValidationIssue, ValidationReport, arrow_to_pandas,
                       events_from_frame, guess_mapping, infer_schema, validate_frame)
+# the loader's format table and rules, so both read the same files
+from ..events.formats import FORMATS as _FORMATS
+from ..events.formats import resolve_format as _loader_format
+from ..events.report import show_value as _show  # the loader's own value quoting, for identical reports
 
 __all__ = ["SparkEvents", "read_events", "from_spark_frame", "build_events", "SEQ_COL", "JSON_COL",
            "KEY_COL", "NA_STRINGS"]
@@ -186,7 +187,7 @@ def build_events(batch: pa.RecordBatch | pa.Table, spec: EventSpec,
 # --------------------------------------------------------------------------- helpers
 
 def _resolve_format(path: Path, fmt: str | None) -> str:
-    """The loader's format rules (``engine.events._resolve_format``), plus Spark's
+    """The loader's format rules (``engine.events.formats.resolve_format``), plus Spark's
     directories: the one format their files share, else Parquet."""
     if fmt is None and path.is_dir():
         files = [p for p in path.iterdir() if p.is_file() and not p.name.startswith((".", "_"))]
@@ -300,7 +301,7 @@ class _SegState:
 
 
 def _jsonl_frame(lines: list[Any], st: _SegState) -> tuple[pd.DataFrame, np.ndarray, list[ValidationIssue]]:
-    """Parse JSON lines as ``events._read_jsonl`` does: blank lines are not rows; a line that
+    """Parse JSON lines as ``events.formats.read_jsonl`` does: blank lines are not rows; a line that
     is not a JSON object is a rejected row with an issue. Rows are segment-local."""
     records: list[dict[str, Any]] = []
     rows: list[int] = []

@@ -1,0 +1,64 @@
+"""Events: the in-memory event record, and loading and validating event data.
+
+| part          | what it holds                                                          | pandas |
+|---------------|------------------------------------------------------------------------|--------|
+| ``records``   | ``Event``, ``make_stream``, ``infer_schema``, ``BUILTIN_FIELDS``        | no     |
+| ``mapping``   | ``ColumnMapping``, ``guess_mapping``, canonical column names            | no     |
+| ``report``    | ``DataError``, ``ValidationIssue``, ``ValidationReport``                | no     |
+| ``formats``   | ``resolve_format`` and the CSV / JSON Lines / Parquet readers          | yes    |
+| ``values``    | pandas columns -> plain Python values; CSV number text                 | yes    |
+| ``times``     | parsing time columns (numbers, ISO date-times)                          | yes    |
+| ``validation``| ``validate_frame`` and its named ``RULES``; ``numeric_issues``          | yes    |
+| ``frames``    | ``sort_frame``, ``events_from_frame`` (frame -> ``Event`` objects)      | yes    |
+| ``load``      | ``load_events`` -> ``LoadResult``                                       | yes    |
+
+Pipeline: read a file into a pandas DataFrame (``formats``), check it with
+``validate_frame`` (the one place where row-level checks live, so the Spark reader runs the
+same checks per Arrow batch with a row offset), sort stably by ts, then build ``Event``
+objects column-wise (``frames``).
+
+``from engine.events import X`` works for every name below. The parts without pandas are
+imported with the package; the others on first use, so that the matchers, which need only
+``Event``, start without pandas.
+"""
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from .mapping import (CANONICAL, ID_COL, LOWER_COL, ROW_COL, TS_COL, TYPE_COL, UNIT_SECONDS, UPPER_COL,
+                      ColumnMapping, TimeKind, guess_mapping)
+from .records import BUILTIN_FIELDS, Event, infer_schema, make_stream
+from .report import DataError, Severity, ValidationIssue, ValidationReport
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .formats import arrow_to_pandas
+    from .frames import events_from_frame, sort_frame
+    from .load import LoadResult, load_events
+    from .validation import ValidatedFrame, numeric_issues, validate_frame
+
+# name -> part, for the names whose part imports pandas
+_LAZY = {
+    "arrow_to_pandas": "formats",
+    "events_from_frame": "frames", "sort_frame": "frames",
+    "LoadResult": "load", "load_events": "load",
+    "ValidatedFrame": "validation", "numeric_issues": "validation", "validate_frame": "validation",
+}
+
+__all__ = ["BUILTIN_FIELDS", "Event", "make_stream", "infer_schema",
+           "ColumnMapping", "guess_mapping", "TimeKind",
+           "ROW_COL", "TYPE_COL", "TS_COL", "ID_COL", "LOWER_COL", "UPPER_COL", "CANONICAL", "UNIT_SECONDS",
+           "DataError", "Severity", "ValidationIssue", "ValidationReport", *_LAZY]
+
+
+def __getattr__(name: str) -> Any:
+    part = _LAZY.get(name)
+    if part is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{part}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

@@ -1,0 +1,85 @@
+"""Record types: the in-memory ``Event`` and plain-dict streams.
+
+An event has a type, a timestamp ``ts`` (seconds for date-times, else the unit of the
+time column), an ``id`` and attributes. ``seq`` is the 0-based position in the stream
+after sorting by ``ts`` (ties keep input order); count windows (``WITHIN n events``) and
+the SEQ order use it. Interval events (imprecise timestamps) carry ``lower`` and
+``upper`` and have ``ts == lower``. Standard library only: matchers import this module.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["BUILTIN_FIELDS", "Event", "make_stream", "infer_schema", "value_kind"]
+
+# Names that resolve to built-in event fields when the event has no attribute of that name.
+BUILTIN_FIELDS = ("ts", "id", "type", "seq", "lower", "upper")
+
+
+@dataclass(slots=True, eq=False)
+class Event:
+    id: Any
+    type: str
+    ts: float
+    seq: int
+    attrs: dict[str, Any] = field(default_factory=dict)
+    lower: float | None = None
+    upper: float | None = None
+
+    def get(self, name: str) -> Any:
+        """Attribute value; falls back to the built-in fields (ts, id, type, ...)."""
+        attrs = self.attrs
+        if name in attrs:
+            return attrs[name]
+        if name in BUILTIN_FIELDS:
+            return getattr(self, name)
+        return None
+
+    def __repr__(self) -> str:  # compact, for traces and test failures
+        return f"{self.type}#{self.id}@{self.ts}"
+
+
+def make_stream(rows: list[dict[str, Any]], type_key: str = "type", ts_key: str = "ts",
+                id_key: str | None = "id") -> list[Event]:
+    """Build a sorted event stream from plain dicts (tests, samples, generators).
+
+    Sorting is stable by ``ts``; ``seq`` is the position after sorting; the id is the
+    ``id_key`` value when present, else the input row number.
+    """
+    order = sorted(range(len(rows)), key=lambda i: rows[i][ts_key])
+    out: list[Event] = []
+    for seq, i in enumerate(order):
+        r = rows[i]
+        attrs = {k: v for k, v in r.items() if k not in (type_key, ts_key, id_key)}
+        eid = r[id_key] if id_key and id_key in r else i
+        lower = r.get("lower")
+        upper = r.get("upper")
+        out.append(Event(id=eid, type=str(r[type_key]), ts=r[ts_key], seq=seq, attrs=attrs,
+                         lower=lower, upper=upper))
+    return out
+
+
+def value_kind(v: Any) -> str | None:
+    """Schema kind of a plain value: "bool", "number", "string", or None for missing."""
+    if v is None:
+        return None
+    if isinstance(v, bool):
+        return "bool"
+    if isinstance(v, (int, float)):
+        return "number"
+    return "string"
+
+
+def infer_schema(events: Iterable[Event]) -> dict[str, dict[str, str]]:
+    """Event type -> attribute -> "number" | "string" | "bool" | "mixed", from events."""
+    kinds: dict[str, dict[str, set[str]]] = {}
+    for ev in events:
+        per_type = kinds.setdefault(ev.type, {})
+        for k, v in ev.attrs.items():
+            kd = value_kind(v)
+            if kd is not None:
+                per_type.setdefault(k, set()).add(kd)
+    return {t: {a: (next(iter(s)) if len(s) == 1 else "mixed") for a, s in attrs.items()}
+            for t, attrs in kinds.items()}

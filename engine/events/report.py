@@ -1,0 +1,150 @@
+"""What loading reports: ``DataError`` (the input as a whole is unusable),
+``ValidationIssue`` (one problem, with its row and column) and ``ValidationReport``
+(counts and every issue, formatted for a person). No pandas here.
+"""
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = ["DataError", "Severity", "ValidationIssue", "ValidationReport", "show_value"]
+
+Severity = Literal["error", "warning"]
+
+
+class DataError(ValueError):
+    """The input as a whole is unusable (missing file or column, unreadable or unknown format).
+
+    The message is meant for a person: it names the file or column and what to do about it.
+    Row-level problems are never raised; they are ``ValidationIssue`` entries in the report.
+    """
+
+
+def show_value(v: Any, limit: int = 40) -> str:
+    """A raw value as it appears in a message: strings quoted, long ones shortened."""
+    text = str(v)
+    if len(text) > limit:
+        text = text[: limit - 3] + "..."
+    return f"'{text}'" if isinstance(v, str) else text
+
+
+class ValidationIssue(BaseModel):
+    """One problem in the input: a 0-based data row (a CSV header is not a row; None for the
+    whole input), the column, a reason a person can act on, and a severity. ``code`` is a short
+    machine-readable kind ("bad_time", "missing_type", ...) used to group repetitive issues."""
+
+    model_config = ConfigDict(frozen=True)
+
+    row: int | None = None
+    column: str | None = None
+    reason: str
+    severity: Severity = "error"
+    code: str = ""
+
+    def format(self) -> str:
+        """``row 7, column ts: cannot parse '2011-13-45' as a number or ISO date-time``."""
+        where = []
+        if self.row is not None:
+            where.append(f"row {self.row}")
+        if self.column is not None:
+            where.append(f"column {self.column}")
+        return f"{', '.join(where)}: {self.reason}" if where else self.reason
+
+    def __str__(self) -> str:
+        return self.format()
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+class ValidationReport(BaseModel):
+    """What loading did: rows read / loaded / rejected, whether the input was already sorted
+    by ts, and every issue. Rows with an error are not loaded; nothing is dropped silently."""
+
+    issues: list[ValidationIssue] = Field(default_factory=list)
+    rows_read: int = 0
+    rows_loaded: int = 0
+    rows_rejected: int = 0
+    sorted_by_ts: bool = True
+
+    @property
+    def errors(self) -> list[ValidationIssue]:
+        """Issues of severity "error" (their rows were not loaded)."""
+        return [i for i in self.issues if i.severity == "error"]
+
+    @property
+    def warnings(self) -> list[ValidationIssue]:
+        """Issues of severity "warning" (their rows were loaded)."""
+        return [i for i in self.issues if i.severity == "warning"]
+
+    @property
+    def ok(self) -> bool:
+        """True when there are no errors (warnings are allowed)."""
+        return not any(i.severity == "error" for i in self.issues)
+
+    def summary(self) -> str:
+        """One line: ``read 10 rows: 8 loaded, 2 rejected; 2 errors, 1 warning``."""
+        n_err = sum(1 for i in self.issues if i.severity == "error")
+        n_warn = len(self.issues) - n_err
+        return (f"read {_plural(self.rows_read, 'row')}: {self.rows_loaded} loaded, "
+                f"{self.rows_rejected} rejected; {_plural(n_err, 'error')}, "
+                f"{_plural(n_warn, 'warning')}")
+
+    def format(self, max_lines: int = 50, group_after: int = 5, group_show: int = 3) -> str:
+        """Human-readable report: the summary line, then errors and warnings.
+
+        Issues of the same kind in the same column form a group; a group of more than
+        ``group_after`` issues shows its first ``group_show`` and a line with the count of the
+        rest and their rows. At most ``max_lines`` issue lines are printed; the rest is
+        counted in a final ``... and N more issues`` line. Counts are never hidden.
+        """
+        lines = [self.summary()]
+        budget = max(max_lines, 1)
+        shown = 0
+        hidden = {"error": 0, "warning": 0}
+        for severity, title in (("error", "errors"), ("warning", "warnings")):
+            items = [i for i in self.issues if i.severity == severity]
+            if not items:
+                continue
+            groups: dict[tuple[str | None, str], list[ValidationIssue]] = {}
+            for it in items:
+                groups.setdefault((it.column, it.code or it.reason), []).append(it)
+            body: list[str] = []
+            for (column, _), group in groups.items():
+                if len(group) > group_after:
+                    head, rest = group[:group_show], group[group_show:]
+                else:
+                    head, rest = group, []
+                for it in head:
+                    if shown < budget:
+                        body.append("  " + it.format())
+                        shown += 1
+                    else:
+                        hidden[severity] += 1
+                if rest:
+                    if shown < budget:
+                        rows = [r.row for r in rest if r.row is not None]
+                        where = f" in column {column}" if column is not None else ""
+                        row_text = ""
+                        if rows:
+                            row_text = " (rows " + ", ".join(map(str, rows[:5]))
+                            row_text += ", ...)" if len(rows) > 5 else ")"
+                        body.append(f"  ... and {len(rest)} more like this{where}{row_text}")
+                        shown += 1
+                    else:
+                        hidden[severity] += len(rest)
+            if body:
+                lines.append(f"{title} ({len(items)}):")
+                lines.extend(body)
+        n_hidden = hidden["error"] + hidden["warning"]
+        if n_hidden:
+            lines.append(f"... and {_plural(n_hidden, 'more issue')} not shown "
+                         f"({_plural(hidden['error'], 'error')}, "
+                         f"{_plural(hidden['warning'], 'warning')})")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.format()
+

@@ -1,0 +1,389 @@
+"""Validation: the row-level checks of an input frame, as named rules.
+
+``validate_frame`` checks the required columns (a missing one is a ``DataError``), then
+applies every rule of ``RULES`` in order to one ``FrameCheck``; a rule reports issues for
+the rows of a mask (``FrameCheck.add``) or for the whole input (``FrameCheck.note``) and may
+leave results (types, parsed times, ids) for the rules after it. Rows with an error are
+left out of the result. The Spark reader runs the same function on every Arrow batch, with
+a row offset, so both report the same rows.
+
+``numeric_issues`` is the check that needs the pattern: values compared numerically that
+are not numbers.
+"""
+from __future__ import annotations
+
+import numbers
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+import numpy as np
+import pandas as pd
+
+from .mapping import (CANONICAL, ID_COL, LOWER_COL, ROW_COL, TS_COL, TYPE_COL, UNIT_SECONDS, UPPER_COL,
+                      ColumnMapping, TimeKind, suggest_column)
+from .records import BUILTIN_FIELDS, Event
+from .report import DataError, Severity, ValidationIssue, show_value
+from .times import T_BAD, T_DATETIME, T_INFINITE, T_MISSING, T_NUMBER, parse_time
+from .values import coerce_numeric_text, column_values
+
+__all__ = ["ValidatedFrame", "FrameCheck", "Rule", "RULES", "validate_frame", "check_columns",
+           "numeric_issues"]
+
+
+@dataclass
+class ValidatedFrame:
+    """The valid rows of a frame, in input order, with canonical columns.
+
+    ``frame`` has ``ROW_COL`` (0-based input row, offset included), ``TYPE_COL`` (str),
+    ``TS_COL`` (float64: seconds for date-times), ``ID_COL`` (object), ``LOWER_COL`` /
+    ``UPPER_COL`` for interval events, and the attribute columns under their own names
+    (dtypes as read). ``time_kinds`` maps each time column to "number" or "datetime"; pass it
+    back to ``validate_frame`` for the next batch of the same input so that every batch
+    decides mixed columns the same way.
+    """
+
+    frame: pd.DataFrame
+    attr_columns: list[str]
+    mapping: ColumnMapping
+    rows_read: int
+    time_kinds: dict[str, TimeKind]
+    ids_are_rows: bool
+
+    @property
+    def rows_rejected(self) -> int:
+        """Rows of the input frame that had at least one error."""
+        return self.rows_read - len(self.frame)
+
+    @property
+    def time_is_datetime(self) -> bool:
+        """True when time values are seconds since the epoch (some time column held date-times)."""
+        return "datetime" in self.time_kinds.values()
+
+
+# --------------------------------------------------------------------------- the shared state
+
+@dataclass
+class FrameCheck:
+    """One frame under validation: the input, the issues so far, the rows with an error
+    (``bad``), and what rules leave for later rules (``types``, ``parsed``, ``ids``)."""
+
+    df: pd.DataFrame
+    mapping: ColumnMapping
+    row_numbers: np.ndarray
+    time_kinds: dict[str, TimeKind]
+    bad: np.ndarray
+    issues: list[tuple[int, int, ValidationIssue]] = field(default_factory=list)  # (position, order, issue)
+    types: np.ndarray | None = None
+    parsed: dict[str, np.ndarray] = field(default_factory=dict)
+    ids: np.ndarray | None = None
+    ids_are_rows: bool = True
+
+    @property
+    def n(self) -> int:
+        return len(self.df)
+
+    @property
+    def columns(self) -> list[str]:
+        return list(self.df.columns)
+
+    @property
+    def attr_columns(self) -> list[str]:
+        mapped = self.mapping.mapped_columns()
+        return [c for c in self.df.columns if c not in mapped]
+
+    @property
+    def ts(self) -> np.ndarray:
+        """The event time of every row: the lower bound for interval events."""
+        m = self.mapping
+        return self.parsed[m.lower_col if m.is_interval else m.ts_col]  # type: ignore[index]
+
+    def add(self, mask: np.ndarray, column: str, code: str, reason: Callable[[int], str] | str,
+            severity: Severity = "error") -> None:
+        """An issue for every row of ``mask`` (``reason`` may depend on the row position);
+        an error also marks the rows bad."""
+        for i in np.flatnonzero(mask):
+            text = reason(int(i)) if callable(reason) else reason
+            self.issues.append((int(i), len(self.issues), ValidationIssue(
+                row=int(self.row_numbers[i]), column=column, reason=text, severity=severity,
+                code=code)))
+        if severity == "error":
+            self.bad[mask] = True
+
+    def note(self, column: str, code: str, reason: str, severity: Severity = "warning") -> None:
+        """An issue about the input as a whole (no row)."""
+        self.issues.append((-1, len(self.issues), ValidationIssue(
+            row=None, column=column, reason=reason, severity=severity, code=code)))
+
+
+# --------------------------------------------------------------------------- the rules
+
+def check_event_type(chk: FrameCheck) -> None:
+    """Every row has a non-empty event type; leaves ``chk.types`` (str, stripped)."""
+    col = chk.mapping.type_col
+    # Factorize first: there are few distinct types, and equal type names share one str.
+    tcodes, tuniques = pd.factorize(chk.df[col], use_na_sentinel=True)
+    names, _ = column_values(pd.Series(tuniques))
+    names = [None if v is None else str(v).strip() for v in names]
+    lookup = np.array(names + [None], dtype=object)  # code -1 (missing) -> None
+    chk.types = lookup[tcodes]
+    empty_codes = [i for i, v in enumerate(names) if v == ""]
+    t_empty = np.isin(tcodes, empty_codes) if empty_codes else np.zeros(chk.n, dtype=bool)
+    chk.add(tcodes == -1, col, "missing_type", "missing event type")
+    chk.add(t_empty, col, "empty_type", "empty event type")
+
+
+def check_time_values(chk: FrameCheck) -> None:
+    """Every time value is a finite number or an ISO date-time, and a column does not mix
+    the two (the majority kind wins, ties: numbers, unless ``time_kinds`` fixes it);
+    leaves ``chk.parsed`` (float64, NaN where unusable)."""
+    for col in chk.mapping.time_columns:
+        values, codes = parse_time(chk.df[col])
+        raw = chk.df[col]
+        n_num = int(np.count_nonzero(codes == T_NUMBER))
+        n_dt = int(np.count_nonzero(codes == T_DATETIME))
+        kind = chk.time_kinds.get(col) or ("datetime" if n_dt > n_num else "number")
+        if n_num or n_dt or col in chk.time_kinds:
+            chk.time_kinds[col] = kind
+        minority = T_NUMBER if kind == "datetime" else T_DATETIME
+        chk.add(codes == T_MISSING, col, "missing_time", "missing value")
+        chk.add(codes == T_BAD, col, "bad_time",
+                lambda i, raw=raw: f"cannot parse {show_value(raw.iloc[i])} as a number or ISO date-time")
+        chk.add(codes == T_INFINITE, col, "bad_time",
+                lambda i, raw=raw: f"{show_value(raw.iloc[i])} is not a finite number")
+        if kind == "datetime":
+            msg = "{} is a number but this column holds date-times"
+        else:
+            msg = "{} is a date-time but this column holds numbers"
+        chk.add(codes == minority, col, "mixed_time",
+                lambda i, raw=raw, msg=msg: msg.format(show_value(raw.iloc[i])))
+        values = values.copy()
+        values[codes == minority] = np.nan
+        chk.parsed[col] = values
+
+
+def convert_time_unit(chk: FrameCheck) -> None:
+    """Numeric time columns next to date-time ones are converted from ``ts_unit`` to seconds."""
+    if "datetime" not in chk.time_kinds.values():
+        return
+    factor = UNIT_SECONDS[chk.mapping.ts_unit]
+    for col in chk.mapping.time_columns:
+        if chk.time_kinds.get(col) == "number" and factor != 1.0:
+            chk.parsed[col] = chk.parsed[col] * factor
+
+
+def check_interval_order(chk: FrameCheck) -> None:
+    """Interval events: ``lower <= upper``."""
+    m = chk.mapping
+    if not m.is_interval:
+        return
+    lo, hi = chk.parsed[m.lower_col], chk.parsed[m.upper_col]  # type: ignore[index]
+    lraw, uraw = chk.df[m.lower_col], chk.df[m.upper_col]
+    chk.add(lo > hi, m.lower_col, "lower_gt_upper",  # type: ignore[arg-type]  # NaN compares False
+            lambda i: (f"lower bound {show_value(lraw.iloc[i])} is after upper bound "
+                       f"{show_value(uraw.iloc[i])} (column {m.upper_col})"))
+
+
+def check_ids(chk: FrameCheck) -> None:
+    """Every row has an id when the id column exists; without it ids are the input row
+    numbers (a warning when the mapping named another column). Leaves ``chk.ids``."""
+    m = chk.mapping
+    chk.ids_are_rows = m.id_col is None or m.id_col not in chk.df.columns
+    if chk.ids_are_rows:
+        chk.ids = chk.row_numbers.astype(object)
+        if m.id_col is not None and m.id_col != "id":
+            hint = suggest_column(m.id_col, chk.columns, "id", m.mapped_columns())
+            text = f"id column '{m.id_col}' not found; ids are the input row numbers"
+            if hint is not None:
+                text += f" (did you mean '{hint}'?)"
+            chk.note(m.id_col, "no_id_column", text)
+        return
+    icol = chk.df[m.id_col]
+    if pd.api.types.is_float_dtype(icol.dtype):  # whole floats (ints with gaps read as floats)
+        arr = icol.to_numpy(dtype="float64", na_value=np.nan)
+        finite = arr[np.isfinite(arr)]
+        if len(finite) and np.all(finite == np.round(finite)) and np.all(np.abs(finite) < 2**53):
+            icol = icol.astype("Int64")
+    id_values, _ = column_values(icol)
+    chk.ids = np.empty(chk.n, dtype=object)
+    chk.ids[:] = id_values
+    chk.add(pd.isna(chk.ids), m.id_col, "missing_id", "missing id")
+
+
+def check_duplicate_ids(chk: FrameCheck) -> None:
+    """Among the rows that will be loaded, an id seen before is a warning naming the first row."""
+    keep = ~chk.bad
+    if chk.ids_are_rows or not keep.any():
+        return
+    ids = chk.ids
+    assert ids is not None
+    kept_pos = np.flatnonzero(keep)
+    try:
+        id_series = pd.Series(ids[kept_pos], dtype=object)
+        dup = id_series.duplicated(keep="first").to_numpy()
+    except TypeError:  # unhashable ids
+        return
+    if not dup.any():
+        return
+    first: dict[Any, int] = {}
+    for p, v in zip(kept_pos, id_series):
+        first.setdefault(v, int(chk.row_numbers[p]))
+    mask = np.zeros(chk.n, dtype=bool)
+    mask[kept_pos[dup]] = True
+    chk.add(mask, chk.mapping.id_col, "duplicate_id",  # type: ignore[arg-type]
+            lambda i: f"duplicate id {show_value(ids[i])} (first in row {first[ids[i]]})",
+            severity="warning")
+
+
+def check_shadowed_builtins(chk: FrameCheck) -> None:
+    """An attribute column named like a built-in field (ts, id, type ...) hides it in predicates."""
+    for c in chk.attr_columns:
+        if c in BUILTIN_FIELDS:
+            chk.note(c, "shadows_builtin", (f"column '{c}' is loaded as an attribute and hides the "
+                                            f"built-in field {c} in predicates"))
+
+
+class Rule(NamedTuple):
+    name: str
+    codes: tuple[str, ...]          # the issue codes it reports
+    check: Callable[[FrameCheck], None]
+
+
+#: The row-level rules, in the order they run (later rules use what earlier ones leave).
+RULES: tuple[Rule, ...] = (
+    Rule("event type", ("missing_type", "empty_type"), check_event_type),
+    Rule("time values", ("missing_time", "bad_time", "mixed_time"), check_time_values),
+    Rule("time unit", (), convert_time_unit),
+    Rule("interval order", ("lower_gt_upper",), check_interval_order),
+    Rule("ids", ("missing_id", "no_id_column"), check_ids),
+    Rule("duplicate ids", ("duplicate_id",), check_duplicate_ids),
+    Rule("built-in names", ("shadows_builtin",), check_shadowed_builtins),
+)
+
+
+# --------------------------------------------------------------------------- validate_frame
+
+def check_columns(mapping: ColumnMapping, columns: list[str]) -> None:
+    """Raise DataError naming the first missing required column, the available ones and a
+    suggestion; or a duplicate or reserved column name."""
+    required = [(mapping.type_col, "event type", "type")]
+    if mapping.is_interval:
+        required += [(mapping.lower_col, "lower bound", "lower"),
+                     (mapping.upper_col, "upper bound", "upper")]
+    else:
+        required.append((mapping.ts_col, "time stamp", "ts"))
+    present = set(columns)
+    if len(present) < len(columns):
+        dups = sorted({c for c in columns if columns.count(c) > 1})
+        raise DataError("duplicate column names: " + ", ".join(f"'{c}'" for c in dups))
+    for name, what, role in required:
+        if name in present:
+            continue
+        exclude = {c for c, _, _ in required if c in present}
+        shown = ", ".join(f"'{c}'" for c in columns[:30]) or "none"
+        if len(columns) > 30:
+            shown += f", ... ({len(columns)} in all)"
+        msg = f"missing required column '{name}' ({what}); available columns: {shown}"
+        hint = suggest_column(name, columns, role, exclude)
+        if hint is not None:
+            msg += f"; did you mean '{hint}'?"
+        raise DataError(msg)
+    bad = [c for c in columns if c in CANONICAL]
+    if bad:
+        raise DataError(f"column name '{bad[0]}' is reserved; rename the column")
+
+
+def validate_frame(df: pd.DataFrame, mapping: ColumnMapping | None = None, row_offset: int = 0,
+                   *, rows: Sequence[int] | np.ndarray | None = None,
+                   time_kinds: dict[str, TimeKind] | None = None,
+                   text_source: bool = False) -> tuple[ValidatedFrame, list[ValidationIssue]]:
+    """Check one frame of input rows with ``RULES``; return its valid rows and the issues.
+
+    Row numbers are ``row_offset + position`` (or ``row_offset + rows[position]`` when
+    ``rows`` gives each frame row's input row, e.g. after unparsable JSON lines). Time
+    values are numbers or ISO date-times (date-times become float seconds since the epoch,
+    tz-naive = UTC); ``time_kinds`` fixes the kind per column across batches.
+    ``text_source=True`` (CSV) turns number-looking text in attribute columns into numbers.
+    Raises ``DataError`` for a missing required column. The frame is neither sorted nor
+    copied more than needed.
+    """
+    mapping = mapping or ColumnMapping()
+    if any(not isinstance(c, str) for c in df.columns):
+        df = df.set_axis([str(c) for c in df.columns], axis=1)
+    check_columns(mapping, list(df.columns))
+    n = len(df)
+    if rows is None:
+        row_numbers = np.arange(row_offset, row_offset + n, dtype=np.int64)
+    else:
+        row_numbers = np.asarray(rows, dtype=np.int64) + row_offset
+        if len(row_numbers) != n:
+            raise ValueError("rows must give one input row per frame row")
+    chk = FrameCheck(df=df, mapping=mapping, row_numbers=row_numbers,
+                     time_kinds=dict(time_kinds or {}), bad=np.zeros(n, dtype=bool))
+    for rule in RULES:
+        rule.check(chk)
+    chk.issues.sort(key=lambda x: (x[0], x[1]))
+    return _valid_rows(chk, text_source), [it for _, _, it in chk.issues]
+
+
+def _valid_rows(chk: FrameCheck, text_source: bool) -> ValidatedFrame:
+    """The rows without errors, canonical columns first, then the attribute columns."""
+    keep = ~chk.bad
+    m = chk.mapping
+    assert chk.types is not None and chk.ids is not None
+    canon: dict[str, Any] = {
+        ROW_COL: chk.row_numbers[keep],
+        TYPE_COL: chk.types[keep],
+        TS_COL: chk.ts[keep],
+        ID_COL: chk.ids[keep],
+    }
+    if m.is_interval:
+        canon[LOWER_COL] = chk.parsed[m.lower_col][keep]  # type: ignore[index]
+        canon[UPPER_COL] = chk.parsed[m.upper_col][keep]  # type: ignore[index]
+    frame = pd.DataFrame(canon)
+    attr_columns = chk.attr_columns
+    if attr_columns:
+        attrs = chk.df[attr_columns]
+        if not keep.all():
+            attrs = attrs[keep]
+        attrs = attrs.reset_index(drop=True)
+        if text_source:
+            attrs = pd.DataFrame({c: coerce_numeric_text(attrs[c]) for c in attr_columns})
+        frame = pd.concat([frame, attrs], axis=1)
+    return ValidatedFrame(frame=frame, attr_columns=attr_columns, mapping=m, rows_read=chk.n,
+                          time_kinds=chk.time_kinds, ids_are_rows=chk.ids_are_rows)
+
+
+# --------------------------------------------------------------------------- numeric_issues
+
+def numeric_issues(events: Iterable[Event], numeric_attrs: Mapping[str, set[str]],
+                   rows: Sequence[int] | None = None) -> list[ValidationIssue]:
+    """Errors for values a pattern compares or computes with numerically but that are not
+    numbers ("non-numeric value compared numerically"; bool counts as non-numeric).
+
+    ``numeric_attrs`` maps an event type, or "ANY" for every type, to attribute names.
+    ``rows`` gives each event's input row by ``seq`` (``LoadResult.rows``; when ids are row
+    numbers it equals the ids); without it, issues have ``row=None``. The reason names the
+    event id either way.
+    """
+    any_names = set(numeric_attrs.get("ANY", ()))
+    cache: dict[str, list[str]] = {}
+    out: list[ValidationIssue] = []
+    for ev in events:
+        names = cache.get(ev.type)
+        if names is None:
+            names = cache[ev.type] = sorted(any_names | set(numeric_attrs.get(ev.type, ())))
+        if not names:
+            continue
+        attrs = ev.attrs
+        for name in names:
+            v = attrs.get(name)
+            if v is None or (isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))):
+                continue
+            out.append(ValidationIssue(
+                row=rows[ev.seq] if rows is not None else None, column=name, code="non_numeric",
+                reason=(f"non-numeric value compared numerically: {ev.type}.{name} = "
+                        f"{show_value(v)} (event id {ev.id})")))
+    if rows is not None:
+        out.sort(key=lambda i: i.row)
+    return out
