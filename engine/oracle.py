@@ -29,7 +29,7 @@ from .alternatives import components as _components
 from .alternatives import expand as _expand
 from .bindings import Conjunct, conjunct
 from .expr import Agg, Len, Ref
-from .matchers.base import Match, Stats, make_match, overlap_rank, sort_matches
+from .matchers.base import Match, MatcherBase, Stats, make_match, overlap_rank, sort_matches
 from .model import Component, Group, Pattern, Strategy
 from .partition import partition_key
 
@@ -297,14 +297,14 @@ def _has_trailing_negation(pattern: Pattern) -> bool:
     return False
 
 
-class OracleMatcher:
-    """The oracle behind the Matcher interface: buffers the stream, answers at close()."""
+class OracleMatcher(MatcherBase):
+    """The oracle behind the Matcher interface: buffers the stream, answers at close()
+    (its trace has no actions until the close step, where every match appears)."""
 
     name = "oracle"
 
     def __init__(self, pattern: Pattern, tracer: Any = None, **_: Any):
-        self.pattern = pattern
-        self.stats = Stats()
+        super().__init__(pattern, tracer)
         self._events: list[Event] = []
 
     def feed(self, event: Event) -> list[Match]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Protocol
+from typing import Any, Iterable, Protocol
 
 from ..events import Event
 from ..model import Pattern
@@ -116,7 +116,53 @@ class EngineUnsupported(ValueError):
     """The engine cannot run this pattern (the planner then picks another, or says why)."""
 
 
-Tracer = Callable[[dict[str, Any]], None]
+Tracer = Any  # an engine.trace.Recorder (kept untyped here so that base stays import-light)
+
+
+def explosion_cause(pattern: Pattern, unit: str = "runs") -> str:
+    """The likely cause of a state explosion and its remedy, for the guard's message."""
+    from ..model import Strategy
+
+    kleene = [c.var for c in pattern.components() if c.kleene]
+    if kleene and pattern.strategy is Strategy.ANY:
+        return (f"Kleene `{kleene[0]}[]` under skip_till_any_match has up to 2^n {unit} for n relevant events; "
+                "use skip_till_next_match, tighten WITHIN, or add a predicate on the Kleene elements")
+    if pattern.window is None:
+        return f"the pattern has no WITHIN, so {unit} never expire; add a window"
+    w = pattern.window
+    return (f"WITHIN {w.value:g} {w.unit or ''} holds too many simultaneous {unit} on this stream; "
+            "tighten WITHIN, add predicates on the first component, or partition with [attr]").replace("  ", " ")
+
+
+class MatcherBase:
+    """What every engine shares: the pattern, the tracer (engine/trace.py), the statistics
+    and the state guard's message. An engine holds only its algorithm: it implements
+    ``feed``/``close`` and, for the step trace, ``trace_state()`` (live runs and buffer
+    change after a step); it calls ``self.explode(what, limits)`` when its live state
+    passes its limits. The planner's capability table (engine/planner.py) lists it."""
+
+    name = "matcher"
+    unit = "runs"  # what the guard counts, in the message
+
+    def __init__(self, pattern: Pattern, tracer: Tracer = None) -> None:
+        self.pattern = pattern
+        self.tracer = tracer
+        self.stats = Stats()
+
+    def explode(self, what: str, limits: str) -> None:
+        """Stop the run: ``what`` passed ``limits``; the message names the likely cause."""
+        raise StateExplosion(f"state explosion in `{self.name}`: {what} (limit {limits}). "
+                             f"Likely cause: {explosion_cause(self.pattern, self.unit)}.")
+
+    def trace_state(self) -> tuple[list[Any], dict[str, Any]]:
+        """Live runs and this step's buffer change (engine.trace.RunView, buffer dict)."""
+        return [], {}
+
+    def feed(self, event: Event) -> Iterable[Match]:
+        raise NotImplementedError
+
+    def close(self) -> Iterable[Match]:
+        raise NotImplementedError
 
 
 class Matcher(Protocol):

@@ -55,7 +55,7 @@ from __future__ import annotations
 import heapq
 from bisect import bisect_left, bisect_right
 from itertools import count as _count
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from ..automata.chain import (ChainNFA, Cond, NegSpec, PatternInfo, Step, analyse, compile_chain,
                               estimate_rates, unsupported_reason)
@@ -65,7 +65,7 @@ from ..events import Event
 from ..expr import Ref, compile_expr, variables
 from ..model import ANY_TYPE, Pattern
 from . import lazy_trace
-from .base import EngineUnsupported, Match, StateExplosion, Stats, Tracer
+from .base import EngineUnsupported, Match, MatcherBase, Tracer
 
 DEFAULT_MAX_INSTANCES = 2_000_000
 DEFAULT_MAX_BUFFER = 6_000_000
@@ -330,7 +330,7 @@ def clause_signature(cl: Any) -> Any:
 
 # --------------------------------------------------------------------------- the shared engine
 
-class LazyBase:
+class LazyBase(MatcherBase):
     """State, buffers, negation, emission, guard, stats and tracing shared by the chain,
     the tree and the eager baseline."""
 
@@ -343,14 +343,12 @@ class LazyBase:
         why = unsupported_reason(pattern)
         if why:
             raise EngineUnsupported(f"engine `{self.name}` cannot run this pattern: {why}")
-        self.pattern = pattern
+        super().__init__(pattern, tracer)
         self.info = info = analyse(pattern)
-        self.tracer = tracer
         self.dedupe = dedupe
         self.max_instances = max_runs if max_runs is not None else max_instances
         self.max_buffer = max_buffer
         self.max_subsets = max_subsets
-        self.stats = Stats()
         self.stats.extra.update({"buffer_removals": 0, "instances_rejected": 0, "subsets": 0,
                                  "state_peak": 0, "negation_checks": 0})
         self.W = info.window
@@ -458,20 +456,11 @@ class LazyBase:
         if cur > self.max_instances:
             self._explode()
 
+    unit = "partial matches"
+
     def _explode(self, what: str | None = None) -> None:
-        p = self.pattern
-        kleene = [c.var for c in p.components() if c.kleene]
         what = what or f"{self.alive:,} live partial matches and {self.buffered:,} buffered events"
-        if kleene:
-            cause = (f"Kleene `{kleene[0]}[]` under skip_till_any_match has 2^n - 1 matches for n relevant events; "
-                     "tighten WITHIN or add predicates on the Kleene variable")
-        elif p.window is None:
-            cause = "the pattern has no WITHIN, so buffered events and partial matches never expire; add a window"
-        else:
-            cause = (f"WITHIN {p.window.value:g} {p.window.unit or ''} holds too many partial matches on this stream; "
-                     "tighten WITHIN, add predicates, or partition with [attr]")
-        raise StateExplosion(f"state explosion in `{self.name}`: {what} (limit {self.max_instances:,} partial "
-                             f"matches / {self.max_buffer:,} buffered events). Likely cause: {cause}.")
+        self.explode(what, f"{self.max_instances:,} partial matches / {self.max_buffer:,} buffered events")
 
     # ------------------------------------------------------------------ negation
     def _neg_violated(self, inst: Inst, n: RNeg) -> bool:
@@ -623,17 +612,16 @@ class LazyBase:
     def _wait(self, inst: Inst, var: str) -> None:
         raise NotImplementedError
 
-    def _take_range(self, inst: Inst, plan: RPlan, s: RStep, buf: Buf, i: int, j: int) -> None:
+    def _scan(self, inst: Inst, buf: Buf, i: int, j: int, slot: int, var: str, distinct: Any,
+              check: Any) -> Iterator[tuple[Event, float, Any]]:
+        """The buffered events in [i, j) that ``inst`` can bind to ``var``: not already bound
+        (``distinct``), of its ``[attr]`` partition, satisfying ``check``. Shared by the
+        chain's buffer take and the tree's take."""
         vals = inst.vals
-        slot = s.slot
         eq = inst.eq
-        keys = buf.key
-        evs = buf.ev
-        cos = buf.co
-        used = _used(vals, s.distinct) if s.distinct else None
-        check = s.check
+        keys, evs, cos = buf.key, buf.ev, buf.co
+        used = _used(vals, distinct) if distinct else None
         st = self.stats
-        nxt = s.index + 1
         tr = self.tracer
         for idx in range(i, j):
             x = evs[idx]
@@ -646,12 +634,17 @@ class LazyBase:
                 st.predicate_evals += 1
                 ok = check(vals)
                 if not ok and tr is not None:
-                    lazy_trace.refuse(self, inst, s.var, vals, x, "buffer")
+                    lazy_trace.refuse(self, inst, var, vals, x, "buffer")
                 vals[slot] = None
                 if not ok:
                     continue
-            c = cos[idx]
-            child = self._child(inst, slot, x, c, c, keys[idx])
+            yield x, cos[idx], keys[idx]
+
+    def _take_range(self, inst: Inst, plan: RPlan, s: RStep, buf: Buf, i: int, j: int) -> None:
+        nxt = s.index + 1
+        tr = self.tracer
+        for x, c, key in self._scan(inst, buf, i, j, s.slot, s.var, s.distinct, s.check):
+            child = self._child(inst, s.slot, x, c, c, key)
             if tr is not None:
                 lazy_trace.take(self, inst, child, s.var, x, "buffer")
             if s.fc and not self._fc_ok(child, s.fc):
@@ -1236,32 +1229,13 @@ class LazyTreeMatcher(LazyBase):
 
     def _take_tree(self, inst: Inst, rt: RTree, bi: int, buf: Buf, i: int, j: int, check: Any, distinct: Any,
                    fc: list[RNeg]) -> None:
-        vals = inst.vals
         v = rt.tvars[bi]
         slot = v.slot
-        eq = inst.eq
-        keys, evs, cos = buf.key, buf.ev, buf.co
-        used = _used(vals, distinct) if distinct else None
         st = self.stats
         bit = rt.bits[bi]
         tr = self.tracer
-        for idx in range(i, j):
-            x = evs[idx]
-            if used is not None and x.seq in used:
-                continue
-            if eq is not None and keys[idx] != eq:
-                continue
-            if check is not None:
-                vals[slot] = x
-                st.predicate_evals += 1
-                ok = check(vals)
-                if not ok and tr is not None:
-                    lazy_trace.refuse(self, inst, v.name, vals, x, "buffer")
-                vals[slot] = None
-                if not ok:
-                    continue
-            c = cos[idx]
-            child = self._child(inst, slot, x, c, c, keys[idx])
+        for x, c, key in self._scan(inst, buf, i, j, slot, v.name, distinct, check):
+            child = self._child(inst, slot, x, c, c, key)
             child.mask = inst.mask | bit
             child.cur = inst.cur.copy()  # type: ignore[union-attr]
             child.plan = rt

@@ -29,7 +29,7 @@ from ..events import BUILTIN_FIELDS, Event
 from ..expr import Agg, BoolOp, Len, Node, Ref, compile_expr
 from ..model import ANY_TYPE, Pattern, Strategy
 from ..automata.nfab import Chain, Nfab, compile_pattern
-from .base import Match, StateExplosion, Stats, Tracer, overlap_rank
+from .base import Match, MatcherBase, Tracer, overlap_rank
 from . import nfab_trace
 
 DEFAULT_MAX_RUNS = 2_000_000
@@ -284,7 +284,7 @@ def _compiled(pattern: Pattern) -> tuple[Nfab, list[_ChainRT]]:
     return hit
 
 
-class NfabMatcher:
+class NfabMatcher(MatcherBase):
     """NFA^b matcher. Options: ``share`` (shared versioned buffer; off = one entry per
     write), ``merge`` (merge equivalent runs; needs share), ``max_runs`` / ``max_buffer``
     (state guard), ``tracer`` (receives one dict per step)."""
@@ -294,7 +294,7 @@ class NfabMatcher:
     def __init__(self, pattern: Pattern, tracer: Tracer | None = None, share: bool = True, merge: bool = True,
                  max_runs: int = DEFAULT_MAX_RUNS, max_buffer: int = DEFAULT_MAX_BUFFER,
                  push_window: bool = True, peek: bool = True):
-        self.pattern = pattern
+        super().__init__(pattern, tracer)
         # §4.5 optimisations. push_window (step 5): a run dies on any edge once it left the
         # window (off: only the edge into F checks it; same matches, more live runs).
         # peek (step 6): proceed is atomic with the next state's begin (off: the proceed
@@ -303,12 +303,10 @@ class NfabMatcher:
         self.push_window = push_window
         self.peek = peek
         self.nfa, self.rts = _compiled(pattern)
-        self.tracer = tracer
         self.share = share
         self.merge = merge and share
         self.max_runs = max_runs
         self.max_buffer = max_buffer
-        self.stats = Stats()
         self.stats.extra.update({"clones_take_proceed": 0, "clones_ignore_proceed": 0, "clones_take_ignore": 0,
                                  "clones_begin_ignore": 0, "runs_merged": 0, "runs_killed": 0})
         self.strategy = pattern.strategy
@@ -858,21 +856,10 @@ class NfabMatcher:
         self.stats.runs_alive = self.alive
 
     def _explode(self, members: int = 0) -> None:
-        p = self.pattern
-        kleene = [c.var for c in p.components() if c.kleene]
         what = f"{self.alive:,} live runs and {self.buffer_live:,} buffer entries"
         if members:
             what = f"one merged run standing for {members:,} partial matches"
-        if p.strategy is Strategy.ANY and kleene:
-            cause = (f"Kleene `{kleene[0]}[]` under skip_till_any_match keeps up to 2^n runs for n relevant events; "
-                     "use skip_till_next_match or tighten WITHIN")
-        elif p.window is None:
-            cause = "the pattern has no WITHIN, so runs never expire; add a window"
-        else:
-            cause = (f"WITHIN {p.window.value:g} {p.window.unit or ''} holds too many simultaneous runs on this "
-                     "stream; tighten WITHIN, add predicates on the first component, or partition with [attr]")
-        raise StateExplosion(f"state explosion: {what} (limit {self.max_runs:,} runs / {self.max_buffer:,} entries). "
-                             f"Likely cause: {cause}.")
+        self.explode(what, f"{self.max_runs:,} runs / {self.max_buffer:,} entries")
 
     def close(self) -> list[Match]:
         out: list[Match] = []
