@@ -3,6 +3,13 @@ components, groups, predicates, window, strategy and output.
 
 Every form changes the shared pattern through ``app.edit`` + ``state.commit`` in a
 widget callback, so the canvas and the editor redraw in the same rerun.
+
+One source of truth: every widget that shows a part of the pattern (the editor, the
+strategy, window, output, ``[attr]``, aggregate and preset boxes) has the pattern's
+revision in its key and takes its value from the pattern when it is created. A value
+the browser still holds for an older revision (a late echo after the text was typed
+elsewhere) belongs to a widget that no longer exists and can never be re-applied.
+Names are checked against the data in use (``state.data_schema``) as ``cep run`` does.
 """
 from __future__ import annotations
 
@@ -17,6 +24,11 @@ from engine.expr import to_text as expr_text
 from engine.model import Component, Group, Strategy
 
 ss = st.session_state
+
+
+def rkey(name: str) -> str:
+    """A widget key tied to the pattern's current revision (see the module docstring)."""
+    return f"{name}_{state.rev()}"
 
 QUANTS = {"one": "one event", "plus": "+ one or more (Kleene)", "star": "* zero or more (Kleene)",
           "opt": "? optional"}
@@ -52,8 +64,8 @@ def _preset_options() -> list[tuple[str, str]]:
     return [(s, p) for s in sample_streams.names() for p in sample_streams.load(s).presets]
 
 
-def _load_preset() -> None:
-    choice = ss.get("design_preset")
+def _load_preset(key: str) -> None:
+    choice = ss.get(key)
     if choice:
         s, p = choice
         state.load_preset(s, p)
@@ -65,48 +77,97 @@ def _new_pattern() -> None:
     _apply(lambda: edit.new_pattern(t))
 
 
-def _set_sample() -> None:
-    state.set_sample(ss["design_sample"])
+def _set_sample(key: str) -> None:
+    state.set_sample(ss[key])
 
 
 def preset_bar() -> None:
     c1, c2, c4, c3 = st.columns([3, 1, 1, 3])
     opts = _preset_options()
     cur = (state.sample_name(), ss.get("cep_preset"))
-    c1.selectbox("Preset", opts, index=opts.index(cur) if cur in opts else 0, key="design_preset",
-                 format_func=lambda o: f"{o[0]} / {o[1]}")
+    key = rkey("design_preset")
+    c1.selectbox("Preset", opts, index=opts.index(cur) if cur in opts else None, key=key,
+                 format_func=lambda o: f"{o[0]} / {o[1]}", placeholder="(none: your own pattern)")
     c2.markdown("<div style='height:1.8em'></div>", unsafe_allow_html=True)
-    c2.button("Load preset", key="design_load_preset", on_click=_load_preset, width="stretch")
+    c2.button("Load preset", key="design_load_preset", on_click=_load_preset, args=(key,), width="stretch")
     c4.markdown("<div style='height:1.8em'></div>", unsafe_allow_html=True)
     c4.button("New", key="design_new", on_click=_new_pattern, width="stretch",
-              help="start over from one component of the sample's first event type")
+              help="start over from one component of the data's first event type")
     names = sample_streams.names()
-    if ss.get("design_sample") != state.sample_name():
-        ss["design_sample"] = state.sample_name()
-    c3.selectbox("Sample data (for attribute pickers and the Run page)", names, key="design_sample",
-                 on_change=_set_sample)
+    skey = f"design_sample__{state.sample_name()}"
+    c3.selectbox("Sample data (attribute pickers, name checks, Run page)", names, key=skey,
+                 index=names.index(state.sample_name()) if state.sample_name() in names else 0,
+                 on_change=_set_sample, args=(skey,))
+    kind, label = state.data_in_use()
+    if kind != "sample":
+        c3.caption(f"The Run page uses the {'uploaded ' if kind == 'upload' else ''}file **{label}**; names "
+                   "are checked against its columns. Choose a sample here to switch back.")
 
 
 # --------------------------------------------------------------------------- DSL editor
 
-def _on_editor() -> None:
-    if state.commit_text(ss["dsl_editor"], "editor"):
-        ss["dsl_editor_rev"] = state.rev()
+def _on_editor(key: str) -> None:
+    state.commit_text(ss[key], "editor")
 
 
 def _format() -> None:
-    ss["dsl_editor"] = to_text(state.pattern())
-    state.commit_text(ss["dsl_editor"], "editor")
-    ss["dsl_editor_rev"] = state.rev()
+    state.commit_text(to_text(state.pattern()), "editor")
 
 
 def editor() -> None:
-    if "dsl_editor" not in ss or ss.get("dsl_editor_rev") != state.rev():
-        ss["dsl_editor"] = state.text()
-        ss["dsl_editor_rev"] = state.rev()
-    st.text_area("Pattern (press Ctrl+Enter or click outside to apply)", key="dsl_editor", height=260,
-                 on_change=_on_editor)
+    """The DSL editor: its text is the pattern (a new widget for every revision, created
+    with the pattern's text; an edit that does not parse keeps the typed text in place)."""
+    key = rkey("dsl_editor")
+    st.text_area("Pattern (press Ctrl+Enter or click outside to apply)", state.text(), key=key, height=260,
+                 on_change=_on_editor, args=(key,))
     st.button("Format", key="dsl_format", on_click=_format, help="rewrite the text in canonical form")
+
+
+def editor_text() -> str | None:
+    """What the editor holds now (None before it was drawn)."""
+    return ss.get(rkey("dsl_editor"))
+
+
+def data_check() -> None:
+    """The pattern against the data in use, as ``cep run`` checks it (under the editor)."""
+    if editor_text() not in (None, state.text()):
+        return  # the editor holds text that was not applied (it has its own error)
+    kind, label = state.data_in_use()
+    schema = state.data_schema()
+    if not schema:
+        return
+    probs = edit.data_problems(state.pattern(), schema, state.text())
+    if not probs:
+        st.caption(f":material/check_circle: Every event type and attribute is in the data **{label}**.")
+        return
+    ui.show_data_problems(probs, f"Data {label}: ")
+
+
+def _form_data_check(sources: tuple[str, ...]) -> None:
+    """After an edit from one of ``sources``: what it left unknown to the data, shown there."""
+    if state.edit_source() not in sources:
+        return
+    schema = state.data_schema()
+    if schema:
+        ui.show_data_problems(edit.data_problems(state.pattern(), schema, state.text()))
+
+
+def canvas_data_check() -> None:
+    _form_data_check(("canvas",))
+
+
+def _reject_unknown_names(q: Any, source: str, text: str) -> bool:
+    """A predicate / aggregate / RETURN added by a form is refused when it names an
+    attribute the data does not have (the error is rendered against ``text``, what the
+    person typed or the form built). The rest of the pattern is not re-checked here."""
+    schema = state.data_schema()
+    if not schema:
+        return False
+    probs = [x for x in edit.data_problems(q, schema, text) if x.severity == "error"]
+    if probs:
+        ss["cep_error"] = (source, probs[0].text, None)
+        return True
+    return False
 
 
 # --------------------------------------------------------------------------- save / load
@@ -138,10 +199,7 @@ def save_load() -> None:
 # --------------------------------------------------------------------------- helpers
 
 def _schema() -> dict[str, dict[str, str]]:
-    try:
-        return state.sample_schema(state.sample_name())
-    except Exception:  # noqa: BLE001
-        return {}
+    return state.data_schema()
 
 
 def _types() -> list[str]:
@@ -350,20 +408,26 @@ def _builder_text() -> str:
     return f"{left} {op} {right}"
 
 
+def _add_predicate(txt: str, source: str) -> bool:
+    """Add a WHERE conjunct; a syntax error or an attribute the data lacks is shown at the form."""
+    try:
+        q = edit.add_predicate(state.pattern(), txt)
+    except DslError as err:
+        ss["cep_error"] = (source, str(err), err)
+        return False
+    probe = q.model_copy(update={"where": [q.where[-1]], "equivalence": [], "returns": [], "aggregate": None})
+    if _reject_unknown_names(probe, source, txt):
+        return False
+    return state.commit(q, source)
+
+
 def _add_built() -> None:
-    _apply(lambda: edit.add_predicate(state.pattern(), _builder_text()))
+    _add_predicate(_builder_text(), "predicate")
 
 
 def _add_typed() -> None:
     txt = (ss.get("pt_text") or "").strip()
-    if not txt:
-        return
-    try:
-        q = edit.add_predicate(state.pattern(), txt)
-    except DslError as err:
-        ss["cep_error"] = ("predicate", str(err), err)
-        return
-    if state.commit(q, "predicate"):
+    if txt and _add_predicate(txt, "predicate"):
         ss["pt_text"] = ""
 
 
@@ -371,8 +435,8 @@ def _remove_pred(k: int) -> None:
     _apply(lambda: edit.remove_predicate(state.pattern(), k))
 
 
-def _set_equiv() -> None:
-    _apply(lambda: edit.set_equivalence(state.pattern(), list(ss.get("pe_attrs") or [])))
+def _set_equiv(key: str) -> None:
+    _apply(lambda: edit.set_equivalence(state.pattern(), list(ss.get(key) or [])))
 
 
 def _operand_widgets(prefix: str, cols: list[Any], label: str) -> None:
@@ -402,14 +466,12 @@ def predicate_form() -> None:
     for k, e in enumerate(p.where):
         c1, c2 = st.columns([6, 1])
         c1.code(expr_text(e), language="sql")
-        c2.button("Remove", key=f"pd_{k}_{state.rev()}", icon=":material/delete:", on_click=_remove_pred, args=(k,),
+        c2.button("", key=f"pd_{k}_{state.rev()}", icon=":material/delete:", on_click=_remove_pred, args=(k,),
                   help="remove this predicate", width="stretch")
     all_attrs = sorted({a for attrs in _schema().values() for a in attrs} | set(p.equivalence))
-    if ss.get("pe_rev") != state.rev():
-        ss["pe_attrs"] = list(p.equivalence)
-        ss["pe_rev"] = state.rev()
+    key = rkey("pe_attrs")
     st.multiselect("Same value in every event of a match `[attr]` (partitions the stream)", all_attrs,
-                   key="pe_attrs", on_change=_set_equiv)
+                   default=list(p.equivalence), key=key, on_change=_set_equiv, args=(key,))
     if not p.components():
         return
     st.markdown("**Build a predicate**")
@@ -437,50 +499,150 @@ def predicate_form() -> None:
                   label_visibility="collapsed")
     c2.button("Add", key="pt_add", on_click=_add_typed, width="stretch")
     ui.pattern_error(("predicate",))
+    _form_data_check(("predicate",))
 
 
 # --------------------------------------------------------------------------- window / strategy / output
 
-def _set_strategy() -> None:
-    _apply(lambda: edit.set_strategy(state.pattern(), ss["ws_strategy"]))
+def _set_strategy(key: str) -> None:
+    _apply(lambda: edit.set_strategy(state.pattern(), ss[key]))
 
 
-def _set_window() -> None:
+def _set_window(r: int) -> None:
     def go() -> Any:
-        if not ss.get("ws_has_window"):
+        if not ss.get(f"ws_has_window_{r}"):
             return edit.set_window(state.pattern(), None, None)
-        unit = ss.get("ws_unit")
-        return edit.set_window(state.pattern(), float(ss.get("ws_value") or 0),
+        unit = ss.get(f"ws_unit_{r}")
+        return edit.set_window(state.pattern(), float(ss.get(f"ws_value_{r}") or 0),
                                None if unit == "(unit of ts)" else unit)
     _apply(go)
 
 
-def _set_output() -> None:
-    _apply(lambda: edit.set_output(state.pattern(), ss["ws_output"]))
+def _set_output(key: str) -> None:
+    _apply(lambda: edit.set_output(state.pattern(), ss[key]))
 
 
 def window_form() -> None:
     p = state.pattern()
-    if ss.get("ws_rev") != state.rev():
-        ss["ws_strategy"] = p.strategy.value
-        ss["ws_has_window"] = p.window is not None
-        ss["ws_value"] = float(p.window.value) if p.window else 1.0
-        ss["ws_unit"] = (p.window.unit or "(unit of ts)") if p.window else "hour"
-        ss["ws_output"] = p.output
-        ss["ws_rev"] = state.rev()
-    st.radio("Event selection strategy", list(STRATEGIES), key="ws_strategy", format_func=STRATEGIES.get,
-             on_change=_set_strategy)
+    r = state.rev()
+    w = p.window
+    unit = (w.unit or "(unit of ts)") if w else "hour"
+    key = f"ws_strategy_{r}"
+    st.radio("Event selection strategy", list(STRATEGIES), index=list(STRATEGIES).index(p.strategy.value), key=key,
+             format_func=STRATEGIES.get, on_change=_set_strategy, args=(key,),
+             help="without one in WHERE, a pattern uses skip_till_any_match (every combination)")
     c1, c2, c3 = st.columns([1, 1, 1])
-    c1.checkbox("WITHIN", key="ws_has_window", on_change=_set_window)
-    c2.number_input("window", min_value=0.001, key="ws_value", format="%g", on_change=_set_window,
-                    disabled=not ss.get("ws_has_window"))
-    c3.selectbox("unit", UNITS, key="ws_unit", on_change=_set_window, disabled=not ss.get("ws_has_window"))
-    st.radio("Output", ["ALL", "NON_OVERLAP"], key="ws_output", horizontal=True, on_change=_set_output,
+    c1.checkbox("WITHIN", w is not None, key=f"ws_has_window_{r}", on_change=_set_window, args=(r,))
+    c2.number_input("window", min_value=0.001, value=float(w.value) if w else 1.0, key=f"ws_value_{r}", format="%g",
+                    on_change=_set_window, args=(r,), disabled=w is None)
+    c3.selectbox("unit", UNITS, index=UNITS.index(unit), key=f"ws_unit_{r}", on_change=_set_window, args=(r,),
+                 disabled=w is None)
+    key = f"ws_output_{r}"
+    st.radio("Output", ["ALL", "NON_OVERLAP"], index=["ALL", "NON_OVERLAP"].index(p.output), key=key,
+             horizontal=True, on_change=_set_output, args=(key,),
              format_func={"ALL": "ALL matches", "NON_OVERLAP": "NON_OVERLAP (one at a time per partition)"}.get)
 
 
+# --------------------------------------------------------------------------- aggregate / RETURN
+
+NO_AGG = "(none: list the matches)"
+
+
+def _set_aggregate(r: int) -> None:
+    def go() -> Any:
+        func = ss.get(f"ag_func_{r}")
+        if func in (None, NO_AGG):
+            return edit.set_aggregate(state.pattern(), None)
+        var = ss.get(f"ag_var_{r}")
+        attr = ss.get(f"ag_attr_{r}")
+        p = state.pattern()
+        if var in p.variables:
+            attrs = _attrs_for(p.component(var).type)
+            if attr not in attrs:
+                attr = _numeric_attr(p.component(var).type) or attrs[0]
+        if func == "COUNT" and not ss.get(f"ag_countarg_{r}"):
+            var = attr = None
+        return edit.set_aggregate(p, func, var, attr, list(ss.get(f"ag_group_{r}") or []))
+    _apply(go, "aggregate")
+
+
+def _numeric_attr(type_name: str) -> str | None:
+    kinds = _schema().get(type_name, {})
+    return next((a for a in sorted(kinds) if kinds[a] == "number"), None)
+
+
+def _add_returns() -> None:
+    txt = (ss.get("rt_text") or "").strip()
+    if not txt:
+        return
+    try:
+        q, src = edit.add_returns(state.pattern(), txt)
+    except edit.EditError as err:
+        state.fail("aggregate", str(err))
+        return
+    except DslError as err:
+        ss["cep_error"] = ("aggregate", str(err), err)
+        return
+    n = len(q.returns) - len(state.pattern().returns)
+    probe = q.model_copy(update={"where": [], "equivalence": [], "aggregate": None, "returns": q.returns[-n:]})
+    if _reject_unknown_names(probe, "aggregate", src):
+        return
+    if state.commit(q, "aggregate"):
+        ss["rt_text"] = ""
+
+
+def _remove_return(k: int) -> None:
+    _apply(lambda: edit.remove_return(state.pattern(), k), "aggregate")
+
+
+def aggregate_form() -> None:
+    """``AGG`` / ``GROUP BY`` (A-Seq: one number per trigger event instead of the matches) and
+    ``RETURN`` (the columns of a match)."""
+    p = state.pattern()
+    r = state.rev()
+    a = p.aggregate
+    positive = [c.var for c in p.positive]
+    st.markdown("**Aggregate** (`AGG`, A-Seq): count or sum over all matches without building them")
+    c1, c2, c3, c4 = st.columns([2, 2, 2, 1])
+    funcs = [NO_AGG, *edit.AGG_FUNCS]
+    c1.selectbox("AGG", funcs, index=funcs.index(a.func) if a else 0, key=f"ag_func_{r}",
+                 on_change=_set_aggregate, args=(r,))
+    var = a.var if a and a.var in positive else (positive[0] if positive else None)
+    arg_on = a is not None and (a.func != "COUNT" or a.var is not None)
+    if positive and var is not None:
+        c2.selectbox("of variable", positive, index=positive.index(var), key=f"ag_var_{r}",
+                     format_func=lambda v: item_text(p.component(v)), on_change=_set_aggregate, args=(r,),
+                     disabled=not arg_on)
+        attrs = _attrs_for(p.component(var).type)
+        attr = a.attr if a and a.attr in attrs else (_numeric_attr(p.component(var).type) or attrs[0])
+        c3.selectbox("attribute", attrs, index=attrs.index(attr), key=f"ag_attr_{r}", on_change=_set_aggregate,
+                     args=(r,), disabled=not arg_on)
+    c4.checkbox("COUNT(v.x)", a is not None and a.func == "COUNT" and a.var is not None, key=f"ag_countarg_{r}",
+                on_change=_set_aggregate, args=(r,), disabled=not (a and a.func == "COUNT"),
+                help="COUNT with an argument counts the matches where v.x is present")
+    all_attrs = sorted({x for attrs in _schema().values() for x in attrs} | set(a.group_by if a else []))
+    st.multiselect("GROUP BY", all_attrs, default=list(a.group_by) if a else [], key=f"ag_group_{r}",
+                   on_change=_set_aggregate, args=(r,), disabled=a is None,
+                   help="one result row per value of these attributes")
+    st.markdown("**RETURN** (columns of each match; without it, every variable's events)")
+    for k, it in enumerate(p.returns):
+        c1, c2 = st.columns([6, 1])
+        c1.code(edit.return_text(it), language="sql")
+        c2.button("", key=f"rt_del_{k}_{r}", icon=":material/delete:", on_click=_remove_return, args=(k,), help="remove this item",
+                  width="stretch")
+    c1, c2 = st.columns([4, 1])
+    c1.text_input("RETURN items", key="rt_text", placeholder="b.price AS price, a", label_visibility="collapsed")
+    c2.button("Add", key="rt_add", on_click=_add_returns, width="stretch")
+    ui.pattern_error(("aggregate",))
+    _form_data_check(("aggregate",))
+
+
+TABS = ["Component", "Groups", "Predicates", "Window & strategy", "Aggregate & RETURN"]
+
+
 def side_forms() -> None:
-    tabs = st.tabs(["Component", "Groups", "Predicates", "Window & strategy"])
+    """The forms, in tabs that keep the one a person chose across edits (``design_tab``)."""
+    tabs = st.tabs(TABS, key="design_tab", on_change="rerun")
     with tabs[0]:
         component_form()
     with tabs[1]:
@@ -489,4 +651,7 @@ def side_forms() -> None:
         predicate_form()
     with tabs[3]:
         window_form()
+    with tabs[4]:
+        aggregate_form()
     ui.pattern_error(("form",))
+    _form_data_check(("form",))

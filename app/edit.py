@@ -11,9 +11,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.dsl import DslError, item_text, parse, parse_expr, to_text
+from engine.dsl import DslError, check_schema, item_text, parse, parse_expr, render_error, to_text
 from engine.expr import variables
-from engine.model import Component, Group, Pattern, Strategy, Window
+from engine.model import Component, Group, Pattern, PatternError, Strategy, Window
 from visualizers.canvas import component_id, parse_group_id
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
@@ -282,6 +282,52 @@ def set_output(p: Pattern, output: str) -> Pattern:
     return p.model_copy(update={"output": output})
 
 
+AGG_FUNCS = ("COUNT", "SUM", "AVG", "MIN", "MAX")
+
+
+def set_aggregate(p: Pattern, func: str | None, var: str | None = None, attr: str | None = None,
+                  group_by: list[str] | None = None) -> Pattern:
+    """``AGG func[(var.attr)]`` and ``GROUP BY``; ``func=None`` removes the clause. COUNT
+    takes an argument only when both ``var`` and ``attr`` are given."""
+    from engine.model import Aggregate
+
+    if not func:
+        return p.model_copy(update={"aggregate": None})
+    if func not in AGG_FUNCS:
+        raise EditError(f"unknown aggregate `{func}`; use one of {', '.join(AGG_FUNCS)}")
+    if func != "COUNT" and not (var and attr):
+        raise EditError(f"{func} needs a variable and an attribute, e.g. {func}(b.price)")
+    if func == "COUNT" and not (var and attr):
+        var = attr = None
+    return p.model_copy(update={"aggregate": Aggregate(func=func, var=var, attr=attr,
+                                                       group_by=list(group_by or []))})
+
+
+def add_returns(p: Pattern, text: str) -> tuple[Pattern, str]:
+    """Append ``RETURN`` items given as text (``b.price AS price, a``). Returns the new
+    pattern and the text its spans refer to (the pattern with a ``RETURN <text>`` line), so
+    that an error points into the line the person wrote. Raises ``DslError``."""
+    text = text.strip()
+    if text.upper().startswith("RETURN "):
+        text = text[7:].strip()
+    if not text:
+        raise EditError("write what to return, e.g. `b.price AS price` or a variable `a`")
+    src = to_text(p.model_copy(update={"returns": []})) + f"RETURN {text}\n"
+    q = parse(src, check=False)
+    return p.model_copy(update={"returns": [*p.returns, *q.returns]}), src
+
+
+def remove_return(p: Pattern, index: int) -> Pattern:
+    return p.model_copy(update={"returns": [r for k, r in enumerate(p.returns) if k != index]})
+
+
+def return_text(item: Any) -> str:
+    from engine.expr import to_text as expr_text
+
+    s = item.var if item.var is not None else expr_text(item.expr)
+    return f"{s} AS {item.alias}" if item.alias else s
+
+
 def predicate_text(var: str, index: str | None, attr: str, kleene: bool) -> str:
     """An operand for the predicate builder: ``a[1].price``, ``b.volume``, ``avg(a[..i-1].price)``,
     ``a.len``."""
@@ -500,6 +546,82 @@ def apply_canvas(p: Pattern, nodes: list[dict[str, Any]], edges: list[dict[str, 
     notes.extend(dropped)
     changed = q != p
     return CanvasResult(q, notes if changed else [], changed)
+
+
+# --------------------------------------------------------------------------- pattern vs data
+
+@dataclass(frozen=True)
+class DataProblem:
+    """A name in the pattern that the data does not have, as ``cep run`` reports it:
+    ``severity`` is ``error`` (the CLI refuses to run) or ``warning`` (it runs and warns);
+    ``text`` is the message, with ``line L, column C`` and the caret lines when located."""
+
+    severity: str
+    text: str
+
+    @property
+    def head(self) -> str:
+        return self.text.partition("\n")[0]
+
+    @property
+    def detail(self) -> str:
+        return self.text.partition("\n")[2]
+
+
+_TYPE_WARNING = re.compile(r"event type `([^`]+)` does not occur in the data(?:; (did you mean .*))?$")
+_EQUIV_ERROR = re.compile(r"unknown attribute `([^`]+)`$")
+
+
+def _type_span(c: Component, source: str) -> tuple[int, int, int] | None:
+    """The span of the event type inside a component's span (after ``!`` / ``(``)."""
+    if c.span is None:
+        return None
+    line, col, _w = c.span
+    lines = source.splitlines()
+    if not 0 < line <= len(lines):
+        return c.span
+    at = lines[line - 1].find(c.type, col - 1)
+    return (line, at + 1, len(c.type)) if at >= 0 else c.span
+
+
+def _equivalence_span(attr: str, source: str) -> tuple[int, int, int] | None:
+    """Where ``[... attr ...]`` is written (the model gives equivalence no span of its own)."""
+    for k, ln in enumerate(source.splitlines(), 1):
+        for m in re.finditer(r"\[([^\]]*)\]", ln):
+            inner = m.group(1)
+            hit = re.search(rf"(?<![A-Za-z_0-9]){re.escape(attr)}(?![A-Za-z_0-9])", inner)
+            if hit and not re.fullmatch(r"\s*(\d+|i|i-1|last|\.\.i-1|[A-Za-z_]\w*\.len)?\s*", inner):
+                return (k, m.start(1) + hit.start() + 1, len(attr))
+    return None
+
+
+def data_problems(p: Pattern, schema: dict[str, dict[str, str]], source: str) -> list[DataProblem]:
+    """``p`` checked against a data schema with ``engine.dsl.check_schema`` (what ``cep run``
+    does before it runs): the error, or the warnings, rendered against ``source`` (the text
+    whose spans ``p`` carries) with line, column, caret and the closest known name."""
+    if not schema:
+        return []
+    out: list[DataProblem] = []
+    try:
+        check_schema(p, schema, source)
+    except DslError as err:
+        m = _EQUIV_ERROR.match(err.message)
+        where = _equivalence_span(m.group(1), source) if m and err.span == (1, 1, 1) else None
+        out.append(DataProblem("error", render_error(err.message, where, source, err.hint) if where else str(err)))
+    except PatternError as err:
+        out.append(DataProblem("error", str(err)))
+    # the warnings (event types), also when an attribute error stopped the check above
+    bare = p.model_copy(update={"where": [], "equivalence": [], "returns": [], "aggregate": None})
+    comps = p.components()
+    for w in check_schema(bare, schema):
+        m = _TYPE_WARNING.match(w)
+        comp = next((c for c in comps if m and c.type == m.group(1) and c.span is not None), None)
+        if m and comp is not None:
+            msg = w.partition("; did you mean")[0]
+            out.append(DataProblem("warning", render_error(msg, _type_span(comp, source), source, m.group(2))))
+        else:
+            out.append(DataProblem("warning", w))
+    return out
 
 
 def normalise(p: Pattern) -> Pattern:

@@ -9,6 +9,8 @@ Keys (all prefixed ``cep_``):
 ``cep_notes``    what the last canvas edit did ("added `Stock c`")
 ``cep_sample``   the sample data set the pattern goes with (attribute pickers, Run page)
 ``cep_preset``   the preset it came from, if any
+``cep_edit_from`` where the last accepted edit came from (editor, form, predicate, canvas ...)
+``cep_data``     the data the Run page uses when it is not the sample: ``{"kind", "label", "schema"}``
 """
 from __future__ import annotations
 
@@ -78,22 +80,60 @@ def sample_name() -> str:
 
 def set_sample(name: str) -> None:
     _ss()["cep_sample"] = name
+    _ss().pop("cep_data", None)  # a sample chosen on Design is the data in use again
 
 
-def _set(p: Pattern, txt: str) -> None:
+def edit_source() -> str | None:
+    """Where the last accepted edit came from (``editor``, ``form``, ``predicate``, ``canvas`` ...)."""
+    return _ss().get("cep_edit_from")
+
+
+def set_data_in_use(kind: str, label: str, schema: dict[str, dict[str, str]] | None) -> None:
+    """The Run page's data: a sample (``kind="sample"``) or a file (upload / path) with its schema."""
+    ss = _ss()
+    if kind == "sample":
+        ss.pop("cep_data", None)
+        if label != ss.get("cep_sample"):
+            ss["cep_sample"] = label
+        return
+    ss["cep_data"] = {"kind": kind, "label": label, "schema": schema or {}}
+
+
+def data_in_use() -> tuple[str, str]:
+    """``(kind, label)`` of the data the pattern is checked and run against."""
+    d = _ss().get("cep_data")
+    if d:
+        return d["kind"], d["label"]
+    return "sample", sample_name()
+
+
+def data_schema() -> dict[str, dict[str, str]]:
+    """Event type -> attribute -> kind of the data in use ({} when unknown)."""
+    d = _ss().get("cep_data")
+    if d:
+        return dict(d.get("schema") or {})
+    try:
+        return sample_schema(sample_name())
+    except Exception:  # noqa: BLE001 - a sample that cannot be read has no schema to check against
+        return {}
+
+
+def _set(p: Pattern, txt: str, source: str = "load") -> None:
     ss = _ss()
     ss["cep_pattern"] = p
     ss["cep_text"] = txt
     ss["cep_rev"] = rev() + 1
     ss["cep_error"] = None
+    ss["cep_edit_from"] = source
 
 
 def load_preset(sample: str, preset: str) -> None:
     s = sample_streams.load(sample)
     txt = s.presets[preset]
-    _set(parse(txt), txt)
+    _set(parse(txt), txt, "preset")
     ss = _ss()
     ss["cep_sample"] = sample
+    ss.pop("cep_data", None)
     ss["cep_preset"] = preset
     ss["cep_notes"] = []
 
@@ -111,7 +151,7 @@ def commit(p: Pattern, source: str = "form", notes: list[str] | None = None) -> 
     if q == pattern() and source != "load":
         _ss()["cep_error"] = None
         return True
-    _set(q, txt)
+    _set(q, txt, source)
     _ss()["cep_preset"] = None
     _ss()["cep_notes"] = list(notes or [])
     return True
@@ -125,11 +165,16 @@ def commit_text(txt: str, source: str = "editor") -> bool:
         _ss()["cep_error"] = (source, str(err), err)
         return False
     if q != pattern():
-        _set(q, txt)
+        _set(q, txt, source)
         _ss()["cep_preset"] = None
-    else:
-        _ss()["cep_text"] = txt
-        _ss()["cep_error"] = None
+    else:  # same pattern, other formatting: keep the text and its spans (error carets point into it)
+        ss = _ss()
+        if txt != ss.get("cep_text"):
+            ss["cep_rev"] = rev() + 1  # widgets showing the text redraw
+        ss["cep_pattern"] = q
+        ss["cep_text"] = txt
+        ss["cep_error"] = None
+        ss["cep_edit_from"] = source
     _ss()["cep_notes"] = []
     return True
 

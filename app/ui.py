@@ -32,8 +32,20 @@ def show_error(message: str, err: DslError | None = None, where: str = "") -> No
         st.error(f"{where}{head}", icon=":material/error:")
         if rest.strip():
             st.code(rest, language=None)
-    else:
-        st.error(f"{where}{message}", icon=":material/error:")
+    else:  # a message rendered elsewhere may carry its caret lines too
+        head, _, rest = message.partition("\n")
+        st.error(f"{where}{head}", icon=":material/error:")
+        if rest.strip():
+            st.code(rest, language=None)
+
+
+def show_data_problems(problems: list, where: str = "") -> None:
+    """``app.edit.DataProblem`` s: errors red, warnings yellow, each with its caret lines."""
+    for pr in problems:
+        box = st.error if pr.severity == "error" else st.warning
+        box(f"{where}{pr.head}", icon=":material/error:" if pr.severity == "error" else ":material/warning:")
+        if pr.detail.strip():
+            st.code(pr.detail, language=None)
 
 
 def pattern_error(sources: tuple[str, ...] | None = None) -> bool:

@@ -22,12 +22,14 @@ with left:
     for n in state.notes():
         st.info(n, icon=":material/edit:")
     ui.pattern_error(("canvas",))
+    forms.canvas_data_check()
     forms.side_forms()
 
 with right:
     st.markdown("##### DSL")
     forms.editor()
     ui.pattern_error(("editor",))
+    forms.data_check()
     forms.save_load()
     with st.expander("JSON form"):
         st.code(state.pattern().model_dump_json(indent=2), language="json")
