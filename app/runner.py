@@ -27,6 +27,7 @@ FORMATS = {"csv": "csv", "tsv": "tsv", "json": "jsonl", "jsonl": "jsonl", "ndjso
            "parquet": "parquet", "pq": "parquet"}
 UPLOAD_TYPES = ["csv", "tsv", "json", "jsonl", "ndjson", "parquet", "pq"]
 REPLAY_LIMIT = 50_000  # in-process replay for the runs-peak statistic of a Spark run
+IN_PROCESS_LIMIT = 50_000  # up to this many events the Run page runs in-process by default
 
 
 class RunError(RuntimeError):
@@ -115,6 +116,23 @@ def read_preview(path: str, fmt: str | None, n: int = 20) -> pd.DataFrame:
     except Exception as e:  # noqa: BLE001 - shown as a message
         raise RunError(f"cannot read '{p.name}': {str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
     raise RunError(f"cannot tell the format of '{p.name}'; use .csv, .tsv, .jsonl/.json or .parquet")
+
+
+def numbered_preview(frame: pd.DataFrame, fmt: str | None, name: str = "") -> pd.DataFrame:
+    """The preview with the numbers the validation report uses: ``row`` is the 1-based data
+    row (a CSV header is not a row); for CSV/TSV ``line`` is the file line (the header is
+    line 1, so line = row + 1 = 0-based row + 2)."""
+    kind = fmt or format_of(name)
+    out = frame.copy()
+    n = len(out)
+    front: dict[str, Any] = {}
+    if kind in ("csv", "tsv"):
+        front["line"] = range(2, n + 2)
+    front["row"] = range(1, n + 1)
+    for k, (col, vals) in enumerate(front.items()):
+        name_ = col if col not in out.columns else f"{col} #"
+        out.insert(k, name_, list(vals))
+    return out
 
 
 def default_mapping(columns: list[str], hint: dict[str, Any] | None = None) -> ColumnMapping:

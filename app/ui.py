@@ -7,21 +7,32 @@ from app import state
 from engine.dsl import DslError
 
 
-def page(title: str, icon: str = "🔎") -> None:
-    """Common set-up: page config, shared state, Spark warm-up, sidebar."""
+def page(title: str, icon: str = "🔎", with_sidebar: bool = True) -> None:
+    """Common set-up: page config, shared state, Spark warm-up, sidebar (a page that
+    chooses the data itself draws the sidebar once it knows which, with ``sidebar()``)."""
     st.set_page_config(page_title=f"{title} · CEP Studio", page_icon=icon, layout="wide")
     state.init()
     state.warm_up_spark()
-    sidebar()
+    if with_sidebar:
+        sidebar()
+
+
+def data_line() -> str:
+    """What the sidebar says about the data: the sample, or the file the Run page uses."""
+    kind, label = state.data_in_use()
+    if kind == "sample":
+        preset = st.session_state.get("cep_preset")
+        if preset and preset not in state.sample().presets:
+            preset = None  # a preset of another sample
+        return f"Sample data: **{label}**" + (f" · preset **{preset}**" if preset else "")
+    return f"{'Uploaded file' if kind == 'upload' else 'File'}: **{label}**"
 
 
 def sidebar() -> None:
     with st.sidebar:
         st.caption("Current pattern")
-        st.code(state.text().strip(), language="sql")
-        s = state.sample_name()
-        st.caption(f"Sample data: **{s}**" + (f" · preset **{st.session_state.get('cep_preset')}**"
-                                              if st.session_state.get("cep_preset") else ""))
+        st.code(state.text().strip(), language="sql", wrap_lines=True)
+        st.caption(data_line())
         st.caption(f"Spark: {state.spark_status()}")
 
 

@@ -487,12 +487,67 @@ def test_run_rows_with_errors_are_reported(tmp_path):
     assert "row" in report and "ts" in report
 
 
+def test_run_preview_numbers_rows_like_the_report_and_the_file():
+    """Issue 15.6: the preview shows the 1-based data row and, for CSV, the file line (= row + 1)."""
+    at = _app(RUN)
+    preview = at.dataframe[0].value
+    assert list(preview.columns[:3]) == ["line", "row", "id"]
+    assert preview["line"].tolist()[:3] == [2, 3, 4] and preview["row"].tolist()[:3] == [1, 2, 3]
+
+
+def test_run_results_read_well(tmp_path):
+    """Integer counters, which engine ran, the selected match's own events on the timeline."""
+    import json
+
+    at = _app(RUN)
+    assert at.radio(key="run_engine").value == "local"
+    at.button(key="run_go").click().run()
+    assert not at.exception and not at.error
+    assert any("ran in-process" in s.value for s in at.success)
+    stats = next(d.value for d in at.dataframe if list(d.value.columns) == ["stat", "value"])
+    values = dict(zip(stats["stat"], stats["value"]))
+    assert values["events"] == "8" and not any(v.endswith(".0") for v in stats["value"])
+    at.selectbox(key="run_match_pick").set_value(1).run()
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    names = {t.get("name"): t for t in spec["data"]}
+    assert names["match #2: its events"]["customdata"] == [3, 4, 6]
+    assert names["match #2: skipped"]["customdata"] == [5]
+    assert not any(str(n).startswith("match #1") for n in names)
+
+
+def test_run_sidebar_names_the_file_in_use_and_keeps_it_across_pages(tmp_path):
+    f = tmp_path / "mystocks.csv"
+    f.write_text(sample_streams.load("stocks_sase").path.read_text())
+    at = AppTest.from_file(HOME, default_timeout=60)
+    at.run()
+    at.switch_page("pages/3_Run.py").run()
+    assert any("Sample data: **stocks_sase**" in c.value for c in at.sidebar.caption)
+    at.radio(key="run_source").set_value("path").run()
+    at.text_input(key="run_path").input(str(f)).run()
+    assert not at.exception
+    side = [c.value for c in at.sidebar.caption]
+    assert f"File: **{f}**" in side and not any("Sample data" in c for c in side), side
+    at.switch_page("pages/1_Design.py").run()
+    assert f"File: **{f}**" in [c.value for c in at.sidebar.caption]
+    assert any("names are checked against its columns" in c.value for c in at.caption)
+    at.switch_page("pages/3_Run.py").run()
+    assert at.radio(key="run_source").value == "path" and at.text_input(key="run_path").value == str(f)
+    # choosing a sample on Design makes the sample the data in use again
+    at.switch_page("pages/1_Design.py").run()
+    at.selectbox(key="design_sample__stocks_sase").set_value("rfid").run()
+    assert "Sample data: **rfid**" in [c.value for c in at.sidebar.caption]  # (stock_trend is not rfid's preset)
+    at.switch_page("pages/3_Run.py").run()
+    assert at.radio(key="run_source").value == "sample" and at.selectbox(key="run_sample").value == "rfid"
+
+
 @pytest.mark.spark
 def test_run_stock_preset_on_spark(spark):
     at = AppTest.from_file(RUN, default_timeout=240)
     _preset(at, "stocks_sase", "stock_trend")
     at.run()
+    assert at.radio(key="run_engine").value == "local"  # small data: in-process by default
+    at.radio(key="run_engine").set_value("spark").run()
     at.button(key="run_go").click().run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert _metric(at, "Matches") == "3"
-    assert any("spark" in s.value for s in at.success)
+    assert any("spark" in s.value and "ran on Spark" in s.value for s in at.success)

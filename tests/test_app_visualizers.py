@@ -226,7 +226,70 @@ def test_matches_tables_and_timeline():
     assert {"Stock", "variable a", "variable b"} <= names
     assert len(fig.layout.shapes) == 1  # the highlighted match band
     assert [json.loads(line)["match"] for line in jsonl_text(ms).splitlines()][0] == {"a": [1, 2, 3, 4, 5], "b": [6]}
-    assert list(export_frame(ms).columns) == ["match", "start", "end", "start_seq", "end_seq"]
+    # downloads: one column per variable, as `cep run --format csv` writes them (issue 15.6)
+    exp = export_frame(ms, ["a", "b"])
+    assert list(exp.columns) == ["match", "start", "end", "a", "b"]
+    assert exp.to_dict("records")[1] == {"match": 2, "start": 3, "end": 6, "a": "3 4", "b": "6"}
+
+
+def test_downloads_open_as_one_column_per_variable(tmp_path):
+    import pandas as pd
+
+    ms = run_all(make_matcher(_pat("rfid", "shoplifting")), sample_streams.events("rfid"))
+    exp = export_frame(ms, ["a", "c"], is_datetime=True)
+    exp.to_csv(tmp_path / "m.csv", index=False)
+    exp.to_parquet(tmp_path / "m.parquet", index=False)
+    for back in (pd.read_csv(tmp_path / "m.csv"), pd.read_parquet(tmp_path / "m.parquet")):
+        assert list(back.columns) == ["match", "start", "end", "a", "c"]
+        assert back["match"].tolist() == list(range(1, len(ms) + 1))
+        assert [str(x) for x in back["a"]] == [str(m.ids("a")[0]) for m in ms]
+    assert str(exp["start"][0]).startswith("2024-03-01")  # date-times stay date-times
+    # a variable named like a fixed column does not overwrite it
+    clash = export_frame(run_all(make_matcher(parse("PATTERN SEQ(Stock start, Stock b) WHERE [symbol]")),
+                                 sample_streams.events("stocks_sase")))
+    assert list(clash.columns) == ["match", "start", "end", "start_ids", "b"]
+
+
+def test_timeline_marks_only_the_selected_match_and_greys_what_it_skipped():
+    """Match #2 of the stock query is a=[3,4], b=6: event 5 lies inside its span but is not in it."""
+    ev = sample_streams.events("stocks_sase")
+    ms = run_all(make_matcher(parse(STOCK)), ev)
+    assert ms[1].as_dict() == {"a": [3, 4], "b": [6]}
+    fig = timeline_figure(ev, ms, highlight=1)
+    traces = {t.name: t for t in fig.data}
+    mine = traces["match #2: its events"]
+    assert list(mine.customdata) == [3, 4, 6] and list(mine.text) == ["a[1]", "a[2]", "b"]
+    assert list(traces["match #2: skipped"].customdata) == [5]
+    # the other events are drawn once, faded, and not as the match's
+    assert sorted(traces["Stock"].customdata) == [1, 2, 7, 8]
+    assert traces["Stock"].marker.opacity < 1
+    assert not any(n and n.startswith(("match #1", "match #3")) for n in traces)
+    # no selection: every event in its type's trace, nothing greyed
+    plain = {t.name: t for t in timeline_figure(ev, ms).data}
+    assert sorted(plain["Stock"].customdata) == [e.id for e in ev]
+    assert not any(n and n.startswith("match #") for n in plain)
+
+
+def test_timeline_zooms_to_the_matches():
+    """On the clicks sample every login match lies in ts 1..26 of a stream that runs to 4200."""
+    ev = sample_streams.events("clicks")
+    ms = run_all(make_matcher(_pat("clicks", "login_count")), ev)
+    first, last = min(m.start for m in ms), max(m.end for m in ms)
+    assert ev[-1].ts > 100 * last
+    x0, x1 = timeline_figure(ev, ms).layout.xaxis.range
+    assert x0 <= first and x1 >= last
+    assert x1 - x0 < 1.3 * (last - first)  # the matches fill the width
+    sel = timeline_figure(ev, ms, highlight=3, zoom="match").layout.xaxis.range
+    assert sel[0] <= ms[3].start and sel[1] >= ms[3].end and sel[1] - sel[0] < 1.3 * (ms[3].end - ms[3].start) + 1e-9
+    assert timeline_figure(ev, ms, zoom="all").layout.xaxis.range is None  # the whole stream (autorange)
+
+
+def test_stats_rows_keep_counters_integer():
+    from visualizers.timeline import stats_rows
+
+    df = stats_rows({"events": 28.0, "matches": 3, "runs": {"peak": 12.0}, "seconds": 0.44123, "mode": "keyed"})
+    assert dict(zip(df["stat"], df["value"])) == {"events": "28", "matches": "3", "runs.peak": "12",
+                                                  "seconds": "0.4412", "mode": "keyed"}
 
 
 def test_timeline_with_datetimes_and_no_matches():

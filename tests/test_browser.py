@@ -242,6 +242,9 @@ def test_design_load_pattern_file(page, app_url, tmp_path):
 
 
 def _run_and_count(page, expected: int) -> None:
+    spark = page.locator("[data-testid=stRadio]", has_text="Execution").get_by_text("Spark (the scalable path)")
+    spark.click()
+    page.get_by_role("button", name="Run on Spark").wait_for()
     page.get_by_role("button", name="Run on Spark").click()
     page.get_by_text(f"{expected} match{'es' if expected != 1 else ''} · spark").first.wait_for(timeout=300_000)
     _idle(page, settle=2.0)

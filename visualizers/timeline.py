@@ -82,12 +82,22 @@ def match_events_frame(match: Any, by_id: dict[Any, Any], is_datetime: bool = Fa
     return df
 
 
-def export_frame(matches: Sequence[Any], order: Sequence[str] | None = None) -> pd.DataFrame:
-    """Matches for download: ``match`` (JSON ``{var: [ids]}``), start, end, start_seq,
-    end_seq, as the Spark pipeline writes them."""
-    rows = [{"match": json.dumps(m.as_dict(), default=str), "start": float(m.start), "end": float(m.end),
-             "start_seq": int(m.start_seq), "end_seq": int(m.end_seq)} for m in matches]
-    return pd.DataFrame(rows, columns=["match", "start", "end", "start_seq", "end_seq"])
+def export_frame(matches: Sequence[Any], order: Sequence[str] | None = None, is_datetime: bool = False
+                 ) -> pd.DataFrame:
+    """Matches for download (CSV, Parquet), as ``cep run --format csv`` writes them: ``match``
+    (1-based), ``start``, ``end``, then one column per variable with the ids it bound,
+    joined by a space, so that a spreadsheet shows one match per row. A variable named like
+    one of the first three columns gets the suffix ``_ids``."""
+    variables = match_variables(matches, order)
+    cols = {v: (f"{v}_ids" if v in ("match", "start", "end") else v) for v in variables}
+    rows = []
+    for k, m in enumerate(matches, 1):
+        d = m.as_dict()
+        r: dict[str, Any] = {"match": k, "start": _time(m.start, is_datetime), "end": _time(m.end, is_datetime)}
+        for v in variables:
+            r[cols[v]] = " ".join(str(i) for i in d.get(v, []))
+        rows.append(r)
+    return pd.DataFrame(rows, columns=["match", "start", "end", *cols.values()])
 
 
 def jsonl_text(matches: Iterable[Any]) -> str:
@@ -95,12 +105,39 @@ def jsonl_text(matches: Iterable[Any]) -> str:
     return "".join(json.dumps(m.to_json(), default=str) + "\n" for m in matches)
 
 
+def match_span(matches: Sequence[Any]) -> tuple[float, float] | None:
+    """First start and last end of ``matches`` (engine time), or None."""
+    if not matches:
+        return None
+    return min(float(m.start) for m in matches), max(float(m.end) for m in matches)
+
+
+def zoom_range(lo: float, hi: float, whole: tuple[float, float] | None = None, pad: float = 0.08
+               ) -> tuple[float, float]:
+    """``[lo, hi]`` with a margin of ``pad`` of its length (for a single instant: 1% of the
+    whole stream, or one time unit)."""
+    span = hi - lo
+    if span > 0:
+        margin = span * pad
+    else:
+        margin = (whole[1] - whole[0]) * 0.01 if whole and whole[1] > whole[0] else 1.0
+    return lo - margin, hi + margin
+
+
+ZOOMS = {"matches": "all matches", "match": "the selected match", "all": "the whole stream"}
+
+
 def timeline_figure(events: Sequence[Any], matches: Sequence[Any], is_datetime: bool = False,
                     highlight: int | None = None, max_events: int = 5000, max_matches: int = 200,
-                    order: Sequence[str] | None = None) -> go.Figure:
+                    order: Sequence[str] | None = None, zoom: str = "matches") -> go.Figure:
     """Top: the events by type over time, events that are part of a match ringed. Bottom:
     one row per match, its events as markers (one symbol per variable) joined by a line,
-    from first to last event. ``highlight`` (0-based) draws that match as a band on top."""
+    from first to last event.
+
+    ``highlight`` (0-based) selects a match: a band over its span, its own events drawn
+    large with their variable (trace ``match #k: its events``) and the events inside its
+    span that it skipped greyed (trace ``match #k: skipped``). ``zoom``: the x range shows
+    ``matches`` (all matches, the default), ``match`` (the selected one) or ``all``."""
     has_matches = bool(matches)
     fig = make_subplots(rows=2 if has_matches else 1, cols=1, shared_xaxes=True, vertical_spacing=0.06,
                         row_heights=[0.55, 0.45] if has_matches else [1.0])
@@ -110,17 +147,47 @@ def timeline_figure(events: Sequence[Any], matches: Sequence[Any], is_datetime: 
     for m in matches[:max_matches]:
         for _v, ids in m.bindings:
             used_ids.update(ids)
+    sel = matches[highlight] if has_matches and highlight is not None and 0 <= highlight < len(matches) else None
+    own: dict[Any, str] = {}
+    if sel is not None:
+        for v, ids in sel.bindings:
+            for pos, i in enumerate(ids, 1):
+                own[i] = v if len(ids) == 1 else f"{v}[{pos}]"
+    skipped = ([e for e in events if sel.start_seq <= e.seq <= sel.end_seq and e.id not in own]
+               if sel is not None else [])
+    skipped_ids = {e.id for e in skipped}
     types = sorted({e.type for e in shown_events})
     colour = {t: PALETTE[k % len(PALETTE)] for k, t in enumerate(types)}
     for t in types:
-        evs = [e for e in shown_events if e.type == t]
+        evs = [e for e in shown_events if e.type == t and e.id not in own and e.id not in skipped_ids]
         fig.add_trace(go.Scatter(
             x=[_time(e.ts, is_datetime) for e in evs], y=[t] * len(evs), mode="markers", name=t,
-            legendgroup="types",
+            legendgroup="types", customdata=[e.id for e in evs],
             marker=dict(size=[13 if e.id in used_ids else 9 for e in evs], color=colour[t],
+                        opacity=0.45 if sel is not None else 1.0,
                         line=dict(width=[2.5 if e.id in used_ids else 0 for e in evs], color="#111")),
             hovertext=[f"id {e.id} · seq {e.seq}<br>{t} at {_time(e.ts, is_datetime)}<br>{_attrs_text(e.attrs)}"
                        for e in evs],
+            hoverinfo="text"), row=1, col=1)
+    if sel is not None:
+        k = highlight + 1  # type: ignore[operator]
+        if skipped:
+            fig.add_trace(go.Scatter(
+                x=[_time(e.ts, is_datetime) for e in skipped], y=[e.type for e in skipped], mode="markers",
+                name=f"match #{k}: skipped", customdata=[e.id for e in skipped],
+                marker=dict(size=10, color="#c8c8c8", symbol="x-thin-open", line=dict(width=2, color="#9a9a9a")),
+                hovertext=[f"id {e.id} · seq {e.seq}: inside match #{k}'s span, not part of it<br>{e.type} at "
+                           f"{_time(e.ts, is_datetime)}<br>{_attrs_text(e.attrs)}" for e in skipped],
+                hoverinfo="text"), row=1, col=1)
+        mine = sorted((by_id[i] for i in own if i in by_id), key=lambda e: e.seq)
+        fig.add_trace(go.Scatter(
+            x=[_time(e.ts, is_datetime) for e in mine], y=[e.type for e in mine], mode="markers+text",
+            name=f"match #{k}: its events", customdata=[e.id for e in mine],
+            text=[own[e.id] for e in mine], textposition="top center", textfont=dict(size=12, color="#b35900"),
+            marker=dict(size=16, color=[colour.get(e.type, "#333") for e in mine],
+                        line=dict(width=3, color="#e67e22")),
+            hovertext=[f"match #{k} · {own[e.id]} = id {e.id} · seq {e.seq}<br>{e.type} at "
+                       f"{_time(e.ts, is_datetime)}<br>{_attrs_text(e.attrs)}" for e in mine],
             hoverinfo="text"), row=1, col=1)
     if has_matches:
         variables = match_variables(matches, order)
@@ -135,6 +202,11 @@ def timeline_figure(events: Sequence[Any], matches: Sequence[Any], is_datetime: 
             ly += [labels[k], labels[k], None]
         fig.add_trace(go.Scatter(x=lx, y=ly, mode="lines", line=dict(color="#999", width=2), hoverinfo="skip",
                                  showlegend=False), row=2, col=1)
+        if sel is not None and highlight < len(shown):  # type: ignore[operator]
+            fig.add_trace(go.Scatter(x=[_time(sel.start, is_datetime), _time(sel.end, is_datetime)],
+                                     y=[labels[highlight], labels[highlight]], mode="lines",  # type: ignore[index]
+                                     line=dict(color="#f39c12", width=8), opacity=0.5, hoverinfo="skip",
+                                     showlegend=False), row=2, col=1)
         for v in variables:
             xs, ys, hs, cs = [], [], [], []
             for k, m in enumerate(shown):
@@ -151,13 +223,22 @@ def timeline_figure(events: Sequence[Any], matches: Sequence[Any], is_datetime: 
                                      marker=dict(symbol=sym[v], size=11, color=cs, line=dict(width=1, color="#111")),
                                      hovertext=hs, hoverinfo="text"), row=2, col=1)
         fig.update_yaxes(title_text="matches", autorange="reversed", type="category", row=2, col=1)
-        if highlight is not None and 0 <= highlight < len(matches):
-            m = matches[highlight]
-            x0, x1 = _time(m.start, is_datetime), _time(m.end, is_datetime)
+        if sel is not None:
+            x0, x1 = _time(sel.start, is_datetime), _time(sel.end, is_datetime)
             if x0 == x1:
                 fig.add_vline(x=x0, line=dict(color="#f39c12", width=6), opacity=0.5, row=1, col=1)
             else:
                 fig.add_vrect(x0=x0, x1=x1, fillcolor="#f39c12", opacity=0.18, line_width=0, row=1, col=1)
+    # the x range: the matches (or the selected one), not the whole stream
+    whole = (float(min(e.ts for e in events)), float(max(e.ts for e in events))) if events else None
+    span = None
+    if zoom == "match" and sel is not None:
+        span = (float(sel.start), float(sel.end))
+    elif zoom in ("matches", "match") and has_matches:
+        span = match_span(matches[:max_matches])
+    if span is not None:
+        lo, hi = zoom_range(span[0], span[1], whole)
+        fig.update_xaxes(range=[_time(lo, is_datetime), _time(hi, is_datetime)])
     fig.update_yaxes(title_text="event type", type="category", row=1, col=1)
     n_rows = min(len(matches), max_matches)
     fig.update_layout(height=320 + (min(n_rows, 40) * 14 + 120 if has_matches else 0),
@@ -169,13 +250,29 @@ def timeline_figure(events: Sequence[Any], matches: Sequence[Any], is_datetime: 
     return fig
 
 
+def _stat_text(v: Any) -> str:
+    """Counters as integers (``28``, not ``28.0``), times with a few digits."""
+    if isinstance(v, bool) or v is None:
+        return str(v)
+    if hasattr(v, "item"):  # numpy scalars
+        v = v.item()
+    if isinstance(v, int):
+        return f"{v:,}"
+    if isinstance(v, float):
+        if v.is_integer() and abs(v) < 1e15:
+            return f"{int(v):,}"
+        return f"{v:.4g}"
+    return str(v)
+
+
 def stats_rows(stats: dict[str, Any]) -> pd.DataFrame:
-    """Flat ``name, value`` rows for a stats dict (nested dicts joined with a dot)."""
+    """Flat ``name, value`` rows for a stats dict (nested dicts joined with a dot); each value
+    formatted on its own, so that counters stay integers."""
     rows = []
     for k, v in stats.items():
         if isinstance(v, dict):
             for k2, v2 in v.items():
-                rows.append({"stat": f"{k}.{k2}", "value": v2})
+                rows.append({"stat": f"{k}.{k2}", "value": _stat_text(v2)})
         else:
-            rows.append({"stat": k, "value": v})
+            rows.append({"stat": k, "value": _stat_text(v)})
     return pd.DataFrame(rows, columns=["stat", "value"]).astype({"value": "string"})

@@ -1,4 +1,4 @@
-"""Run: choose data, check it, run the pattern on Spark, and look at the matches."""
+"""Run: choose data, check it, run the pattern (in-process or on Spark), and look at the matches."""
 from __future__ import annotations
 
 import io
@@ -6,12 +6,11 @@ import io
 import streamlit as st
 
 import sample_streams
-from app import runner, state, ui
-from engine.dsl import DslError, check_schema
-from visualizers.timeline import (events_frame, export_frame, jsonl_text, match_events_frame, matches_frame,
+from app import edit, runner, state, ui
+from visualizers.timeline import (ZOOMS, events_frame, export_frame, jsonl_text, match_events_frame, matches_frame,
                                   stats_rows, timeline_figure)
 
-ui.page("Run", "▶️")
+ui.page("Run", "▶️", with_sidebar=False)
 ss = st.session_state
 p = state.pattern()
 
@@ -19,7 +18,13 @@ st.title("Run")
 
 # --------------------------------------------------------------------------- 1. data
 st.markdown("##### 1 · Data")
-kind = st.radio("Source", ["sample", "upload", "path"], horizontal=True, key="run_source",
+SOURCES = ["sample", "upload", "path"]
+if ss.get("run_file_in_use") and ss.get("cep_data") is None:  # a sample was chosen on Design since
+    ss["run_kept_source"] = "sample"
+    ss["run_file_in_use"] = False
+kind = st.radio("Source", SOURCES, horizontal=True, key="run_source",
+                index=SOURCES.index(ss.get("run_kept_source", "sample")),
+                on_change=lambda: ss.__setitem__("run_kept_source", ss["run_source"]),
                 format_func={"sample": "Sample data", "upload": "Upload a file",
                              "path": "A file on this machine"}.get)
 src: runner.Source | None = None
@@ -40,19 +45,26 @@ elif kind == "upload":
     if up is not None:
         path = runner.save_upload(up.name, up.getvalue())
         src = runner.Source("upload", up.name, path, runner.format_of(up.name))
+        ss["run_kept_upload"] = src
+    elif ss.get("run_kept_upload") is not None:  # uploaded before another page was visited
+        src = ss["run_kept_upload"]
+        st.caption(f"Using **{src.label}**, uploaded earlier; upload another file to replace it.")
 else:
-    path = st.text_input("Path (CSV, TSV, JSON Lines or Parquet)", key="run_path",
+    path = st.text_input("Path (CSV, TSV, JSON Lines or Parquet)", ss.get("run_kept_path", ""), key="run_path",
                          placeholder="/data/events.parquet")
+    ss["run_kept_path"] = path
     if path.strip():
         src = runner.Source("path", path.strip(), path.strip(), runner.format_of(path.strip()))
 
 if src is None:
+    ui.sidebar()
     st.info("Choose a file to continue.")
     st.stop()
 
 try:
     preview = runner.read_preview(src.path, src.fmt)
 except runner.RunError as err:
+    ui.sidebar()
     st.error(str(err), icon=":material/error:")
     st.stop()
 
@@ -83,11 +95,14 @@ try:
     mapping = runner.mapping_from({"type_col": type_col, "ts_col": ts_col, "id_col": id_col,
                                    "lower_col": lower, "upper_col": upper, "ts_unit": unit})
 except ValueError as err:
+    ui.sidebar()
     st.error(f"Column mapping: {str(err).splitlines()[-1]}", icon=":material/error:")
     st.stop()
 
-st.caption(f"Preview of **{src.label}** (first {len(preview)} rows as in the file)")
-st.dataframe(preview, hide_index=True, width="stretch", height=min(38 + 35 * len(preview), 260))
+numbered = runner.numbered_preview(preview, src.fmt, src.path)
+st.caption(f"Preview of **{src.label}** (first {len(preview)} rows as in the file; `row` is the data row the "
+           "validation report names" + (", `line` the line of the file" if "line" in numbered.columns else "") + ")")
+st.dataframe(numbered, hide_index=True, width="stretch", height=min(38 + 35 * len(preview), 260))
 
 
 @st.cache_resource(max_entries=6, show_spinner="Validating the data…")
@@ -98,8 +113,12 @@ def _load(key: str, mapping_json: str, _src: runner.Source, _mapping) -> object:
 try:
     loaded = _load(src.key, runner.mapping_json(mapping), src, mapping)
 except runner.RunError as err:
+    ui.sidebar()
     st.error(str(err), icon=":material/error:")
     st.stop()
+state.set_data_in_use(src.kind, src.label, loaded.schema)
+ss["run_file_in_use"] = src.kind != "sample"
+ui.sidebar()  # now that the data in use is known
 
 report = loaded.report
 issues = list(report.issues)
@@ -132,20 +151,19 @@ with pc2:
                 state.load_preset(src.label, ss["run_preset"])
             st.button("Use preset", key="run_use_preset", on_click=_use_preset)
 
-schema_ok = True
-try:
-    for w in check_schema(p, loaded.schema, state.text()):
-        st.warning(w, icon=":material/warning:")
-except DslError as err:
-    schema_ok = False
-    ui.show_error(str(err), err, "Pattern vs data: ")
+problems = edit.data_problems(p, loaded.schema, state.text())
+schema_ok = not any(x.severity == "error" for x in problems)
+ui.show_data_problems(problems, "Pattern vs data: ")
 
 # --------------------------------------------------------------------------- 3. run
 st.markdown("##### 3 · Run")
 rc1, rc2 = st.columns([2, 3])
-engine = rc1.radio("Execution", ["spark", "local"], key="run_engine", horizontal=True,
-                   format_func={"spark": "Spark", "local": "In-process (quick, no Spark)"}.get)
-rc2.caption(f"Spark session: {state.spark_status()} · {len(loaded.events)} events loaded")
+small = len(loaded.events) <= runner.IN_PROCESS_LIMIT
+engine = rc1.radio("Execution", ["local", "spark"], key="run_engine", horizontal=True, index=0 if small else 1,
+                   format_func={"spark": "Spark (the scalable path)", "local": "In-process (answers at once)"}.get)
+rc2.caption(f"{len(loaded.events):,} events loaded · Spark session: {state.spark_status()}. "
+            + ("Small data runs in-process by default (Spark's job start-up costs seconds); "
+               "Spark gives the same matches." if small else "Large data runs on Spark by default."))
 signature = (state.text(), src.key, runner.mapping_json(mapping), engine)
 clicked = st.button("Run on Spark" if engine == "spark" else "Run", key="run_go", type="primary",
                     disabled=not schema_ok)
@@ -185,7 +203,9 @@ if sig != signature:
 # --------------------------------------------------------------------------- results
 st.markdown("##### Results")
 n = len(out.matches)
-st.success(f"{n} match{'es' if n != 1 else ''} · {out.engine} · {out.mode}", icon=":material/target:")
+ran = "on Spark" if out.engine == "spark" else "in-process"
+st.success(f"{n} match{'es' if n != 1 else ''} · {out.engine} · {out.mode} — ran {ran} in {out.seconds:.2f} s",
+           icon=":material/target:")
 m1, m2, m3, m4, m5 = st.columns(5)
 m1.metric("Events", f"{out.events:,}")
 m2.metric("Matches", f"{n:,}")
@@ -220,14 +240,23 @@ if n:
 else:
     k = None
 
-st.markdown("**Timeline**")
-fig = timeline_figure(loaded.events, out.matches, is_dt, highlight=k, order=order if out.matches else None)
+tc1, tc2 = st.columns([1, 3])
+tc1.markdown("**Timeline**")
+zoom = tc2.segmented_control("Zoom to", list(ZOOMS), default="matches", key="run_zoom", format_func=ZOOMS.get,
+                             label_visibility="collapsed") or "matches"
+fig = timeline_figure(loaded.events, out.matches, is_dt, highlight=k, order=order if out.matches else None,
+                      zoom=zoom)
 st.plotly_chart(fig, width="stretch", key="run_timeline", config={"displaylogo": False})
-if len(loaded.events) > 5000 or n > 200:
-    st.caption("The timeline shows the first 5,000 events and 200 matches.")
+st.caption((f"Match #{k + 1}: its events are ringed in orange with their variable; events inside its span that "
+            "it skipped are grey crosses. " if k is not None else "")
+           + ("The timeline shows the first 5,000 events and 200 matches. "
+              if len(loaded.events) > 5000 or n > 200 else "")
+           + "Drag to zoom, double-click to return to this view.")
 
 st.markdown("**Download the matches**")
-exp = export_frame(out.matches)
+exp = export_frame(out.matches, order if out.matches else None, is_dt)
+st.caption("CSV and Parquet: one row per match with `match`, `start`, `end` and one column per variable "
+           "(its event ids, separated by spaces); JSON Lines: the `cep run --format jsonl` contract.")
 d1, d2, d3 = st.columns(3)
 d1.download_button("CSV", exp.to_csv(index=False), file_name="matches.csv", mime="text/csv",
                    key="run_dl_csv", width="stretch")
