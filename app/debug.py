@@ -1,0 +1,569 @@
+"""The Debug page: step through a pattern's run event by event (issue 10, item 4).
+
+The trace (``engine.trace.trace``) is computed once per (pattern, data, engine, prefix)
+and kept in session state; stepping and playing only read it. The step views live in one
+``st.fragment``: while playing, the fragment reruns itself every ``1/speed`` seconds
+(``run_every``) and moves one step on, so the page never recomputes the trace or redraws
+anything outside the fragment. Explanations come from ``engine.explain`` (why did this
+match fire, why did these events not match).
+
+Session keys are prefixed ``dbg_``.
+"""
+from __future__ import annotations
+
+import statistics
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+import sample_streams
+from app import runner, state, ui
+from engine.events import LoadResult, load_events
+from engine.model import Pattern
+from engine.trace import Step, trace, type_rates
+from visualizers import trace_view as TV
+
+MAX_EVENTS = 5000          # the trace keeps every step in memory: a prefix of the data at most this long
+DEFAULT_EVENTS = 2000
+SPEEDS = [0.5, 1.0, 2.0, 4.0, 8.0]   # steps per second
+TIMINGS = 40               # per-step render times kept for the caption
+ENGINE_TITLES = {"auto": "auto (as cep run chooses)", "nfab": "NFA^b (SASE+)", "lazy-chain": "lazy chain NFA",
+                 "lazy-tree": "lazy tree NFA", "eager": "eager NFA", "oracle": "oracle (brute force)"}
+
+
+@dataclass
+class Traced:
+    """One computed trace and what the views need from it (computed once)."""
+
+    sig: tuple
+    steps: list[Step]
+    events: list[Any]
+    engine: str                 # the engine that ran (auto resolved)
+    seconds: float
+    pattern: Pattern            # as traced (window in the unit of ts)
+    graph: Any
+    seq_of: dict[Any, int]
+    canon: dict[Any, int]       # match identity -> 1-based index in cep run's order
+    total_events: int
+    time_is_datetime: bool = False
+    explained: dict[Any, Any] = field(default_factory=dict)
+    _jsonl: str | None = None
+
+    def jsonl(self) -> str:
+        if self._jsonl is None:
+            self._jsonl = TV.steps_to_json(self.steps)
+        return self._jsonl
+
+
+def _ss() -> Any:
+    return st.session_state
+
+
+# --------------------------------------------------------------------------- data
+
+def _presets() -> list[tuple[str, str]]:
+    return [(s, p) for s in sample_streams.names() for p in sample_streams.load(s).presets]
+
+
+@st.cache_resource(max_entries=8, show_spinner="Loading the data…")
+def _load_source(key: str, _src: runner.Source, mapping_json: str, _mapping: Any) -> LoadResult:
+    return runner.load(_src, _mapping)
+
+
+@st.cache_resource(max_entries=8, show_spinner="Generating the stream…")
+def _generated(kind: str, n: int, seed: int, skew: str) -> LoadResult:
+    from sample_streams import generators as G
+
+    if kind == "stocks":
+        df = G.stocks(n, symbols=2, seed=seed, start_price=100, volume=(500, 1500))
+    else:
+        rates = _parse_rates(skew)
+        df = G.skewed_types(n, rates, seed=seed)
+    return load_events(df)
+
+
+def _parse_rates(text: str) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for part in text.replace(";", ",").split(","):
+        if ":" in part:
+            k, v = part.split(":", 1)
+            try:
+                out[k.strip()] = float(v)
+            except ValueError:
+                continue
+    return out or {"A": 10.0, "B": 1.0, "C": 5.0}
+
+
+def data_picker() -> tuple[str, LoadResult] | None:
+    """Sample, generated stream or upload; returns (data key, loaded) or None."""
+    ss = _ss()
+    kind = st.radio("Data", ["sample", "generated", "upload"], horizontal=True, key="dbg_source",
+                    format_func={"sample": "Sample", "generated": "Generated stream", "upload": "Upload"}.get)
+    if kind == "sample":
+        names = sample_streams.names()
+        if ss.get("dbg_sample_for") != state.sample_name():
+            ss["dbg_sample"] = state.sample_name()
+            ss["dbg_sample_for"] = state.sample_name()
+        name = st.selectbox("Sample", names, key="dbg_sample")
+        smp = sample_streams.load(name)
+        st.caption(smp.description)
+        src = runner.Source("sample", name, str(smp.path), "csv")
+        mapping = runner.default_mapping([str(c) for c in smp.frame().columns], smp.mapping)
+        return src.key, _load_source(src.key, src, runner.mapping_json(mapping), mapping)
+    if kind == "generated":
+        c1, c2, c3 = st.columns(3)
+        gen = c1.selectbox("Generator", ["stocks", "skewed"], key="dbg_gen",
+                           format_func={"stocks": "stock ticks (SASE+ §7)",
+                                        "skewed": "skewed event types (lazy NFA)"}.get)
+        n = int(c2.number_input("Events", 10, MAX_EVENTS, 300, step=50, key="dbg_gen_n"))
+        seed = int(c3.number_input("Seed", 0, 10_000, 0, key="dbg_gen_seed"))
+        skew = ""
+        if gen == "skewed":
+            skew = st.text_input("Rates per type", "A:10, B:1, C:5", key="dbg_gen_rates")
+        else:
+            st.caption("Two symbols, price random walk (55 % up), volume uniform in 500..1500, ts = sequence number.")
+        return f"gen:{gen}:{n}:{seed}:{skew}", _generated(gen, n, seed, skew)
+    up = st.file_uploader("CSV, TSV, JSON Lines or Parquet", type=runner.UPLOAD_TYPES, key="dbg_upload")
+    if up is None:
+        st.info("Choose a file to continue.")
+        return None
+    path = runner.save_upload(up.name, up.getvalue())
+    src = runner.Source("upload", up.name, path, runner.format_of(up.name))
+    try:
+        cols = [str(c) for c in runner.read_preview(src.path, src.fmt).columns]
+        mapping = runner.default_mapping(cols)
+        loaded = _load_source(src.key, src, runner.mapping_json(mapping), mapping)
+    except (runner.RunError, ValueError) as err:
+        st.error(str(err), icon=":material/error:")
+        return None
+    st.caption(f"Columns guessed: type `{mapping.type_col}`, ts `{mapping.ts_col or mapping.lower_col}`, "
+               f"id `{mapping.id_col or '(row number)'}` (change them on the Run page's column mapping).")
+    return src.key, loaded
+
+
+def pattern_picker() -> None:
+    """The pattern is the shared one (Design); a preset can replace it."""
+    ss = _ss()
+    st.code(state.text().strip(), language="sql")
+    presets = _presets()
+    labels = [f"{s} · {p}" for s, p in presets]
+    cur = f"{state.sample_name()} · {ss.get('cep_preset')}" if ss.get("cep_preset") else None
+    if "dbg_preset" not in ss or ss.get("dbg_preset") not in labels:
+        ss["dbg_preset"] = cur if cur in labels else labels[0]
+    c1, c2 = st.columns([2, 1], vertical_alignment="bottom")
+    c1.selectbox("or load a preset (pattern and its sample)", labels, key="dbg_preset")
+
+    def _use() -> None:
+        s, p = presets[labels.index(ss["dbg_preset"])]
+        state.load_preset(s, p)
+        ss["dbg_source"] = "sample"
+
+    c2.button("Load", key="dbg_use_preset", on_click=_use, width="stretch", help="load this preset's pattern and sample")
+    ui.link_to_page("pages/1_Design.py", "Edit the pattern on the Design page", ":material/edit:")
+
+
+def engine_choices(p: Pattern) -> tuple[list[str], dict[str, str]]:
+    """``auto`` + every engine that supports the pattern; and why the others cannot."""
+    from engine.planner import reasons
+
+    why = reasons(p)
+    ok = [n for n, w in why.items() if w is None]
+    return ["auto", *ok], {n: w for n, w in why.items() if w is not None}
+
+
+# --------------------------------------------------------------------------- the trace
+
+def compute(p: Pattern, data_key: str, loaded: LoadResult, engine: str, cap: int) -> Traced:
+    """The trace for (pattern, data, engine, prefix), from session state when it is there."""
+    ss = _ss()
+    pat = runner.scale_window(p, loaded.seconds_to_ts)
+    sig = (p.model_dump_json(), data_key, engine, cap)
+    got: Traced | None = ss.get("dbg_traced")
+    if got is not None and got.sig == sig:
+        return got
+    events = loaded.events[:cap]
+    from engine.planner import choose
+
+    name = choose(pat, engine, rates=type_rates(engine, events)).name
+    t0 = time.perf_counter()
+    steps = trace(pat, events, engine=engine, limit=None)
+    secs = time.perf_counter() - t0
+    seq_of = {e.id: e.seq for e in events}
+    allm = [m for s in steps for m in s.matches]
+    got = Traced(sig=sig, steps=steps, events=events, engine=name, seconds=secs, pattern=pat,
+                 graph=TV.debug_graph(pat, name, steps), seq_of=seq_of, canon=TV.canonical_index(allm, seq_of),
+                 total_events=len(loaded.events), time_is_datetime=bool(loaded.time_is_datetime))
+    ss["dbg_traced"] = got
+    ss["dbg_step"] = 0
+    ss["dbg_playing"] = False
+    ss.pop("dbg_match", None)
+    ss.pop("dbg_whynot_result", None)
+    return got
+
+
+def _explain() -> Any:
+    try:
+        from engine import explain
+    except ImportError:
+        return None
+    return explain
+
+
+# --------------------------------------------------------------------------- controls
+
+def _clamp(t: Traced, k: int) -> int:
+    return max(0, min(int(k), len(t.steps) - 1))
+
+
+def _go(delta: int) -> None:
+    t: Traced = _ss()["dbg_traced"]
+    _ss()["dbg_step"] = _clamp(t, int(_ss().get("dbg_step", 0)) + delta)
+    _ss()["dbg_playing"] = False
+
+
+def _next_match(direction: int = 1) -> None:
+    t: Traced = _ss()["dbg_traced"]
+    k = int(_ss().get("dbg_step", 0))
+    rng = range(k + 1, len(t.steps)) if direction > 0 else range(k - 1, -1, -1)
+    for j in rng:
+        if t.steps[j].matches:
+            _ss()["dbg_step"] = j
+            break
+    _ss()["dbg_playing"] = False
+
+
+def _toggle_play() -> None:
+    ss = _ss()
+    t: Traced = ss["dbg_traced"]
+    playing = not ss.get("dbg_playing", False)
+    if playing and int(ss.get("dbg_step", 0)) >= len(t.steps) - 1:
+        ss["dbg_step"] = 0
+    ss["dbg_playing"] = playing
+    ss["dbg_last_tick"] = time.monotonic()
+
+
+# --------------------------------------------------------------------------- step views
+
+def _match_options(t: Traced, k: int) -> list[Any]:
+    return ["step"] + [TV.match_text(m) for _j, m in TV.matches_so_far(t.steps, k)]
+
+
+def chosen_match(t: Traced, k: int) -> dict[str, Any] | None:
+    """The match picked in the selector; ``step`` = the first match completed on this step."""
+    pick = _ss().get("dbg_match", "step")
+    if pick in (None, "step"):
+        ms = t.steps[k].matches
+        return ms[0] if ms else None
+    for _j, m in TV.matches_so_far(t.steps, len(t.steps) - 1):
+        if TV.match_text(m) == pick:
+            return m
+    return None
+
+
+def step_views(t: Traced) -> None:
+    """Everything that changes with the step (the body of the fragment)."""
+    t0 = time.perf_counter()
+    ss = _ss()
+    n = len(t.steps)
+    if ss.get("dbg_playing"):
+        now = time.monotonic()
+        interval = 1.0 / float(ss.get("dbg_speed", 2.0))
+        if now - ss.get("dbg_last_tick", 0.0) >= interval * 0.8:
+            ss["dbg_last_tick"] = now
+            nxt = int(ss.get("dbg_step", 0)) + 1
+            if nxt >= n:
+                ss["dbg_playing"] = False
+                st.rerun(scope="app")
+            ss["dbg_step"] = nxt
+    ss["dbg_step"] = _clamp(t, ss.get("dbg_step", 0))
+    st.slider("Step", 0, n - 1, key="dbg_step",
+              help="0 is the first event; the last step is the end of the stream (close)")
+    k = int(ss["dbg_step"])
+    b1, b2, b3, b4, b5 = st.columns([1, 1, 1, 1, 4])
+    b1.button("◀ Back", key="dbg_back", on_click=_go, args=(-1,), width="stretch", disabled=k == 0)
+    b2.button("Forward ▶", key="dbg_fwd", on_click=_go, args=(1,), width="stretch", disabled=k >= n - 1)
+    b3.button("◀ Match", key="dbg_prev_match", on_click=_next_match, args=(-1,), width="stretch",
+              help="back to the previous step that completed a match")
+    b4.button("Match ▶", key="dbg_next_match", on_click=_next_match, args=(1,), width="stretch",
+              help="on to the next step that completes a match")
+    step = t.steps[k]
+    so_far = TV.matches_so_far(t.steps, k)
+    b5.markdown(f"**{TV.step_label(t.steps, k)}** · {step.runs_total} live run(s) · "
+                f"{len(so_far)} match(es) so far"
+                + (f" · :orange[**{len(step.matches)} completed here**]" if step.matches else ""))
+
+    # match picker (the path drawn on the automaton, the buffer and the timeline)
+    opts = _match_options(t, len(t.steps) - 1)
+    if ss.get("dbg_match") not in opts:
+        ss["dbg_match"] = "step"
+    m = chosen_match(t, k)
+    path = TV.match_path(t.steps, m) if m is not None else []
+
+    st.markdown("##### Automaton")
+    fig = TV.live_automaton_figure(t.graph, step if step.step != "close" else None, path)
+    st.plotly_chart(fig, width="stretch", key="dbg_automaton", config={"displaylogo": False})
+
+    left, right = st.columns([3, 2], gap="medium")
+    with left:
+        st.markdown("##### This step")
+        acts = TV.actions_frame(step)
+        if len(acts):
+            st.dataframe(acts, hide_index=True, width="stretch", key="dbg_actions",
+                         height=min(38 + 35 * len(acts), 320),
+                         column_config={"predicates": st.column_config.TextColumn(width="large")})
+        else:
+            st.caption("The engine did nothing on this event (no run could use it).")
+        for mm in step.matches[:5]:
+            st.success(f"Match #{t.canon.get(TV.match_key(mm), '?')} completed: {TV.match_text(mm)}",
+                       icon=":material/target:")
+        if len(step.matches) > 5:
+            st.caption(f"… and {len(step.matches) - 5} more matches completed on this step.")
+    with right:
+        st.markdown(f"##### Runs ({step.runs_total})" if step.step != "close" else "##### Runs")
+        if step.step == "close":
+            st.caption("End of stream: the close step reports what was pending (trailing negations, windows).")
+        elif step.runs:
+            st.dataframe(TV.runs_frame(step), hide_index=True, width="stretch", key="dbg_runs",
+                         height=min(38 + 35 * len(step.runs), 320))
+            if step.runs_total > len(step.runs):
+                st.caption(f"{step.runs_total - len(step.runs)} more runs are alive (the trace lists 500).")
+        else:
+            st.caption("No live runs.")
+
+    c1, c2 = st.columns([1, 1], gap="medium")
+    with c1:
+        buffer_view(t, k, m)
+    with c2:
+        st.markdown(f"##### Matches so far ({len(so_far)})")
+        st.selectbox("Highlight a match (its path on the automaton, the buffer and the timeline)", opts,
+                     key="dbg_match",
+                     format_func=lambda o: "the first one completed on this step" if o == "step" else
+                     f"#{_canon_of(t, o)} · {o}")
+        if so_far:
+            rows = [{"#": t.canon.get(TV.match_key(mm)), "step": j, "bindings": TV.match_text(mm),
+                     "start": mm.get("start"), "end": mm.get("end")} for j, mm in so_far[-200:]]
+            st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="dbg_matches",
+                         height=min(38 + 35 * len(rows), 250))
+        if m is not None:
+            explanation(t, m, path)
+        else:
+            st.caption("Pick a match (or step to one with **Match ▶**) to see its path and why it fired.")
+
+    st.markdown("##### Timeline")
+    st.plotly_chart(TV.cursor_timeline_figure(t.steps, k, m, TV.live_event_ids(step)), width="stretch",
+                    key="dbg_timeline", config={"displaylogo": False})
+
+    dt = (time.perf_counter() - t0) * 1000
+    times = ss.setdefault("dbg_times", [])
+    times.append(dt)
+    del times[:-TIMINGS]
+    st.caption(f"This step rendered in {dt:.0f} ms on the server (median of the last {len(times)}: "
+               f"{statistics.median(times):.0f} ms); the trace was computed once, in {t.seconds:.2f} s.")
+
+
+def _canon_of(t: Traced, text: str) -> Any:
+    for _j, m in TV.matches_so_far(t.steps, len(t.steps) - 1):
+        if TV.match_text(m) == text:
+            return t.canon.get(TV.match_key(m), "?")
+    return "?"
+
+
+def buffer_view(t: Traced, k: int, m: dict[str, Any] | None) -> None:
+    step = t.steps[k]
+    kind = next((s.buffer.get("kind") for s in t.steps if s.buffer), None)
+    if kind == "shared":
+        entries, added, pointed, _removed = TV.buffer_view(t.steps, k)
+        st.markdown(f"##### Shared buffer ({len([e for e in entries.values() if not e.get('removed')])} entries)")
+        rp: list[Any] = []
+        if m is not None:
+            found = TV.match_action(t.steps, m)
+            if found is not None and found[0] <= k:
+                rp = TV.retrieval_path(entries, TV.match_ids(m)[-1], found[2].run)
+        fig = TV.shared_buffer_figure(entries, TV.stack_order(t.graph, entries), t.seq_of, added, pointed, rp)
+        st.plotly_chart(fig, width="stretch", key="dbg_buffer", config={"displaylogo": False})
+        st.caption("SASE+ §5.1: one stack per state; each entry points to the previous event of every run "
+                   "that selected it, labelled with the run's version (Dewey number). A match is read back "
+                   "from its last entry by following, at each entry, the pointer whose label is a prefix of "
+                   "its version.")
+    elif kind == "lazy":
+        order = [c.var for c in t.pattern.positive]
+        types = {c.var: c.type for c in t.pattern.positive}
+        st.markdown("##### Buffers and partial matches")
+        src = step if step.step != "close" else next((s for s in reversed(t.steps) if s.step != "close"), step)
+        st.plotly_chart(TV.lazy_buffer_figure(src, order, types), width="stretch", key="dbg_lazybuf",
+                        config={"displaylogo": False})
+        ev_order = (src.buffer or {}).get("order")
+        st.caption("Lazy evaluation (Kolchinsky & Schuster §4): events are buffered per variable and partial "
+                   "matches are built in ascending frequency order"
+                   + (f" — here {' → '.join(ev_order[0])} instead of the pattern's {' → '.join(order)}."
+                      if ev_order else "."))
+    else:
+        st.markdown("##### Buffer")
+        st.caption(f"The {t.engine} engine reports no buffer in its trace.")
+
+
+def explanation(t: Traced, m: dict[str, Any], path: list[Any]) -> None:
+    idx = t.canon.get(TV.match_key(m))
+    st.markdown(f"**Why match #{idx} fired** · {TV.match_text(m)}")
+    if path:
+        st.caption("Its run: " + " → ".join(
+            f"{a.kind} e{a.event} ({a.state}{' → ' + a.to if a.to and a.to != a.state else ''})" for a in path))
+    ex = _explain()
+    if ex is None:
+        st.info("The explanation engine (engine/explain.py) is not installed yet; the run's path is drawn "
+                "on the automaton and the buffer.", icon=":material/info:")
+        return
+    key = ("match", idx)
+    if key not in t.explained:
+        try:
+            res = ex.explain_match(t.pattern, t.events, idx, engine=t.engine)
+            t.explained[key] = (res, ex.format_text(res))
+        except Exception as err:  # noqa: BLE001 - a message, never a traceback
+            t.explained[key] = (None, f"could not explain: {type(err).__name__}: {err}")
+    _res, text = t.explained[key]
+    st.code(text, language=None)
+
+
+# --------------------------------------------------------------------------- why not
+
+def _event_label(t: Traced) -> Any:
+    by_id = {e.id: e for e in t.events}
+
+    def fmt(i: Any) -> str:
+        e = by_id.get(i)
+        if e is None:
+            return str(i)
+        attrs = ", ".join(f"{k}={v}" for k, v in list(e.attrs.items())[:3])
+        return f"{i} · {e.type} @ {e.ts:g} ({attrs})" if isinstance(e.ts, (int, float)) else f"{i} · {e.type}"
+    return fmt
+
+
+def why_not(t: Traced) -> None:
+    ss = _ss()
+    st.markdown("##### Why not?")
+    st.caption("Pick events you expected to match (or write a spec such as `1,2,6` or `a=1,2;b=6`): the answer "
+               "says whether they match and, if not, the furthest partial run that agrees with them and the "
+               "first condition that fails.")
+    ids = [e.id for e in t.events]
+    c1, c2 = st.columns([3, 2])
+    picked = c1.multiselect("Events", ids, key="dbg_whynot_ids", format_func=_event_label(t),
+                            max_selections=64)
+    spec_text = c2.text_input("or a spec", key="dbg_whynot_spec", placeholder="a=1,2;b=6")
+    spec = spec_text.strip() or ",".join(str(i) for i in picked)
+    if st.button("Explain", key="dbg_whynot_go", disabled=not spec, type="primary"):
+        ex = _explain()
+        if ex is None:
+            ss["dbg_whynot_result"] = (spec, None, "The explanation engine (engine/explain.py) is not installed yet.")
+        else:
+            try:
+                res = ex.explain_why_not(t.pattern, t.events, spec, engine=t.engine)
+                ss["dbg_whynot_result"] = (spec, res, ex.format_text(res))
+            except Exception as err:  # noqa: BLE001 - a message for a person
+                ss["dbg_whynot_result"] = (spec, None, f"{type(err).__name__}: {err}")
+    got = ss.get("dbg_whynot_result")
+    if not got:
+        return
+    spec, res, text = got
+    if res is None:
+        st.warning(text, icon=":material/warning:")
+        return
+    verdict = res.get("verdict")
+    if verdict == "match":
+        st.success(f"`{spec}` is a match.", icon=":material/check_circle:")
+    else:
+        reason = res.get("reason") or {}
+        st.error(f"`{spec}` is not a match — **{reason.get('kind', '?')}**: {reason.get('text', '')}",
+                 icon=":material/block:")
+        if reason.get("values"):
+            st.caption("values: " + ", ".join(f"`{k}` = {v}" for k, v in reason["values"].items()))
+        if res.get("furthest"):
+            st.caption("furthest partial run: " + " ".join(
+                f"{v}={','.join(str(i) for i in ids)}" for v, ids in res["furthest"].items()))
+        near = res.get("nearest")
+        if near:
+            st.info(f"Did you mean match #{near.get('index', '?')}? "
+                    + (TV.match_text(near) if isinstance(near, dict) and "match" in near else str(near)),
+                    icon=":material/lightbulb:")
+    with st.expander("Full answer", expanded=verdict != "match"):
+        st.code(text, language=None)
+
+
+# --------------------------------------------------------------------------- the page
+
+def render() -> None:
+    ss = _ss()
+    st.title("Debug")
+    st.caption("Step through a run event by event: which runs are alive and where, what each did on this "
+               "event and why (every predicate with its values), the buffer, and the matches — then ask why "
+               "a match fired, or why the events you expected did not match.")
+    p = state.pattern()
+    c1, c2, c3 = st.columns([4, 4, 3], gap="medium")
+    with c1:
+        st.markdown("##### Pattern")
+        pattern_picker()
+    with c2:
+        st.markdown("##### Data")
+        got = data_picker()
+    if got is None:
+        st.stop()
+    data_key, loaded = got
+    with c3:
+        st.markdown("##### Engine")
+        try:
+            names, refused = engine_choices(runner.scale_window(p, loaded.seconds_to_ts))
+        except Exception as err:  # noqa: BLE001 - PatternError etc.
+            st.error(str(err), icon=":material/error:")
+            st.stop()
+        if ss.get("dbg_engine") not in names:
+            ss["dbg_engine"] = "auto"
+        engine = st.selectbox("Engine", names, key="dbg_engine", format_func=lambda n: ENGINE_TITLES.get(n, n))
+        total = len(loaded.events)
+        cap = int(st.number_input("Events to trace (a prefix)", 1, MAX_EVENTS, min(DEFAULT_EVENTS, MAX_EVENTS),
+                                  step=100, key="dbg_cap",
+                                  help=f"The trace keeps every step in memory; at most {MAX_EVENTS:,} events."))
+        if refused:
+            with st.expander(f"{len(refused)} engine(s) cannot run this pattern"):
+                for n, w in refused.items():
+                    st.caption(f"**{n}**: {w}")
+    if names == ["auto"]:
+        st.error("No engine can run this pattern on a trace.", icon=":material/error:")
+        st.stop()
+    try:
+        with st.spinner("Tracing the run…"):
+            t = compute(p, data_key, loaded, engine, cap)
+    except Exception as err:  # noqa: BLE001 - StateExplosion, EngineUnsupported ... as a message
+        st.error(f"The trace stopped: {err}", icon=":material/error:")
+        st.stop()
+    nm = sum(len(s.matches) for s in t.steps)
+    msg = (f"**{len(t.events):,}** events traced with **{ENGINE_TITLES.get(t.engine, t.engine)}**"
+           + (" (chosen by auto)" if engine == "auto" else "") + f" · **{nm}** match{'es' if nm != 1 else ''}"
+           + f" · {len(t.steps)} steps (the last one is the end of stream)")
+    if total > len(t.events):
+        st.warning(msg + f" · only the first {len(t.events):,} of {total:,} events are traced "
+                   f"(the Debug page traces a prefix of at most {MAX_EVENTS:,}).", icon=":material/content_cut:")
+    else:
+        st.info(msg, icon=":material/timeline:")
+    if t.engine == "oracle":
+        st.caption("The oracle enumerates matches at the end of the stream: its trace has no runs or buffers.")
+
+    # play controls (outside the fragment: toggling changes the fragment's timer)
+    playing = bool(ss.get("dbg_playing", False))
+    p1, p2, p3 = st.columns([1, 3, 4])
+    p1.button("⏸ Pause" if playing else "▶ Play", key="dbg_play", on_click=_toggle_play, type="primary",
+              width="stretch")
+    p2.select_slider("Speed (steps per second)", SPEEDS, value=2.0, key="dbg_speed",
+                     label_visibility="collapsed", format_func=lambda v: f"{v:g} steps/s")
+    p3.caption("Play moves one step at the chosen speed (only the views below redraw); Back / Forward / "
+               "the slider / Match ▶ stop it.")
+    interval = 1.0 / float(ss.get("dbg_speed", 2.0))
+    frag = st.fragment(run_every=interval if playing else None)(step_views)
+    frag(t)
+    st.divider()
+    why_not(t)
+    with st.expander("Events traced"):
+        st.dataframe(TV.events_table(t.steps).head(1000), hide_index=True, width="stretch")
+    st.download_button("Download the trace (JSON Lines, as `cep trace`)", t.jsonl(),
+                       file_name="trace.jsonl", mime="application/x-ndjson", key="dbg_download")

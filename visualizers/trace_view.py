@@ -1,0 +1,787 @@
+"""The step trace (``engine.trace``) as pictures and tables for the Debug page.
+
+Pure functions from a trace (``list[engine.trace.Step]``) to pandas frames and plotly
+figures; no streamlit here. What each view shows:
+
+* :func:`debug_graph` + :func:`live_automaton_figure`: the automaton as the Automaton page
+  draws it (``visualizers.automaton``), with the states that hold live runs ringed and
+  labelled with their run count, the edges taken on this step drawn over it, and a chosen
+  match's path (SASE+ §4.4: a run is its sequence of begin/take/proceed moves).
+* :func:`shared_buffer_figure`: NFA^b's shared versioned buffer after a step as the SASE+
+  paper's buffer figure (§5.1, papers/sase-nfab.md §4.9, §6.5): one column per stack (state),
+  entries in time order, predecessor pointers labelled with their Dewey versions; a match's
+  retrieval path follows the pointers whose label is a prefix of its version.
+* :func:`lazy_buffer_figure`: the lazy engines' per-variable input buffers, columns in the
+  evaluation order (Kolchinsky & Schuster: ascending frequency), with the events this step
+  stored or searched marked.
+* :func:`cursor_timeline_figure`: the events over time with a cursor at the current event,
+  the future faded, a chosen match's events marked and joined.
+
+The trace names states as the Automaton page does (``a[1]``, ``a[i]``, ``b``, ``F`` for
+NFA^b; ``q1``, ``q2`` for the lazy chain; ``q[c,b]`` for the tree; ``q{a,b}`` for eager), so
+the overlays are placed with :func:`visualizers.automaton.layout`.
+"""
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, Iterable, Sequence
+
+import networkx as nx
+import pandas as pd
+import plotly.graph_objects as go
+
+from engine.model import Pattern
+from engine.trace import Action, Step
+from visualizers.automaton import (DX, EDGE_STYLE, R, AutomatonUnavailable, automaton_figure, automaton_graph,
+                                   layout)
+from visualizers.timeline import PALETTE
+
+LIVE = "#e67e22"       # live states and this step's edges
+PATH = "#f1c40f"       # the chosen match's path
+ADDED = "#abebc6"      # buffer entries written on this step
+REMOVED = "#d5d8dc"    # buffer entries pruned on this step
+MOVES = ("begin", "take", "proceed", "ignore")
+
+
+# --------------------------------------------------------------------------- reading the trace
+
+def event_steps(steps: Sequence[Step]) -> list[Step]:
+    """The steps of input events (without the close step)."""
+    return [s for s in steps if s.step != "close"]
+
+
+def step_label(steps: Sequence[Step], k: int) -> str:
+    """``event 6 · Stock at ts 6 (step 6 of 8)`` or ``close: end of stream``."""
+    s = steps[k]
+    n = len(event_steps(steps))
+    if s.step == "close" or s.event is None:
+        return "close: end of stream"
+    e = s.event
+    return f"event {e.get('id')} · {e.get('type')} at ts {_num(e.get('ts'))} (step {k + 1} of {n})"
+
+
+def _num(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:.6g}"
+    return str(v)
+
+
+def match_key(m: dict[str, Any]) -> tuple[tuple[str, tuple[Any, ...]], ...]:
+    """A match's identity: its bindings in pattern order."""
+    return tuple((v, tuple(ids)) for v, ids in m["match"].items())
+
+
+def match_text(m: dict[str, Any]) -> str:
+    """``a=1,2,3 b=6`` (variables that bound nothing left out)."""
+    return " ".join(f"{v}={','.join(str(i) for i in ids)}" for v, ids in m["match"].items() if ids)
+
+
+def match_ids(m: dict[str, Any]) -> list[Any]:
+    return [i for ids in m["match"].values() for i in ids]
+
+
+def matches_so_far(steps: Sequence[Step], k: int) -> list[tuple[int, dict[str, Any]]]:
+    """``(step index, match)`` for every match completed at or before step ``k``."""
+    out = []
+    for j, s in enumerate(steps[: k + 1]):
+        for m in s.matches:
+            out.append((j, m))
+    return out
+
+
+def canonical_index(all_matches: Sequence[dict[str, Any]], seq_of: dict[Any, int]) -> dict[Any, int]:
+    """Match identity -> 1-based position in ``cep run``'s printed order
+    (``engine.matchers.base.sort_matches``: completing event, then first event, then ids)."""
+    def key(m: dict[str, Any]) -> tuple[Any, ...]:
+        seqs = [seq_of.get(i, -1) for i in match_ids(m)] or [-1]
+        return (max(seqs), min(seqs), repr(match_key(m)))
+
+    order = sorted(all_matches, key=key)
+    return {match_key(m): n for n, m in enumerate(order, 1)}
+
+
+def state_counts(step: Step) -> dict[str, int]:
+    """Live runs (partial matches) per state after ``step`` (merged NFA^b runs count once)."""
+    out: dict[str, int] = {}
+    for r in step.runs:
+        out[r.state] = out.get(r.state, 0) + 1
+    return out
+
+
+def step_edges(step: Step) -> list[tuple[str, str, str, int]]:
+    """The moves of this step: ``(state, to, kind, how many runs)``, in first-seen order."""
+    seen: dict[tuple[str, str, str], int] = {}
+    for a in step.actions:
+        if a.kind in MOVES and a.state and (a.to or a.kind == "ignore"):
+            k = (a.state, a.to or a.state, a.kind)
+            seen[k] = seen.get(k, 0) + 1
+    return [(u, v, kind, n) for (u, v, kind), n in seen.items()]
+
+
+def _parents(steps: Sequence[Step]) -> dict[str, str]:
+    """run -> the run it was split from (NFA^b ``clone_of``; lazy/eager ``detail.child``)."""
+    par: dict[str, str] = {}
+    for s in steps:
+        for a in s.actions:
+            d = a.detail or {}
+            if a.run is not None and d.get("clone_of"):
+                par.setdefault(str(a.run), str(d["clone_of"]))
+            if a.run is not None and d.get("child") is not None:
+                par.setdefault(str(d["child"]), str(a.run))
+    return par
+
+
+def match_action(steps: Sequence[Step], m: dict[str, Any]) -> tuple[int, int, Action] | None:
+    """``(step index, action index, action)`` of the ``match`` action that emitted ``m``."""
+    key = match_key(m)
+    for j, s in enumerate(steps):
+        for i, a in enumerate(s.actions):
+            if a.kind == "match":
+                mm = (a.detail or {}).get("match")
+                if isinstance(mm, dict) and "match" in mm and match_key(mm) == key:
+                    return j, i, a
+    return None
+
+
+def match_path(steps: Sequence[Step], m: dict[str, Any]) -> list[Action]:
+    """The moves (begin / take / proceed) that built match ``m``, oldest first.
+
+    Walks back from the ``match`` action: actions of the tracked run count, and when the
+    run was split from another (an NFA^b clone, a lazy partial match's parent), the parent
+    is tracked from that point back. Only moves on the match's own events are kept (a
+    proceed moves on the event the next state then begins with)."""
+    found = match_action(steps, m)
+    if found is None:
+        return []
+    j0, i0, act = found
+    ids = set(match_ids(m))
+    tracked = {str(act.run)} if act.run is not None else set()
+    path: list[Action] = []
+    for j in range(j0, -1, -1):
+        acts = steps[j].actions
+        start = i0 - 1 if j == j0 else len(acts) - 1
+        for i in range(start, -1, -1):
+            a = acts[i]
+            d = a.detail or {}
+            run = str(a.run) if a.run is not None else None
+            if d.get("child") is not None and str(d["child"]) in tracked and run is not None:
+                if a.kind in MOVES and a.event in ids:
+                    path.append(a)
+                tracked.add(run)
+                continue
+            if run in tracked:
+                if a.kind in ("begin", "take", "proceed") and (a.event in ids or a.kind == "proceed"):
+                    path.append(a)
+                if d.get("clone_of"):
+                    tracked.add(str(d["clone_of"]))
+    path.reverse()
+    if path and path[-1].kind == "proceed" and path[-1].to and act.state and path[-1].to != act.state:
+        # NFA^b's peek: the proceed and the begin of the next state happen on one event (§4.5 step 6)
+        last = path[-1]
+        path.append(Action(kind="begin", run=last.run, state=last.to, edge="begin", to=act.state, event=last.event))
+    return path
+
+
+# --------------------------------------------------------------------------- tables
+
+def runs_frame(step: Step, touched: dict[str, list[str]] | None = None) -> pd.DataFrame:
+    """The live runs after a step: run, state, bindings, start, version, members, and what
+    each did on this step."""
+    touched = touched if touched is not None else run_moves(step)
+    rows = []
+    for r in step.runs:
+        rows.append({"run": r.id, "state": r.state, "this step": ", ".join(touched.get(r.id, [])),
+                     "bindings": " ".join(f"{v}=[{', '.join(str(i) for i in ids)}]" for v, ids in r.bindings.items()),
+                     "start": r.start, "version": r.version or "", "members": r.members})
+    cols = ["run", "state", "this step", "bindings", "start", "version", "members"]
+    df = pd.DataFrame(rows, columns=cols)
+    if all(r.version in (None, r.id) for r in step.runs):
+        df = df.drop(columns=["version"])  # NFA^b: the id is the version
+    if all(r.members == 1 for r in step.runs):
+        df = df.drop(columns=["members"])
+    return df
+
+
+def run_moves(step: Step) -> dict[str, list[str]]:
+    """run id -> ``take e4`` ... for the actions of this step."""
+    out: dict[str, list[str]] = {}
+    for a in step.actions:
+        if a.run is None:
+            continue
+        txt = a.kind + (f" e{a.event}" if a.event is not None else "")
+        if a.kind == "take" and (a.detail or {}).get("child") is not None:
+            txt += f" → {a.detail['child']}"
+        out.setdefault(str(a.run), []).append(txt)
+    return out
+
+
+def predicate_text(p: Any) -> str:
+    vals = ", ".join(f"{k}={_num(v)}" for k, v in p.values.items())
+    return f"{'✓' if p.result else '✗'} {p.text}" + (f"  [{vals}]" if vals else "")
+
+
+def actions_frame(step: Step) -> pd.DataFrame:
+    """What the engine did on this step, one row per action, with every predicate it
+    evaluated (✓/✗, text, operand values)."""
+    rows = []
+    for a in step.actions:
+        d = a.detail or {}
+        extra = []
+        for k in ("clone_of", "child", "into", "formula", "source", "candidates", "blocker", "var"):
+            if d.get(k) is not None:
+                extra.append(f"{k}={d[k]}")
+        if a.kind == "match" and isinstance(d.get("match"), dict):
+            extra.append(match_text(d["match"]))
+        rows.append({"action": a.kind, "run": a.run or "", "state": a.state or "",
+                     "to": a.to or "", "event": "" if a.event is None else str(a.event),
+                     "predicates": "\n".join(predicate_text(p) for p in a.predicates),
+                     "why / detail": "; ".join(x for x in [a.reason or "", " ".join(extra)] if x)})
+    return pd.DataFrame(rows, columns=["action", "run", "state", "to", "event", "predicates", "why / detail"])
+
+
+def events_table(steps: Sequence[Step]) -> pd.DataFrame:
+    """The traced events: step, id, type, ts, then the attributes."""
+    rows = []
+    for s in event_steps(steps):
+        e = dict(s.event or {})
+        r = {"step": s.step, "id": e.pop("id", None), "type": e.pop("type", None), "ts": e.pop("ts", None)}
+        r.update(e)
+        rows.append(r)
+    return pd.DataFrame(rows)
+
+
+# --------------------------------------------------------------------------- the automaton
+
+def trace_engine_order(steps: Sequence[Step]) -> list[list[str]] | None:
+    """The lazy chain's evaluation order (per clause) as the trace reports it."""
+    for s in steps:
+        o = (s.buffer or {}).get("order")
+        if o:
+            return [list(x) for x in o]
+    return None
+
+
+def _styled(g: nx.MultiDiGraph, engine: str) -> nx.MultiDiGraph:
+    """Lazy graphs drawn with the Automaton page's conventions (``kind`` = drawing style)."""
+    for _u, _v, d in g.edges(data=True):
+        d["move"] = d["kind"]
+        d["kind"] = d.get("style", d["kind"])
+        d.setdefault("shown", d.get("formula", ""))
+    g.graph["engine"] = engine
+    return g
+
+
+def debug_graph(pattern: Pattern, engine: str, steps: Sequence[Step] = ()) -> nx.MultiDiGraph:
+    """The automaton the trace's states refer to: NFA^b as on the Automaton page; the lazy
+    chain in the evaluation order the trace used; the lazy tree; for the other engines
+    (eager, oracle) the states and moves the trace itself shows (:func:`trace_graph`)."""
+    try:
+        if engine == "nfab":
+            return automaton_graph(pattern, "nfab")
+        if engine == "lazy-chain":
+            from engine.automata.chain import chain_graph, compile_chain
+
+            order = trace_engine_order(steps)
+            nfa = compile_chain(pattern, order=order[0] if order and len(order) == 1 else None)
+            g = _styled(chain_graph(nfa), "lazy-chain")
+            if _covers(g, steps):
+                return g
+        if engine == "lazy-tree":
+            from engine.automata.tree import compile_tree, tree_graph
+
+            g = _styled(tree_graph(compile_tree(pattern)), "lazy-tree")
+            if _covers(g, steps):
+                return g
+    except (AutomatonUnavailable, ValueError):
+        pass
+    return trace_graph(steps, engine)
+
+
+def _states_in(steps: Sequence[Step]) -> set[str]:
+    out: set[str] = set()
+    for s in steps:
+        for r in s.runs:
+            out.add(r.state)
+        for a in s.actions:
+            if a.kind in MOVES and a.state:
+                out.add(a.state)
+    return out
+
+
+def _covers(g: nx.MultiDiGraph, steps: Sequence[Step]) -> bool:
+    return all(n in g for n in _states_in(steps))
+
+
+def resolve_state(g: nx.MultiDiGraph, name: str | None) -> str | None:
+    """A trace state name on graph ``g``: itself, or ``F`` for a complete binding the graph
+    draws as F (the lazy tree's last take goes to ``q[b,c,a]``, drawn as F)."""
+    if name is None:
+        return None
+    if name in g:
+        return name
+    if "F" in g:  # a complete binding the graph draws as F (``q4`` of a 3-state chain, ``q[b,c,a]``)
+        return "F"
+    return None
+
+
+def trace_graph(steps: Sequence[Step], engine: str = "") -> nx.MultiDiGraph:
+    """States and moves as the trace shows them, for engines without a drawn automaton
+    (the eager NFA's bound sets ``q{}`` → ``q{a}`` → ``q{a,b}`` → F): column = depth from
+    the initial state, one row per state of that depth. A state no run ever stays in and
+    that leads nowhere (a complete binding) is drawn as F."""
+    live: set[str] = set()
+    moves: dict[tuple[str, str, str], int] = {}
+    for s in steps:
+        for r in s.runs:
+            live.add(r.state)
+        for a in s.actions:
+            if a.kind in ("begin", "take", "proceed") and a.state and a.to:
+                kind = a.kind if a.kind != "take" or a.state == a.to else "begin"
+                moves[(a.state, a.to, kind)] = 1
+    outs = {u for (u, v, _k) in moves if u != v}
+    complete = {v for (_u, v, _k) in moves if v not in live and v not in outs}
+    g = nx.MultiDiGraph(engine=engine, strategy="", partition=[], alternatives=1)
+    for n in live:
+        g.add_node(n)
+    g.add_node("F")
+    for (u, v, kind) in moves:
+        v2 = "F" if v in complete else v
+        u2 = "F" if u in complete else u
+        if not g.has_edge(u2, v2, key=kind):
+            g.add_edge(u2, v2, key=kind, kind=kind, formula=kind, formula_optimised=kind, shown="")
+    dag = nx.DiGraph([(u, v) for u, v in g.edges() if u != v])
+    dag.add_nodes_from(g.nodes)
+    depth = {n: 0 for n in g.nodes}
+    if nx.is_directed_acyclic_graph(dag):
+        for n in nx.topological_sort(dag):
+            for v in dag.successors(n):
+                depth[v] = max(depth[v], depth[n] + 1)
+    depth["F"] = max([d for n, d in depth.items() if n != "F"], default=0) + 1
+    rows: dict[int, int] = {}
+    for n in sorted(g.nodes, key=lambda x: (depth[x], x)):
+        d = depth[n]
+        row = rows.get(d, 0)
+        rows[d] = row + 1
+        g.nodes[n].update(kind="final" if n == "F" else ("kleene_rest" if g.has_edge(n, n) else "singleton"),
+                          label=n, order=d, alternative=row, start=d == 0 and n != "F", var=None, type=None)
+    g.graph["rows"] = max(rows.values(), default=1)  # not SEQ alternatives: no "alternative k" labels
+    return g
+
+
+def _loop_xy(x: float, y: float, kind: str) -> tuple[list[float], list[float]]:
+    """The self-loop of ``automaton_figure``: take above, ignore (and store) below."""
+    from visualizers.automaton import _bezier
+
+    s = 1 if kind == "take" else -1
+    return _bezier((x - R * 0.7, y + s * R * 0.7), (x - 1.0, y + s * 1.5), (x + 1.0, y + s * 1.5),
+                   (x + R * 0.7, y + s * R * 0.7))
+
+
+def _edge_xy(p0: tuple[float, float], p1: tuple[float, float], kind: str) -> tuple[list[float], list[float]]:
+    from visualizers.automaton import _bezier
+
+    (x0, y0), (x1, y1) = p0, p1
+    if p0 == p1:
+        return _loop_xy(x0, y0, kind)
+    if kind == "proceed" and abs(y0 - y1) < 1e-9:
+        return _bezier((x0 + R * 0.8, y0 - R * 0.5), (x0 + DX * 0.35, y0 - 0.9), (x1 - DX * 0.35, y1 - 0.9),
+                       (x1 - R * 0.8, y1 - R * 0.5))
+    ang = math.atan2(y1 - y0, x1 - x0)
+    return ([x0 + R * math.cos(ang), x1 - R * math.cos(ang)], [y0 + R * math.sin(ang), y1 - R * math.sin(ang)])
+
+
+def live_automaton_figure(g: nx.MultiDiGraph, step: Step | None, path: Sequence[Action] = (),
+                          labels: str = "short", height: int | None = None) -> go.Figure:
+    """The automaton with this step drawn over it: states holding live runs ringed in
+    orange with their run count, the moves of this step (begin / take / proceed / ignore,
+    ``×n`` when several runs took the same edge) in orange, and a match's path in gold."""
+    rows = len({d.get("alternative", 0) for _n, d in g.nodes(data=True)}) or 1
+    if height is None:
+        height = min(max(380, 250 * rows + 130), 900)
+    fig = automaton_figure(g, labels=labels, height=height)
+    pos = layout(g)
+    # the chosen match's path, under this step's moves
+    if path:
+        px: list[Any] = []
+        py: list[Any] = []
+        states = []
+        for a in path:
+            u, v = resolve_state(g, a.state), resolve_state(g, a.to or a.state)
+            if u is None or v is None or u not in pos or v not in pos:
+                continue
+            xs, ys = _edge_xy(pos[u], pos[v], a.kind)
+            px += xs + [None]
+            py += ys + [None]
+            states += [u, v]
+        if px:
+            fig.add_trace(go.Scatter(x=px, y=py, mode="lines", name="match path", hoverinfo="skip",
+                                     line=dict(color=PATH, width=9), opacity=0.75))
+            seen = list(dict.fromkeys(states))
+            fig.add_trace(go.Scatter(x=[pos[n][0] for n in seen], y=[pos[n][1] for n in seen], mode="markers",
+                                     hoverinfo="skip", showlegend=False,
+                                     marker=dict(size=66, color="rgba(0,0,0,0)", line=dict(color=PATH, width=5))))
+    if step is None:
+        return fig
+    ex: list[Any] = []
+    ey: list[Any] = []
+    tx, ty, tt, tp = [], [], [], []
+    for u0, v0, kind, n in step_edges(step):
+        u, v = resolve_state(g, u0), resolve_state(g, v0)
+        if u is None or v is None or u not in pos or v not in pos:
+            continue
+        xs, ys = _edge_xy(pos[u], pos[v], kind)
+        ex += xs + [None]
+        ey += ys + [None]
+        if u == v:  # beside the loop, clear of its formula label
+            at, where = len(xs) // 6, "middle left"
+        else:
+            at, where = max(1, len(xs) // 4), ("top center" if kind == "proceed" else "bottom center")
+        tx.append(xs[at])
+        ty.append(ys[at])
+        tp.append(where)
+        tt.append(f"<b>{kind}{' ×' + str(n) if n > 1 else ''}</b>")
+    if ex:
+        fig.add_trace(go.Scatter(x=ex, y=ey, mode="lines", name="this step", hoverinfo="skip",
+                                 line=dict(color=LIVE, width=5)))
+        fig.add_trace(go.Scatter(x=tx, y=ty, mode="text", text=tt, hoverinfo="skip", showlegend=False,
+                                 textposition=tp, textfont=dict(size=13, color=LIVE)))
+    counts: dict[str, int] = {}
+    for st_name, n in state_counts(step).items():
+        u = resolve_state(g, st_name)
+        if u is not None and u in pos:
+            counts[u] = counts.get(u, 0) + n
+    if counts:
+        names = list(counts)
+        fig.add_trace(go.Scatter(
+            x=[pos[n][0] for n in names], y=[pos[n][1] for n in names], mode="markers", name="live runs",
+            hovertext=[f"{counts[n]} live run(s) in {n}" for n in names], hoverinfo="text",
+            marker=dict(size=60, color="rgba(230,126,34,0.18)", line=dict(color=LIVE, width=4))))
+        for tr in fig.data:  # the run count under the state's name, inside its circle
+            if getattr(tr, "name", None) == "states" and tr.customdata is not None:
+                texts = list(tr.text)
+                for i, cd in enumerate(tr.customdata):
+                    if cd[1] in counts:
+                        texts[i] = f"{texts[i]}<br><span style='color:{LIVE}'><b>{counts[cd[1]]}</b></span>"
+                tr.text = texts
+    more = step.runs_total - len(step.runs)
+    title = fig.layout.title.text or ""
+    live = step.runs_total
+    fig.update_layout(title=dict(text=f"{live} live run{'s' if live != 1 else ''}"
+                                 + (f" ({more} not listed)" if more > 0 else "") + (f" · {title}" if title else "")))
+    return fig
+
+
+# --------------------------------------------------------------------------- NFA^b shared buffer
+
+def buffer_view(steps: Sequence[Step], k: int) -> tuple[dict[str, dict[str, Any]], set[str], set[str], set[str]]:
+    """The shared buffer after step ``k``: ``(entries, added, new_pointer_entries, removed)``;
+    entries pruned on step ``k`` are kept (flagged ``removed``) so that they can be greyed."""
+    entries: dict[str, dict[str, Any]] = {}
+    removed_now: dict[str, dict[str, Any]] = {}
+    added: set[str] = set()
+    pointed: set[str] = set()
+    for j, s in enumerate(steps[: k + 1]):
+        b = s.buffer or {}
+        if b.get("kind") not in (None, "shared"):
+            continue
+        last = j == k
+        for ent in b.get("added", ()):
+            entries[ent["id"]] = {"id": ent["id"], "state": ent["state"], "event": ent["event"],
+                                  "preds": [dict(p) for p in ent["preds"]], "step": j}
+            if last:
+                added.add(ent["id"])
+        for p in b.get("pointers", ()):
+            if p["entry"] in entries:
+                entries[p["entry"]]["preds"].append({"label": p["label"], "to": p["to"], "new": last})
+                if last:
+                    pointed.add(p["entry"])
+        for rid in b.get("removed", ()):
+            ent = entries.pop(rid, None)
+            if last and ent is not None:
+                removed_now[rid] = dict(ent, removed=True)
+    entries.update(removed_now)
+    return entries, added, pointed, set(removed_now)
+
+
+def _compatible(label: str, version: str) -> bool:
+    return version == label or version.startswith(label + ".")
+
+
+def retrieval_path(entries: dict[str, dict[str, Any]], last_event: Any, version: str | None
+                   ) -> list[tuple[str, str | None, str]]:
+    """The match's entries from its last event back to its first, following at each entry
+    the pointer whose version label is the longest prefix of the run's version (§4.9):
+    ``[(entry, next entry or None, label)]``."""
+    if version is None:
+        return []
+    start = None
+    for eid, ent in entries.items():
+        if ent["event"] == last_event and any(_compatible(p["label"], version) for p in ent["preds"]):
+            if start is None or any(p["label"] == version for p in ent["preds"]):
+                start = eid
+    out: list[tuple[str, str | None, str]] = []
+    cur = start
+    seen: set[str] = set()
+    while cur is not None and cur in entries and cur not in seen:
+        seen.add(cur)
+        preds = [p for p in entries[cur]["preds"] if _compatible(p["label"], version)]
+        if not preds:
+            out.append((cur, None, ""))
+            break
+        p = max(preds, key=lambda q: len(q["label"]))
+        out.append((cur, p["to"], p["label"]))
+        cur = p["to"]
+    return out
+
+
+def stack_order(g: nx.MultiDiGraph | None, entries: dict[str, dict[str, Any]]) -> list[str]:
+    """Stacks (states) left to right: the automaton's order, then any others."""
+    states = list(dict.fromkeys(e["state"] for e in entries.values()))
+    if g is None:
+        return states
+    rank = {n: (d.get("alternative", 0), d.get("order", 99)) for n, d in g.nodes(data=True)}
+    named = [n for n in sorted(rank, key=lambda n: rank[n]) if g.nodes[n].get("kind") not in ("final", "negation")]
+    return named + [s for s in states if s not in named]
+
+
+def _labels_text(labels: Sequence[str], limit: int = 3) -> str:
+    shown = ", ".join(labels[:limit])
+    return f"[{shown}{', +' + str(len(labels) - limit) if len(labels) > limit else ''}]"
+
+
+def shared_buffer_figure(entries: dict[str, dict[str, Any]], stacks: Sequence[str], seq_of: dict[Any, int],
+                         added: Iterable[str] = (), pointed: Iterable[str] = (), path: Sequence[tuple] = (),
+                         max_events: int = 40, height: int | None = None) -> go.Figure:
+    """The SASE+ buffer figure: a column per stack, entries bottom (old) to top (new) by
+    event, an arrow from each entry to each predecessor labelled with its version(s)
+    (several runs sharing one pointer target are one arrow listing their labels). Entries
+    written on this step are orange, pruned ones grey, a match's retrieval path gold. Only
+    the latest ``max_events`` events are drawn (the title says so)."""
+    from visualizers.automaton import _bezier
+
+    added, pointed = set(added), set(pointed)
+    path_entries = {p[0] for p in path}
+    path_ptrs = {(p[0], p[1]) for p in path if p[1] is not None}
+    evs = sorted({e["event"] for e in entries.values()}, key=lambda i: seq_of.get(i, 0))
+    cut = len(evs) - max_events if len(evs) > max_events else 0
+    row = {ev: r for r, ev in enumerate(evs[cut:])}
+    col = {s: c for c, s in enumerate(stacks)}
+    for e in entries.values():
+        col.setdefault(e["state"], len(col))
+    X = 3.0
+    pos = {eid: (col[e["state"]] * X, float(row[e["event"]])) for eid, e in entries.items() if e["event"] in row}
+    # one arrow per (entry, predecessor), its labels joined; grouped by style into few traces
+    arrows: dict[tuple[str, str], dict[str, Any]] = {}
+    below: list[tuple[float, float]] = []
+    for eid, e in entries.items():
+        if eid not in pos:
+            continue
+        for p in e["preds"]:
+            to = p.get("to")
+            if to is None:
+                continue
+            if to not in pos:
+                below.append(pos[eid])
+                continue
+            a = arrows.setdefault((eid, to), {"labels": [], "new": False})
+            a["labels"].append(str(p["label"]))
+            a["new"] = a["new"] or bool(p.get("new")) or eid in added
+    styles = {"path": (PATH, 4.5), "new": (LIVE, 2.6), "old": ("#5d6d7e", 1.4)}
+    lines: dict[str, tuple[list[Any], list[Any], list[Any]]] = {k: ([], [], []) for k in styles}
+    tx, ty, tt, tc = [], [], [], []
+    for (eid, to), a in arrows.items():
+        (x0, y0), (x1, y1) = pos[eid], pos[to]
+        if abs(x0 - x1) < 1e-9:  # same stack: bend right, more for longer jumps
+            bend = 0.35 + 0.22 * min(abs(y0 - y1), 6)
+            xs, ys = _bezier((x0 + 0.3, y0), (x0 + 0.3 + bend, y0 - 0.15), (x1 + 0.3 + bend, y1 + 0.15),
+                             (x1 + 0.3, y1), n=12)
+        else:
+            xs, ys = _bezier((x0 - 0.3, y0), (x0 - 1.2, y0), (x1 + 1.2, y1), (x1 + 0.3, y1), n=12)
+        kind = "path" if (eid, to) in path_ptrs else ("new" if a["new"] else "old")
+        lx, ly, ls = lines[kind]
+        lx += xs + [None]
+        ly += ys + [None]
+        ls += [0] * (len(xs) - 1) + [11 if kind != "old" else 8, 0]
+        mid = len(xs) // 2
+        tx.append(xs[mid] + (0.05 if abs(x0 - x1) < 1e-9 else 0))
+        ty.append(ys[mid])
+        tt.append(_labels_text(a["labels"]))
+        tc.append(styles[kind][0] if kind != "old" else "#34495e")
+    fig = go.Figure()
+    for kind in ("old", "new", "path"):
+        lx, ly, ls = lines[kind]
+        if not lx:
+            continue
+        colour, width = styles[kind]
+        fig.add_trace(go.Scatter(x=lx, y=ly, mode="lines+markers", hoverinfo="skip", showlegend=False,
+                                 line=dict(color=colour, width=width),
+                                 marker=dict(symbol="arrow", size=ls, color=colour, angleref="previous")))
+    if tx:
+        fig.add_trace(go.Scatter(x=tx, y=ty, mode="text", text=tt, hoverinfo="skip", showlegend=False,
+                                 textposition="middle right", textfont=dict(size=12, color=tc)))
+    if below:
+        fig.add_trace(go.Scatter(x=[b[0] for b in below], y=[b[1] - 0.42 for b in below], mode="text", text=["↓"] * len(below),
+                                 hoverinfo="skip", showlegend=False, textfont=dict(size=12, color="#888")))
+    xs, ys, texts, fills, lcol, hovers = [], [], [], [], [], []
+    for eid, e in entries.items():
+        if eid not in pos:
+            continue
+        x, y = pos[eid]
+        xs.append(x)
+        ys.append(y)
+        texts.append(f"e{e['event']}")
+        removed = e.get("removed")
+        fills.append(REMOVED if removed else (PATH if eid in path_entries else (ADDED if eid in added else "#eaf2f8")))
+        lcol.append("#999" if removed else ("#b9770e" if eid in path_entries else "#1f4e79"))
+        ptrs = [f"[{p['label']}] → {p['to'] or '∅'}" for p in e["preds"]]
+        hovers.append(f"<b>{eid}</b><br>stack {e['state']} · event {e['event']}<br>pointers: "
+                      + ", ".join(ptrs[:8]) + (f" … (+{len(ptrs) - 8})" if len(ptrs) > 8 else "")
+                      + ("<br><i>pruned on this step</i>" if removed else "")
+                      + ("<br><i>written on this step</i>" if eid in added else ""))
+    fig.add_trace(go.Scatter(x=xs, y=ys, mode="markers+text", text=texts, hovertext=hovers, hoverinfo="text",
+                             textfont=dict(size=12, color="#111"), showlegend=False, name="entries",
+                             marker=dict(symbol="square", size=34, color=fills, line=dict(color=lcol, width=2))))
+    n_rows = max(len(row), 1)
+    fig.add_trace(go.Scatter(x=[c * X for c in col.values()], y=[n_rows - 0.25] * len(col), mode="text",
+                             text=[f"<b>{s}</b>" for s in col], textposition="top center", hoverinfo="skip",
+                             showlegend=False, textfont=dict(size=14, color="#1f2d3d")))
+    for kind, colour in (("written on this step", ADDED), ("match retrieval path", PATH), ("pruned", REMOVED)):
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=kind,
+                                 marker=dict(symbol="square", size=12, color=colour)))
+    title = f"the latest {max_events} events drawn; {cut} older not drawn" if cut else ""
+    fig.update_layout(
+        title=dict(text=title, font=dict(size=13)),
+        xaxis=dict(visible=False, range=[-1.2, max(len(col) - 1, 0) * X + 2.4]),
+        yaxis=dict(visible=False, range=[-0.8, n_rows + 0.7]),
+        height=height or min(max(280, 44 * n_rows + 110), 1400), plot_bgcolor="white",
+        margin=dict(l=10, r=10, t=30 if title else 10, b=10),
+        legend=dict(orientation="h", yanchor="top", y=-0.01, x=0))
+    return fig
+
+
+# --------------------------------------------------------------------------- lazy buffers
+
+def lazy_buffer_figure(step: Step, pattern_order: Sequence[str], types: dict[str, str] | None = None,
+                       max_events: int = 30, height: int | None = None) -> go.Figure:
+    """The lazy engines' per-variable buffers after a step: one column per variable in the
+    evaluation order (chain order), the buffered event ids stacked oldest at the bottom;
+    events stored on this step orange, events a partial match took from a buffer on this
+    step gold."""
+    b = step.buffer or {}
+    bufs: dict[str, list[Any]] = dict(b.get("buffers") or {})
+    order = (b.get("order") or [[]])[0] or []
+    cols = [v for v in order if v in bufs] + [v for v in pattern_order if v in bufs and v not in order] \
+        + [v for v in bufs if v not in order and v not in pattern_order]
+    stored = {a.event for a in step.actions if a.kind == "store"}
+    taken = {a.event for a in step.actions if a.kind == "take" and (a.detail or {}).get("source") == "buffer"}
+    fig = go.Figure()
+    xs, ys, texts, fills, hovers = [], [], [], [], []
+    annotations = []
+    tallest = 1
+    for c, v in enumerate(cols):
+        ids = list(bufs[v])
+        more = len(ids) - max_events
+        shown = ids[-max_events:]
+        tallest = max(tallest, len(shown))
+        for r, i in enumerate(shown):
+            xs.append(c)
+            ys.append(r)
+            texts.append(str(i))
+            fills.append(PATH if i in taken else (ADDED if i in stored else "#eaf2f8"))
+            hovers.append(f"event {i} in the buffer of {v}")
+        head = f"<b>{v}</b>" + (f" ({types[v]})" if types and v in types else "")
+        if v in order:
+            head = f"{order.index(v) + 1}. " + head
+        annotations.append(dict(x=c, y=-0.9, text=head + f"<br>{len(ids)} buffered", showarrow=False,
+                                yanchor="top", font=dict(size=13)))
+        if more > 0:
+            annotations.append(dict(x=c, y=len(shown) - 0.2, text=f"+{more} older", showarrow=False,
+                                    yanchor="bottom", font=dict(size=11, color="#888")))
+    fig.add_trace(go.Scatter(x=xs, y=ys, mode="markers+text", text=texts, hovertext=hovers, hoverinfo="text",
+                             showlegend=False, textfont=dict(size=11),
+                             marker=dict(symbol="square", size=30, color=fills, line=dict(color="#1f4e79", width=1.5))))
+    for kind, colour in (("stored on this step", ADDED), ("taken from the buffer on this step", PATH)):
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=kind,
+                                 marker=dict(symbol="square", size=12, color=colour)))
+    seq = " → ".join(pattern_order)
+    title = f"per-variable buffers · {b.get('partial', 0)} partial match(es)"
+    if order:
+        title += f" · evaluation order {' → '.join(order)} (pattern order {seq})"
+    fig.update_layout(annotations=annotations, title=dict(text=title, font=dict(size=13)),
+                      xaxis=dict(visible=False, range=[-0.8, max(len(cols), 1) - 0.2]),
+                      yaxis=dict(visible=False, range=[-2.2, tallest + 0.8]),
+                      height=height or min(max(260, 34 * tallest + 160), 1200), plot_bgcolor="white",
+                      margin=dict(l=10, r=10, t=40, b=10), legend=dict(orientation="h", y=1.0, yanchor="bottom", x=0.6))
+    return fig
+
+
+# --------------------------------------------------------------------------- timeline
+
+def cursor_timeline_figure(steps: Sequence[Step], k: int, match: dict[str, Any] | None = None,
+                           live_ids: Iterable[Any] = (), height: int = 300, max_events: int = 3000) -> go.Figure:
+    """Events by type over time; the events up to step ``k`` in colour, the rest faded; a
+    cursor at step ``k``'s event; events bound by live runs ringed orange; the chosen
+    match's events gold, joined in order, labelled with their variable."""
+    evs = [s.event for s in event_steps(steps)][:max_events]
+    types = sorted({e["type"] for e in evs})
+    colour = {t: PALETTE[i % len(PALETTE)] for i, t in enumerate(types)}
+    live = set(live_ids)
+    fig = go.Figure()
+    cur = steps[k].event if 0 <= k < len(steps) and steps[k].step != "close" else None
+    kk = k if cur is not None else len(evs) - 1
+    for t in types:
+        past = [(i, e) for i, e in enumerate(evs) if e["type"] == t and i <= kk]
+        fut = [(i, e) for i, e in enumerate(evs) if e["type"] == t and i > kk]
+        for grp, faded in ((past, False), (fut, True)):
+            if not grp:
+                continue
+            fig.add_trace(go.Scatter(
+                x=[e["ts"] for _i, e in grp], y=[t] * len(grp), mode="markers", name=t, legendgroup=t,
+                showlegend=not faded, opacity=0.25 if faded else 1.0,
+                marker=dict(size=[12 if e["id"] in live else 9 for _i, e in grp], color=colour[t],
+                            line=dict(width=[2.5 if e["id"] in live else 0 for _i, e in grp], color=LIVE)),
+                hovertext=[f"step {i} · id {e['id']}<br>{t} at {_num(e['ts'])}<br>"
+                           + ", ".join(f"{a}={_num(b)}" for a, b in list(e.items())[3:9]) for i, e in grp],
+                hoverinfo="text"))
+    if match is not None:
+        by_id = {e["id"]: e for e in evs}
+        pts = []
+        for v, ids in match["match"].items():
+            for n, i in enumerate(ids, 1):
+                e = by_id.get(i)
+                if e is not None:
+                    pts.append((e["ts"], e["type"], f"{v}[{n}]" if len(ids) > 1 else v))
+        pts.sort(key=lambda p: p[0])
+        fig.add_trace(go.Scatter(x=[p[0] for p in pts], y=[p[1] for p in pts], mode="lines+markers+text",
+                                 name="chosen match", text=[p[2] for p in pts], textposition="top center",
+                                 textfont=dict(size=11, color="#9a7d0a"), hoverinfo="skip",
+                                 line=dict(color=PATH, width=3),
+                                 marker=dict(size=16, color="rgba(0,0,0,0)", line=dict(color="#d4ac0d", width=3))))
+    if cur is not None:
+        fig.add_vline(x=cur["ts"], line=dict(color=LIVE, width=2, dash="dot"))
+        fig.add_trace(go.Scatter(x=[cur["ts"]], y=[cur["type"]], mode="markers", name="this event",
+                                 hoverinfo="skip", marker=dict(size=20, symbol="circle-open", color=LIVE,
+                                                               line=dict(width=3, color=LIVE))))
+    fig.update_yaxes(type="category", categoryorder="array", categoryarray=types, title_text="event type")
+    fig.update_xaxes(title_text="ts", showgrid=True, gridcolor="#eee")
+    fig.update_layout(height=max(height, 90 + 40 * len(types)), margin=dict(l=10, r=10, t=30, b=10),
+                      plot_bgcolor="white", legend=dict(orientation="h", yanchor="bottom", y=1.01, x=0))
+    return fig
+
+
+def live_event_ids(step: Step) -> set[Any]:
+    """Every event bound by a live run after ``step``."""
+    return {i for r in step.runs for ids in r.bindings.values() for i in ids}
+
+
+def steps_to_json(steps: Sequence[Step]) -> str:
+    """A trace as JSON Lines (the ``cep trace`` form), for download."""
+    return "".join(json.dumps(s.to_json(), default=str) + "\n" for s in steps)
+
+
+__all__ = ["actions_frame", "buffer_view", "canonical_index", "cursor_timeline_figure", "debug_graph",
+           "event_steps", "events_table", "lazy_buffer_figure", "live_automaton_figure", "live_event_ids",
+           "match_action", "match_ids", "match_key", "match_path", "match_text", "matches_so_far",
+           "resolve_state", "retrieval_path", "run_moves", "runs_frame", "shared_buffer_figure", "stack_order",
+           "state_counts", "step_edges", "step_label", "steps_to_json", "trace_graph"]
