@@ -26,22 +26,25 @@ from engine.model import Pattern, PatternError
 DEFAULT_SAMPLE = "stocks_sase"
 DEFAULT_PRESET = "stock_trend"
 
-# Home page cards: (title, sample, preset, one line)
+# Home page cards: (title, sample, preset, what it shows); say what the engines really do with it
 PRESET_CARDS: list[tuple[str, str, str, str]] = [
     ("Stock trend", "stocks_sase", "stock_trend",
-     "SASE+ Q3: a rising run of GOOG prices (Kleene +) followed by a volume drop; "
-     "3 matches under skip_till_next_match."),
+     "SASE+ query Q3 on the paper's 8 GOOG events: a run of rising prices (Kleene `+`, each above the "
+     "average so far) followed by a drop in volume, same symbol, within 1 hour. "
+     "skip_till_next_match gives 3 matches; the same query under skip_till_any_match gives 68."),
     ("Shoplifting", "rfid", "shoplifting",
-     "RFID: an item taken from the shelf and carried out without passing a register "
-     "(negation, [tag_id], WITHIN 12 hours)."),
+     "RFID readings: an item read at a shelf and then at the exit with no register reading in "
+     "between (negation `!`), same tag, within 12 hours."),
     ("Contamination", "shipments", "contamination",
-     "An alert at a contaminated site, then a chain of shipments leaving it "
-     "(b[i].from = b[i-1].to)."),
+     "An alert at a contaminated site, then a chain of shipments leaving it, each one leaving from "
+     "where the previous one arrived (`b[i].from = b[i-1].to`), within 3 hours."),
     ("Chemotherapy", "chemo", "chemo_cycle",
-     "Match windows: a chemo dose and rising platelet counts in any order, then a blood test, "
-     "per patient within 16 days."),
+     "Query P1 of the match-windows paper's chemo table, written as an ordinary pattern: a chemo dose "
+     "and rising platelet counts in any order (`AND`), then a blood test, same patient, "
+     "`WITHIN 16 days`. NFA^b has no `AND` groups, so the lazy engines run it."),
     ("Cluster monitoring", "cluster", "query1",
-     "Imprecise timestamps: a task starts, CPU spikes on its node, the task ends, CPU drops."),
+     "A task starts, CPU spikes on its node, the task ends, CPU drops. The events carry uncertainty "
+     "intervals [lower, upper]; the engines of this build match them as points at their lower bound."),
 ]
 
 

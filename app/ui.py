@@ -7,10 +7,16 @@ from app import state
 from engine.dsl import DslError
 
 
+MENU_ITEMS = {"Get help": None, "Report a bug": None,
+              "About": "**CEP Studio**: design complex-event patterns (SASE+), see their automata, run them "
+                       "in-process or on Spark, and step through why each match fired."}
+
+
 def page(title: str, icon: str = "🔎", with_sidebar: bool = True) -> None:
     """Common set-up: page config, shared state, Spark warm-up, sidebar (a page that
     chooses the data itself draws the sidebar once it knows which, with ``sidebar()``)."""
-    st.set_page_config(page_title=f"{title} · CEP Studio", page_icon=icon, layout="wide")
+    st.set_page_config(page_title="CEP Studio" if title == "Home" else f"{title} · CEP Studio", page_icon=icon,
+                       layout="wide", menu_items=MENU_ITEMS)
     state.init()
     state.warm_up_spark()
     if with_sidebar:

@@ -76,6 +76,36 @@ def test_home_cards_open_design_with_preset():
     assert at.session_state["cep_pattern"] == parse(sample_streams.load("rfid").presets["shoplifting"])
 
 
+def test_home_cards_show_whole_patterns_honest_blurbs_and_the_default_strategy():
+    """Issue 15.7."""
+    at = _app(HOME)
+    codes = [c for c in at.code if c.value.startswith("PATTERN")]
+    from app.state import PRESET_CARDS
+
+    for _title, sample, preset, _blurb in PRESET_CARDS:
+        text = sample_streams.load(sample).presets[preset].strip()
+        box = next(c for c in codes if c.value == text)  # the whole pattern, not an excerpt
+        assert box.proto.wrap_lines, "long lines wrap inside the card instead of being cut off"
+    blurbs = {b.value for b in at.markdown}
+    chemo = next(b for b in blurbs if "chemo" in b)
+    assert "WITHIN 16 days" in chemo and not chemo.lower().startswith("match windows")
+    cluster = next(b for b in blurbs if "uncertainty intervals" in b)
+    assert "lower bound" in cluster  # says what the engines do with the intervals
+    assert any("skip_till_any_match" in i.value and "without a strategy" in i.value.lower() for i in at.info)
+    captions = [c.value for c in at.caption if c.value.startswith("strategy:")]
+    assert len(captions) == 5
+    assert any("`skip_till_any_match` (the default)" in c and "10 matches (lazy-tree)" in c for c in captions)
+    assert any("`skip_till_next_match` ·" in c and "3 matches (nfab)" in c for c in captions)
+
+
+def test_streamlit_config_hides_deploy_and_developer_menu():
+    """Issue 15.8: `make run` and the browser tests start streamlit in the repository root."""
+    import tomllib
+
+    conf = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    assert conf["client"]["toolbarMode"] == "viewer"
+
+
 # --------------------------------------------------------------------------- Design
 
 def _canvas_texts(at: AppTest) -> list[str]:
