@@ -184,7 +184,7 @@ def test_file_level_errors(tmp_path):
         load_events(empty)
     notjson = write(tmp_path, "n.jsonl", "hello\nworld\n")
     with pytest.raises(DataError, match=r"cannot read 'n.jsonl' as JSON Lines: no line is a JSON "
-                                        r"object \(row 0: invalid JSON"):
+                                        r"object \(line 1: invalid JSON"):
         load_events(notjson)
     ragged = write(tmp_path, "r.csv", "type,ts\nA,1\nB,2,3,4\n")
     with pytest.raises(DataError, match=r"cannot read 'r.csv' as CSV: .*line 3"):
@@ -200,8 +200,8 @@ def test_unparsable_ts_names_row_and_column(tmp_path):
     r = load_events(p)
     assert [e.type for e in r.events] == ["A", "D"]
     assert [i.format() for i in r.report.issues] == [
-        "row 1, column ts: cannot parse '2011-13-45' as a number or ISO date-time",
-        "row 2, column ts: missing value",
+        "line 3 (data row 2), column ts: cannot parse '2011-13-45' as a number or ISO date-time",
+        "line 4 (data row 3), column ts: missing value",
     ]
     assert (r.report.rows_read, r.report.rows_loaded, r.report.rows_rejected) == (4, 2, 2)
     assert not r.report.ok
@@ -217,14 +217,14 @@ def test_mixed_numbers_and_datetimes_minority_rejected(tmp_path):
     r = load_events(p)
     assert [e.ts for e in r.events] == [T0, T0 + 2]
     assert [i.format() for i in r.report.errors] == [
-        "row 1, column ts: 5 is a number but this column holds date-times",
-        "row 3, column ts: cannot parse True as a number or ISO date-time",
+        "line 2, column ts: 5 is a number but this column holds date-times",
+        "line 4, column ts: cannot parse True as a number or ISO date-time",
     ]
     q = write(tmp_path, "n.csv", "type,ts\nA,1\nA,2011-01-01\nA,2\n")
     r2 = load_events(q)
     assert [e.ts for e in r2.events] == [1.0, 2.0]
     assert [i.format() for i in r2.report.errors] == [
-        "row 1, column ts: '2011-01-01' is a date-time but this column holds numbers"]
+        "line 3 (data row 2), column ts: '2011-01-01' is a date-time but this column holds numbers"]
 
 
 def test_missing_and_empty_type(tmp_path):
@@ -235,9 +235,9 @@ def test_missing_and_empty_type(tmp_path):
     r = load_events(p)
     assert [(e.type, e.ts) for e in r.events] == [("A", 1.0), ("B", 5.0)]
     assert [i.format() for i in r.report.issues] == [
-        "row 1, column type: empty event type",
-        "row 2, column type: missing event type",
-        "row 3, column type: missing event type",
+        "line 2, column type: empty event type",
+        "line 3, column type: missing event type",
+        "line 4, column type: missing event type",
     ]
     assert r.report.rows_rejected == 3
 
@@ -249,8 +249,8 @@ def test_interval_events_and_lower_gt_upper(tmp_path):
     assert [(e.type, e.ts, e.lower, e.upper, e.seq) for e in r.events] == [
         ("A", 1.0, 1.0, 3.0, 0), ("D", 2.0, 2.0, 2.0, 1)]
     assert [i.format() for i in r.report.errors] == [
-        "row 1, column lower: lower bound 5 is after upper bound 4 (column upper)",
-        "row 2, column upper: missing value",
+        "line 3 (data row 2), column lower: lower bound 5 is after upper bound 4 (column upper)",
+        "line 4 (data row 3), column upper: missing value",
     ]
     assert guess_mapping(["type", "lower", "upper", "v"]) == m.model_copy(update={"id_col": None})
 
@@ -273,8 +273,8 @@ def test_ids_from_column_duplicates_warn(tmp_path):
     assert [e.id for e in r.events] == [7, 8, 7]
     assert type(r.events[0].id) is int
     assert [(i.severity, i.format()) for i in r.report.issues] == [
-        ("warning", "row 2, column id: duplicate id 7 (first in row 0)"),
-        ("error", "row 3, column id: missing id"),
+        ("warning", "line 4 (data row 3), column id: duplicate id 7 (first on line 2)"),
+        ("error", "line 5 (data row 4), column id: missing id"),
     ]
     assert r.report.ok is False and len(r.report.warnings) == 1
 
@@ -331,11 +331,11 @@ def test_csv_text_column_numbers_and_numeric_issues(tmp_path):
     assert r.schema["S"]["price"] == "mixed"
     issues = r.numeric_issues({"S": {"price"}, "ANY": {"flag"}})
     assert [i.format() for i in issues] == [
-        "row 0, column flag: non-numeric value compared numerically: S.flag = True (event id 0)",
-        "row 1, column flag: non-numeric value compared numerically: S.flag = False (event id 1)",
-        "row 1, column price: non-numeric value compared numerically: S.price = 'abc' "
+        "line 2 (data row 1), column flag: non-numeric value compared numerically: S.flag = True (event id 0)",
+        "line 3 (data row 2), column flag: non-numeric value compared numerically: S.flag = False (event id 1)",
+        "line 3 (data row 2), column price: non-numeric value compared numerically: S.price = 'abc' "
         "(event id 1)",
-        "row 2, column flag: non-numeric value compared numerically: S.flag = True (event id 2)",
+        "line 4 (data row 3), column flag: non-numeric value compared numerically: S.flag = True (event id 2)",
     ]
     assert all(i.severity == "error" for i in issues)
 
@@ -358,8 +358,8 @@ def test_bad_json_line_is_a_row_error(tmp_path):
     r = load_events(p)
     assert [(e.type, e.id) for e in r.events] == [("A", 0), ("C", 3)]
     assert [i.format() for i in r.report.errors] == [
-        "row 1: invalid JSON: Expecting property name enclosed in double quotes at column 13",
-        "row 2: not a JSON object: [1, 2]",
+        "line 2: invalid JSON: Expecting property name enclosed in double quotes at column 13",
+        "line 4 (data row 3): not a JSON object: [1, 2]",
     ]
     assert (r.report.rows_read, r.report.rows_loaded, r.report.rows_rejected) == (4, 2, 2)
 
@@ -433,18 +433,18 @@ def test_report_groups_repetitive_issues_and_truncates(tmp_path):
     assert r.report.format() == "\n".join([
         "read 23 rows: 1 loaded, 22 rejected; 22 errors, 0 warnings",
         "errors (22):",
-        "  row 0, column ts: cannot parse 'bad0' as a number or ISO date-time",
-        "  row 1, column ts: cannot parse 'bad1' as a number or ISO date-time",
-        "  row 2, column ts: cannot parse 'bad2' as a number or ISO date-time",
-        "  ... and 17 more like this in column ts (rows 3, 4, 5, 6, 7, ...)",
-        "  row 21, column type: missing event type",
-        "  row 22, column type: missing event type",
+        "  line 2 (data row 1), column ts: cannot parse 'bad0' as a number or ISO date-time",
+        "  line 3 (data row 2), column ts: cannot parse 'bad1' as a number or ISO date-time",
+        "  line 4 (data row 3), column ts: cannot parse 'bad2' as a number or ISO date-time",
+        "  ... and 17 more like this in column ts (lines 5, 6, 7, 8, 9, ...)",
+        "  line 23 (data row 22), column type: missing event type",
+        "  line 24 (data row 23), column type: missing event type",
     ])
     assert r.report.format(max_lines=2) == "\n".join([
         "read 23 rows: 1 loaded, 22 rejected; 22 errors, 0 warnings",
         "errors (22):",
-        "  row 0, column ts: cannot parse 'bad0' as a number or ISO date-time",
-        "  row 1, column ts: cannot parse 'bad1' as a number or ISO date-time",
+        "  line 2 (data row 1), column ts: cannot parse 'bad0' as a number or ISO date-time",
+        "  line 3 (data row 2), column ts: cannot parse 'bad1' as a number or ISO date-time",
         "... and 20 more issues not shown (20 errors, 0 warnings)",
     ])
     assert str(r.report) == r.report.format()
@@ -458,7 +458,7 @@ def test_report_properties():
     assert [i.reason for i in rep.errors] == ["whole file"]
     assert [i.reason for i in rep.warnings] == ["r"]
     assert rep.format() == ("read 2 rows: 2 loaded, 0 rejected; 1 error, 1 warning\n"
-                            "errors (1):\n  whole file\nwarnings (1):\n  row 1, column x: r")
+                            "errors (1):\n  whole file\nwarnings (1):\n  data row 2, column x: r")
 
 
 def test_many_rows_load_correctly():
@@ -500,3 +500,122 @@ def test_rules_table_names_every_issue_code_it_reports():
     _, issues = validate_frame(df, ColumnMapping())
     assert {i.code for i in issues} <= set(codes)
     assert [(i.row, i.code) for i in issues] == [(1, "missing_type"), (2, "bad_time")]
+
+
+# --------------------------------------------------------------------------- values are what the file says (issue 16)
+
+def test_csv_na_like_text_stays_text_only_an_empty_cell_is_missing(tmp_path):
+    p = write(tmp_path, "na.csv", "type,ts,id,name,x\nNA,1,1,NA,1\nA,2,2,null,NaN\nB,3,3,None,\n"
+                                  "C,4,4,n/a,nan\nD,5,5,,2\n")
+    r = load_events(p)
+    assert [(e.type, e.attrs) for e in r.events] == [
+        ("NA", {"name": "NA", "x": 1}), ("A", {"name": "null", "x": "NaN"}), ("B", {"name": "None"}),
+        ("C", {"name": "n/a", "x": "nan"}), ("D", {"x": 2})]
+    assert r.report.issues == []
+    assert r.schema["A"] == {"name": "string", "x": "string"}
+    # a column that allows no missing value reports the empty cell
+    q = write(tmp_path, "e.csv", "type,ts,id\n,1,1\nA,,2\nA,3,\nA,4,4\n")
+    r = load_events(q)
+    assert [e.id for e in r.events] == [4]
+    assert [i.format() for i in r.report.errors] == [
+        "line 2 (data row 1), column type: missing event type",
+        "line 3 (data row 2), column ts: missing value",
+        "line 4 (data row 3), column id: missing id",
+    ]
+
+
+def test_duplicate_csv_header_is_an_error_naming_column_and_line(tmp_path):
+    with pytest.raises(DataError, match=r"'d.csv': duplicate column 'x' in the header \(line 1\): "
+                                        r"columns 3 and 5"):
+        load_events(write(tmp_path, "d.csv", "type,ts,x,y,x\nA,1,2,3,4\n"))
+    with pytest.raises(DataError, match=r"duplicate column 'ts' in the header \(line 3\): columns 2 and 3"):
+        load_events(write(tmp_path, "d.tsv", "\n\ntype\tts\tts\nA\t1\t2\n"))
+
+
+def test_duplicate_json_keys_are_row_errors_naming_key_and_line(tmp_path):
+    p = write(tmp_path, "k.jsonl", '{"type":"A","ts":1,"x":1,"x":2}\n{"type":"B","ts":2}\n'
+                                   '{"type":"C","ts":3,"n":[{"k":1,"k":2}]}\n{"type":"D","ts":4}\n')
+    r = load_events(p)
+    assert [e.type for e in r.events] == ["B", "D"]
+    assert [(i.code, i.format()) for i in r.report.errors] == [
+        ("duplicate_key", "line 1: duplicate key 'x' in the JSON object"),
+        ("duplicate_key", "line 3: duplicate key 'k' in the JSON object"),
+    ]
+    arr = write(tmp_path, "a.json", '[{"type":"A","ts":1}, {"type":"B","ts":2,"type":"C"}]')
+    r = load_events(arr)
+    assert [e.type for e in r.events] == ["A"]
+    assert [i.format() for i in r.report.errors] == ["data row 2: duplicate key 'type' in the JSON object"]
+
+
+def test_ids_must_be_scalars(tmp_path):
+    p = write_jsonl(tmp_path, "i.jsonl", [{"type": "A", "ts": 1, "id": [5]}, {"type": "A", "ts": 2, "id": 5},
+                                          {"type": "A", "ts": 3, "id": {"k": 1}}, {"type": "A", "ts": 4, "id": "s"}])
+    r = load_events(p)
+    assert [e.id for e in r.events] == [5, "s"]
+    assert [(i.code, i.format()) for i in r.report.errors] == [
+        ("bad_id", "line 1, column id: an id must be one value (a number or a string), not [5]"),
+        ("bad_id", 'line 3, column id: an id must be one value (a number or a string), not {"k": 1}'),
+    ]
+    q = tmp_path / "i.parquet"
+    pq.write_table(pa.table({"type": ["A", "B"], "ts": [1, 2], "id": [[1], [2, 3]]}), q)
+    r = load_events(q)
+    assert r.events == []
+    assert [i.format() for i in r.report.errors] == [
+        "data row 1, column id: an id must be one value (a number or a string), not [1]",
+        "data row 2, column id: an id must be one value (a number or a string), not [2, 3]",
+    ]
+
+
+def test_control_characters_are_reported_not_dropped(tmp_path):
+    p = tmp_path / "c.csv"
+    p.write_bytes(b"type,ts,name\nA,1,a\x00b\nB,2,ok\nC\x01,3,x\nD,4,tab\there\n")
+    r = load_events(p)
+    assert [(e.type, e.attrs) for e in r.events] == [("B", {"name": "ok"}), ("D", {"name": "tab\there"})]
+    assert [(i.code, i.format()) for i in r.report.errors] == [
+        ("control_char", "line 2 (data row 1), column name: control character U+0000 in the value 'a\\x00b'"),
+        ("control_char", "line 4 (data row 3), column type: control character U+0001 in the value 'C\\x01'"),
+    ]
+    # with the NUL kept, the value is the file's ('a\x00b', not 'a' as pandas' parser gives)
+    from engine.events.formats import read_csv
+
+    assert read_csv(p)["name"].tolist()[0] == "a\x00b"
+    j = write(tmp_path, "c.jsonl", '{"type":"A","ts":1,"s":"x\\u0000"}\n{"type":"B","ts":2,"s":"y"}\n')
+    r = load_events(j)
+    assert [e.type for e in r.events] == ["B"]
+    assert [i.format() for i in r.report.errors] == [
+        "line 1, column s: control character U+0000 in the value 'x\\x00'"]
+
+
+def test_line_numbers_count_blank_lines_quoted_line_breaks_and_crlf(tmp_path):
+    text = 'type,ts,note\n\nA,1,"two\nlines"\nB,x,\n\n  \nC,y,"say ""hi"""\n'
+    r = load_events(write(tmp_path, "l.csv", text))
+    assert [i.format() for i in r.report.errors] == [
+        "line 5 (data row 2), column ts: cannot parse 'x' as a number or ISO date-time",
+        "line 8 (data row 3), column ts: cannot parse 'y' as a number or ISO date-time",
+    ]
+    crlf = tmp_path / "w.csv"
+    crlf.write_bytes(b"type,ts\r\nA,1\r\nB,x\r\n")
+    assert [i.line for i in load_events(crlf).report.errors] == [3]
+    import gzip
+
+    gz = tmp_path / "g.csv.gz"
+    gz.write_bytes(gzip.compress(b"type,ts\n\nA,1\nB,x\n"))
+    assert [i.format() for i in load_events(gz).report.errors] == [
+        "line 4 (data row 2), column ts: cannot parse 'x' as a number or ISO date-time"]
+    js = write(tmp_path, "l.jsonl", '\n{"type":"A","ts":1}\n   \n{"type":"B","ts":"x"}\n')
+    assert [i.format() for i in load_events(js).report.errors] == [
+        "line 4 (data row 2), column ts: cannot parse 'x' as a number or ISO date-time"]
+    df = pd.DataFrame({"type": ["A", "B"], "ts": [1, None]})
+    assert [i.format() for i in load_events(df).report.errors] == ["data row 2, column ts: missing value"]
+
+
+def test_line_index_fast_path_agrees_with_the_scan(tmp_path):
+    from engine.events.lines import CsvLines, JsonlLines
+
+    plain = write(tmp_path, "p.csv", "type,ts\n" + "".join(f"A,{i}\n" for i in range(50)))
+    quoted = write(tmp_path, "q.csv", "type,ts\n" + "".join(f'"A",{i}\n' for i in range(50)))
+    rows = [0, 7, 49, 50]
+    assert CsvLines(plain).lines(rows) == {0: 2, 7: 9, 49: 51, 50: 52}
+    assert CsvLines(quoted).lines(rows) == {0: 2, 7: 9, 49: 51}  # scanned: row 50 does not exist
+    blank = write(tmp_path, "b.jsonl", '{"a":1}\n\n{"a":2}\n{"a":3}\n')
+    assert JsonlLines(blank).lines([0, 1, 2]) == {0: 1, 1: 3, 2: 4}

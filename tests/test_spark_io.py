@@ -127,3 +127,37 @@ def test_whole_input_errors(spark, tmp_path):
     t.write_text("type,ts\nA,1\n")
     with pytest.raises(DataError, match="extension"):
         read_events(str(t))
+
+
+def test_values_are_what_the_file_says_like_in_process(spark, tmp_path):
+    """Issue 16: NA-like text stays text, control characters and duplicate keys are errors,
+    list ids are refused, and messages name file lines: the same on Spark as in-process."""
+    from engine.spark.io import read_events
+
+    p = tmp_path / "v.csv"
+    p.write_bytes(b"type,ts,id,name\nNA,1,1,NA\nA,2,2,null\nB,3,3,\nC,4,4,a\x00b\nD,5,5,x\x1by\nE,6,2,nan\n")
+    ref = assert_same(str(p))
+    assert [(e.type, e.attrs) for e in ref.events] == [
+        ("NA", {"name": "NA"}), ("A", {"name": "null"}), ("B", {}), ("E", {"name": "nan"})]
+    assert [i.format() for i in ref.report.issues] == [
+        "line 5 (data row 4), column name: control character U+0000 in the value 'a\\x00b'",
+        "line 6 (data row 5), column name: control character U+001B in the value 'x\\x1by'",
+        "line 7 (data row 6), column id: duplicate id 2 (first on line 3)",
+    ]
+    q = tmp_path / "v.jsonl"
+    q.write_text('{"type":"A","ts":1,"id":[5]}\n\n{"type":"B","ts":2,"id":2,"type":"C"}\n'
+                 '{"type":"B","ts":3,"id":3,"x":{"k":1,"k":2}}\n{"type":"D","ts":4,"id":4}\n')
+    ref = assert_same(str(q))
+    assert [i.format() for i in ref.report.errors] == [
+        "line 1, column id: an id must be one value (a number or a string), not [5]",
+        "line 3 (data row 2): duplicate key 'type' in the JSON object",
+        "line 4 (data row 3): duplicate key 'k' in the JSON object",
+    ]
+    d = tmp_path / "d.csv"
+    d.write_text("type,ts,x,x\nA,1,2,3\n")
+    with pytest.raises(DataError) as exc:
+        read_events(str(d))
+    with pytest.raises(DataError) as ref_exc:
+        load_events(str(d))
+    assert str(exc.value) == str(ref_exc.value)
+    assert "duplicate column 'x' in the header (line 1): columns 3 and 4" in str(exc.value)

@@ -5,23 +5,32 @@ reader uses it too).
 """
 from __future__ import annotations
 
+import csv
+import io
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from .lines import JsonlLines, LineIndex, TableLines, open_binary, with_lines
 from .report import DataError, ValidationIssue, show_value
 
-__all__ = ["FORMATS", "COMPRESSION", "resolve_format", "read_csv", "read_jsonl", "read_parquet",
-           "arrow_to_pandas"]
+__all__ = ["FORMATS", "COMPRESSION", "CSV_OPTIONS", "resolve_format", "read_csv", "csv_header", "check_csv_header",
+           "read_jsonl", "parse_json_line", "record_or_bad", "loads", "BadLine", "read_parquet",
+           "arrow_to_pandas", "open_text"]
 
 FORMATS = {"csv": "csv", "tsv": "tsv", "jsonl": "jsonl", "ndjson": "jsonl", "json": "jsonl",
            "parquet": "parquet", "pq": "parquet"}
 COMPRESSION = (".gz", ".bz2", ".xz", ".zst", ".zip")
+
+#: ``pandas.read_csv`` options of every CSV reader: values are what the file says (only an
+#: empty cell is missing; "NA", "null", "nan" ... stay text), nullable dtypes.
+CSV_OPTIONS: dict[str, Any] = {"dtype_backend": "numpy_nullable", "keep_default_na": False,
+                               "na_values": [""]}
 
 
 def _short(exc: BaseException) -> str:
@@ -50,9 +59,22 @@ def resolve_format(path: Path, fmt: str | None) -> str:
 
 
 def read_csv(path: Path, sep: str = ",") -> pd.DataFrame:
+    """A CSV/TSV file as it is: every cell that is not empty keeps its text (no "NA" or
+    "null" strings turned into missing values), an empty cell is missing, a duplicate
+    header name is a ``DataError`` naming the column and line, and a NUL byte in a cell
+    stays in the value (for the control-character rule to report)."""
     what = "CSV" if sep == "," else "TSV"
+    check_csv_header(path, sep)
+    options: dict[str, Any] = dict(sep=sep, **CSV_OPTIONS)
     try:
-        return pd.read_csv(path, sep=sep, dtype_backend="numpy_nullable")
+        sentinel = _nul_sentinel(path)
+        if sentinel is None:
+            return pd.read_csv(path, **options)
+        # pandas' parser ends a cell at a NUL byte: read with a stand-in, then put NUL back
+        with open_text(path) as f:
+            text = f.read().replace("\x00", sentinel)
+        df = pd.read_csv(io.StringIO(text), **options)
+        return _restore_nul(df, sentinel)
     except pd.errors.EmptyDataError:
         raise DataError(f"'{path.name}' is empty: no header and no rows") from None
     except pd.errors.ParserError as e:
@@ -64,7 +86,76 @@ def read_csv(path: Path, sep: str = ",") -> pd.DataFrame:
         raise DataError(f"cannot read '{path.name}' as {what}: {_short(e)}") from None
 
 
-def _open_text(path: Path):
+def csv_header(path: Path, sep: str = ",") -> tuple[list[str], int] | None:
+    """The header of a CSV/TSV file and its line (blank lines before it are skipped, as the
+    readers do); None when the file is empty or cannot be read here."""
+    fh = open_binary(path)
+    if fh is None:
+        return None
+    try:
+        with io.TextIOWrapper(fh, encoding="utf-8-sig", errors="replace", newline="") as text:
+            reader = csv.reader(text, delimiter=sep)
+            start = 1
+            for rec in reader:
+                if rec and not (len(rec) == 1 and not rec[0].strip()):
+                    return rec, start
+                start = reader.line_num + 1
+    except (OSError, EOFError, csv.Error):
+        return None
+    return None
+
+
+def check_csv_header(path: Path, sep: str = ",") -> None:
+    """Raise ``DataError`` for a column name that occurs twice in the header (readers would
+    rename the second one silently)."""
+    found = csv_header(path, sep)
+    if found is None:
+        return
+    names, line = found
+    seen: dict[str, int] = {}
+    for k, name in enumerate(names, 1):
+        if name in seen:
+            raise DataError(f"'{path.name}': duplicate column '{name}' in the header (line {line}): "
+                            f"columns {seen[name]} and {k}; rename one of them")
+        seen[name] = k
+
+
+def _nul_sentinel(path: Path) -> str | None:
+    """None when the file has no NUL byte; else a character the file does not contain."""
+    fh = open_binary(path)
+    if fh is None:
+        return None
+    with fh:
+        found = False
+        while chunk := fh.read(1 << 22):
+            if b"\x00" in chunk:
+                found = True
+                break
+    if not found:
+        return None
+    with open_text(path) as f:
+        text = f.read()
+    for code in range(0xFDD0, 0xFDF0):  # Unicode noncharacters: not in interchanged text
+        if chr(code) not in text:
+            return chr(code)
+    raise DataError(f"cannot read '{path.name}': it holds NUL bytes and every stand-in character")
+
+
+def _restore_nul(df: pd.DataFrame, sentinel: str) -> pd.DataFrame:
+    df = df.rename(columns=lambda c: c.replace(sentinel, "\x00") if isinstance(c, str) else c)
+    for c in df.columns:
+        col = df[c]
+        if col.dtype == object or isinstance(col.dtype, pd.StringDtype):
+            has = col.str.contains(sentinel, regex=False, na=False)
+            if has.any():
+                col = col.astype(object)
+                col[has] = col[has].str.replace(sentinel, "\x00", regex=False)
+                df[c] = col
+    return df
+
+
+def open_text(path: Path) -> IO[str]:
+    """The file as UTF-8 text, decompressed (.gz, .bz2, .xz)."""
     suffix = path.suffix.lower()
     if suffix == ".gz":
         import gzip
@@ -80,7 +171,8 @@ def _open_text(path: Path):
 
 def _read_jsonl_arrow(path: Path) -> pd.DataFrame | None:
     """Fast path for well-typed JSON Lines (pyarrow, multi-threaded). Returns None when the
-    file needs the exact Python reader: a column mixing types, nested values, a bad line."""
+    file needs the exact Python reader: a column mixing types, nested values, a bad line, a
+    duplicate key (pyarrow refuses it)."""
     import pyarrow.json as pj
 
     try:
@@ -106,20 +198,96 @@ def _read_jsonl_arrow(path: Path) -> pd.DataFrame | None:
         return None
 
 
-def read_jsonl(path: Path) -> tuple[pd.DataFrame, np.ndarray | None, list[ValidationIssue]]:
+@dataclass
+class BadLine:
+    """A JSON line that is not usable, and why."""
+
+    reason: str
+    code: str = "bad_json"
+
+
+class _Object(dict):
+    """A decoded JSON object that repeats a key (here or in a nested object)."""
+
+    duplicate: str = ""
+
+
+def _nested_duplicate(v: Any) -> str:
+    if isinstance(v, _Object):
+        return v.duplicate
+    if isinstance(v, list):
+        for x in v:
+            d = _nested_duplicate(x)
+            if d:
+                return d
+    return ""
+
+
+def _object_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook``: a plain dict, or an ``_Object`` naming a repeated key."""
+    d = dict(pairs)
+    dup = ""
+    if len(d) < len(pairs):
+        seen: set[str] = set()
+        for k, _ in pairs:
+            if k in seen:
+                dup = k
+                break
+            seen.add(k)
+    else:
+        for v in d.values():
+            if isinstance(v, (list, _Object)):
+                dup = _nested_duplicate(v)
+                if dup:
+                    break
+    if not dup:
+        return d
+    obj = _Object(d)
+    obj.duplicate = dup
+    return obj
+
+
+def loads(text: str) -> Any:
+    """``json.loads`` that marks objects repeating a key (see ``record_or_bad``)."""
+    return json.loads(text, object_pairs_hook=_object_pairs)
+
+
+def record_or_bad(item: Any) -> dict[str, Any] | BadLine:
+    """A decoded JSON line as a record, or why it is not one: not an object, or an object
+    that repeats a key (a reader would keep only one of the values)."""
+    if isinstance(item, BadLine):
+        return item
+    if not isinstance(item, dict):
+        return BadLine(f"not a JSON object: {show_value(item)}")
+    if isinstance(item, _Object):
+        return BadLine(f"duplicate key '{item.duplicate}' in the JSON object", code="duplicate_key")
+    return item
+
+
+def parse_json_line(line: str) -> dict[str, Any] | BadLine:
+    """One JSON line as a record, or why it is not one."""
+    try:
+        return record_or_bad(loads(line))
+    except json.JSONDecodeError as e:
+        return BadLine(f"invalid JSON: {e.msg} at column {e.colno}")
+    except RecursionError:
+        return BadLine("invalid JSON: nested too deeply")
+
+
+def read_jsonl(path: Path) -> tuple[pd.DataFrame, np.ndarray | None, list[ValidationIssue], LineIndex | None]:
     """JSON Lines (one object per line; a JSON array of objects is accepted too).
 
     Returns the frame, each frame row's input row (0-based number among non-blank lines;
-    None when it is the frame position) and issues for lines that are not JSON objects
-    (those rows are rejected)."""
+    None when it is the frame position), issues for lines that are not JSON objects or
+    repeat a key (those rows are rejected), and the line of each row (None for an array)."""
     df = _read_jsonl_arrow(path)
     if df is not None:
-        return df, None, []
+        return df, None, [], JsonlLines(path)
     records: list[dict[str, Any]] = []
     rows: list[int] = []
     issues: list[ValidationIssue] = []
     try:
-        with _open_text(path) as f:
+        with open_text(path) as f:
             text = f.read()
     except UnicodeDecodeError:
         raise DataError(f"cannot read '{path.name}' as JSON Lines: it is not UTF-8 text "
@@ -130,47 +298,42 @@ def read_jsonl(path: Path) -> tuple[pd.DataFrame, np.ndarray | None, list[Valida
     if not stripped:
         raise DataError(f"'{path.name}' is empty: no rows")
     items: list[Any] | None = None
+    line_numbers: list[int] | None = None
     if stripped.startswith("["):
         try:
-            data = json.loads(text)
+            data = loads(text)
         except json.JSONDecodeError as e:
             raise DataError(f"cannot read '{path.name}' as JSON: {e.msg} at line {e.lineno}, "
                             f"column {e.colno}") from None
+        except RecursionError:
+            raise DataError(f"cannot read '{path.name}' as JSON: nested too deeply") from None
         items = data if isinstance(data, list) else [data]
     else:
-        lines = [ln for ln in text.splitlines() if ln.strip()]
+        numbered = [(k, ln) for k, ln in enumerate(text.split("\n"), 1) if ln.strip()]
+        line_numbers = [k for k, _ in numbered]
+        lines = [ln for _, ln in numbered]
         try:  # one call for the whole file; line by line only to locate errors
-            items = json.loads("[" + ",".join(lines) + "]")
+            items = loads("[" + ",".join(lines) + "]")
             if len(items) != len(lines):
                 items = None
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             items = None
         if items is None:
-            items = []
-            for row, line in enumerate(lines):
-                try:
-                    items.append(json.loads(line))
-                except json.JSONDecodeError as e:
-                    items.append(_BadLine(f"invalid JSON: {e.msg} at column {e.colno}"))
+            items = [parse_json_line(line) for line in lines]
     for row, item in enumerate(items):
-        if isinstance(item, dict):
-            records.append(item)
-            rows.append(row)
+        rec = record_or_bad(item)
+        if isinstance(rec, BadLine):
+            issues.append(ValidationIssue(row=row, column=None, code=rec.code, reason=rec.reason))
             continue
-        reason = (item.reason if isinstance(item, _BadLine)
-                  else f"not a JSON object: {show_value(item)}")
-        issues.append(ValidationIssue(row=row, column=None, code="bad_json", reason=reason))
+        records.append(rec)
+        rows.append(row)
+    index = TableLines(line_numbers) if line_numbers is not None else None
     if not records:
-        first = issues[0].format() if issues else "no objects"
+        first = with_lines(issues[:1], index)[0].format() if issues else "no objects"
         raise DataError(f"cannot read '{path.name}' as JSON Lines: no line is a JSON object "
                         f"({first})")
     df = pd.DataFrame(records, dtype=object)
-    return df, np.asarray(rows, dtype=np.int64), issues
-
-
-@dataclass
-class _BadLine:
-    reason: str
+    return df, np.asarray(rows, dtype=np.int64), issues, index
 
 
 _PARQUET_TYPES: dict[Any, Any] = {

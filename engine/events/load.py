@@ -13,6 +13,7 @@ import pandas as pd
 
 from .formats import read_csv, read_jsonl, read_parquet, resolve_format
 from .frames import build_events, sort_frame
+from .lines import CsvLines, LineIndex, with_lines
 from .mapping import ROW_COL, UNIT_SECONDS, ColumnMapping, guess_mapping
 from .records import Event
 from .report import DataError, ValidationIssue, ValidationReport
@@ -25,8 +26,9 @@ __all__ = ["LoadResult", "load_events"]
 class LoadResult:
     """Events sorted by ts (``seq`` = position), the validation report, the attribute schema
     (event type -> attribute -> "number" | "string" | "bool" | "mixed"), the mapping used,
-    whether ts are seconds since the epoch, each event's input row (``rows[ev.seq]``) and
-    whether ids are row numbers."""
+    whether ts are seconds since the epoch, each event's input row (``rows[ev.seq]``),
+    whether ids are row numbers, and the file line of each input row (``lines``; None for
+    a DataFrame or Parquet)."""
 
     events: list[Event]
     report: ValidationReport
@@ -35,6 +37,7 @@ class LoadResult:
     time_is_datetime: bool
     rows: list[int] = field(default_factory=list)
     ids_are_rows: bool = False
+    lines: LineIndex | None = None
 
     def seconds_to_ts(self, seconds: float) -> float:
         """A duration in seconds (``WITHIN 1 hour`` = 3600) in the unit of ``ts``: seconds
@@ -44,8 +47,8 @@ class LoadResult:
         return seconds / UNIT_SECONDS[self.mapping.ts_unit]
 
     def numeric_issues(self, numeric_attrs: Mapping[str, set[str]]) -> list[ValidationIssue]:
-        """``numeric_issues`` for these events, with input row numbers."""
-        return numeric_issues(self.events, numeric_attrs, rows=self.rows)
+        """``numeric_issues`` for these events, with input row and line numbers."""
+        return with_lines(numeric_issues(self.events, numeric_attrs, rows=self.rows), self.lines)
 
 
 def load_events(source: str | os.PathLike[str] | pd.DataFrame,
@@ -61,6 +64,7 @@ def load_events(source: str | os.PathLike[str] | pd.DataFrame,
     pre_issues: list[ValidationIssue] = []
     rows: np.ndarray | None = None
     text_source = False
+    lines: LineIndex | None = None
     if isinstance(source, pd.DataFrame):
         df = source
     elif isinstance(source, (str, os.PathLike)):
@@ -71,10 +75,12 @@ def load_events(source: str | os.PathLike[str] | pd.DataFrame,
         if path.is_dir() and kind != "parquet":
             raise DataError(f"'{path}' is a directory, not a {kind.upper()} file")
         if kind in ("csv", "tsv"):
-            df = read_csv(path, "," if kind == "csv" else "\t")
+            sep = "," if kind == "csv" else "\t"
+            df = read_csv(path, sep)
             text_source = True
+            lines = CsvLines(path, sep)
         elif kind == "jsonl":
-            df, rows, pre_issues = read_jsonl(path)
+            df, rows, pre_issues, lines = read_jsonl(path)
         else:
             df = read_parquet(path)
     else:
@@ -90,12 +96,13 @@ def load_events(source: str | os.PathLike[str] | pd.DataFrame,
             severity="warning", code="unsorted",
             reason=(f"input was not sorted by ts; sorted {len(events)} rows stably, ties keep "
                     f"file order")))
-    all_issues = sorted(pre_issues + issues, key=lambda i: -1 if i.row is None else i.row)
+    all_issues = with_lines(sorted(pre_issues + issues, key=lambda i: -1 if i.row is None else i.row),
+                            lines)
     report = ValidationReport(issues=all_issues, rows_read=vf.rows_read + len(pre_issues),
                               rows_loaded=len(events),
                               rows_rejected=vf.rows_rejected + len(pre_issues),
                               sorted_by_ts=was_sorted)
     return LoadResult(events=events, report=report, schema=schema, mapping=mapping,
                       time_is_datetime=vf.time_is_datetime, rows=frame[ROW_COL].tolist(),
-                      ids_are_rows=vf.ids_are_rows)
+                      ids_are_rows=vf.ids_are_rows, lines=lines)
 

@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["DataError", "Severity", "ValidationIssue", "ValidationReport", "show_value"]
+__all__ = ["DataError", "Severity", "ValidationIssue", "ValidationReport", "show_value", "location"]
 
 Severity = Literal["error", "warning"]
 
@@ -30,9 +30,17 @@ def show_value(v: Any, limit: int = 40) -> str:
 
 
 class ValidationIssue(BaseModel):
-    """One problem in the input: a 0-based data row (a CSV header is not a row; None for the
-    whole input), the column, a reason a person can act on, and a severity. ``code`` is a short
-    machine-readable kind ("bad_time", "missing_type", ...) used to group repetitive issues."""
+    """One problem in the input: where it is, the column, a reason a person can act on, and
+    a severity. ``code`` is a short machine-readable kind ("bad_time", "missing_type", ...)
+    used to group repetitive issues.
+
+    Where: ``row`` is the 0-based index of the data record (a CSV header is not a record;
+    None for the whole input); ``line`` is the 1-based line of the file the record starts on
+    (None when the input has no lines: Parquet, a DataFrame, a JSON array). Messages name
+    the line, and the 1-based data row beside it when the two differ: ``line 5 (data row 4)``;
+    without a line, ``data row 4``. ``first_row`` / ``first_line``: for a repeated value
+    (a duplicate id), where it first appeared.
+    """
 
     model_config = ConfigDict(frozen=True)
 
@@ -41,18 +49,54 @@ class ValidationIssue(BaseModel):
     reason: str
     severity: Severity = "error"
     code: str = ""
+    line: int | None = None
+    first_row: int | None = None
+    first_line: int | None = None
+
+    @property
+    def location(self) -> str | None:
+        """``line 5 (data row 4)``, ``line 3``, ``data row 4``, or None (the whole input)."""
+        return location(self.row, self.line)
 
     def format(self) -> str:
-        """``row 7, column ts: cannot parse '2011-13-45' as a number or ISO date-time``."""
+        """``line 7 (data row 6), column ts: cannot parse '2011-13-45' as a number or ISO date-time``."""
         where = []
-        if self.row is not None:
-            where.append(f"row {self.row}")
+        loc = self.location
+        if loc is not None:
+            where.append(loc)
         if self.column is not None:
             where.append(f"column {self.column}")
-        return f"{', '.join(where)}: {self.reason}" if where else self.reason
+        reason = self.reason
+        if self.first_line is not None:
+            reason += f" (first on line {self.first_line})"
+        elif self.first_row is not None:
+            reason += f" (first in data row {self.first_row + 1})"
+        return f"{', '.join(where)}: {reason}" if where else reason
 
     def __str__(self) -> str:
         return self.format()
+
+
+def location(row: int | None, line: int | None) -> str | None:
+    """Where a record is, for a person: its file line, and its 1-based data row when different."""
+    if line is not None:
+        if row is not None and row + 1 != line:
+            return f"line {line} (data row {row + 1})"
+        return f"line {line}"
+    if row is not None:
+        return f"data row {row + 1}"
+    return None
+
+
+def _places(issues: list[ValidationIssue]) -> str:
+    """`` (lines 4, 5, 9, ...)`` (or data rows, when the input has no lines) of the first five."""
+    if all(i.line is not None for i in issues):
+        what, nums = "lines", [i.line for i in issues]
+    else:
+        what, nums = "data rows", [i.row + 1 for i in issues if i.row is not None]
+    if not nums:
+        return ""
+    return f" ({what} " + ", ".join(map(str, nums[:5])) + (", ...)" if len(nums) > 5 else ")")
 
 
 def _plural(n: int, word: str) -> str:
@@ -125,12 +169,8 @@ class ValidationReport(BaseModel):
                         hidden[severity] += 1
                 if rest:
                     if shown < budget:
-                        rows = [r.row for r in rest if r.row is not None]
                         where = f" in column {column}" if column is not None else ""
-                        row_text = ""
-                        if rows:
-                            row_text = " (rows " + ", ".join(map(str, rows[:5]))
-                            row_text += ", ...)" if len(rows) > 5 else ")"
+                        row_text = _places(rest)
                         body.append(f"  ... and {len(rest)} more like this{where}{row_text}")
                         shown += 1
                     else:

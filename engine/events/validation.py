@@ -12,7 +12,9 @@ are not numbers.
 """
 from __future__ import annotations
 
+import json
 import numbers
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -99,14 +101,15 @@ class FrameCheck:
         return self.parsed[m.lower_col if m.is_interval else m.ts_col]  # type: ignore[index]
 
     def add(self, mask: np.ndarray, column: str, code: str, reason: Callable[[int], str] | str,
-            severity: Severity = "error") -> None:
-        """An issue for every row of ``mask`` (``reason`` may depend on the row position);
-        an error also marks the rows bad."""
+            severity: Severity = "error", first: Callable[[int], int] | None = None) -> None:
+        """An issue for every row of ``mask`` (``reason`` may depend on the row position;
+        ``first`` gives the row a repeated value first appeared in); an error also marks
+        the rows bad."""
         for i in np.flatnonzero(mask):
             text = reason(int(i)) if callable(reason) else reason
             self.issues.append((int(i), len(self.issues), ValidationIssue(
                 row=int(self.row_numbers[i]), column=column, reason=text, severity=severity,
-                code=code)))
+                code=code, first_row=None if first is None else first(int(i)))))
         if severity == "error":
             self.bad[mask] = True
 
@@ -184,6 +187,58 @@ def check_interval_order(chk: FrameCheck) -> None:
                        f"{show_value(uraw.iloc[i])} (column {m.upper_col})"))
 
 
+_NESTED = (list, tuple, dict, np.ndarray)
+
+
+def check_scalar_ids(chk: FrameCheck) -> None:
+    """An id is one value (a number or a string), not a list or an object (JSON, Parquet)."""
+    m = chk.mapping
+    if m.id_col is None or m.id_col not in chk.df.columns or chk.df[m.id_col].dtype != object:
+        return
+    raw = chk.df[m.id_col].to_numpy(dtype=object)
+    nested = np.fromiter((isinstance(v, _NESTED) for v in raw), dtype=bool, count=len(raw))
+    chk.add(nested, m.id_col, "bad_id",
+            lambda i: f"an id must be one value (a number or a string), not {_shown_nested(raw[i])}")
+
+
+def _shown_nested(v: Any) -> str:
+    if isinstance(v, np.ndarray):
+        v = v.tolist()
+    try:
+        text = json.dumps(v, default=str)
+    except (TypeError, ValueError):
+        text = str(v)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+# Unicode control characters (category Cc) other than tab, line feed and carriage return
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+def _escaped(v: str, limit: int = 40) -> str:
+    text = v if len(v) <= limit else v[: limit - 3] + "..."
+    return "'" + _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text) + "'"
+
+
+def check_control_characters(chk: FrameCheck) -> None:
+    """A text cell holding a control character (NUL, ESC, ...; tab and line breaks are
+    text) is an error naming the character: such bytes are almost always a damaged or
+    binary file, and some readers cut the value at them."""
+    for c in chk.df.columns:
+        col = chk.df[c]
+        if not (col.dtype == object or isinstance(col.dtype, pd.StringDtype)):
+            continue
+        values = col.to_numpy(dtype=object)
+        texts = [v for v in values if type(v) is str]
+        if not texts or not _CONTROL.search("".join(texts)):
+            continue
+        hits = np.fromiter((type(v) is str and _CONTROL.search(v) is not None for v in values),
+                           dtype=bool, count=len(values))
+        chk.add(hits, c, "control_char", lambda i, values=values: (
+            f"control character U+{ord(_CONTROL.search(values[i]).group()):04X} in the value "
+            f"{_escaped(values[i])}"))
+
+
 def check_ids(chk: FrameCheck) -> None:
     """Every row has an id when the id column exists; without it ids are the input row
     numbers (a warning when the mapping named another column). Leaves ``chk.ids``."""
@@ -231,8 +286,8 @@ def check_duplicate_ids(chk: FrameCheck) -> None:
     mask = np.zeros(chk.n, dtype=bool)
     mask[kept_pos[dup]] = True
     chk.add(mask, chk.mapping.id_col, "duplicate_id",  # type: ignore[arg-type]
-            lambda i: f"duplicate id {show_value(ids[i])} (first in row {first[ids[i]]})",
-            severity="warning")
+            lambda i: f"duplicate id {show_value(ids[i])}", severity="warning",
+            first=lambda i: first[ids[i]])
 
 
 def check_shadowed_builtins(chk: FrameCheck) -> None:
@@ -255,7 +310,9 @@ RULES: tuple[Rule, ...] = (
     Rule("time values", ("missing_time", "bad_time", "mixed_time"), check_time_values),
     Rule("time unit", (), convert_time_unit),
     Rule("interval order", ("lower_gt_upper",), check_interval_order),
+    Rule("scalar ids", ("bad_id",), check_scalar_ids),
     Rule("ids", ("missing_id", "no_id_column"), check_ids),
+    Rule("control characters", ("control_char",), check_control_characters),
     Rule("duplicate ids", ("duplicate_id",), check_duplicate_ids),
     Rule("built-in names", ("shadows_builtin",), check_shadowed_builtins),
 )

@@ -45,7 +45,9 @@ from ..events import (ID_COL, LOWER_COL, ROW_COL, TS_COL, TYPE_COL, UPPER_COL, C
 # the loader's format table and rules, so both read the same files
 from ..events.formats import FORMATS as _FORMATS
 from ..events.formats import resolve_format as _loader_format
-from ..events.report import show_value as _show  # the loader's own value quoting, for identical reports
+from ..events.formats import BadLine, check_csv_header, parse_json_line
+from ..events.formats import loads as _json_loads
+from ..events.lines import CsvLines, JsonlLines, LineIndex, with_lines
 
 __all__ = ["SparkEvents", "read_events", "from_spark_frame", "build_events", "SEQ_COL", "JSON_COL",
            "KEY_COL", "NA_STRINGS"]
@@ -62,9 +64,9 @@ _INFO = "__cep_info"
 _CORRUPT = "__cep_corrupt"
 _LINE = "value"
 
-# pandas' default NA strings (read_csv ``na_values``): such cells are missing values.
-NA_STRINGS = ["", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND",
-              "1.#QNAN", "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null"]
+# The cells that are missing values: only the empty one, as in the in-process reader ("NA",
+# "null" and the like are text; docs/semantics.md, "Values are what the file says").
+NA_STRINGS = [""]
 _BOOL_STRINGS = ["True", "TRUE", "true", "False", "FALSE", "false"]
 _INT_RE = r"^\s*[+-]?\d{1,18}\s*$"
 _FLOAT_RE = r"^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$"
@@ -98,6 +100,7 @@ class SparkEvents:
     promote: list[str] = field(default_factory=list)  # JSON attrs whose ints read as floats
     count: int = 0
     source: str = ""
+    lines: LineIndex | None = None    # file line of each input row (a single CSV / JSON Lines file)
     _cached: list[Any] = field(default_factory=list, repr=False)
 
     @property
@@ -273,7 +276,7 @@ def _out_schema(plan: _Plan, attr_fields: list[Any]) -> Any:
 
 class _SegState:
     __slots__ = ("seg", "file", "block", "rows", "valid", "first_ts", "last_ts", "sorted", "keys",
-                 "schema", "id_seen", "kinds", "irregular", "ids_inc", "id_min", "id_max")
+                 "schema", "id_seen", "kinds", "irregular", "ids_inc", "id_min", "id_max", "types")
 
     def __init__(self, seg: int, file: str, block: int):
         self.seg, self.file, self.block = seg, file, block
@@ -284,6 +287,7 @@ class _SegState:
         self.sorted = True
         self.keys: dict[str, None] = {}
         self.schema: set[tuple[str, str, str]] = set()
+        self.types: set[str] = set()           # event types of valid rows (in the schema even without attributes)
         self.id_seen = False
         self.kinds: dict[str, set[str]] = {}   # JSON Lines: Python types seen per key
         self.irregular = False                 # JSON Lines: a bad line or a nested value
@@ -297,32 +301,23 @@ class _SegState:
                 "sorted": self.sorted, "keys": list(self.keys), "schema": sorted(self.schema),
                 "id_seen": self.id_seen, "irregular": self.irregular, "ids_inc": self.ids_inc,
                 "id_min": self.id_min, "id_max": self.id_max,
-                "kinds": {k: sorted(v) for k, v in self.kinds.items()}}
+                "kinds": {k: sorted(v) for k, v in self.kinds.items()}, "types": sorted(self.types)}
 
 
 def _jsonl_frame(lines: list[Any], st: _SegState) -> tuple[pd.DataFrame, np.ndarray, list[ValidationIssue]]:
     """Parse JSON lines as ``events.formats.read_jsonl`` does: blank lines are not rows; a line that
-    is not a JSON object is a rejected row with an issue. Rows are segment-local."""
+    is not a JSON object, or repeats a key, is a rejected row with an issue. Rows are segment-local."""
     records: list[dict[str, Any]] = []
     rows: list[int] = []
     issues: list[ValidationIssue] = []
-    loads = json.loads
     r = st.rows
     kinds = st.kinds
     for ln in lines:
         if ln is None or not ln.strip():
             continue
-        try:
-            item = loads(ln)
-        except json.JSONDecodeError as e:
-            issues.append(ValidationIssue(row=r, column=None, code="bad_json",
-                                          reason=f"invalid JSON: {e.msg} at column {e.colno}"))
-            st.irregular = True
-            r += 1
-            continue
-        if not isinstance(item, dict):
-            issues.append(ValidationIssue(row=r, column=None, code="bad_json",
-                                          reason=f"not a JSON object: {_show(item)}"))
+        item = parse_json_line(ln)
+        if isinstance(item, BadLine):
+            issues.append(ValidationIssue(row=r, column=None, code=item.code, reason=item.reason))
             st.irregular = True
             r += 1
             continue
@@ -427,6 +422,7 @@ def _validate_run(plan: _Plan, arrow_schema: pa.Schema, names: list[str], part: 
     st.last_ts = float(ts[-1])
     local_rows = frame[ROW_COL].to_numpy(dtype=np.int64)
     types = frame[TYPE_COL].to_numpy(dtype=object)
+    st.types.update(pd.unique(types).tolist())
     cols: dict[str, pa.Array] = {
         _KIND: pa.array(np.zeros(n, dtype=np.int8)),
         _INFO: pa.nulls(n, type=pa.string()),
@@ -611,11 +607,15 @@ def read_events(source: str | os.PathLike[str] | Any, mapping: ColumnMapping | d
     if kind == "jsonl" and path.is_file() and _starts_with_bracket(path):
         return _read_json_array(spark, path, mapping)
     if kind in ("csv", "tsv"):
-        typed, columns, decisions, counts = _csv_source(spark, path, "," if kind == "csv" else "\t")
+        sep = "," if kind == "csv" else "\t"
+        for f in _files(path, str(source), is_glob):
+            check_csv_header(f, sep)
+        typed, columns, decisions, counts = _csv_source(spark, path, sep)
         if mapping is None:
             mapping = guess_mapping(columns)
         whole = _expected_issues(columns, mapping)
-        return _finish(spark, typed, kind, mapping, columns, decisions, counts, whole, str(path))
+        return _finish(spark, typed, kind, mapping, columns, decisions, counts, whole, str(path),
+                       lines=CsvLines(path, sep) if path.is_file() else None)
     if kind == "parquet":
         try:
             raw = spark.read.parquet(str(path))
@@ -629,7 +629,18 @@ def read_events(source: str | os.PathLike[str] | Any, mapping: ColumnMapping | d
         decisions = {f.name: _spark_decision(f.dataType) for f in raw.schema.fields}
         counts = _string_time_counts(typed, mapping, decisions)
         return _finish(spark, typed, kind, mapping, columns, decisions, counts, whole, str(path))
-    return _read_jsonl(spark, path, mapping, str(path))
+    return _read_jsonl(spark, path, mapping, str(path), lines=JsonlLines(path) if path.is_file() else None)
+
+
+def _files(path: Path, source: str, is_glob: bool) -> list[Path]:
+    """The data files of a file, a directory or a glob."""
+    if is_glob:
+        import glob
+
+        return [Path(p) for p in sorted(glob.glob(source)) if Path(p).is_file()]
+    if path.is_dir():
+        return [p for p in sorted(path.iterdir()) if p.is_file() and not p.name.startswith((".", "_"))]
+    return [path]
 
 
 def _starts_with_bracket(path: Path) -> bool:
@@ -649,7 +660,7 @@ def _read_json_array(spark: Any, path: Path, mapping: ColumnMapping | None) -> S
     import tempfile
 
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = _json_loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as e:
         raise DataError(f"cannot read '{path.name}' as JSON: {e.msg} at line {e.lineno}, "
                         f"column {e.colno}") from None
@@ -659,8 +670,18 @@ def _read_json_array(spark: Any, path: Path, mapping: ColumnMapping | None) -> S
     tmp = Path(tempfile.mkdtemp(prefix="cep-jsonarr-")) / (path.stem + ".jsonl")
     with open(tmp, "w", encoding="utf-8") as f:
         for item in data if isinstance(data, list) else [data]:
-            f.write(json.dumps(item) + "\n")
-    return _read_jsonl(spark, tmp, mapping, str(path))
+            f.write(_array_item_line(item) + "\n")
+    return _read_jsonl(spark, tmp, mapping, str(path), lines=None)
+
+
+def _array_item_line(item: Any) -> str:
+    """An array item as one JSON line; an object that repeated a key repeats it again, so
+    the line is rejected with the same message as in-process."""
+    text = json.dumps(item)
+    dup = getattr(item, "duplicate", "") if isinstance(item, dict) else ""
+    if dup:
+        text = text[:-1] + ", " + json.dumps(dup) + ": null}"
+    return text
 
 
 def _spark_decision(dt: Any) -> str:
@@ -697,7 +718,8 @@ def _string_time_counts(df: Any, mapping: ColumnMapping, decisions: dict[str, st
     return {c: {"n": None, "num": row[f"f{i}"] or 0, "dt": row[f"d{i}"] or 0} for i, c in enumerate(cols)}
 
 
-def _read_jsonl(spark: Any, path: Path, mapping: ColumnMapping | None, name: str) -> SparkEvents:
+def _read_jsonl(spark: Any, path: Path, mapping: ColumnMapping | None, name: str,
+                lines: LineIndex | None = None) -> SparkEvents:
     from pyspark.sql import functions as F
 
     try:
@@ -736,7 +758,7 @@ def _read_jsonl(spark: Any, path: Path, mapping: ColumnMapping | None, name: str
     plan = _Plan(kind="jsonl", mapping=m, columns=[], plain_attrs=[], json_attrs=[],
                  id_mode="json", time_kinds=_time_kinds_from_counts(m, counts), text_source=False,
                  mapped_present=[k for k in present if k in m.mapped_columns()])
-    return _run_validation(spark, raw, plan, [], [], name)
+    return _run_validation(spark, raw, plan, [], [], name, lines)
 
 
 def _key_regex(key: str) -> str:
@@ -751,7 +773,7 @@ def _json_path(key: str) -> str:
 
 def _finish(spark: Any, typed: Any, kind: str, mapping: ColumnMapping, columns: list[str],
             decisions: dict[str, str], counts: dict[str, Any], whole: list[ValidationIssue],
-            name: str) -> SparkEvents:
+            name: str, lines: LineIndex | None = None) -> SparkEvents:
     mapped = mapping.mapped_columns()
     id_present = mapping.id_col is not None and mapping.id_col in columns
     attrs = [c for c in columns if c not in mapped or (c == mapping.id_col and not id_present)]
@@ -764,7 +786,7 @@ def _finish(spark: Any, typed: Any, kind: str, mapping: ColumnMapping, columns: 
     plan = _Plan(kind=kind, mapping=mapping, columns=columns, plain_attrs=plain, json_attrs=json_attrs,
                  id_mode=id_mode, time_kinds=_time_kinds_from_counts(mapping, counts),
                  text_source=kind in ("csv", "tsv"), mapped_present=[])
-    return _run_validation(spark, typed, plan, whole, columns, name)
+    return _run_validation(spark, typed, plan, whole, columns, name, lines)
 
 
 def from_spark_frame(df: Any, mapping: ColumnMapping | None = None) -> SparkEvents:
@@ -784,7 +806,7 @@ def from_spark_frame(df: Any, mapping: ColumnMapping | None = None) -> SparkEven
 
 
 def _run_validation(spark: Any, typed: Any, plan: _Plan, whole: list[ValidationIssue],
-                    columns: list[str], name: str) -> SparkEvents:
+                    columns: list[str], name: str, lines: LineIndex | None = None) -> SparkEvents:
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
@@ -829,6 +851,8 @@ def _run_validation(spark: Any, typed: Any, plan: _Plan, whole: list[ValidationI
             prev_last = m["last_ts"]
         for t, a, k in m["schema"]:
             schema_pairs.setdefault(t, {}).setdefault(a, set()).add(k)
+        for t in m["types"]:
+            schema_pairs.setdefault(t, {})
     issues: list[ValidationIssue] = list(whole)
     for i in infos:
         if "issue" in i:
@@ -870,6 +894,7 @@ def _run_validation(spark: Any, typed: Any, plan: _Plan, whole: list[ValidationI
             reason=(f"input was not sorted by ts; sorted {rows_loaded} rows stably, ties keep "
                     f"file order")))
     issues.sort(key=lambda i: -1 if i.row is None else i.row)
+    issues = with_lines(issues, lines)
     report = ValidationReport(issues=issues, rows_read=rows_read, rows_loaded=rows_loaded,
                               rows_rejected=rows_read - rows_loaded, sorted_by_ts=in_order)
     schema: dict[str, dict[str, str]] = {}
@@ -885,7 +910,7 @@ def _run_validation(spark: Any, typed: Any, plan: _Plan, whole: list[ValidationI
     return SparkEvents(df=data, report=report, schema=schema, mapping=mapping,
                        time_is_datetime=time_is_datetime, attr_columns=list(plan.plain_attrs),
                        json_attrs=json_attrs, id_json=id_json, ids_are_rows=ids_are_rows,
-                       promote=promote, count=rows_loaded, source=name, _cached=cached)
+                       promote=promote, count=rows_loaded, source=name, lines=lines, _cached=cached)
 
 
 _ARROW_KINDS = [{"int"}, {"float"}, {"int", "float"}, {"bool"}, {"str"}, set()]
@@ -973,6 +998,6 @@ def _duplicate_ids(data: Any, mapping: ColumnMapping, id_json: bool) -> list[Val
             text = text[:37] + "..."
         shown = f"'{text}'" if isinstance(v, str) else text
         out.append(ValidationIssue(row=int(r[1]), column=mapping.id_col, severity="warning",
-                                   code="duplicate_id",
-                                   reason=f"duplicate id {shown} (first in row {int(r[2])})"))
+                                   code="duplicate_id", reason=f"duplicate id {shown}",
+                                   first_row=int(r[2])))
     return out

@@ -744,6 +744,7 @@ def numeric_issues(ev: SparkEvents, pattern: Pattern) -> list[Any]:
 
     from ..events import ValidationIssue
     from ..events import numeric_issues as _numeric
+    from ..events.lines import with_lines
 
     wanted = pattern.numeric_attrs()
     if not wanted:
@@ -775,7 +776,7 @@ def numeric_issues(ev: SparkEvents, pattern: Pattern) -> list[Any]:
     got = df.mapInArrow(worker, "issue string").collect()
     out = [ValidationIssue.model_validate_json(r[0]) for r in got]
     out.sort(key=lambda i: (i.row if i.row is not None else -1))
-    return out
+    return with_lines(out, ev.lines)
 
 
 class _SeqRows:

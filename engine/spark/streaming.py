@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from ..events import TS_COL, ColumnMapping, DataError, events_from_frame, sort_frame, validate_frame
+from ..events.formats import CSV_OPTIONS, BadLine, parse_json_line
 from ..model import Pattern
 from ..partition import partition_key
 from .pipeline import MatcherFactory, _match_row, _norm_number, _norm_text, default_factory
@@ -103,20 +104,18 @@ def _frame_of(pdfs: Iterator[pd.DataFrame], fmt: str) -> tuple[pd.DataFrame, np.
         import io as _io
 
         pdf = pdf.drop(columns=["__cep_key"], errors="ignore")
-        return pd.read_csv(_io.StringIO(pdf.to_csv(index=False)), dtype_backend="numpy_nullable"), None
+        return pd.read_csv(_io.StringIO(pdf.to_csv(index=False)), **CSV_OPTIONS), None
     if fmt != "json":
         return pdf.drop(columns=["__cep_key"], errors="ignore"), None
     records = []
     for ln in pdf[_LINE].tolist():
         if ln is None or not ln.strip():
             continue
-        try:
-            item = json.loads(ln)
-        except json.JSONDecodeError:
-            print(f"cep stream: skipped a line that is not JSON: {ln[:60]!r}", file=sys.stderr)
+        item = parse_json_line(ln)
+        if isinstance(item, BadLine):
+            print(f"cep stream: skipped a line ({item.reason}): {ln[:60]!r}", file=sys.stderr)
             continue
-        if isinstance(item, dict):
-            records.append(item)
+        records.append(item)
     return pd.DataFrame(records, dtype=object), None
 
 
