@@ -11,12 +11,16 @@ Every subcommand is an object with two functions (a module is such an object)::
     def add_parser(subparsers) -> argparse.ArgumentParser   # subparsers.add_parser("NAME", help=...)
     def run(args: argparse.Namespace) -> int                  # the exit status
 
-``COMMANDS`` lists them in ``cep --help`` order: the built-in ones below and the dotted
-names of subcommand modules, imported when the parser is built. To add ``cep trace``:
+``COMMANDS`` maps each name to its subcommand, in ``cep --help`` order: the built-in ones
+below and the dotted names of subcommand modules. To add ``cep explain``:
 
-1. in a module, say ``engine/trace_command.py``, define ``add_parser`` and ``run`` as
-   above (keep its module-level imports light: import the engine inside ``run``);
-2. add ``"engine.trace_command"`` to ``COMMANDS`` below, after ``RUN``.
+1. in a module, say ``engine/explain_command.py``, define ``add_parser`` and ``run`` as
+   above. Keep the module's imports light and import the engine inside ``run`` (and
+   inside ``add_parser`` what it needs, e.g. ``planner.engine_names`` for ``--engine``);
+2. add ``"explain": "engine.explain_command"`` to ``COMMANDS`` below.
+
+``cep NAME ...`` builds only NAME's parser and imports only its module, so one command's
+imports never slow another one down.
 
 What commands share lives in ``engine.arguments`` (``CommandError``, ``load_pattern``,
 ``load_data``, ``add_mapping_args``, ``mapping_from_args``) and ``engine.output``
@@ -208,25 +212,36 @@ SAMPLES = Builtin(_samples_parser, cmd_samples)
 SERVE = Builtin(_serve_parser, cmd_serve)
 STREAM = Builtin(_stream_parser, cmd_stream)
 
-#: The subcommands in ``cep --help`` order: built-ins and dotted module names.
-COMMANDS: list[Command | str] = [CHECK, RUN, "engine.trace_command", SAMPLES, SERVE, STREAM]
+#: name -> subcommand (a built-in or a module's dotted name), in ``cep --help`` order.
+COMMANDS: dict[str, Command | str] = {
+    "check": CHECK,
+    "run": RUN,
+    "trace": "engine.trace_command",
+    "samples": SAMPLES,
+    "serve": SERVE,
+    "stream": STREAM,
+}
 
 
 def _command(entry: Command | str) -> Command:
     return importlib.import_module(entry) if isinstance(entry, str) else entry  # type: ignore[return-value]
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The ``cep`` parser with every subcommand, or with ``only`` that one."""
     ap = argparse.ArgumentParser(prog="cep", description="CEP Studio: check and run event patterns.")
     sub = ap.add_subparsers(dest="command", required=True)
-    for entry in COMMANDS:
+    for name, entry in COMMANDS.items():
+        if only is not None and name != only:
+            continue
         cmd = _command(entry)
         cmd.add_parser(sub).set_defaults(func=cmd.run)
     return ap
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    ap = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    ap = build_parser(argv[0] if argv and argv[0] in COMMANDS else None)
     args = ap.parse_args(argv)
     try:
         return int(args.func(args) or 0)

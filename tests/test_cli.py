@@ -177,7 +177,7 @@ def test_a_subcommand_module_plugs_in_with_one_line(tmp_path, monkeypatch, capsy
         "    print('hello', args.name)\n"
         "    return 0\n")
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(cli, "COMMANDS", [*cli.COMMANDS, "cep_hello_cmd"])
+    monkeypatch.setattr(cli, "COMMANDS", {**cli.COMMANDS, "hello": "cep_hello_cmd"})
     assert run(capsys, "hello", "you") == (0, "hello you\n", "")
     assert run(capsys, "hello", "nobody") == (1, "", "cep: nobody to greet\n")
     assert run(capsys, "check", "PATTERN SEQ(A a)")[0] == 0  # the built-ins are still there
@@ -206,3 +206,36 @@ def test_na_text_is_matched_as_written(tmp_path, capsys):
                          "--data", str(f), "--format", "jsonl")
     assert code == 0, err
     assert [json.loads(line)["match"] for line in out.splitlines()] == [{"a": [1], "b": [2]}]
+
+
+def test_check_imports_only_what_it_needs():
+    """Start-up (issue 14.4): `cep check` builds only its own parser and imports neither the
+    planner and matchers nor pandas / pyarrow / networkx / pyspark."""
+    code = ("import sys; from engine.cli import main; main(['check', 'PATTERN SEQ(A a, B b) WITHIN 10']); "
+            "heavy = sorted(m for m in sys.modules if m.split('.')[0] in "
+            "('pandas', 'numpy', 'pyarrow', 'networkx', 'pyspark') or m in ('engine.planner', 'engine.matchers')); "
+            "print(heavy, file=sys.stderr); sys.exit(1 if heavy else 0)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("PATTERN SEQ(A a, B b)")
+
+
+def test_unknown_command_lists_every_command(capsys):
+    import pytest
+
+    with pytest.raises(SystemExit) as exc:
+        main(["nope"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "invalid choice: 'nope'" in err and "check" in err and "run" in err and "stream" in err
+
+
+def test_engine_choices_are_the_planners(capsys):
+    import pytest
+
+    from engine.planner import engine_names
+
+    with pytest.raises(SystemExit):
+        main(["run", "PATTERN SEQ(A a)", "--data", "x.csv", "--engine", "bogus"])
+    err = capsys.readouterr().err
+    assert "argument --engine: invalid choice: 'bogus' (choose from " + ", ".join(map(repr, engine_names())) in err
