@@ -13,6 +13,14 @@ Grammar (DESIGN.md, "The pattern language"):
                | AGG func ['(' v.attr ')'] | GROUP BY attr (',' attr)* | RETURN ritem (',' ritem)*
     item      := (SEQ|AND|OR) '(' item (',' item)* ')' | ['!'|'~'|'¬'] ['('] Type [+|*|?] [var ['[' ']']] [')']
     conj      := strategy ['(' vars ')'] ['{' conj (AND conj)* '}'] | '[' attr (',' attr)* ']' | expr
+
+Limits (issue 16; the constants are in ``expr`` and ``model``), each a DslError at the place
+it is exceeded: the text is at most MAX_PATTERN_LENGTH characters; groups, parentheses,
+NOT, unary minus and the height of an expression tree nest at most MAX_NESTING levels; at
+most MAX_COMPONENTS components; a number literal has at most MAX_NUMBER_LENGTH characters
+and a magnitude of at most MAX_NUMBER (so it is a finite float; a literal that rounds to 0
+is refused too), and so does a window after its unit factor. The parser recurses only
+once per nesting level, so these limits keep it far from Python's recursion limit.
 """
 from __future__ import annotations
 
@@ -22,6 +30,8 @@ from typing import Any
 
 from . import expr as X
 from .model import (
+    MAX_COMPONENTS,
+    MAX_PATTERN_LENGTH,
     QUANT_SUFFIX,
     Aggregate,
     Component,
@@ -31,6 +41,7 @@ from .model import (
     ReturnItem,
     Strategy,
     Window,
+    check_group_depth,
     suggest,
 )
 
@@ -106,6 +117,9 @@ def tokenize(text: str) -> list[Tok]:
             raise DslError(f"unexpected character {text[pos]!r}", (line, col, 1), text)
         kind = m.lastgroup or ""
         s = m.group()
+        if kind == "number" and len(s) > X.MAX_NUMBER_LENGTH:
+            raise DslError(f"number literal longer than {X.MAX_NUMBER_LENGTH} characters",
+                           (line, pos - line_start + 1, len(s)), text)
         if kind not in ("ws", "comment"):
             toks.append(Tok(kind, s, line, pos - line_start + 1, pos))
         nl = s.count("\n")
@@ -134,7 +148,7 @@ for _words, _unit in (
 ):
     for _w in _words:
         UNITS[_w] = (_unit, 1.0)
-UNITS["week"] = UNITS["weeks"] = ("day", 7.0)
+UNITS["week"] = UNITS["weeks"] = ("day", 7)
 
 
 def _strategy_of(text: str) -> Strategy:
@@ -149,6 +163,11 @@ class Parser:
         self.toks = tokenize(text)
         self.i = 0
         self.prev_refs: set[int] = set()  # ids of Ref nodes written as prev(v.x)
+        self.depth = 0  # current nesting (groups, parentheses, NOT, unary signs)
+        self.n_components = 0
+        # id(node) -> (height, node) for the composite expression nodes built so far (the
+        # node is kept so that its id is not reused); leaves have height 1.
+        self.heights: dict[int, tuple[int, Any]] = {}
 
     # -- helpers
     @property
@@ -181,6 +200,40 @@ class Parser:
         if self.tok.kind != "name":
             raise self.error(f"expected {what}, found {self.describe(self.tok)}")
         return self.advance()
+
+    # -- limits
+    def enter(self, t: Tok) -> None:
+        """One more nesting level (a group, `(`, NOT or a unary sign) at token ``t``."""
+        self.depth += 1
+        if self.depth > X.MAX_NESTING:
+            raise self.error(f"nesting deeper than {X.MAX_NESTING} levels", t,
+                             hint="groups, parentheses, NOT and unary minus may nest at most that deep")
+
+    def leave(self) -> None:
+        self.depth -= 1
+
+    def node(self, n: Any, at: Tok, *kids: Any) -> Any:
+        """Register a composite expression node built at token ``at`` over ``kids``; refuse
+        a tree higher than MAX_NESTING (a long chain `a + b + c ...` is a deep tree)."""
+        h = 1 + max(self.heights.get(id(k), (1, None))[0] for k in kids)
+        if h > X.MAX_NESTING:
+            raise self.error(f"nesting deeper than {X.MAX_NESTING} levels", at,
+                             hint="each operator of a chain like `a + b + c` is a level; "
+                                  "split the predicate into conjuncts, or group with parentheses")
+        self.heights[id(n)] = (h, n)
+        return n
+
+    def number(self, t: Tok) -> int | float:
+        """The value of a number token: an int, or a float when it has `.` or an exponent;
+        refused when it is out of range or rounds to zero."""
+        text = t.text
+        value: int | float = float(text) if any(c in text for c in ".eE") else int(text)
+        why = X.number_problem(value, _short(text))
+        if why:
+            raise self.error(why, t)
+        if value == 0 and any(c in "123456789" for c in text.split("e")[0].split("E")[0]):
+            raise self.error(f"number `{_short(text)}` is too small: it rounds to 0", t)
+        return value
 
     def span_from(self, start: Tok) -> X.Span:
         last = self.toks[max(self.i - 1, 0)]
@@ -252,6 +305,7 @@ class Parser:
     def parse_item(self, top: bool = False) -> Component | Group:
         t = self.tok
         if t.kind == "name" and t.text.upper() in ("SEQ", "AND", "OR") and self.peek().is_op("("):
+            self.enter(t)
             self.advance()
             self.advance()
             items = [self.parse_item()]
@@ -259,11 +313,16 @@ class Parser:
                 self.advance()
                 items.append(self.parse_item())
             self.expect_op(")", f"to close {t.text.upper()}(")
+            self.leave()
             return Group(op=t.text.upper(), items=items, span=self.span_from(t))
         return self.parse_component()
 
     def parse_component(self) -> Component:
         start = self.tok
+        self.n_components += 1
+        if self.n_components > MAX_COMPONENTS:
+            raise self.error(f"more than {MAX_COMPONENTS} components", start,
+                             hint="split the pattern, or use a Kleene component `Type+ v[]`")
         negated = False
         if self.tok.is_op("!", "~", "¬") or (self.tok.is_kw("NOT") and self.peek().kind in ("name", "op")):
             negated = True
@@ -352,7 +411,7 @@ class Parser:
             items.append(self.parse_and())
         if len(items) == 1:
             return items[0]
-        return X.BoolOp(op="OR", items=items, span=self.span_from(start))
+        return self.node(X.BoolOp(op="OR", items=items, span=self.span_from(start)), start, *items)
 
     def parse_and(self) -> Any:
         start = self.tok
@@ -362,7 +421,7 @@ class Parser:
             items.append(self.parse_not())
         if len(items) == 1:
             return items[0]
-        return X.BoolOp(op="AND", items=items, span=self.span_from(start))
+        return self.node(X.BoolOp(op="AND", items=items, span=self.span_from(start)), start, *items)
 
     def _and_continues_expr(self) -> bool:
         """In WHERE, `AND` may be followed by a strategy or `[attr]`; those end the expression."""
@@ -375,9 +434,11 @@ class Parser:
 
     def parse_not(self) -> Any:
         if self.tok.is_kw("NOT"):
+            self.enter(self.tok)
             t = self.advance()
             item = self.parse_not()
-            return X.Not(item=item, span=self.span_from(t))
+            self.leave()
+            return self.node(X.Not(item=item, span=self.span_from(t)), t, item)
         return self.parse_cmp()
 
     def parse_cmp(self) -> Any:
@@ -385,46 +446,53 @@ class Parser:
         left = self.parse_add()
         cmps = []
         while self.tok.is_op("=", "==", "!=", "<>", "<", "<=", ">", ">="):
-            op = self.advance().text
-            op = {"==": "=", "<>": "!="}.get(op, op)
+            ot = self.advance()
+            op = {"==": "=", "<>": "!="}.get(ot.text, ot.text)
             right = self.parse_add()
-            cmps.append(X.Cmp(op=op, left=left, right=right, span=self.span_from(start)))
+            cmps.append(self.node(X.Cmp(op=op, left=left, right=right, span=self.span_from(start)), ot,
+                                  left, right))
             left = right
         if not cmps:
             return left
         if len(cmps) == 1:
             return cmps[0]
-        return X.BoolOp(op="AND", items=cmps, span=self.span_from(start))  # a = b = c
+        return self.node(X.BoolOp(op="AND", items=cmps, span=self.span_from(start)), start, *cmps)  # a = b = c
 
     def parse_add(self) -> Any:
         start = self.tok
         left = self.parse_mul()
         while self.tok.is_op("+", "-"):
-            op = self.advance().text
+            ot = self.advance()
             right = self.parse_mul()
-            left = X.BinOp(op=op, left=left, right=right, span=self.span_from(start))
+            left = self.node(X.BinOp(op=ot.text, left=left, right=right, span=self.span_from(start)), ot,
+                             left, right)
         return left
 
     def parse_mul(self) -> Any:
         start = self.tok
         left = self.parse_unary()
         while self.tok.is_op("*", "/", "%"):
-            op = self.advance().text
+            ot = self.advance()
             right = self.parse_unary()
-            left = X.BinOp(op=op, left=left, right=right, span=self.span_from(start))
+            left = self.node(X.BinOp(op=ot.text, left=left, right=right, span=self.span_from(start)), ot,
+                             left, right)
         return left
 
     def parse_unary(self) -> Any:
         if self.tok.is_op("-"):
             t = self.advance()
-            if self.tok.kind == "number" and not self.peek().is_op("%"):
+            if self.tok.kind == "number":  # a negative literal: `-3`, `-80%` (a percent keeps its sign)
                 n = self.parse_primary()
-                return X.Num(value=-n.value, span=self.span_from(t))
+                return X.Num(value=-n.value, percent=n.percent, span=self.span_from(t))
+            self.enter(t)
             item = self.parse_unary()
-            return X.Neg(item=item, span=self.span_from(t))
+            self.leave()
+            return self.node(X.Neg(item=item, span=self.span_from(t)), t, item)
         if self.tok.is_op("+"):
-            self.advance()
-            return self.parse_unary()
+            self.enter(self.advance())
+            item = self.parse_unary()
+            self.leave()
+            return item
         return self.parse_primary()
 
     def _starts_operand(self, t: Tok) -> bool:
@@ -438,7 +506,7 @@ class Parser:
         t = self.tok
         if t.kind == "number":
             self.advance()
-            value: int | float = float(t.text) if any(c in t.text for c in ".eE") else int(t.text)
+            value = self.number(t)
             nxt = self.tok
             if nxt.is_op("%") and nxt.pos == t.pos + len(t.text) and not self._starts_operand(self.peek()):
                 self.advance()
@@ -448,9 +516,11 @@ class Parser:
             self.advance()
             return X.Str(value=_unquote(t.text), span=t.span)
         if t.is_op("("):
+            self.enter(t)
             self.advance()
             e = self.parse_or()
             self.expect_op(")", "to close `(`")
+            self.leave()
             return e
         if t.kind == "strategy" or (t.kind == "name" and t.text.lower() in STRATEGY_NAMES):
             raise self.error("the selection strategy must be a top-level conjunct of WHERE", t)
@@ -566,7 +636,7 @@ class Parser:
         if t.kind != "number":
             raise self.error(f"expected a number after WITHIN, found {self.describe(t)}")
         self.advance()
-        value: int | float = float(t.text) if any(c in t.text for c in ".eE") else int(t.text)
+        value = self.number(t)
         unit: str | None = None
         if self.tok.kind == "name" and self.tok.text.upper() not in CLAUSES:
             ut = self.advance()
@@ -575,9 +645,13 @@ class Parser:
                 raise self.error(f"unknown time unit `{ut.text}`", ut,
                                  hint=suggest(key, list(UNITS)) or "use ms, s, min, hour, day or events")
             unit, factor = UNITS[key]
-            if factor != 1.0:
-                value = value * factor
-                value = int(value) if float(value).is_integer() else value
+            if factor != 1:
+                value = value * factor  # an int stays exact; a float is multiplied once
+                if isinstance(value, float) and value.is_integer() and abs(value) < 2 ** 53:
+                    value = int(value)
+                if abs(value) > X.MAX_NUMBER:
+                    raise self.error(f"the window is out of range (at most {X.MAX_NUMBER_TEXT} {unit}s)",
+                                     span=self.span_from(t))
         if value <= 0:
             raise self.error("the window must be positive", t)
         return Window(value=value, unit=unit, span=self.span_from(t))
@@ -646,6 +720,10 @@ class Parser:
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r"}
 
 
+def _short(text: str, n: int = 24) -> str:
+    return text if len(text) <= n else text[:n - 3] + "..."
+
+
 def _unquote(s: str) -> str:
     body = s[1:-1]
     return re.sub(r"\\(.)", lambda m: _ESCAPES.get(m.group(1), m.group(1)), body)
@@ -689,6 +767,7 @@ def parse(text: str, check: bool = True) -> Pattern:
     """Parse DSL text into a checked :class:`Pattern` (raises :class:`DslError`)."""
     if not text or not text.strip():
         raise DslError("the pattern is empty", None, text or "", "start with `PATTERN SEQ(...)`")
+    _check_length(text)
     p = Parser(text)
     pattern = p.parse_query()
     if check:
@@ -703,11 +782,19 @@ def parse(text: str, check: bool = True) -> Pattern:
 
 def parse_expr(text: str) -> Any:
     """Parse a single predicate expression (used by the designer's predicate form)."""
+    _check_length(text)
     p = Parser(text)
     e = p.parse_or()
     if p.tok.kind != "eof":
         raise p.error(f"unexpected {p.describe(p.tok)} after the expression")
     return e
+
+
+def _check_length(text: str) -> None:
+    if len(text) > MAX_PATTERN_LENGTH:
+        line = text.count("\n", 0, MAX_PATTERN_LENGTH) + 1
+        col = MAX_PATTERN_LENGTH - (text.rfind("\n", 0, MAX_PATTERN_LENGTH) + 1) + 1
+        raise DslError(f"the pattern is longer than {MAX_PATTERN_LENGTH:,} characters", (line, col, 1), text)
 
 
 def check_schema(pattern: Pattern, schema: dict[str, dict[str, str]], source: str | None = None) -> list[str]:
@@ -748,7 +835,9 @@ def _conjunct_text(e: Any) -> str:
 
 
 def to_text(p: Pattern) -> str:
-    """Canonical DSL text of a pattern."""
+    """Canonical DSL text of a pattern (a PatternError, never a RecursionError, for groups
+    nested deeper than MAX_NESTING; expressions and numbers are guarded by ``expr``)."""
+    check_group_depth(p.root)
     lines = [f"PATTERN {item_text(p.root)}"]
     conj = [p.strategy.value]
     if p.equivalence:

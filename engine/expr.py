@@ -23,6 +23,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 Span = tuple[int, int, int]  # line (1-based), column (1-based), length
 
+# Limits of the pattern language (issue 16, "patterns never crash"). They keep every
+# recursive walk of a pattern (the parser, the printers, pydantic's serializer, the
+# compilers) far from Python's recursion limit, and every number a finite float.
+MAX_NESTING = 64  # groups inside groups; expression tree height; parentheses, NOT, unary minus
+MAX_NUMBER = 1e300  # magnitude of any number (so that unit factors and percent stay finite)
+MAX_NUMBER_LENGTH = 400  # characters of a number literal (an int up to MAX_NUMBER has 301 digits)
+MAX_NUMBER_TEXT = "1e300"
+
 
 class Node(BaseModel):
     """Base of all expression nodes; ``span`` is for messages only."""
@@ -42,9 +50,14 @@ class Node(BaseModel):
         return iter(())
 
     def walk(self) -> Iterator["Expr"]:
-        yield self  # type: ignore[misc]
-        for c in self.children():
-            yield from c.walk()
+        """Every node, pre-order (iterative: no recursion, whatever the depth)."""
+        stack: list[Node] = [self]
+        while stack:
+            n = stack.pop()
+            yield n  # type: ignore[misc]
+            kids = list(n.children())
+            if kids:
+                stack.extend(reversed(kids))
 
 
 class Num(Node):
@@ -153,6 +166,60 @@ for _m in (Neg, BinOp, Cmp, BoolOp, Not):
     _m.model_rebuild()
 
 
+# --------------------------------------------------------------------------- limits
+
+def height(e: Node) -> int:
+    """Height of the expression tree (a leaf is 1), computed without recursion."""
+    best = 0
+    stack: list[tuple[Node, int]] = [(e, 1)]
+    while stack:
+        n, d = stack.pop()
+        if d > best:
+            best = d
+        for c in n.children():
+            stack.append((c, d + 1))
+    return best
+
+
+def too_deep(e: Node, limit: int = MAX_NESTING) -> Node | None:
+    """The first node (pre-order) deeper than ``limit`` levels, or None; iterative."""
+    stack: list[tuple[Node, int]] = [(e, 1)]
+    while stack:
+        n, d = stack.pop()
+        if d > limit:
+            return n
+        kids = list(n.children())
+        stack.extend((c, d + 1) for c in reversed(kids))
+    return None
+
+
+def number_problem(v: Any, shown: str | None = None) -> str | None:
+    """Why ``v`` cannot be a number of a pattern (None when it can): it must be an int or
+    a finite float of magnitude at most :data:`MAX_NUMBER`. ``shown`` is how to name it."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return f"{v!r} is not a number"
+    if isinstance(v, float) and math.isnan(v):
+        return "NaN is not a number"
+    if isinstance(v, float) and math.isinf(v) or abs(v) > MAX_NUMBER:
+        if shown is None and isinstance(v, int):  # str() of a huge int raises ValueError
+            digits = int(v.bit_length() * math.log10(2)) + 1
+            return f"an integer of about {digits} digits is out of range (at most {MAX_NUMBER_TEXT} in magnitude)"
+        return f"number `{shown or repr(v)}` is out of range (at most {MAX_NUMBER_TEXT} in magnitude)"
+    return None
+
+
+def _limit_error(message: str, span: Span | None, hint: str | None = None) -> Exception:
+    from .model import PatternError  # model imports this module
+
+    return PatternError(message, span, hint)
+
+
+def nesting_error(n: Node) -> Exception:
+    return _limit_error(f"nesting deeper than {MAX_NESTING} levels", n.span,
+                        "each operator, NOT, unary minus and pair of parentheses is a level; "
+                        "split the predicate into conjuncts")
+
+
 # --------------------------------------------------------------------------- analysis
 
 def variables(e: Node) -> set[str]:
@@ -207,14 +274,15 @@ _PREC = {"OR": 1, "AND": 2, "NOT": 3, "cmp": 4, "+": 5, "-": 5, "*": 6, "/": 6, 
 
 
 def _fmt_number(v: int | float) -> str:
-    if isinstance(v, bool):
-        raise TypeError("bool is not a number")
+    """Text that the DSL reads back as exactly ``v``: digits for an int, the shortest
+    round-trip ``repr`` for a float (``1e+16``, ``1.5e-05``; always with ``.`` or ``e``, so
+    it stays a float). Infinities, NaN and out-of-range numbers have no text: PatternError."""
+    why = number_problem(v)
+    if why:
+        raise _limit_error(f"cannot print {why}", None)
     if isinstance(v, int):
         return str(v)
-    if math.isfinite(v) and v == int(v) and abs(v) < 1e15:
-        return f"{int(v)}.0"
-    r = repr(v)
-    return r
+    return repr(v)
 
 
 def _prec(e: Node) -> int:
@@ -239,7 +307,16 @@ def _quote(s: str) -> str:
 
 
 def to_text(e: Node) -> str:
-    """Canonical DSL text of an expression (the inverse of the DSL's expression parser)."""
+    """Canonical DSL text of an expression (the inverse of the DSL's expression parser).
+
+    Guarded: a tree deeper than :data:`MAX_NESTING` is a PatternError, not a RecursionError."""
+    deep = too_deep(e)
+    if deep is not None:
+        raise nesting_error(deep)
+    return _to_text(e)
+
+
+def _to_text(e: Node) -> str:
     if isinstance(e, Num):
         txt = _fmt_number(e.value)
         return txt + "%" if e.percent else txt
@@ -258,9 +335,9 @@ def to_text(e: Node) -> str:
     if isinstance(e, Neg):
         inner = e.item
         if isinstance(inner, (Neg, Num)) and not (isinstance(inner, Num) and inner.value >= 0 and not inner.percent):
-            return "-(" + to_text(inner) + ")"  # `--x` would start a comment; -(3) stays a Neg
+            return "-(" + _to_text(inner) + ")"  # `--x` would start a comment; -(3) stays a Neg
         if isinstance(inner, Num):
-            return "-(" + to_text(inner) + ")"
+            return "-(" + _to_text(inner) + ")"
         return "-" + _wrap(inner, _PREC["neg"], strict=False)
     if isinstance(e, Not):
         return "NOT " + _wrap(e.item, _PREC["NOT"], strict=False)
@@ -281,8 +358,8 @@ def _wrap(e: Node, parent: int, strict: bool) -> str:
     right of a left-associative operator)."""
     p = _prec(e)
     if p < parent or (strict and p == parent):
-        return "(" + to_text(e) + ")"
-    return to_text(e)
+        return "(" + _to_text(e) + ")"
+    return _to_text(e)
 
 
 # --------------------------------------------------------------------------- compilation

@@ -14,9 +14,31 @@ from typing import Annotated, Iterator, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from .expr import Agg, BoolOp, Expr, Len, Node, Ref, Span, numeric_refs, uses_iteration, variables
+from .expr import (
+    MAX_NESTING,
+    MAX_NUMBER,
+    Agg,
+    BoolOp,
+    Expr,
+    Len,
+    Node,
+    Num,
+    Ref,
+    Span,
+    nesting_error,
+    number_problem,
+    numeric_refs,
+    too_deep,
+    uses_iteration,
+    variables,
+)
 
 ANY_TYPE = "ANY"
+
+# Limits of a pattern (issue 16); MAX_NESTING, MAX_NUMBER and MAX_NUMBER_LENGTH are in expr.
+MAX_COMPONENTS = 64  # components in the whole pattern
+MAX_ALTERNATIVES = 64  # SEQ/AND alternatives after rewriting `?`, `*` and OR (as the NFA^b and lazy compilers count)
+MAX_PATTERN_LENGTH = 100_000  # characters of DSL text
 
 
 class PatternError(ValueError):
@@ -215,8 +237,45 @@ class Pattern(_Base):
 
     # ------------------------------------------------------------------ validation
 
+    def check_limits(self) -> "Pattern":
+        """The size limits of a pattern (issue 16), checked without recursion, so that a
+        pattern built by hand or read from JSON cannot make a later (recursive) walk crash:
+        groups nested at most MAX_NESTING deep, at most MAX_COMPONENTS components and
+        MAX_ALTERNATIVES alternatives, expression trees at most MAX_NESTING high, every number
+        an int or a finite float of magnitude at most MAX_NUMBER, a window whose size is a
+        positive finite number. Raises PatternError; returns the pattern."""
+        check_group_depth(self.root)
+        for k, c in enumerate(iter_components(self.root)):
+            if k == MAX_COMPONENTS:
+                raise PatternError(f"more than {MAX_COMPONENTS} components", c.span,
+                                   "split the pattern, or use a Kleene component `Type+ v[]`")
+        n_alt = alternative_count(self.root)
+        if n_alt > MAX_ALTERNATIVES:
+            raise PatternError(f"the pattern expands into more than {MAX_ALTERNATIVES} alternatives",
+                               self.root.span, "every `?`, `*` and OR(...) multiplies the alternatives "
+                               "an engine must match; use fewer of them")
+        exprs: list[Node] = list(self.where) + [r.expr for r in self.returns if r.expr is not None]
+        for e in exprs:
+            deep = too_deep(e)
+            if deep is not None:
+                raise nesting_error(deep)
+            for n in e.walk():
+                if isinstance(n, Num):
+                    why = number_problem(n.value)
+                    if why:
+                        raise PatternError(why, n.span)
+        w = self.window
+        if w is not None:
+            why = number_problem(w.value)
+            if why:
+                raise PatternError(f"window: {why}", w.span)
+            if not w.size > 0:
+                raise PatternError("the window must be positive", w.span)
+        return self
+
     def check(self) -> "Pattern":
         """Semantic validation; raises PatternError on the first problem found."""
+        self.check_limits()
         comps = self.components()
         if not comps:
             raise PatternError("the pattern has no components", self.root.span)
@@ -341,11 +400,55 @@ def _names(vs: set[str]) -> str:
 
 
 def iter_components(item: Component | Group) -> Iterator[Component]:
-    if isinstance(item, Component):
-        yield item
-    else:
-        for i in item.items:
-            yield from iter_components(i)
+    """Components in pattern order (iterative: no recursion, whatever the nesting)."""
+    stack: list[Component | Group] = [item]
+    while stack:
+        i = stack.pop()
+        if isinstance(i, Component):
+            yield i
+        else:
+            stack.extend(reversed(i.items))
+
+
+def check_group_depth(root: Component | Group) -> None:
+    """PatternError when groups nest deeper than MAX_NESTING (the root is level 1); iterative."""
+    stack: list[tuple[Component | Group, int]] = [(root, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, Component):
+            continue
+        if depth > MAX_NESTING:
+            raise PatternError(f"nesting deeper than {MAX_NESTING} levels", item.span,
+                               "operators SEQ/AND/OR may nest at most that deep")
+        stack.extend((i, depth + 1) for i in reversed(item.items))
+
+
+def alternative_count(item: Component | Group, cap: int = MAX_ALTERNATIVES) -> int:
+    """How many SEQ/AND alternatives rewriting ``?``, ``*`` and OR gives (as
+    :func:`engine.alternatives.expand` counts them: ``?``/``*`` two, OR the sum, SEQ/AND the
+    product), saturated at ``cap + 1``; computed bottom-up without recursion."""
+    values: list[int] = []
+    stack: list[tuple[Component | Group, bool]] = [(item, False)]
+    while stack:
+        i, done = stack.pop()
+        if isinstance(i, Component):
+            values.append(2 if (i.optional and not i.negated) else 1)
+            continue
+        if not done:
+            stack.append((i, True))
+            stack.extend((c, False) for c in reversed(i.items))
+            continue
+        k = len(i.items)
+        kids = values[len(values) - k:] if k else []
+        del values[len(values) - k:]
+        if i.op == "OR":
+            n = sum(kids)
+        else:
+            n = 1
+            for v in kids:
+                n = min(n * v, cap + 1)
+        values.append(min(n, cap + 1))
+    return values[-1]
 
 
 def _check_group(g: Group, has_window: bool, top: bool) -> None:
@@ -394,5 +497,6 @@ def conjuncts_of(e: Node) -> list[Node]:
 
 __all__ = [
     "ANY_TYPE", "Aggregate", "Component", "Group", "Item", "Pattern", "PatternError", "ReturnItem",
-    "Strategy", "Window", "conjuncts_of", "iter_components", "suggest",
+    "Strategy", "Window", "conjuncts_of", "iter_components", "suggest", "alternative_count",
+    "MAX_NESTING", "MAX_NUMBER", "MAX_COMPONENTS", "MAX_ALTERNATIVES", "MAX_PATTERN_LENGTH",
 ]

@@ -61,14 +61,28 @@ def engine_names() -> list[str]:
 
 
 def reasons(pattern: Pattern) -> dict[str, str | None]:
-    """Engine name -> None if it supports the pattern, else why not."""
-    return {name: info.supports(pattern) for name, info in sorted(ENGINES.items(), key=lambda kv: kv[1].preference)}
+    """Engine name -> None if it supports the pattern, else why not.
+
+    A pattern beyond the language's size limits (``Pattern.check_limits``: nesting,
+    components, alternatives, numbers) is a PatternError here, before any engine's
+    (recursive) analysis sees it. Engines that share one ``supports`` function (the lazy
+    chain, the lazy tree and the eager baseline) are asked once."""
+    pattern.check_limits()
+    answers: dict[Any, str | None] = {}
+    out: dict[str, str | None] = {}
+    for name, info in sorted(ENGINES.items(), key=lambda kv: kv[1].preference):
+        if info.supports not in answers:
+            answers[info.supports] = info.supports(pattern)
+        out[name] = answers[info.supports]
+    return out
 
 
 def choose(pattern: Pattern, engine: str = "auto", rates: Any = None) -> EngineInfo:
     """The engine to run ``pattern``: the named one (refused with the reason when it cannot),
     or for ``auto`` the preferred engine that supports it. With event ``rates`` (by type or
-    variable) that are skewed, ``auto`` prefers the lazy chain (Kolchinsky & Schuster)."""
+    variable) that are skewed, ``auto`` prefers the lazy chain (Kolchinsky & Schuster).
+    A pattern beyond the size limits is a PatternError (see :func:`reasons`)."""
+    pattern.check_limits()
     if engine != "auto":
         if engine not in ENGINES:
             from .model import suggest

@@ -346,6 +346,13 @@ def test_unary_minus_on_a_literal_is_a_negative_number() -> None:
     assert parse_expr("-(3)") == X.Neg(item=num(3))
     assert parse_expr("-a.x") == X.Neg(item=ref("a", "x"))
     assert X.to_text(X.Neg(item=num(3))) == "-(3)"
+    # a negative percent is a literal too; its negation keeps the parentheses
+    assert parse_expr("-80%") == num(-80, percent=True)
+    assert parse_expr("-(80%)") == X.Neg(item=num(80, percent=True))
+    assert X.to_text(num(-80, percent=True)) == "-80%"
+    assert X.to_text(X.Neg(item=num(80, percent=True))) == "-(80%)"
+    # `-7 % 3` stays modulo (the `%` is followed by an operand)
+    assert parse_expr("-7 % 3") == X.BinOp(op="%", left=num(-7), right=num(3))
 
 
 def test_printer_canonical_text() -> None:
