@@ -122,9 +122,8 @@ def _trace_reason(pattern: Pattern, events: Sequence[Event], b: dict[str, list[E
             history.append((pref, acts))
             if not pref and n > 0 and any(h[0] for h in history):
                 break
-    except StateExplosion as err:
-        return {"kind": "guard", "event": None, "values": {},
-                "text": f"following the engine's runs one by one stopped: {err}"}, dict(b)
+    except StateExplosion as err:  # the engine itself ran (merging on); following its runs unmerged did not
+        return _generic(pattern, b, f"(following the runs one by one, without merging, stopped: {err})"), dict(b)
     best = max((k for pref, _ in history for k in pref.values()), default=0)
     furthest = _prefix(b, target, best)
     if best == 0:

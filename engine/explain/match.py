@@ -146,7 +146,7 @@ def steps_for(pattern: Pattern, events: Sequence[Event], b: dict[str, list[Event
     steps.append({"kind": "match", "state": naming.final, "event": js(last.id),
                   "text": f"the run reaches {naming.final}: match {fmt_ids({v: [e.id for e in b[v]] for v in order})}"})
     if pattern.output == "NON_OVERLAP" and match is not None:
-        steps.append(_output_step(pattern, match, reported, events))
+        steps.append(_output_step())
     return steps
 
 
@@ -176,7 +176,7 @@ def negation_step(pattern: Pattern, n: Any) -> dict[str, Any]:
             "result": blk is None, "text": text}
 
 
-def _output_step(pattern: Pattern, m: Match, reported: Sequence[Match], events: Sequence[Event]) -> dict[str, Any]:
+def _output_step() -> dict[str, Any]:
     return {"kind": "output", "state": "F", "result": True,
             "text": "OUTPUT NON_OVERLAP: kept, because it starts after the previous reported match of its "
                     "partition ended"}
