@@ -50,7 +50,30 @@ class Traced:
     total_events: int
     time_is_datetime: bool = False
     explained: dict[Any, Any] = field(default_factory=dict)
+    matches: list[tuple[int, dict[str, Any]]] = field(default_factory=list)   # (step, match), emission order
+    by_number: dict[int, dict[str, Any]] = field(default_factory=dict)        # cep run's number -> match
+    emitted_by: dict[Any, tuple[int, int, Any]] = field(default_factory=dict)  # match key -> its match action
     _jsonl: str | None = None
+    _match_steps: list[int] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.matches = TV.matches_so_far(self.steps, len(self.steps) - 1)
+        self.by_number = {self.canon[TV.match_key(m)]: m for _j, m in self.matches}
+        for j, s in enumerate(self.steps):
+            for i, a in enumerate(s.actions):
+                mm = (a.detail or {}).get("match") if a.kind == "match" else None
+                if isinstance(mm, dict) and "match" in mm:
+                    self.emitted_by.setdefault(TV.match_key(mm), (j, i, a))
+
+    def number(self, m: dict[str, Any]) -> int | None:
+        return self.canon.get(TV.match_key(m))
+
+    def so_far(self, k: int) -> list[tuple[int, dict[str, Any]]]:
+        import bisect
+
+        if len(self._match_steps) != len(self.matches):
+            self._match_steps = [j for j, _m in self.matches]
+        return self.matches[: bisect.bisect_right(self._match_steps, k)]
 
     def jsonl(self) -> str:
         if self._jsonl is None:
@@ -199,7 +222,7 @@ def compute(p: Pattern, data_key: str, loaded: LoadResult, engine: str, cap: int
     ss["dbg_traced"] = got
     ss["dbg_step"] = 0
     ss["dbg_playing"] = False
-    ss.pop("dbg_match", None)
+    ss["dbg_match_no"] = 0
     ss.pop("dbg_whynot_result", None)
     return got
 
@@ -242,25 +265,27 @@ def _toggle_play() -> None:
     if playing and int(ss.get("dbg_step", 0)) >= len(t.steps) - 1:
         ss["dbg_step"] = 0
     ss["dbg_playing"] = playing
-    ss["dbg_last_tick"] = time.monotonic()
+    ss["dbg_play_from"] = (time.monotonic(), int(ss.get("dbg_step", 0)))
+
+
+def _pause() -> None:
+    _ss()["dbg_playing"] = False
+
+
+def _speed_changed() -> None:
+    _ss()["dbg_play_from"] = (time.monotonic(), int(_ss().get("dbg_step", 0)))
 
 
 # --------------------------------------------------------------------------- step views
 
-def _match_options(t: Traced, k: int) -> list[Any]:
-    return ["step"] + [TV.match_text(m) for _j, m in TV.matches_so_far(t.steps, k)]
-
-
 def chosen_match(t: Traced, k: int) -> dict[str, Any] | None:
-    """The match picked in the selector; ``step`` = the first match completed on this step."""
-    pick = _ss().get("dbg_match", "step")
-    if pick in (None, "step"):
+    """The match whose number is picked (``dbg_match_no``); 0 = the first one completed on
+    this step."""
+    no = int(_ss().get("dbg_match_no", 0) or 0)
+    if no <= 0:
         ms = t.steps[k].matches
         return ms[0] if ms else None
-    for _j, m in TV.matches_so_far(t.steps, len(t.steps) - 1):
-        if TV.match_text(m) == pick:
-            return m
-    return None
+    return t.by_number.get(no)
 
 
 def step_views(t: Traced) -> None:
@@ -269,38 +294,38 @@ def step_views(t: Traced) -> None:
     ss = _ss()
     n = len(t.steps)
     if ss.get("dbg_playing"):
-        now = time.monotonic()
-        interval = 1.0 / float(ss.get("dbg_speed", 2.0))
-        if now - ss.get("dbg_last_tick", 0.0) >= interval * 0.8:
-            ss["dbg_last_tick"] = now
-            nxt = int(ss.get("dbg_step", 0)) + 1
-            if nxt >= n:
-                ss["dbg_playing"] = False
-                st.rerun(scope="app")
-            ss["dbg_step"] = nxt
+        # play keeps time: the step is where the clock says it should be, so a slow browser
+        # shows fewer frames but never plays slower than the chosen speed
+        speed = float(ss.get("dbg_speed", 2.0))
+        t_start, k_start = ss.get("dbg_play_from", (time.monotonic(), int(ss.get("dbg_step", 0))))
+        target = k_start + int((time.monotonic() - t_start) * speed)
+        if target >= n - 1:
+            ss["dbg_step"] = n - 1
+            ss["dbg_playing"] = False
+            st.rerun(scope="app")
+        ss["dbg_step"] = max(int(ss.get("dbg_step", 0)), target)
     ss["dbg_step"] = _clamp(t, ss.get("dbg_step", 0))
-    st.slider("Step", 0, n - 1, key="dbg_step",
+    st.slider("Step", 0, n - 1, key="dbg_step", on_change=_pause,
               help="0 is the first event; the last step is the end of the stream (close)")
     k = int(ss["dbg_step"])
     b1, b2, b3, b4, b5 = st.columns([1, 1, 1, 1, 4])
-    b1.button("◀ Back", key="dbg_back", on_click=_go, args=(-1,), width="stretch", disabled=k == 0)
-    b2.button("Forward ▶", key="dbg_fwd", on_click=_go, args=(1,), width="stretch", disabled=k >= n - 1)
-    b3.button("◀ Match", key="dbg_prev_match", on_click=_next_match, args=(-1,), width="stretch",
-              help="back to the previous step that completed a match")
-    b4.button("Match ▶", key="dbg_next_match", on_click=_next_match, args=(1,), width="stretch",
-              help="on to the next step that completes a match")
+    b1.button("Back", key="dbg_back", on_click=_go, args=(-1,), width="stretch", disabled=k == 0,
+              icon=":material/chevron_left:")
+    b2.button("Forward", key="dbg_fwd", on_click=_go, args=(1,), width="stretch", disabled=k >= n - 1,
+              icon=":material/chevron_right:")
+    b3.button("Match", key="dbg_prev_match", on_click=_next_match, args=(-1,), width="stretch",
+              icon=":material/skip_previous:", help="back to the previous step that completed a match")
+    b4.button("Next match", key="dbg_next_match", on_click=_next_match, args=(1,), width="stretch",
+              icon=":material/skip_next:", help="on to the next step that completes a match")
     step = t.steps[k]
-    so_far = TV.matches_so_far(t.steps, k)
+    so_far = t.so_far(k)
     b5.markdown(f"**{TV.step_label(t.steps, k)}** · {step.runs_total} live run(s) · "
                 f"{len(so_far)} match(es) so far"
                 + (f" · :orange[**{len(step.matches)} completed here**]" if step.matches else ""))
 
-    # match picker (the path drawn on the automaton, the buffer and the timeline)
-    opts = _match_options(t, len(t.steps) - 1)
-    if ss.get("dbg_match") not in opts:
-        ss["dbg_match"] = "step"
+    # the match whose path is drawn on the automaton, the buffer and the timeline
     m = chosen_match(t, k)
-    path = TV.match_path(t.steps, m) if m is not None else []
+    path = TV.match_path(t.steps, m, t.emitted_by.get(TV.match_key(m))) if m is not None else []
 
     st.markdown("##### Automaton")
     fig = TV.live_automaton_figure(t.graph, step if step.step != "close" else None, path)
@@ -317,7 +342,7 @@ def step_views(t: Traced) -> None:
         else:
             st.caption("The engine did nothing on this event (no run could use it).")
         for mm in step.matches[:5]:
-            st.success(f"Match #{t.canon.get(TV.match_key(mm), '?')} completed: {TV.match_text(mm)}",
+            st.success(f"Match #{t.number(mm)} completed: {TV.match_text(mm)}",
                        icon=":material/target:")
         if len(step.matches) > 5:
             st.caption(f"… and {len(step.matches) - 5} more matches completed on this step.")
@@ -338,19 +363,19 @@ def step_views(t: Traced) -> None:
         buffer_view(t, k, m)
     with c2:
         st.markdown(f"##### Matches so far ({len(so_far)})")
-        st.selectbox("Highlight a match (its path on the automaton, the buffer and the timeline)", opts,
-                     key="dbg_match",
-                     format_func=lambda o: "the first one completed on this step" if o == "step" else
-                     f"#{_canon_of(t, o)} · {o}")
+        st.number_input(f"Highlight match # (1..{len(t.matches)}; 0: the first completed on this step)", 0,
+                        max(len(t.matches), 0), key="dbg_match_no",
+                        help="its path is drawn on the automaton, the buffer and the timeline; the numbers are "
+                             "those of `cep run` (and the Run page)")
         if so_far:
-            rows = [{"#": t.canon.get(TV.match_key(mm)), "step": j, "bindings": TV.match_text(mm),
+            rows = [{"#": t.number(mm), "step": j, "bindings": TV.match_text(mm),
                      "start": mm.get("start"), "end": mm.get("end")} for j, mm in so_far[-200:]]
             st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="dbg_matches",
                          height=min(38 + 35 * len(rows), 250))
         if m is not None:
             explanation(t, m, path)
         else:
-            st.caption("Pick a match (or step to one with **Match ▶**) to see its path and why it fired.")
+            st.caption("Pick a match (or step to one with **Next match**) to see its path and why it fired.")
 
     st.markdown("##### Timeline")
     st.plotly_chart(TV.cursor_timeline_figure(t.steps, k, m, TV.live_event_ids(step)), width="stretch",
@@ -364,13 +389,6 @@ def step_views(t: Traced) -> None:
                f"{statistics.median(times):.0f} ms); the trace was computed once, in {t.seconds:.2f} s.")
 
 
-def _canon_of(t: Traced, text: str) -> Any:
-    for _j, m in TV.matches_so_far(t.steps, len(t.steps) - 1):
-        if TV.match_text(m) == text:
-            return t.canon.get(TV.match_key(m), "?")
-    return "?"
-
-
 def buffer_view(t: Traced, k: int, m: dict[str, Any] | None) -> None:
     step = t.steps[k]
     kind = next((s.buffer.get("kind") for s in t.steps if s.buffer), None)
@@ -379,7 +397,7 @@ def buffer_view(t: Traced, k: int, m: dict[str, Any] | None) -> None:
         st.markdown(f"##### Shared buffer ({len([e for e in entries.values() if not e.get('removed')])} entries)")
         rp: list[Any] = []
         if m is not None:
-            found = TV.match_action(t.steps, m)
+            found = t.emitted_by.get(TV.match_key(m))
             if found is not None and found[0] <= k:
                 rp = TV.retrieval_path(entries, TV.match_ids(m)[-1], found[2].run)
         fig = TV.shared_buffer_figure(entries, TV.stack_order(t.graph, entries), t.seq_of, added, pointed, rp)
@@ -406,7 +424,7 @@ def buffer_view(t: Traced, k: int, m: dict[str, Any] | None) -> None:
 
 
 def explanation(t: Traced, m: dict[str, Any], path: list[Any]) -> None:
-    idx = t.canon.get(TV.match_key(m))
+    idx = t.number(m)
     st.markdown(f"**Why match #{idx} fired** · {TV.match_text(m)}")
     if path:
         st.caption("Its run: " + " → ".join(
@@ -552,12 +570,12 @@ def render() -> None:
     # play controls (outside the fragment: toggling changes the fragment's timer)
     playing = bool(ss.get("dbg_playing", False))
     p1, p2, p3 = st.columns([1, 3, 4])
-    p1.button("⏸ Pause" if playing else "▶ Play", key="dbg_play", on_click=_toggle_play, type="primary",
-              width="stretch")
-    p2.select_slider("Speed (steps per second)", SPEEDS, value=2.0, key="dbg_speed",
+    p1.button("Pause" if playing else "Play", key="dbg_play", on_click=_toggle_play, type="primary",
+              icon=":material/pause:" if playing else ":material/play_arrow:", width="stretch")
+    p2.select_slider("Speed (steps per second)", SPEEDS, value=2.0, key="dbg_speed", on_change=_speed_changed,
                      label_visibility="collapsed", format_func=lambda v: f"{v:g} steps/s")
-    p3.caption("Play moves one step at the chosen speed (only the views below redraw); Back / Forward / "
-               "the slider / Match ▶ stop it.")
+    p3.caption("Play keeps to the chosen speed and redraws only the views below; Back, Forward, Next match "
+               "or the slider stop it.")
     interval = 1.0 / float(ss.get("dbg_speed", 2.0))
     frag = st.fragment(run_every=interval if playing else None)(step_views)
     frag(t)

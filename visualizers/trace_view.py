@@ -44,6 +44,61 @@ REMOVED = "#d5d8dc"    # buffer entries pruned on this step
 MOVES = ("begin", "take", "proceed", "ignore")
 
 
+
+# --------------------------------------------------------------------------- fast figures
+
+class _Fig:
+    """A figure built as plain plotly JSON and wrapped without re-validation.
+
+    Building ``go.Figure`` / ``go.Scatter`` objects validates every property, which costs
+    more than everything else a step draws (tens of ms per figure); the Debug page draws
+    three figures per step while playing. These figures are checked against plotly's
+    schema in the tests instead (``go.Figure(fig.to_dict())``)."""
+
+    def __init__(self, base: dict[str, Any] | None = None) -> None:
+        base = base or {}
+        self.data: list[dict[str, Any]] = list(base.get("data", []))
+        self.layout: dict[str, Any] = dict(base.get("layout", {}))
+
+    def add_trace(self, trace: dict[str, Any]) -> None:
+        self.data.append(trace)
+
+    def update_layout(self, **kw: Any) -> None:
+        for k, v in kw.items():
+            if isinstance(v, dict) and isinstance(self.layout.get(k), dict):
+                self.layout[k] = {**self.layout[k], **v}
+            else:
+                self.layout[k] = v
+
+    def figure(self) -> go.Figure:
+        d = {"data": self.data, "layout": self.layout}
+        try:
+            return go.Figure(d, _validate=False)
+        except TypeError:  # pragma: no cover - a plotly without the switch
+            return go.Figure(d)
+
+
+def _sc(**kw: Any) -> dict[str, Any]:
+    """A scatter trace as JSON."""
+    return {"type": "scatter", **kw}
+
+
+_BASES: dict[tuple[int, str, int | None], dict[str, Any]] = {}
+
+
+def automaton_base(g: nx.MultiDiGraph, labels: str = "short", height: int | None = None) -> dict[str, Any]:
+    """``automaton_figure(g)`` as JSON, computed once per graph (the step overlays go on a copy)."""
+    key = (id(g), labels, height)
+    got = _BASES.get(key)
+    if got is None or got.get("_graph") is not g:
+        got = automaton_figure(g, labels=labels, height=height).to_dict()
+        got["_graph"] = g
+        if len(_BASES) > 16:
+            _BASES.clear()
+        _BASES[key] = got
+    return got
+
+
 # --------------------------------------------------------------------------- reading the trace
 
 def event_steps(steps: Sequence[Step]) -> list[Step]:
@@ -144,14 +199,15 @@ def match_action(steps: Sequence[Step], m: dict[str, Any]) -> tuple[int, int, Ac
     return None
 
 
-def match_path(steps: Sequence[Step], m: dict[str, Any]) -> list[Action]:
+def match_path(steps: Sequence[Step], m: dict[str, Any], found: tuple[int, int, Action] | None = None
+               ) -> list[Action]:
     """The moves (begin / take / proceed) that built match ``m``, oldest first.
 
     Walks back from the ``match`` action: actions of the tracked run count, and when the
     run was split from another (an NFA^b clone, a lazy partial match's parent), the parent
     is tracked from that point back. Only moves on the match's own events are kept (a
     proceed moves on the event the next state then begins with)."""
-    found = match_action(steps, m)
+    found = found or match_action(steps, m)
     if found is None:
         return []
     j0, i0, act = found
@@ -399,7 +455,7 @@ def live_automaton_figure(g: nx.MultiDiGraph, step: Step | None, path: Sequence[
     rows = len({d.get("alternative", 0) for _n, d in g.nodes(data=True)}) or 1
     if height is None:
         height = min(max(380, 250 * rows + 130), 900)
-    fig = automaton_figure(g, labels=labels, height=height)
+    fig = _Fig(automaton_base(g, labels, height))
     pos = layout(g)
     # the chosen match's path, under this step's moves
     if path:
@@ -415,14 +471,14 @@ def live_automaton_figure(g: nx.MultiDiGraph, step: Step | None, path: Sequence[
             py += ys + [None]
             states += [u, v]
         if px:
-            fig.add_trace(go.Scatter(x=px, y=py, mode="lines", name="match path", hoverinfo="skip",
+            fig.add_trace(_sc(x=px, y=py, mode="lines", name="match path", hoverinfo="skip",
                                      line=dict(color=PATH, width=9), opacity=0.75))
             seen = list(dict.fromkeys(states))
-            fig.add_trace(go.Scatter(x=[pos[n][0] for n in seen], y=[pos[n][1] for n in seen], mode="markers",
+            fig.add_trace(_sc(x=[pos[n][0] for n in seen], y=[pos[n][1] for n in seen], mode="markers",
                                      hoverinfo="skip", showlegend=False,
                                      marker=dict(size=66, color="rgba(0,0,0,0)", line=dict(color=PATH, width=5))))
     if step is None:
-        return fig
+        return fig.figure()
     ex: list[Any] = []
     ey: list[Any] = []
     tx, ty, tt, tp = [], [], [], []
@@ -442,9 +498,9 @@ def live_automaton_figure(g: nx.MultiDiGraph, step: Step | None, path: Sequence[
         tp.append(where)
         tt.append(f"<b>{kind}{' ×' + str(n) if n > 1 else ''}</b>")
     if ex:
-        fig.add_trace(go.Scatter(x=ex, y=ey, mode="lines", name="this step", hoverinfo="skip",
+        fig.add_trace(_sc(x=ex, y=ey, mode="lines", name="this step", hoverinfo="skip",
                                  line=dict(color=LIVE, width=5)))
-        fig.add_trace(go.Scatter(x=tx, y=ty, mode="text", text=tt, hoverinfo="skip", showlegend=False,
+        fig.add_trace(_sc(x=tx, y=ty, mode="text", text=tt, hoverinfo="skip", showlegend=False,
                                  textposition=tp, textfont=dict(size=13, color=LIVE)))
     counts: dict[str, int] = {}
     for st_name, n in state_counts(step).items():
@@ -453,23 +509,23 @@ def live_automaton_figure(g: nx.MultiDiGraph, step: Step | None, path: Sequence[
             counts[u] = counts.get(u, 0) + n
     if counts:
         names = list(counts)
-        fig.add_trace(go.Scatter(
+        fig.add_trace(_sc(
             x=[pos[n][0] for n in names], y=[pos[n][1] for n in names], mode="markers", name="live runs",
             hovertext=[f"{counts[n]} live run(s) in {n}" for n in names], hoverinfo="text",
             marker=dict(size=60, color="rgba(230,126,34,0.18)", line=dict(color=LIVE, width=4))))
-        for tr in fig.data:  # the run count under the state's name, inside its circle
-            if getattr(tr, "name", None) == "states" and tr.customdata is not None:
-                texts = list(tr.text)
-                for i, cd in enumerate(tr.customdata):
+        for n_tr, tr in enumerate(fig.data):  # the run count under the state's name, inside its circle
+            if tr.get("name") == "states" and tr.get("customdata") is not None:
+                texts = list(tr["text"])
+                for i, cd in enumerate(tr["customdata"]):
                     if cd[1] in counts:
                         texts[i] = f"{texts[i]}<br><span style='color:{LIVE}'><b>{counts[cd[1]]}</b></span>"
-                tr.text = texts
+                fig.data[n_tr] = {**tr, "text": texts}
     more = step.runs_total - len(step.runs)
-    title = fig.layout.title.text or ""
+    title = (fig.layout.get("title") or {}).get("text") or ""
     live = step.runs_total
     fig.update_layout(title=dict(text=f"{live} live run{'s' if live != 1 else ''}"
                                  + (f" ({more} not listed)" if more > 0 else "") + (f" · {title}" if title else "")))
-    return fig
+    return fig.figure()
 
 
 # --------------------------------------------------------------------------- NFA^b shared buffer
@@ -608,20 +664,20 @@ def shared_buffer_figure(entries: dict[str, dict[str, Any]], stacks: Sequence[st
         ty.append(ys[mid])
         tt.append(_labels_text(a["labels"]))
         tc.append(styles[kind][0] if kind != "old" else "#34495e")
-    fig = go.Figure()
+    fig = _Fig()
     for kind in ("old", "new", "path"):
         lx, ly, ls = lines[kind]
         if not lx:
             continue
         colour, width = styles[kind]
-        fig.add_trace(go.Scatter(x=lx, y=ly, mode="lines+markers", hoverinfo="skip", showlegend=False,
+        fig.add_trace(_sc(x=lx, y=ly, mode="lines+markers", hoverinfo="skip", showlegend=False,
                                  line=dict(color=colour, width=width),
                                  marker=dict(symbol="arrow", size=ls, color=colour, angleref="previous")))
     if tx:
-        fig.add_trace(go.Scatter(x=tx, y=ty, mode="text", text=tt, hoverinfo="skip", showlegend=False,
+        fig.add_trace(_sc(x=tx, y=ty, mode="text", text=tt, hoverinfo="skip", showlegend=False,
                                  textposition="middle right", textfont=dict(size=12, color=tc)))
     if below:
-        fig.add_trace(go.Scatter(x=[b[0] for b in below], y=[b[1] - 0.42 for b in below], mode="text", text=["↓"] * len(below),
+        fig.add_trace(_sc(x=[b[0] for b in below], y=[b[1] - 0.42 for b in below], mode="text", text=["↓"] * len(below),
                                  hoverinfo="skip", showlegend=False, textfont=dict(size=12, color="#888")))
     xs, ys, texts, fills, lcol, hovers = [], [], [], [], [], []
     for eid, e in entries.items():
@@ -639,15 +695,15 @@ def shared_buffer_figure(entries: dict[str, dict[str, Any]], stacks: Sequence[st
                       + ", ".join(ptrs[:8]) + (f" … (+{len(ptrs) - 8})" if len(ptrs) > 8 else "")
                       + ("<br><i>pruned on this step</i>" if removed else "")
                       + ("<br><i>written on this step</i>" if eid in added else ""))
-    fig.add_trace(go.Scatter(x=xs, y=ys, mode="markers+text", text=texts, hovertext=hovers, hoverinfo="text",
+    fig.add_trace(_sc(x=xs, y=ys, mode="markers+text", text=texts, hovertext=hovers, hoverinfo="text",
                              textfont=dict(size=12, color="#111"), showlegend=False, name="entries",
                              marker=dict(symbol="square", size=34, color=fills, line=dict(color=lcol, width=2))))
     n_rows = max(len(row), 1)
-    fig.add_trace(go.Scatter(x=[c * X for c in col.values()], y=[n_rows - 0.25] * len(col), mode="text",
+    fig.add_trace(_sc(x=[c * X for c in col.values()], y=[n_rows - 0.25] * len(col), mode="text",
                              text=[f"<b>{s}</b>" for s in col], textposition="top center", hoverinfo="skip",
                              showlegend=False, textfont=dict(size=14, color="#1f2d3d")))
     for kind, colour in (("written on this step", ADDED), ("match retrieval path", PATH), ("pruned", REMOVED)):
-        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=kind,
+        fig.add_trace(_sc(x=[None], y=[None], mode="markers", name=kind,
                                  marker=dict(symbol="square", size=12, color=colour)))
     title = f"the latest {max_events} events drawn; {cut} older not drawn" if cut else ""
     fig.update_layout(
@@ -657,7 +713,7 @@ def shared_buffer_figure(entries: dict[str, dict[str, Any]], stacks: Sequence[st
         height=height or min(max(280, 44 * n_rows + 110), 1400), plot_bgcolor="white",
         margin=dict(l=10, r=10, t=30 if title else 10, b=10),
         legend=dict(orientation="h", yanchor="top", y=-0.01, x=0))
-    return fig
+    return fig.figure()
 
 
 # --------------------------------------------------------------------------- lazy buffers
@@ -675,7 +731,7 @@ def lazy_buffer_figure(step: Step, pattern_order: Sequence[str], types: dict[str
         + [v for v in bufs if v not in order and v not in pattern_order]
     stored = {a.event for a in step.actions if a.kind == "store"}
     taken = {a.event for a in step.actions if a.kind == "take" and (a.detail or {}).get("source") == "buffer"}
-    fig = go.Figure()
+    fig = _Fig()
     xs, ys, texts, fills, hovers = [], [], [], [], []
     annotations = []
     tallest = 1
@@ -698,11 +754,11 @@ def lazy_buffer_figure(step: Step, pattern_order: Sequence[str], types: dict[str
         if more > 0:
             annotations.append(dict(x=c, y=len(shown) - 0.2, text=f"+{more} older", showarrow=False,
                                     yanchor="bottom", font=dict(size=11, color="#888")))
-    fig.add_trace(go.Scatter(x=xs, y=ys, mode="markers+text", text=texts, hovertext=hovers, hoverinfo="text",
+    fig.add_trace(_sc(x=xs, y=ys, mode="markers+text", text=texts, hovertext=hovers, hoverinfo="text",
                              showlegend=False, textfont=dict(size=11),
                              marker=dict(symbol="square", size=30, color=fills, line=dict(color="#1f4e79", width=1.5))))
     for kind, colour in (("stored on this step", ADDED), ("taken from the buffer on this step", PATH)):
-        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=kind,
+        fig.add_trace(_sc(x=[None], y=[None], mode="markers", name=kind,
                                  marker=dict(symbol="square", size=12, color=colour)))
     seq = " → ".join(pattern_order)
     title = f"per-variable buffers · {b.get('partial', 0)} partial match(es)"
@@ -713,7 +769,7 @@ def lazy_buffer_figure(step: Step, pattern_order: Sequence[str], types: dict[str
                       yaxis=dict(visible=False, range=[-2.2, tallest + 0.8]),
                       height=height or min(max(260, 34 * tallest + 160), 1200), plot_bgcolor="white",
                       margin=dict(l=10, r=10, t=40, b=10), legend=dict(orientation="h", y=1.0, yanchor="bottom", x=0.6))
-    return fig
+    return fig.figure()
 
 
 # --------------------------------------------------------------------------- timeline
@@ -727,7 +783,7 @@ def cursor_timeline_figure(steps: Sequence[Step], k: int, match: dict[str, Any] 
     types = sorted({e["type"] for e in evs})
     colour = {t: PALETTE[i % len(PALETTE)] for i, t in enumerate(types)}
     live = set(live_ids)
-    fig = go.Figure()
+    fig = _Fig()
     cur = steps[k].event if 0 <= k < len(steps) and steps[k].step != "close" else None
     kk = k if cur is not None else len(evs) - 1
     for t in types:
@@ -736,7 +792,7 @@ def cursor_timeline_figure(steps: Sequence[Step], k: int, match: dict[str, Any] 
         for grp, faded in ((past, False), (fut, True)):
             if not grp:
                 continue
-            fig.add_trace(go.Scatter(
+            fig.add_trace(_sc(
                 x=[e["ts"] for _i, e in grp], y=[t] * len(grp), mode="markers", name=t, legendgroup=t,
                 showlegend=not faded, opacity=0.25 if faded else 1.0,
                 marker=dict(size=[12 if e["id"] in live else 9 for _i, e in grp], color=colour[t],
@@ -753,21 +809,23 @@ def cursor_timeline_figure(steps: Sequence[Step], k: int, match: dict[str, Any] 
                 if e is not None:
                     pts.append((e["ts"], e["type"], f"{v}[{n}]" if len(ids) > 1 else v))
         pts.sort(key=lambda p: p[0])
-        fig.add_trace(go.Scatter(x=[p[0] for p in pts], y=[p[1] for p in pts], mode="lines+markers+text",
+        fig.add_trace(_sc(x=[p[0] for p in pts], y=[p[1] for p in pts], mode="lines+markers+text",
                                  name="chosen match", text=[p[2] for p in pts], textposition="top center",
                                  textfont=dict(size=11, color="#9a7d0a"), hoverinfo="skip",
                                  line=dict(color=PATH, width=3),
                                  marker=dict(size=16, color="rgba(0,0,0,0)", line=dict(color="#d4ac0d", width=3))))
     if cur is not None:
-        fig.add_vline(x=cur["ts"], line=dict(color=LIVE, width=2, dash="dot"))
-        fig.add_trace(go.Scatter(x=[cur["ts"]], y=[cur["type"]], mode="markers", name="this event",
+        fig.update_layout(shapes=[dict(type="line", x0=cur["ts"], x1=cur["ts"], xref="x", yref="paper", y0=0, y1=1,
+                                       line=dict(color=LIVE, width=2, dash="dot"))])
+        fig.add_trace(_sc(x=[cur["ts"]], y=[cur["type"]], mode="markers", name="this event",
                                  hoverinfo="skip", marker=dict(size=20, symbol="circle-open", color=LIVE,
                                                                line=dict(width=3, color=LIVE))))
-    fig.update_yaxes(type="category", categoryorder="array", categoryarray=types, title_text="event type")
-    fig.update_xaxes(title_text="ts", showgrid=True, gridcolor="#eee")
-    fig.update_layout(height=max(height, 90 + 40 * len(types)), margin=dict(l=10, r=10, t=30, b=10),
+    fig.update_layout(yaxis=dict(type="category", categoryorder="array", categoryarray=types,
+                                 title=dict(text="event type")),
+                      xaxis=dict(title=dict(text="ts"), showgrid=True, gridcolor="#eee"),
+                      height=max(height, 90 + 40 * len(types)), margin=dict(l=10, r=10, t=30, b=10),
                       plot_bgcolor="white", legend=dict(orientation="h", yanchor="bottom", y=1.01, x=0))
-    return fig
+    return fig.figure()
 
 
 def live_event_ids(step: Step) -> set[Any]:
