@@ -91,15 +91,28 @@ def edit_source() -> str | None:
     return _ss().get("cep_edit_from")
 
 
-def set_data_in_use(kind: str, label: str, schema: dict[str, dict[str, str]] | None) -> None:
-    """The Run page's data: a sample (``kind="sample"``) or a file (upload / path) with its schema."""
+def set_data_in_use(kind: str, label: str, schema: dict[str, dict[str, str]] | None,
+                    interval: bool = False) -> None:
+    """The Run page's data: a sample (``kind="sample"``) or a file (upload / path) with its
+    schema and whether its events are intervals."""
     ss = _ss()
     if kind == "sample":
         ss.pop("cep_data", None)
         if label != ss.get("cep_sample"):
             ss["cep_sample"] = label
         return
-    ss["cep_data"] = {"kind": kind, "label": label, "schema": schema or {}}
+    ss["cep_data"] = {"kind": kind, "label": label, "schema": schema or {}, "interval": interval}
+
+
+def data_is_interval() -> bool:
+    """True when the events of the data in use have uncertainty intervals (lower, upper)."""
+    d = _ss().get("cep_data")
+    if d:
+        return bool(d.get("interval"))
+    try:
+        return sample().mapping.get("lower_col") is not None
+    except Exception:  # noqa: BLE001
+        return False
 
 
 def data_in_use() -> tuple[str, str]:

@@ -449,7 +449,60 @@ def test_automaton_unsupported_pattern_says_why():
     _preset(at, "chemo", "chemo_cycle")
     at.run()
     assert not at.exception
+    assert at.selectbox(key="au_engine").value == "lazy-tree"  # the engine `auto` runs it with
+    at.selectbox(key="au_engine").set_value("nfab").run()
     assert any("NFA^b cannot compile" in w.value for w in at.warning)
+
+
+def test_automaton_every_engine_drawn_for_the_chemo_preset():
+    """Issue 15.5: the lazy chain, tree and eager automata of the chemotherapy preset, with the
+    window in the pattern's unit, a strategy in the title, and a legend row for every state
+    and move drawn (R included)."""
+    at = AppTest.from_file(AUTOMATON, default_timeout=60)
+    _preset(at, "chemo", "chemo_cycle")
+    at.run()
+    for engine in ("lazy-chain", "lazy-tree", "eager"):
+        at.selectbox(key="au_engine").set_value(engine).run()
+        assert not at.exception and not at.warning, engine
+        edges = _edge_frame(at)
+        shown = " ".join(edges["shown"])
+        assert "span < 16 days" in shown and "e+06" not in shown, (engine, shown)
+        fig = at.get("plotly_chart")[0].proto.spec
+        assert "strategy: skip_till_any_match" in fig
+        legend = next(d.value for d in at.dataframe if "meaning" in d.value.columns)
+        kinds = set(legend["kind"])
+        assert {"initial", "final", "reject", "take", "timeout", "iterate"} <= kinds, (engine, kinds)
+        assert all(legend["meaning"].str.len() > 10)
+        assert "R (reject)" in " ".join(legend["drawn as"])
+    assert set(_edge_frame(at)["from"]) >= {"q{}", "q{c}", "q{p}", "q{c,p}"}  # eager: bound sets
+
+
+def test_automaton_strategy_switch_reaches_every_engine():
+    """The lazy and eager engines implement skip_till_any_match only: under another strategy
+    they are still drawn (under skip_till_any_match) with a note that says so."""
+    at = _app(AUTOMATON)  # the stock preset: skip_till_next_match
+    for engine in ("lazy-chain", "lazy-tree", "eager"):
+        at.selectbox(key="au_engine").set_value(engine).run()
+        assert not at.warning, engine
+        notes = [i.value for i in at.info]
+        assert any("skip_till_any_match" in n and "skip_till_next_match" in n and "cannot run this pattern" in n
+                   for n in notes), (engine, notes)
+        assert at.toggle(key="au_push").disabled and at.toggle(key="au_peek").disabled
+        at.radio(key="au_strategy").set_value("skip_till_any_match").run()
+        assert not any("cannot run this pattern" in i.value for i in at.info), engine
+        at.radio(key="au_strategy").set_value("skip_till_next_match").run()
+    at.selectbox(key="au_engine").set_value("nfab").run()
+    assert not at.toggle(key="au_push").disabled
+    assert not any("cannot run" in i.value for i in at.info)
+
+
+def test_automaton_interval_data_is_marked():
+    at = AppTest.from_file(AUTOMATON, default_timeout=60)
+    _preset(at, "cluster", "query1")
+    at.run()
+    assert not at.exception
+    assert any("uncertainty intervals" in i.value and "lower bound" in i.value for i in at.info)
+    assert "interval data, matched as points" in at.get("plotly_chart")[0].proto.spec
 
 
 # --------------------------------------------------------------------------- Run

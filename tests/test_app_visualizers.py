@@ -206,6 +206,78 @@ def test_automaton_figure_draws_edge_kinds_and_final_double_circle():
     assert any("no Register" in h for h in edges.hovertext)
 
 
+def _circles(fig):
+    """State circles of an automaton figure as pixel boxes (y down)."""
+    from visualizers.automaton import SCALE
+
+    st = next(t for t in fig.data if t.name == "states")
+    x0, y1 = fig.layout.xaxis.range[0], fig.layout.yaxis.range[1]
+    sizes = st.marker.size if isinstance(st.marker.size, (list, tuple)) else [st.marker.size] * len(st.x)
+    return [((x - x0) * SCALE - s / 2, (y1 - y) * SCALE - s / 2, (x - x0) * SCALE + s / 2, (y1 - y) * SCALE + s / 2)
+            for x, y, s in zip(st.x, st.y, sizes)]
+
+
+def _hits(a, b):
+    return min(a[2], b[2]) - max(a[0], b[0]) > 0.5 and min(a[3], b[3]) - max(a[1], b[1]) > 0.5
+
+
+@pytest.mark.parametrize("sample,preset", PRESETS)
+@pytest.mark.parametrize("engine", ["nfab", "lazy-chain", "lazy-tree", "eager"])
+def test_automaton_labels_never_overlap(sample, preset, engine):
+    """Issue 15.5: every engine that can draw a preset draws it with no label on another label
+    or on a state, within the width the page has (labels get shorter before they collide)."""
+    from visualizers.automaton import MAX_WIDTH, label_boxes
+
+    p = _pat(sample, preset)
+    try:
+        g = automaton_graph(p, engine)
+    except AutomatonUnavailable:
+        assert engine == "nfab", "the lazy engines draw every preset (under skip_till_any_match if need be)"
+        return
+    fig = automaton_figure(g)
+    boxes = label_boxes(fig)
+    assert boxes, "the edges are labelled"
+    circles = _circles(fig)
+    for i, (na, a) in enumerate(boxes):
+        for nb, b in boxes[i + 1:]:
+            assert not _hits(a, b), (na, nb)
+        for c in circles:
+            assert not _hits(a, c), na
+    assert fig.layout.width <= MAX_WIDTH + 40
+    assert g.graph["label_overlaps"] == 0
+
+
+def test_automaton_overlapping_labels_are_detected():
+    """The check above can fail: two labels forced onto one spot are reported."""
+    from visualizers.automaton import _Label, _place
+
+    a = _Label("a", [("take", True)], "#000", (100.0, 100.0), "above", "", [])
+    b = _Label("b", [("take", True)], "#000", (100.0, 100.0), "above", "", [])
+    assert _place([a, b], []) == 0 and not _hits(a.box, b.box)  # the second one moves away
+    wall = [(-1e4, -1e4, 1e4, 1e4)]
+    assert _place([_Label("c", [("x", True)], "#000", (0.0, 0.0), "above", "", [])], wall) == 1
+
+
+def test_automaton_windows_in_the_unit_written():
+    p = _pat("chemo", "chemo_cycle")
+    for engine in ("lazy-chain", "lazy-tree", "eager"):
+        shown = " ".join(edge_table(automaton_graph(p, engine))["shown"])
+        assert "span < 16 days" in shown and "1.3824e+06" not in shown
+    rfid = edge_table(automaton_graph(_pat("rfid", "shoplifting")))
+    assert any("< 12 hours" in s for s in rfid["shown"]) and not any("12 hour " in s or s.endswith("12 hour")
+                                                                    for s in rfid["shown"])
+
+
+def test_eager_automaton_is_the_bound_set_lattice():
+    g = automaton_graph(_pat("chemo", "chemo_cycle"), "eager")  # SEQ(AND(C c, P+ p[]), B b)
+    takes = sorted((u, v) for u, v, d in g.edges(data=True) if d.get("move") == "take")
+    assert takes == [("q{c,p}", "F"), ("q{c}", "q{c,p}"), ("q{p}", "q{c,p}"), ("q{}", "q{c}"), ("q{}", "q{p}")]
+    loops = {u for u, v, d in g.edges(data=True) if d.get("move") == "iterate"}
+    assert loops == {"q{p}", "q{c,p}"}  # p keeps iterating until b is bound
+    first_p = next(d for u, v, d in g.edges(data=True) if (u, v) == ("q{}", "q{p}"))
+    assert "p[i]" not in first_p["formula"]  # the rising condition is on the iteration, not the first p
+
+
 def test_automaton_refuses_with_reason():
     with pytest.raises(AutomatonUnavailable, match="AND"):
         automaton_graph(_pat("chemo", "chemo_cycle"))

@@ -1,22 +1,35 @@
 """Compiled automata as plotly figures, drawn from their networkx export.
 
-``automaton_graph(pattern, ...)`` compiles a pattern with a registered compiler (today
-NFA^b, ``engine.automata.nfab``; later engines register in :data:`COMPILERS`) and returns
-its ``networkx.MultiDiGraph`` with a ``shown`` formula on every edge chosen by the two
-optimisation switches of SASE+ §4.5 (papers/sase-nfab.md):
+``automaton_graph(pattern, engine, ...)`` compiles a pattern for one engine and returns its
+``networkx.MultiDiGraph``, every edge with a ``shown`` formula and a drawing ``kind``
+(begin / take / ignore / proceed / negation):
 
-* step 5, *push the window*: the WITHIN test on every edge, not only on the edge into F;
-* step 6, *peek before proceed*: a proceed edge also requires the next state's begin
-  formula (or that take and ignore both fail).
+* ``nfab``: NFA^b (``engine.automata.nfab``); the two optimisation switches of SASE+ §4.5
+  choose the shown formulas (step 5, *push the window*: the WITHIN test on every edge;
+  step 6, *peek before proceed*: a proceed edge also requires the next state's begin);
+* ``lazy-chain`` / ``lazy-tree``: the lazy Chain / Tree NFA of Kolchinsky & Schuster
+  (``engine.automata.chain`` / ``tree``); the move of each edge (take, iterate, store,
+  ignore, timeout, search_failed, negation) is kept in ``move``;
+* ``eager``: the eager NFA baseline (``engine.matchers.eager``), drawn here from the same
+  clause analysis the engine uses: a state per set of bound variables, in pattern order.
 
-``automaton_figure(graph)`` draws states left to right (one row per SEQ alternative),
-begin and take solid, ignore dashed, proceed as an ε arrow, F as a double circle, negation
-checks in red below; hovering over a state or an edge label shows its full formula.
+The lazy and eager engines implement ``skip_till_any_match`` and ``OUTPUT ALL`` only: for
+another strategy they are drawn under skip_till_any_match with ``graph["note"]`` saying so
+(``graph["runs_as_designed"]`` is False). Windows are written in the pattern's own unit.
+
+``automaton_figure(graph)`` draws states left to right (one row per SEQ alternative or
+tree level), begin and take solid, ignore dashed, proceed as an ε arrow, F as a double
+circle, R (reject) above, negation checks in red. Labels are placed on a pixel grid
+(:data:`SCALE` pixels per data unit, figure drawn at its own size) so that no two labels
+and no label and state overlap: a label that cannot sit at its edge moves away and is tied
+to it by a thin leader line. Hovering over a state or an edge label shows its full formula.
 """
 from __future__ import annotations
 
 import math
+import re
 import textwrap
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import networkx as nx
@@ -33,15 +46,59 @@ EDGE_STYLE: dict[str, dict[str, Any]] = {
     "negation": {"color": "#c0392b", "dash": "dot", "width": 2.6},
 }
 STATE_FILL = {"singleton": "#dbe9f6", "kleene_first": "#dbe9f6", "kleene_rest": "#e3f4e8",
-              "final": "#fff3cd", "negation": "#fdecea"}
+              "final": "#fff3cd", "negation": "#fdecea", "initial": "#eef2f7", "state": "#dbe9f6",
+              "negative": "#fdecea", "reject": "#e5e5e5"}
 
-DX = 4.0      # distance between states
-ROW = 3.2     # distance between alternatives
+# What each state kind and each move means (the legend under the figure, the hover text).
+STATE_MEANING: dict[str, tuple[str, str]] = {
+    "singleton": ("state", "waits for the event of a one-event component"),
+    "kleene_first": ("a[1]", "first event of a Kleene + component"),
+    "kleene_rest": ("a[i]", "further events of a Kleene component (take loop), then proceed"),
+    "final": ("F", "accepting: a match is reported"),
+    "negation": ("!x", "negation check: a qualifying event of this type kills the run"),
+    "initial": ("start", "nothing bound yet; the first variable's events start partial matches"),
+    "state": ("q", "some variables bound; waits for the next variable (from the stream or its buffer)"),
+    "negative": ("¬x", "post-processing negation: looks for a qualifying negated event"),
+    "reject": ("R", "reject: the partial match is dropped (its window closed, or a negated event was found)"),
+}
+MOVE_MEANING: dict[str, str] = {
+    "begin": "consume the event and move to the next state",
+    "take": "consume the event (Kleene: stay and extend the list; lazy: bind the next variable)",
+    "iterate": "extend a Kleene list with one more event",
+    "ignore": "skip the event (the strategy decides which may be skipped; eager: the instance stays as it was "
+              "while a clone takes the event)",
+    "store": "keep the event in a buffer for a later state (lazy evaluation)",
+    "proceed": "ε: move on without consuming an event",
+    "negation": "a qualifying negated event: the run dies (NFA^b) or goes to R (lazy)",
+    "timeout": "the window closed: to R (or, after a trailing negation, to F)",
+    "search_failed": "no qualifying negated event was found: on to the next state",
+    "epsilon": "ε: start this clause's chain",
+}
+
+SCALE = 57.0  # pixels per data unit: the figure is drawn at its own size, so labels never scale
+DX = 4.0      # nominal distance between states (data units)
+ROW = 3.2     # nominal distance between alternatives (data units)
 R = 0.42      # state radius in data units (for arrow ends and loops)
+
+ANY = Strategy.ANY.value
 
 
 class AutomatonUnavailable(ValueError):
     """The chosen compiler cannot compile the pattern; the message says why."""
+
+
+# --------------------------------------------------------------------------- compilers
+
+def written_window(pattern: Pattern) -> str | None:
+    """``16 days``, ``1 hour``, ``500 events``, ``90 (unit of ts)``: the window as written."""
+    w = pattern.window
+    if w is None:
+        return None
+    v = f"{w.value:g}"
+    if w.unit is None:
+        return f"{v} (unit of ts)"
+    plural = w.unit in ("hour", "day") and w.value != 1
+    return f"{v} {w.unit}{'s' if plural else ''}"
 
 
 def _nfab(pattern: Pattern) -> nx.MultiDiGraph:
@@ -50,7 +107,37 @@ def _nfab(pattern: Pattern) -> nx.MultiDiGraph:
     why = unsupported_reason(pattern)
     if why:
         raise AutomatonUnavailable(f"NFA^b cannot compile this pattern: {why}")
-    return compile_pattern(pattern).to_networkx(optimised=True)
+    g = compile_pattern(pattern).to_networkx(optimised=True)
+    w = pattern.window
+    if w is not None and w.unit in ("hour", "day") and w.value != 1:  # the engine writes `12 hour`
+        raw, nice = f"< {w.value:g} {w.unit}", f"< {w.value:g} {w.unit}s"
+        for _u, _v, d in g.edges(data=True):
+            for k in ("formula", "formula_optimised", "label"):
+                if isinstance(d.get(k), str):
+                    d[k] = re.sub(re.escape(raw) + r"(?!s)", nice, d[k])
+    return g
+
+
+def _lazy_window(g: nx.MultiDiGraph, pattern: Pattern) -> None:
+    """``span < 1.3824e+06 (ts)`` as the pattern wrote it: ``span < 16 days``."""
+    win = g.graph.get("window")
+    nice = written_window(pattern)
+    if win is None or nice is None:
+        return
+    raw = f"span < {win:g} ({'events' if g.graph.get('count_window') else 'ts'})"
+    for _u, _v, d in g.edges(data=True):
+        for k in ("range", "formula", "formula_optimised", "label"):
+            if isinstance(d.get(k), str):
+                d[k] = d[k].replace(raw, f"span < {nice}")
+
+
+def _style(g: nx.MultiDiGraph, engine: str, pattern: Pattern) -> nx.MultiDiGraph:
+    _lazy_window(g, pattern)
+    for _u, _v, d in g.edges(data=True):
+        d["move"] = d["kind"]
+        d["kind"] = d.get("style", d["kind"])
+    g.graph["engine"] = engine
+    return g
 
 
 def _lazy(which: str) -> Callable[[Pattern], nx.MultiDiGraph]:
@@ -58,32 +145,182 @@ def _lazy(which: str) -> Callable[[Pattern], nx.MultiDiGraph]:
     edges drawn by their ``style`` (take/ignore/proceed/negation)."""
 
     def compile_fn(pattern: Pattern) -> nx.MultiDiGraph:
-        from engine.automata.chain import compile_chain, unsupported_reason
+        from engine.automata.chain import unsupported_reason
 
         why = unsupported_reason(pattern)
         if why:
             raise AutomatonUnavailable(f"the lazy {which} cannot compile this pattern: {why}")
         if which == "chain":
+            from engine.automata.chain import compile_chain
+
             g = compile_chain(pattern).to_networkx()
         else:
             from engine.automata.tree import compile_tree
 
-            g = compile_tree(pattern).to_networkx()
-        for _u, _v, d in g.edges(data=True):
-            d["move"] = d["kind"]
-            d["kind"] = d.get("style", d["kind"])
-        g.graph["engine"] = f"lazy-{which}"
-        return g
+            try:
+                g = compile_tree(pattern).to_networkx()
+            except ValueError as err:
+                raise AutomatonUnavailable(f"the lazy tree is not drawn: {err}") from None
+        return _style(g, f"lazy-{which}", pattern)
 
     return compile_fn
 
 
-# engine name -> (title, compile function pattern -> MultiDiGraph)
+def _eager(pattern: Pattern) -> nx.MultiDiGraph:
+    """The eager NFA baseline (Kolchinsky & Schuster §2.2; ``engine.matchers.eager``): per DNF
+    clause, a state per set of bound variables that respects the order (``q{a}`` → ``q{a,b}``),
+    every event applied on arrival in pattern order; a take clones the instance (the ignore
+    loop keeps the old one); Kleene variables loop while nothing after them is bound;
+    negations are checked on the complete match (post-processing). State names are the
+    engine's trace names (``engine.matchers.lazy_trace``)."""
+    from engine.automata.chain import _conds_text, analyse, filter_text, unsupported_reason
+    from engine.expr import uses_iteration
+
+    why = unsupported_reason(pattern)
+    if why:
+        raise AutomatonUnavailable(f"the eager NFA cannot compile this pattern: {why}")
+    info = analyse(pattern)
+    multi = len(info.clauses) > 1
+    win = written_window(pattern)
+    g = nx.MultiDiGraph(engine="eager", clauses=len(info.clauses), window=info.window,
+                        count_window=info.count_window)
+    g.add_node("R", kind="reject", label="R", order=None, alternative=-1)
+    last_col = 0
+    finals: list[str] = []
+    row_base = 0
+    for cl in info.clauses:
+        pre = f"c{cl.index}:" if multi else ""
+        order = [v for v in info.positive if v in cl.vars]
+        full = frozenset(cl.vars)
+        negs = sorted(cl.negations, key=lambda n: (n.trailing, n.pos))
+        klee = {v for v in cl.vars if info.vars[v].kleene}
+
+        def name(s: frozenset[str]) -> str:
+            if s == full and not negs:
+                return "F"
+            return f"{pre}q{{{','.join(v for v in order if v in s)}}}"
+
+        states: list[frozenset[str]] = [frozenset()]
+        seen = {frozenset()}
+        edges: list[tuple[frozenset[str], frozenset[str], str]] = []
+        k = 0
+        while k < len(states):
+            s = states[k]
+            k += 1
+            for v in order:
+                if v in s or not cl.before[v] <= s or cl.after[v] & s:
+                    continue
+                t = s | {v}
+                edges.append((s, t, v))
+                if t not in seen:
+                    seen.add(t)
+                    states.append(t)
+        rows: dict[int, int] = {}
+        for s in sorted(states, key=lambda x: (len(x), [order.index(v) for v in order if v in x])):
+            n = name(s)
+            col = len(s)
+            r = rows.get(col, 0)
+            rows[col] = r + 1
+            kind = "initial" if not s else ("final" if n == "F" else "state")
+            if not g.has_node(n):
+                g.add_node(n, kind=kind, label=n.split(":")[-1] if n != "F" else "F", order=col,
+                           alternative=row_base + r, clause=cl.index, var=None, bound=sorted(s))
+            last_col = max(last_col, col)
+        for s, t, v in edges:
+            conds = [c for c in cl.conds if v in c.vars and c.vars <= t and not uses_iteration(c.node)]
+            vi = info.vars[v]
+            parts = [f"take {v}:{vi.type}"]
+            f = filter_text(info, v)
+            if f != "true":
+                parts.append(f"filter: {f}")
+            if conds:
+                parts.append(f"cond: {_conds_text(conds)}")
+            if win and s:
+                parts.append(f"span < {win}")
+            g.add_edge(name(s), name(t), key=f"take:{v}", kind="take", move="take", var=v, type=vi.type,
+                       label=parts[0], formula=" | ".join(parts), formula_optimised=" | ".join(parts))
+        for s in states:
+            n = name(s)
+            for v in order:
+                if v in s and v in klee and not (cl.after[v] & s):
+                    lab = f"iterate {v}:{info.vars[v].type}"
+                    conds = [c for c in cl.conds if v in c.vars and c.vars <= s]
+                    full_txt = lab + (f" | cond: {_conds_text(conds)}" if conds else "")
+                    g.add_edge(n, n, key=f"iterate:{v}", kind="take", move="iterate", var=v, label=lab,
+                               formula=full_txt, formula_optimised=full_txt)
+            if s and n != "F":
+                g.add_edge(n, n, key="ignore", kind="ignore", move="ignore", label="ignore",
+                           formula="ignore", formula_optimised="ignore")
+                if info.window is not None:
+                    g.add_edge(n, "R", key="timeout", kind="proceed", move="timeout", label="timeout",
+                               formula=f"timeout | span ≥ {win}", formula_optimised="timeout")
+        prev = name(full)
+        for j, neg in enumerate(negs):
+            nm = f"{pre}¬{neg.var}"
+            nxt = "F" if j + 1 == len(negs) else f"{pre}¬{negs[j + 1].var}"
+            g.add_node(nm, kind="negative", label=f"¬{neg.var}", order=len(full) + 1 + j,
+                       alternative=row_base, clause=cl.index, var=neg.var)
+            if j == 0:
+                g.add_edge(prev, nm, key="complete", kind="proceed", move="epsilon", label="complete",
+                           formula="complete: check the negations", formula_optimised="complete")
+            cond = _conds_text(neg.conds)
+            lab = f"take ¬{neg.var}:{neg.type}"
+            g.add_edge(nm, "R", key=f"take:{neg.var}", kind="negation", move="negation", var=neg.var,
+                       label=lab, formula=lab + (f" | cond: {cond}" if cond != "true" else ""),
+                       formula_optimised=lab)
+            ev = "timeout" if neg.trailing else "search_failed"
+            g.add_edge(nm, nxt, key=ev, kind="proceed", move=ev, label=ev, formula=ev, formula_optimised=ev)
+            last_col = max(last_col, len(full) + 1 + j)
+        if negs:
+            finals.append("F")
+        row_base += max(rows.values(), default=1)
+    if "F" not in g:
+        g.add_node("F", kind="final", label="F", order=None, alternative=0)
+    if not any(v == "R" for _u, v in g.edges()):
+        g.remove_node("R")
+    for n, d in g.nodes(data=True):
+        if d.get("order") is None:
+            d["order"] = last_col + 1
+        d["start"] = d.get("kind") == "initial"
+    return g
+
+
+# engine name -> (title, compile function pattern -> MultiDiGraph, strategies it implements)
 COMPILERS: dict[str, tuple[str, Callable[[Pattern], nx.MultiDiGraph]]] = {
     "nfab": ("NFA^b (SASE+)", _nfab),
     "lazy-chain": ("Lazy chain NFA (evaluation in ascending frequency)", _lazy("chain")),
     "lazy-tree": ("Lazy tree NFA (rarest remaining type first)", _lazy("tree")),
+    "eager": ("Eager NFA (every event on arrival, pattern order)", _eager),
 }
+ANY_ONLY = {"lazy-chain", "lazy-tree", "eager"}  # skip_till_any_match and OUTPUT ALL only
+ENGINE_HELP: dict[str, str] = {
+    "nfab": "NFA^b (SASE+ §4): a state per component (a pair `a[1] → a[i]` for Kleene +) and F. **begin** and "
+            "**take** edges consume an event, **ignore** skips it (dashed), **proceed** (ε) moves on without "
+            "consuming one. The strategy only changes the ignore formulas.",
+    "lazy-chain": "Lazy chain NFA (Kolchinsky & Schuster §4-§5): states q1 … qn take the variables in ascending "
+                  "frequency (rarest first; pattern order while the rates are unknown). Events of later variables "
+                  "are **stored** in buffers and taken from there; a state only takes from the stream when no later "
+                  "variable must precede it. **R** drops a partial match whose window closed (**timeout**) or that "
+                  "met a negated event.",
+    "lazy-tree": "Lazy tree NFA (Kolchinsky & Schuster §7): from the root, each state takes whichever remaining "
+                 "variable has the fewest buffered events (`isMin`), so the order adapts while the stream runs; "
+                 "Kleene variables come last (**iterate**). **R** drops partial matches whose window closed.",
+    "eager": "Eager NFA, the baseline of the lazy engines (Kolchinsky & Schuster §2.2): every event is applied on "
+             "arrival, in pattern order; a state is the set of variables bound so far (`q{c,p}`). A **take** clones "
+             "the partial match and the **ignore** loop keeps the original, so partial matches live until their "
+             "window closes (**timeout** → R).",
+}
+
+
+def default_engine(pattern: Pattern) -> str:
+    """The engine ``auto`` runs the pattern with, when it is drawn; else the first drawn one."""
+    try:
+        from engine.planner import choose
+
+        name = choose(pattern).name
+    except Exception:  # noqa: BLE001 - no engine runs it: still draw what can be drawn
+        name = "nfab"
+    return name if name in COMPILERS else "nfab"
 
 
 def window_text(pattern: Pattern, first_var: str | None) -> str | None:
@@ -92,6 +329,8 @@ def window_text(pattern: Pattern, first_var: str | None) -> str | None:
     if w is None or first_var is None:
         return None
     unit = "events" if w.is_count else (w.unit or "")
+    if unit in ("hour", "day") and w.value != 1:
+        unit += "s"
     coord = "seq" if w.is_count else "ts"
     return f"e.{coord} - {first_var}.{coord} < {w.value:g}{(' ' + unit) if unit else ''}".rstrip()
 
@@ -131,21 +370,52 @@ def shown_formula(kind: str, basic: str, optimised: str, into_final: bool, wtxt:
 
 
 def automaton_graph(pattern: Pattern, engine: str = "nfab", strategy: str | Strategy | None = None,
-                    push_window: bool = True, peek: bool = True) -> nx.MultiDiGraph:
-    """The compiled automaton with ``shown`` formulas; ``strategy`` overrides the pattern's."""
+                    push_window: bool = True, peek: bool = True, interval: bool = False) -> nx.MultiDiGraph:
+    """The compiled automaton with ``shown`` formulas; ``strategy`` overrides the pattern's.
+
+    The lazy and eager engines implement skip_till_any_match and OUTPUT ALL only: for
+    another strategy (or NON_OVERLAP) they are compiled under skip_till_any_match / ALL and
+    ``graph["note"]`` says so. ``interval``: the data has uncertainty intervals (noted in
+    ``graph["note"]`` and the figure's title: the engines match them as points)."""
     if strategy is not None:
         pattern = pattern.model_copy(update={"strategy": Strategy(strategy)})
     try:
-        _title, compile_fn = COMPILERS[engine]
+        title, compile_fn = COMPILERS[engine]
     except KeyError:
         raise AutomatonUnavailable(f"no automaton view for engine `{engine}`") from None
+    notes: list[str] = []
+    as_designed = True
+    if engine in ANY_ONLY and (pattern.strategy.value != ANY or pattern.output != "ALL"):
+        what = []
+        if pattern.strategy.value != ANY:
+            what.append(pattern.strategy.value)
+        if pattern.output != "ALL":
+            what.append(f"OUTPUT {pattern.output}")
+        notes.append(f"The {title.split(' (')[0]} implements skip_till_any_match with OUTPUT ALL only "
+                     f"(Kolchinsky & Schuster), not {' with '.join(what)}: it is drawn under "
+                     "skip_till_any_match and cannot run this pattern as designed. NFA^b runs every strategy.")
+        pattern = pattern.model_copy(update={"strategy": Strategy.ANY, "output": "ALL"})
+        as_designed = False
     g = compile_fn(pattern)
+    g.graph["engine"] = engine
+    g.graph["title"] = title
+    g.graph["strategy"] = pattern.strategy.value
+    g.graph.setdefault("partition", list(pattern.equivalence))
+    g.graph["runs_as_designed"] = as_designed
+    if interval:
+        notes.append("The data has uncertainty intervals [lower, upper]; the engines of this build match "
+                     "interval events as points at their lower bound, so this is the point automaton they run "
+                     "(the possible-worlds evaluation of the imprecise-timestamps paper is not drawn here).")
+    g.graph["interval"] = interval
+    g.graph["note"] = " ".join(notes)
     first = {}
     for n, d in g.nodes(data=True):
         if d.get("start"):
             first[d.get("alternative", 0)] = d.get("var")
     for u, v, k, d in g.edges(keys=True, data=True):
-        if g.graph.get("engine", "nfab") != "nfab":
+        d.setdefault("formula", d.get("label", ""))
+        d.setdefault("formula_optimised", d["formula"])
+        if engine != "nfab":
             d["shown"] = d["formula"]
             continue
         alt = g.nodes[u].get("alternative", 0)
@@ -157,21 +427,17 @@ def automaton_graph(pattern: Pattern, engine: str = "nfab", strategy: str | Stra
     return g
 
 
-# --------------------------------------------------------------------------- layout
+# --------------------------------------------------------------------------- drawing
 
-def layout(g: nx.MultiDiGraph) -> dict[str, tuple[float, float]]:
-    """States left to right by ``order``, one row per alternative; negation checks below,
-    between the state they follow and the next one."""
-    pos: dict[str, tuple[float, float]] = {}
-    for n, d in g.nodes(data=True):
-        if d.get("kind") != "negation":
-            pos[n] = (d.get("order", 0) * DX, -d.get("alternative", 0) * ROW)
-    for n, d in g.nodes(data=True):
-        if d.get("kind") == "negation":
-            src = next((u for u, _v, k in g.in_edges(n, keys=True)), None)
-            x, y = pos.get(src, (0.0, 0.0))
-            pos[n] = (x + DX / 2, y - 1.6)
-    return pos
+FONT = 11          # label font size (px)
+CHAR_W = 6.4       # a generous average character width at FONT (px): boxes are never too small
+BOLD_W = 7.0
+LINE_H = 14.5
+PAD = 4.0          # label box padding (px)
+STATE_PX = 48      # state marker diameter (px)
+LOOP_PX = 70       # from a state's centre to the far side of its self-loop (px)
+STUB_PX = 12       # horizontal offset of a route to R from the state's centre (px)
+HEADS = {"proceed": "ε proceed", "negation": "¬ check"}
 
 
 def _wrap(txt: str, width: int) -> str:
@@ -180,6 +446,10 @@ def _wrap(txt: str, width: int) -> str:
 
 def _short(txt: str, limit: int) -> str:
     return txt if len(txt) <= limit else txt[: limit - 1] + "…"
+
+
+def _esc(txt: str) -> str:
+    return txt.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _bezier(p0: tuple[float, float], p1: tuple[float, float], p2: tuple[float, float], p3: tuple[float, float],
@@ -193,95 +463,519 @@ def _bezier(p0: tuple[float, float], p1: tuple[float, float], p2: tuple[float, f
     return xs, ys
 
 
-def automaton_figure(g: nx.MultiDiGraph, labels: str = "short", label_width: int = 26,
-                     height: int | None = None) -> go.Figure:
-    """Plotly figure of an automaton graph from :func:`automaton_graph`.
+def _loop_units(x: float, y: float, above: bool) -> tuple[list[float], list[float]]:
+    """A self-loop in data units (y up): take above, ignore / store below."""
+    s = 1 if above else -1
+    return _bezier((x - R * 0.7, y + s * R * 0.7), (x - 1.0, y + s * 1.5), (x + 1.0, y + s * 1.5),
+                   (x + R * 0.7, y + s * R * 0.7))
 
-    ``labels``: ``short`` (wrapped, cut at 90 characters), ``full`` or ``none``; the hover
-    text always has the full formulas (basic θ and optimised θ*)."""
-    pos = layout(g)
-    fig = go.Figure()
-    annotations: list[dict[str, Any]] = []
-    hover_x: list[float] = []
-    hover_y: list[float] = []
-    hover_text: list[str] = []
-    hover_data: list[list[str]] = []
-    label_x: list[float] = []
-    label_y: list[float] = []
-    label_text: list[str] = []
-    label_colour: list[str] = []
-    label_pos: list[str] = []
 
-    def label(x: float, y: float, kind: str, formula: str, d: dict[str, Any], u: str, v: str,
-              where: str = "top center", hx: float | None = None, hy: float | None = None) -> None:
-        head = {"proceed": "ε proceed", "negation": "¬ check"}.get(kind, kind)
-        full = (f"<b>{head}</b> {u} → {v}<br>shown: {_wrap(formula, 70)}"
-                f"<br>θ: {_wrap(d.get('formula', ''), 70)}<br>θ*: {_wrap(d.get('formula_optimised', ''), 70)}")
-        hover_x.append(x if hx is None else hx)
-        hover_y.append(y if hy is None else hy)
-        hover_text.append(full)
-        hover_data.append([kind, u, v, formula, d.get("formula", ""), d.get("formula_optimised", "")])
-        if labels == "none":
-            return
-        txt = formula if labels == "full" else _short(formula, 90)
-        label_x.append(x)
-        label_y.append(y)
-        label_text.append(f"<b>{head}</b><br>" + _wrap(txt, label_width))
-        label_colour.append(EDGE_STYLE[kind]["color"])
-        label_pos.append(where)
+def _proceed_units(x0: float, y0: float, x1: float, y1: float) -> tuple[list[float], list[float]]:
+    return _bezier((x0 + R * 0.8, y0 - R * 0.5), (x0 + DX * 0.35, y0 - 0.9), (x1 - DX * 0.35, y1 - 0.9),
+                   (x1 - R * 0.8, y1 - R * 0.5))
 
-    def line(xs: list[float], ys: list[float], kind: str) -> None:
-        st = EDGE_STYLE[kind]
-        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", hoverinfo="skip", showlegend=False,
-                                 line=dict(color=st["color"], dash=st["dash"], width=st["width"])))
 
-    def arrowhead(x0: float, y0: float, x1: float, y1: float, kind: str) -> None:
-        st = EDGE_STYLE[kind]
-        annotations.append(dict(x=x1, y=y1, ax=x0, ay=y0, xref="x", yref="y", axref="x", ayref="y",
-                                showarrow=True, arrowhead=3, arrowsize=1.2, arrowwidth=st["width"],
-                                arrowcolor=st["color"], text=""))
+@dataclass
+class _Label:
+    """One edge label in screen pixels (x right, y down)."""
 
+    key: str
+    lines: list[tuple[str, bool]]  # (text, bold)
+    colour: str
+    anchor: tuple[float, float]
+    side: str  # above | below | right
+    hover: str
+    data: list[str]
+    hover_at: tuple[float, float] | None = None
+    box: tuple[float, float, float, float] | None = None
+    anchors: list[tuple[float, float]] = field(default_factory=list)  # other places along the edge
+
+    @property
+    def w(self) -> float:
+        return max((len(t) * (BOLD_W if b else CHAR_W) for t, b in self.lines), default=0) + 2 * PAD
+
+    @property
+    def h(self) -> float:
+        return len(self.lines) * LINE_H + 2 * PAD
+
+    def at(self, dx: float, dy: float, anchor: tuple[float, float] | None = None) -> tuple[float, float, float, float]:
+        ax, ay = anchor or self.anchor
+        w, h = self.w, self.h
+        if self.side == "above":
+            x0, y0 = ax - w / 2, ay - h - 2
+        elif self.side == "below":
+            x0, y0 = ax - w / 2, ay + 2
+        else:
+            x0, y0 = ax + 4, ay - h / 2
+        return (x0 + dx, y0 + dy, x0 + dx + w, y0 + dy + h)
+
+
+def _overlap(a: tuple[float, float, float, float], b: tuple[float, float, float, float], gap: float = 2.0) -> float:
+    w = min(a[2], b[2]) + gap - max(a[0], b[0])
+    h = min(a[3], b[3]) + gap - max(a[1], b[1])
+    return w * h if w > 0 and h > 0 else 0.0
+
+
+def _place(labels: list[_Label], obstacles: list[tuple[float, float, float, float]]) -> int:
+    """Put every label at the first free spot near its anchor (stagger away from the
+    edge, then sideways); returns how many could only be placed overlapping."""
+    placed = list(obstacles)
+    bad = 0
+    for lab in labels:
+        best, best_cost = None, None
+        step = 7.0
+        direction = {"above": -1.0, "below": 1.0}.get(lab.side)
+        shifts = [0.0, -0.35, 0.35, -0.7, 0.7, -1.05, 1.05]
+        found = None
+        anchors = [lab.anchor] + list(lab.anchors)
+        for k in range(0, 22):
+            if direction is None:  # beside a vertical route: alternate up and down
+                dy = (k + 1) // 2 * step * (1 if k % 2 else -1)
+            else:
+                dy = direction * k * step
+            for anchor in (anchors if k < 4 else anchors[:1]):
+                for sx in (shifts if k >= 1 else [0.0]):
+                    box = lab.at(sx * lab.w, dy, anchor)
+                    cost = sum(_overlap(box, o) for o in placed)
+                    if cost == 0:
+                        found = box
+                        lab.anchor = anchor
+                        break
+                    if best_cost is None or cost < best_cost:
+                        best, best_cost = box, cost
+                if found:
+                    break
+            if found:
+                break
+        if found is None:
+            found = best
+            bad += 1
+        lab.box = found
+        placed.append(found)  # type: ignore[arg-type]
+    return bad
+
+
+def _display(d: dict[str, Any], n: str) -> str:
+    """The name drawn in a state: the tree's Kleene tail ``iterate p`` as ``p[i]`` (NFA^b's name)."""
+    label = str(d.get("label", n))
+    if label.startswith("iterate "):
+        return f"{label[8:]}[i]"
+    return label
+
+
+def _state_px(label: str) -> float:
+    return max(STATE_PX, len(label) * 7.6 + 16)
+
+
+def _label_lines(head: str, body: str, mode: str, width: int) -> list[tuple[str, bool]]:
+    """The bold name (``take b:CPU · prec={a}`` on two lines), then the formula by ``mode``."""
+    lines: list[tuple[str, bool]] = [(_short(part, width), True) for part in head.split(" · ") if part]
+    if mode == "none" or not body:
+        return lines
+    if mode == "short":
+        wrapped = textwrap.wrap(_short(body, 2 * width), width=width, break_long_words=True)
+    else:
+        wrapped = textwrap.wrap(body, width=width + 8, break_long_words=True)
+    return lines + [(t, False) for t in wrapped]
+
+
+def _edge_head_body(g: nx.MultiDiGraph, d: dict[str, Any]) -> tuple[str, str]:
+    kind = d.get("kind", "take")
+    shown = d.get("shown", d.get("label", "")) or ""
+    if g.graph.get("engine", "nfab") == "nfab" or "move" not in d:
+        return HEADS.get(kind, kind), shown
+    parts = [p.strip() for p in shown.split(" | ")]
+    return parts[0] or d.get("move", kind), " · ".join(parts[1:])
+
+
+@dataclass
+class _Plan:
+    pos: dict[str, tuple[float, float]]       # px, screen coordinates
+    labels: list[_Label]
+    paths: list[tuple[str, list[float], list[float], tuple[float, float], tuple[float, float]]]  # kind, xs, ys (px)
+    overlaps: int
+    extra: list[tuple[float, float, float, float]] = field(default_factory=list)  # other drawn boxes
+
+
+def _plan(g: nx.MultiDiGraph, labels: str, label_width: int, gap_min: float, row_pad: float) -> _Plan:
+    nodes = dict(g.nodes(data=True))
+    is_nfab = g.graph.get("engine", "nfab") == "nfab"
+
+    def col_of(n: str) -> Any:
+        o = nodes[n].get("order", 0)
+        return o if isinstance(o, (int, float)) else 0
+
+    main = [n for n in nodes if nodes[n].get("kind") != "negation"]
+    cols = sorted({col_of(n) for n in main})
+    ci = {c: i for i, c in enumerate(cols)}
+    rows = sorted({int(nodes[n].get("alternative", 0) or 0) for n in main})
+
+    # ---- edges, grouped by how they are drawn
+    loops: dict[tuple[str, bool], list[tuple[str, str, str, dict[str, Any]]]] = {}
+    others: list[tuple[str, str, str, dict[str, Any], str]] = []
     for u, v, k, d in g.edges(keys=True, data=True):
         kind = d.get("kind", k)
-        formula = d.get("shown", d.get("label", ""))
-        (x0, y0), (x1, y1) = pos[u], pos[v]
-        if u == v:  # take loop above, ignore loop below
-            s = 1 if kind == "take" else -1
-            p0 = (x0 - R * 0.7, y0 + s * R * 0.7)
-            p3 = (x0 + R * 0.7, y0 + s * R * 0.7)
-            xs, ys = _bezier(p0, (x0 - 1.0, y0 + s * 1.5), (x0 + 1.0, y0 + s * 1.5), p3)
-            line(xs, ys, kind)
-            arrowhead(xs[-4], ys[-4], xs[-1], ys[-1], kind)
-            label(x0, y0 + s * 1.2, kind, formula, d, u, v, "top center" if s > 0 else "bottom center",
-                  hy=y0 + s * 1.1)
-        elif kind == "negation":
-            ang = math.atan2(y1 - y0, x1 - x0)
-            sx, sy = x0 + R * math.cos(ang), y0 + R * math.sin(ang)
-            ex, ey = x1 - R * math.cos(ang), y1 - R * math.sin(ang)
-            line([sx, ex], [sy, ey], kind)
-            arrowhead(sx, sy, ex, ey, kind)
-            label(x1 + R + 0.1, y1, kind, formula, d, u, v, "middle right", hx=(sx + ex) / 2, hy=(sy + ey) / 2)
+        if u == v:
+            loops.setdefault((u, kind == "take"), []).append((u, v, k, d))
+            continue
+        vk = nodes[v].get("kind")
+        if vk == "reject":
+            how = "bus"
+        elif vk == "negation":
+            how = "neg"
+        elif kind == "proceed" and is_nfab:
+            how = "curve"
         else:
-            # begin straight; proceed (ε) bends below so that it is told apart
-            if kind == "proceed":
-                xs, ys = _bezier((x0 + R * 0.8, y0 - R * 0.5), (x0 + DX * 0.35, y0 - 0.9),
-                                 (x1 - DX * 0.35, y1 - 0.9), (x1 - R * 0.8, y1 - R * 0.5))
-                line(xs, ys, kind)
-                arrowhead(xs[-4], ys[-4], xs[-1], ys[-1], kind)
-                annotations.append(dict(x=(x0 + x1) / 2, y=y0 - 0.45, text="<b>ε</b>", showarrow=False,
-                                        font=dict(size=16, color=EDGE_STYLE[kind]["color"])))
-                label((x0 + x1) / 2, y0 - 0.85, kind, formula, d, u, v, "bottom center", hy=y0 - 0.72)
+            how = "straight"
+        others.append((u, v, k, d, how))
+
+    def make(u: str, v: str, dd: list[dict[str, Any]], key: str, terse: bool = False) -> _Label:
+        lines: list[tuple[str, bool]] = []
+        hover, data = [], []
+        for d in dd:
+            head, body = _edge_head_body(g, d)
+            lines += _label_lines(head, body, "none" if terse and labels != "full" else labels, label_width)
+            hover.append(f"<b>{_esc(HEADS.get(d.get('kind', ''), d.get('move', d.get('kind', ''))))}</b> "
+                         f"{_esc(u)} → {_esc(v)}<br>shown: {_wrap(_esc(d.get('shown', '')), 70)}"
+                         f"<br>θ: {_wrap(_esc(d.get('formula', '')), 70)}"
+                         f"<br>θ*: {_wrap(_esc(d.get('formula_optimised', '')), 70)}")
+            data = [d.get("kind", ""), u, v, d.get("shown", ""), d.get("formula", ""), d.get("formula_optimised", "")]
+        colour = EDGE_STYLE.get(dd[0].get("kind", "take"), EDGE_STYLE["take"])["color"]
+        return _Label(key, lines, colour, (0.0, 0.0), "above", "<br>".join(hover), data)
+
+    loop_labels = {key: make(key[0], key[0], [x[3] for x in items], f"loop:{key[0]}:{key[1]}")
+                   for key, items in loops.items()}
+    edge_labels = [(u, v, d, how, make(u, v, [d], f"edge:{u}->{v}:{k}", terse=how == "bus"))
+                   for u, v, k, d, how in others]
+
+    # ---- column gaps from what sits between two columns
+    gaps = [gap_min] * max(len(cols) - 1, 0)
+    for u, v, d, how, lab in edge_labels:
+        if how in ("straight", "curve"):
+            a, b = ci.get(col_of(u)), ci.get(col_of(v))
+            if a is not None and b is not None and b == a + 1:
+                gaps[a] = max(gaps[a], lab.w + 2 * STATE_PX / 2 + 20)
+        if how == "neg":
+            a = ci.get(col_of(u))
+            if a is not None and a < len(gaps):
+                gaps[a] = max(gaps[a], lab.w + 30)
+    for (n1, above1), l1 in loop_labels.items():
+        for (n2, above2), l2 in loop_labels.items():
+            if above1 != above2 or n1 == n2:
+                continue
+            a, b = ci.get(col_of(n1)), ci.get(col_of(n2))
+            if a is not None and b == a + 1 and nodes[n1].get("alternative", 0) == nodes[n2].get("alternative", 0):
+                gaps[a] = max(gaps[a], l1.w / 2 + l2.w / 2 + 16)
+    xs_col = [0.0]
+    for gp in gaps:
+        xs_col.append(xs_col[-1] + gp)
+
+    # ---- row bands
+    above = {r: 34.0 for r in rows}
+    below = {r: 34.0 for r in rows}
+    for (n, up), lab in loop_labels.items():
+        r = int(nodes[n].get("alternative", 0) or 0)
+        if up:
+            above[r] = max(above[r], LOOP_PX + lab.h + 6)
+        else:
+            below[r] = max(below[r], LOOP_PX + lab.h + 6)
+    for u, v, d, how, lab in edge_labels:
+        r = int(nodes[u].get("alternative", 0) or 0)
+        if r not in above:
+            continue
+        if how == "straight":
+            above[r] = max(above[r], lab.h + 16)
+        elif how == "curve":
+            below[r] = max(below[r], 50 + lab.h + 6)
+        elif how == "neg":
+            below[r] = max(below[r], 1.6 * SCALE + STATE_PX / 2 + lab.h + 10)
+    ys_row: dict[int, float] = {}
+    y = 0.0
+    first = True
+    for r in rows:
+        if r < 0:
+            continue
+        y = (y + above[r]) if first else (y + row_pad + above[r])
+        ys_row[r] = y
+        y += below[r]
+        first = False
+    bus_rows = [r for r in rows if r < 0]
+    if bus_rows:
+        top = min((ys_row[r] - above[r] for r in ys_row), default=0.0)
+        bus_labels = [lab for u, v, d, how, lab in edge_labels if how == "bus"]
+        need = max((lab.h for lab in bus_labels), default=20.0) + 40
+        for r in bus_rows:
+            ys_row[r] = top - need - STATE_PX / 2
+
+    # ---- positions
+    pos: dict[str, tuple[float, float]] = {}
+    for n in main:
+        pos[n] = (xs_col[ci[col_of(n)]], ys_row.get(int(nodes[n].get("alternative", 0) or 0), 0.0))
+    for n, d in nodes.items():
+        if d.get("kind") == "negation":
+            src = next((u for u, _v in g.in_edges(n)), None)
+            x, yy = pos.get(src, (0.0, 0.0)) if src is not None else (0.0, 0.0)
+            a = ci.get(col_of(src)) if src is not None else None
+            gp = gaps[a] if a is not None and a < len(gaps) else gap_min
+            pos[n] = (x + gp / 2, yy + 1.6 * SCALE)
+
+    def radius(n: str) -> float:
+        return _state_px(_display(nodes[n], n)) / 2
+
+    # ---- geometry and label anchors
+    paths: list[tuple[str, list[float], list[float], tuple[float, float], tuple[float, float]]] = []
+    labs: list[_Label] = []
+    u2p = (lambda xs, ys: ([x * SCALE for x in xs], [-y * SCALE for y in ys]))
+    stubs: dict[str, int] = {}
+    order_of = {"straight": 0, "curve": 1, "neg": 3, "bus": 4}
+    for u, v, d, how, lab in sorted(edge_labels, key=lambda t: order_of[t[3]]):
+        (x0, y0), (x1, y1) = pos[u], pos[v]
+        kind = d.get("kind", "take")
+        if how == "curve":
+            xs, ys = u2p(*_proceed_units(x0 / SCALE, -y0 / SCALE, x1 / SCALE, -y1 / SCALE))
+            lab.anchor, lab.side = ((x0 + x1) / 2, max(ys) + 2), "below"
+        elif how == "bus":
+            k = stubs.get(u, 0)
+            stubs[u] = k + 1
+            sx = x0 + STUB_PX + 10 * k
+            r0 = radius(u)
+            # states above in the way (same column, another row): go up beside them
+            block = [radius(n2) for n2, (bx, by) in pos.items()
+                     if n2 not in (u, v) and y1 < by < y0 and abs(bx - sx) < radius(n2) + 6]
+            if block:
+                sx = x0 + max(block) + 12 + 10 * k
+                ang = math.radians(-35)
+                jx, jy = x0 + r0 * math.cos(ang), y0 + r0 * math.sin(ang)
+                start = [(jx, jy), (sx, jy - (sx - jx) * 0.4)]
             else:
-                line([x0 + R, x1 - R], [y0, y1], kind)
-                arrowhead(x0 + R, y0, x1 - R, y1, kind)
-                label((x0 + x1) / 2, y0 + 0.12, kind, formula, d, u, v, "top center", hy=y0)
+                start = [(sx, y0 - math.sqrt(max(r0 * r0 - (sx - x0) ** 2, 0.0)))]
+            if abs(sx - x1) < 1:
+                pts = start + [(sx, y1 + radius(v))]
+            else:
+                end_x = x1 - radius(v) if x1 > sx else x1 + radius(v)
+                pts = start + [(sx, y1), (end_x, y1)]
+            xs, ys = [p_[0] for p_ in pts], [p_[1] for p_ in pts]
+            start_y = start[-1][1]
+            lab.anchor, lab.side = (sx, (start_y + y1) / 2), "right"
+        elif how == "neg":
+            ang = math.atan2(y1 - y0, x1 - x0)
+            xs = [x0 + radius(u) * math.cos(ang), x1 - radius(v) * math.cos(ang)]
+            ys = [y0 + radius(u) * math.sin(ang), y1 - radius(v) * math.sin(ang)]
+            lab.anchor, lab.side = (x1, y1 + radius(v) + 2), "below"
+        else:
+            ang = math.atan2(y1 - y0, x1 - x0)
+            xs = [x0 + radius(u) * math.cos(ang), x1 - radius(v) * math.cos(ang)]
+            ys = [y0 + radius(u) * math.sin(ang), y1 - radius(v) * math.sin(ang)]
+            mx, my = (xs[0] + xs[1]) / 2, (ys[0] + ys[1]) / 2
+            lab.anchor, lab.side = (mx, my - 3), "above"
+            lab.anchors = [(xs[0] + t * (xs[1] - xs[0]), ys[0] + t * (ys[1] - ys[0]) - 3) for t in (0.35, 0.65, 0.25, 0.75)]
+        lab.hover_at = ((xs[0] + xs[-1]) / 2, (ys[0] + ys[-1]) / 2) if how != "curve" else (
+            (x0 + x1) / 2, max(ys) - 4)
+        paths.append((kind, xs, ys, (xs[-2], ys[-2]), (xs[-1], ys[-1])))
+        labs.append(lab)
+    for (n, up), lab in loop_labels.items():
+        x, yy = pos[n]
+        for _u, _v, _k, d in loops[(n, up)]:
+            xs, ys = u2p(*_loop_units(x / SCALE, -yy / SCALE, up))
+            paths.append((d.get("kind", "take"), xs, ys, (xs[-4], ys[-4]), (xs[-1], ys[-1])))
+        lab.anchor = (x, yy - LOOP_PX if up else yy + LOOP_PX)
+        lab.side = "above" if up else "below"
+        lab.hover_at = (x, yy - LOOP_PX + 6 if up else yy + LOOP_PX - 6)
+        labs.append(lab)
+    # forward labels first, then loops, ε curves, negation and reject routes
+    prio = {"above": 0, "below": 1, "right": 2}
+    labs.sort(key=lambda lb: (0 if lb.key.startswith("edge") and lb.side == "above" else
+                              1 if lb.key.startswith("loop") else 2 + prio[lb.side]))
+    obstacles = []
+    for n, (x, yy) in pos.items():
+        r = radius(n) + (6 if nodes[n].get("kind") == "final" else 0)
+        obstacles.append((x - r, yy - r, x + r, yy + r))
+        if nodes[n].get("start"):
+            obstacles.append((x - 1.35 * SCALE - 44, yy - 9, x - 1.35 * SCALE, yy + 9))  # "start"
+            if g.graph.get("alternatives", 1) > 1:
+                obstacles.append((x - 1.35 * SCALE - 96, yy - 0.45 * SCALE - 9, x - 1.35 * SCALE, yy - 0.45 * SCALE + 9))
+    shown = [lb for lb in labs if lb.lines]
+    bad = _place(shown, obstacles)
+    return _Plan(pos, labs, paths, bad, obstacles)
+
+
+def layout(g: nx.MultiDiGraph, labels: str | None = None) -> dict[str, tuple[float, float]]:
+    """State positions in data units (y up) as :func:`automaton_figure` draws them (the
+    positions of its last drawing of ``g``; otherwise those of a drawing with short labels)."""
+    if labels is None and "positions" in g.graph:
+        return dict(g.graph["positions"])
+    plan = _best_plan(g, labels or "short", 26)
+    return {n: (x / SCALE, -y / SCALE) for n, (x, y) in plan.pos.items()}
+
+
+MAX_WIDTH = 1000  # pixels: wider drawings get shorter labels (Streamlit would shrink them)
+MANY_STATES = 20  # a drawing with more states shows the edges' names only (formulas on hover)
+
+
+def _extent(plan: _Plan) -> tuple[float, float, float, float]:
+    boxes = list(plan.extra) + [lab.box for lab in plan.labels if lab.box is not None]
+    for _kind, pxs, pys, _a, _b in plan.paths:
+        boxes.append((min(pxs), min(pys), max(pxs), max(pys)))
+    return (min(b[0] for b in boxes) - 14, min(b[1] for b in boxes) - 10,
+            max(b[2] for b in boxes) + 14, max(b[3] for b in boxes) + 10)
+
+
+def _best_plan(g: nx.MultiDiGraph, labels: str, label_width: int) -> _Plan:
+    """The first of: the labels asked for, narrower labels, the edges' names only, that fits
+    in :data:`MAX_WIDTH` pixels with no label overlapping another label or a state (gaps and
+    rows widen until every label has a free spot)."""
+    tries = [(labels, label_width)]
+    if labels == "short":
+        tries = ([("none", label_width)] if g.number_of_nodes() > MANY_STATES else
+                 [("short", label_width), ("short", max(14, label_width - 8)), ("none", label_width)])
+    plan: _Plan | None = None
+    for mode, width in tries:
+        gap, pad = 170.0 if mode != "none" else 130.0, 40.0 if mode != "none" else 16.0
+        plan = _plan(g, mode, width, gap, pad)
+        for _ in range(4):
+            if plan.overlaps == 0:
+                break
+            gap, pad = gap * 1.35, pad + 40
+            plan = _plan(g, mode, width, gap, pad)
+        x0, _y0, x1, _y1 = _extent(plan)
+        g.graph["labels_drawn"] = mode if (mode, width) == tries[0] or mode == "none" else f"{mode} (narrower)"
+        if plan.overlaps == 0 and x1 - x0 <= MAX_WIDTH:
+            break
+    assert plan is not None
+    return plan
+
+
+def label_boxes(fig: go.Figure) -> list[tuple[str, tuple[float, float, float, float]]]:
+    """The edge labels of a figure from :func:`automaton_figure` as pixel boxes (x0, y0, x1,
+    y1; y down), as the figure estimates them (tests; the browser test measures the SVG)."""
+    out = []
+    for a in fig.layout.annotations:
+        if a.name and a.name.startswith(("edge:", "loop:")):
+            bx = (a.x - fig.layout.xaxis.range[0]) * SCALE
+            by = (fig.layout.yaxis.range[1] - a.y) * SCALE
+            w, h = a.width, a.height
+            out.append((a.name, (bx - w / 2, by - h / 2, bx + w / 2, by + h / 2)))
+    return out
+
+
+def _legend_name(kind: str, moves: set[str]) -> str:
+    if kind == "proceed":
+        names = sorted(moves - {"proceed"}) + (["proceed (ε)"] if "proceed" in moves else [])
+        return " / ".join(names) or "proceed (ε)"
+    if kind == "negation":
+        return "negation check" if moves <= {"negation"} else " / ".join(sorted(moves))
+    return " / ".join(sorted(moves)) or kind
+
+
+def legend_rows(g: nx.MultiDiGraph) -> pd.DataFrame:
+    """Every state kind and every move the drawing shows, with what it means."""
+    rows = []
+    kinds = []
+    for _n, d in g.nodes(data=True):
+        k = d.get("kind", "singleton")
+        if k not in kinds:
+            kinds.append(k)
+    for k in kinds:
+        sym, meaning = STATE_MEANING.get(k, (k, ""))
+        rows.append({"drawn as": f"state {sym}" if k not in ("final", "reject") else f"state {sym} ({k})",
+                     "kind": k, "meaning": meaning})
+    moves = []
+    for _u, _v, d in g.edges(data=True):
+        m = d.get("move", d.get("kind", ""))
+        if (m, d.get("kind")) not in moves:
+            moves.append((m, d.get("kind")))
+    for m, style in moves:
+        st = EDGE_STYLE.get(style or "take", EDGE_STYLE["take"])
+        line = {"solid": "solid", "dash": "dashed", "dot": "dotted"}[st["dash"]]
+        rows.append({"drawn as": f"{line} {_colour_name(style)} edge", "kind": m, "meaning": MOVE_MEANING.get(m, m)})
+    return pd.DataFrame(rows, columns=["drawn as", "kind", "meaning"])
+
+
+def _colour_name(kind: str | None) -> str:
+    return {"begin": "dark blue", "take": "green", "ignore": "grey", "proceed": "purple",
+            "negation": "red"}.get(kind or "", "")
+
+
+def automaton_figure(g: nx.MultiDiGraph, labels: str = "short", label_width: int = 26,
+                     height: int | None = None) -> go.Figure:
+    """Plotly figure of an automaton graph from :func:`automaton_graph`, drawn at its own
+    pixel size (show it with ``width="content"``).
+
+    ``labels``: ``short`` (wrapped, two lines of formula), ``full`` or ``none`` (the edge's
+    name only); the hover text always has the full formulas (basic θ and optimised θ*).
+    ``height``: a minimum height in pixels."""
+    plan = _best_plan(g, labels, label_width)
+    nodes = dict(g.nodes(data=True))
+    fig = go.Figure()
+    annotations: list[dict[str, Any]] = []
+
+    def U(x: float, y: float) -> tuple[float, float]:
+        return x / SCALE, -y / SCALE
+
+    # edges, one trace per drawing kind
+    by_kind: dict[str, tuple[list[Any], list[Any]]] = {}
+    for kind, xs, ys, (ax0, ay0), (ax1, ay1) in plan.paths:
+        tx, ty = by_kind.setdefault(kind, ([], []))
+        for x, y in zip(xs, ys):
+            ux, uy = U(x, y)
+            tx.append(ux)
+            ty.append(uy)
+        tx.append(None)
+        ty.append(None)
+        st = EDGE_STYLE.get(kind, EDGE_STYLE["take"])
+        (bx0, by0), (bx1, by1) = U(ax0, ay0), U(ax1, ay1)
+        annotations.append(dict(x=bx1, y=by1, ax=bx0, ay=by0, xref="x", yref="y", axref="x", ayref="y",
+                                showarrow=True, arrowhead=3, arrowsize=1.2, arrowwidth=st["width"],
+                                arrowcolor=st["color"], text=""))
+    for kind, (tx, ty) in by_kind.items():
+        st = EDGE_STYLE.get(kind, EDGE_STYLE["take"])
+        fig.add_trace(go.Scatter(x=tx, y=ty, mode="lines", hoverinfo="skip", showlegend=False,
+                                 line=dict(color=st["color"], dash=st["dash"], width=st["width"])))
+
+    # labels (with white backgrounds) and leader lines for the ones that had to move
+    hover_x, hover_y, hover_text, hover_data = [], [], [], []
+    lead_x: list[Any] = []
+    lead_y: list[Any] = []
+    for lab in plan.labels:
+        if lab.hover_at is not None:
+            hx, hy = U(*lab.hover_at)
+            hover_x.append(hx)
+            hover_y.append(hy)
+            hover_text.append(lab.hover)
+            hover_data.append(lab.data)
+        if lab.box is None:
+            continue
+        x0, y0, x1, y1 = lab.box
+        cx, cy = U((x0 + x1) / 2, (y0 + y1) / 2)
+        text = "<br>".join(f"<b>{_esc(t)}</b>" if b else _esc(t) for t, b in lab.lines)
+        annotations.append(dict(x=cx, y=cy, xref="x", yref="y", text=text, showarrow=False, name=lab.key,
+                                font=dict(size=FONT, color=lab.colour), align="left" if lab.side == "right" else "center",
+                                bgcolor="rgba(255,255,255,0.9)", borderpad=0, width=x1 - x0, height=y1 - y0,
+                                xanchor="center", yanchor="middle", valign="middle"))
+        ax, ay = lab.anchor
+        nx_ = min(max(ax, x0), x1)
+        ny_ = min(max(ay, y0), y1)
+        if math.hypot(nx_ - ax, ny_ - ay) > 12:
+            for x, y in ((ax, ay), (nx_, ny_)):
+                ux, uy = U(x, y)
+                lead_x.append(ux)
+                lead_y.append(uy)
+            lead_x.append(None)
+            lead_y.append(None)
+    if lead_x:
+        fig.add_trace(go.Scatter(x=lead_x, y=lead_y, mode="lines", hoverinfo="skip", showlegend=False,
+                                 name="label leaders", line=dict(color="#999", dash="dot", width=1)))
 
     # start arrows
-    for n, d in g.nodes(data=True):
+    for n, d in nodes.items():
         if d.get("start"):
-            x, y = pos[n]
-            line([x - 1.3, x - R], [y, y], "begin")
-            arrowhead(x - 1.3, y, x - R, y, "begin")
+            x, y = U(*plan.pos[n])
+            r = _state_px(_display(d, n)) / 2 / SCALE
+            fig.add_trace(go.Scatter(x=[x - 1.3, x - r], y=[y, y], mode="lines", hoverinfo="skip", showlegend=False,
+                                     line=dict(color=EDGE_STYLE["begin"]["color"], width=2.2)))
+            annotations.append(dict(x=x - r, y=y, ax=x - 1.3, ay=y, xref="x", yref="y", axref="x", ayref="y",
+                                    showarrow=True, arrowhead=3, arrowsize=1.2, arrowwidth=2.2,
+                                    arrowcolor=EDGE_STYLE["begin"]["color"], text=""))
             annotations.append(dict(x=x - 1.35, y=y, text="start", showarrow=False, xanchor="right",
                                     font=dict(size=12, color="#555")))
             if g.graph.get("alternatives", 1) > 1:
@@ -289,62 +983,97 @@ def automaton_figure(g: nx.MultiDiGraph, labels: str = "short", label_width: int
                                         showarrow=False, xanchor="right", font=dict(size=11, color="#888")))
 
     # states
-    xs, ys, texts, hovers, fills, lines, custom = [], [], [], [], [], [], []
-    for n, d in g.nodes(data=True):
-        x, y = pos[n]
+    xs, ys, texts, hovers, fills, lines, custom, sizes = [], [], [], [], [], [], [], []
+    for n, d in nodes.items():
+        x, y = U(*plan.pos[n])
         kind = d.get("kind", "singleton")
         xs.append(x)
         ys.append(y)
-        texts.append(d.get("label", n))
-        info = f"<b>state {d.get('label', n)}</b><br>kind: {kind}"
+        label = _display(d, n)
+        texts.append(_esc(label))
+        sizes.append(_state_px(label))
+        info = f"<b>state {_esc(label)}</b><br>kind: {kind} — {STATE_MEANING.get(kind, ('', ''))[1]}"
         if d.get("type"):
             info += f"<br>event type: {d.get('type')}"
         if d.get("var"):
             info += f"<br>variable: {d.get('var')}"
         if d.get("formula"):
-            info += f"<br>check: {_wrap(d.get('formula'), 70)}"
+            info += f"<br>check: {_wrap(_esc(d.get('formula')), 70)}"
         hovers.append(info)
         fills.append(STATE_FILL.get(kind, "#eeeeee"))
-        lines.append("#c0392b" if kind == "negation" else "#1f2d3d")
+        lines.append("#c0392b" if kind in ("negation", "negative") else "#1f2d3d")
         custom.append(["state", n, "", d.get("formula", "") or "", "", ""])
-    finals = [(pos[n][0], pos[n][1]) for n, d in g.nodes(data=True) if d.get("kind") == "final"]
+    finals = [U(*plan.pos[n]) for n, d in nodes.items() if d.get("kind") == "final"]
     if finals:  # the outer ring of F's double circle
         fig.add_trace(go.Scatter(x=[p[0] for p in finals], y=[p[1] for p in finals], mode="markers",
                                  hoverinfo="skip", showlegend=False,
                                  marker=dict(size=60, color="rgba(0,0,0,0)", line=dict(color="#1f2d3d", width=2))))
     fig.add_trace(go.Scatter(x=xs, y=ys, mode="markers+text", text=texts, textposition="middle center",
                              hovertext=hovers, hoverinfo="text", customdata=custom, showlegend=False,
-                             name="states", textfont=dict(size=13, color="#111"),
-                             marker=dict(size=48, color=fills, line=dict(color=lines, width=2))))
-    if label_x:
-        fig.add_trace(go.Scatter(x=label_x, y=label_y, mode="text", text=label_text, hoverinfo="skip",
-                                 textposition=label_pos,
-                                 showlegend=False, textfont=dict(size=11, color=label_colour)))
+                             name="states", textfont=dict(size=12, color="#111"),
+                             marker=dict(size=sizes, color=fills, line=dict(color=lines, width=2))))
     fig.add_trace(go.Scatter(x=hover_x, y=hover_y, mode="markers", hovertext=hover_text, hoverinfo="text",
                              customdata=hover_data, showlegend=False, name="edges",
                              marker=dict(size=22, color="rgba(0,0,0,0)")))
-    # legend entries for edge kinds
+
+    # legend: every edge kind and every state kind drawn
+    legend_names: list[str] = []
+    moves: dict[str, set[str]] = {}
+    for _u, _v, d in g.edges(data=True):
+        moves.setdefault(d.get("kind", "take"), set()).add(d.get("move", d.get("kind", "take")))
     for kind, st in EDGE_STYLE.items():
-        if any(d.get("kind") == kind for _u, _v, d in g.edges(data=True)):
-            name = {"proceed": "proceed (ε)", "negation": "negation check"}.get(kind, kind)
+        if kind in moves:
+            name = _legend_name(kind, moves[kind])
+            legend_names.append(name)
             fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name=name,
                                      line=dict(color=st["color"], dash=st["dash"], width=st["width"])))
-    allx = [p[0] for p in pos.values()]
-    ally = [p[1] for p in pos.values()]
-    rows = int(g.graph.get("alternatives", 1) or 1)
+    seen_kinds: list[str] = []
+    for _n, d in nodes.items():
+        k = d.get("kind", "singleton")
+        if k not in seen_kinds:
+            seen_kinds.append(k)
+    for k in seen_kinds:
+        sym = STATE_MEANING.get(k, (k, ""))[0]
+        name = f"{sym}: {k.replace('_', ' ')}" if sym not in (k,) else k
+        legend_names.append(name)
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=name,
+                                 marker=dict(size=12, color=STATE_FILL.get(k, "#eee"),
+                                             line=dict(color="#c0392b" if k in ("negation", "negative") else "#1f2d3d",
+                                                       width=1.5))))
+
+    # extent: every state, label, loop and the start text, in pixels
+    x0, y0, x1, y1 = _extent(plan)
+    plot_w = x1 - x0
+    legend_w = sum(len(n) * 6.6 + 48 for n in legend_names)
+    legend_rows_n = max(1, math.ceil(legend_w / max(plot_w - 20, 280)) + 1)
+    top, bottom = 40, 14 + 22 * legend_rows_n
+    plot_h = y1 - y0
+    if height and plot_h + top + bottom < height:
+        extra = (height - top - bottom - plot_h) / 2
+        y0 -= extra
+        y1 += extra
+        plot_h = y1 - y0
+    title = g.graph.get("title") or COMPILERS.get(g.graph.get("engine", "nfab"), ("", None))[0]
+    parts = [f"strategy: {g.graph.get('strategy', '') or ANY}"]
+    if g.graph.get("partition"):
+        parts.append(f"partition: [{', '.join(g.graph.get('partition') or [])}]")
+    if g.graph.get("interval"):
+        parts.append("interval data, matched as points")
     fig.update_layout(
         annotations=annotations,
-        xaxis=dict(visible=False, range=[min(allx) - 2.2, max(allx) + 1.6]),
-        yaxis=dict(visible=False, range=[min(ally) - 2.9, max(ally) + 2.9]),
-        height=height or max(380, 330 * rows + (120 if any(d.get("kind") == "negation" for _n, d in g.nodes(data=True)) else 0)),
-        margin=dict(l=10, r=10, t=40, b=10),
+        xaxis=dict(visible=False, range=[x0 / SCALE, x1 / SCALE], fixedrange=True),
+        yaxis=dict(visible=False, range=[-y1 / SCALE, -y0 / SCALE], fixedrange=True),
+        width=int(plot_w + 20), height=int(plot_h + top + bottom), autosize=False,
+        margin=dict(l=10, r=10, t=top, b=bottom, autoexpand=False),  # 1 unit = SCALE pixels, always
         plot_bgcolor="white",
-        legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="left", x=0),
+        legend=dict(orientation="h", yanchor="top", y=-4 / max(plot_h, 1), xanchor="left", x=0,
+                    font=dict(size=11), itemwidth=30),
         hoverlabel=dict(align="left"),
-        title=dict(text=f"strategy: {g.graph.get('strategy', '')}"
-                   + (f" · partition: [{', '.join(g.graph.get('partition') or [])}]" if g.graph.get("partition") else ""),
-                   font=dict(size=13), x=0.99, xanchor="right", y=0.98),
+        title=dict(text=(f"{title} · " if title else "") + " · ".join(parts), font=dict(size=13), x=0.01,
+                   xanchor="left", y=1 - 8 / (plot_h + top + bottom), yanchor="top"),
     )
+    g.graph["positions"] = {n: U(*p) for n, p in plan.pos.items()}
+    g.graph["label_overlaps"] = plan.overlaps
     return fig
 
 

@@ -116,7 +116,7 @@ except runner.RunError as err:
     ui.sidebar()
     st.error(str(err), icon=":material/error:")
     st.stop()
-state.set_data_in_use(src.kind, src.label, loaded.schema)
+state.set_data_in_use(src.kind, src.label, loaded.schema, interval=mapping.is_interval)
 ss["run_file_in_use"] = src.kind != "sample"
 ui.sidebar()  # now that the data in use is known
 
