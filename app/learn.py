@@ -1,0 +1,179 @@
+"""The Learn page: the papers' ideas shown on small runs (issue 10, item 5).
+
+Each view has a short text citing the paper section it illustrates:
+
+1. *One stream, four strategies* (SASE+ §3.4, §4.5 step 3, §6.3): the stock example under
+   strict contiguity, partition contiguity, skip till next match and skip till any match,
+   side by side: matches, the ignore-edge formula, live runs, and which matches differ.
+2. *Lazy vs eager* (Kolchinsky & Schuster §2.2, §3, §4, §7): partial matches created and
+   alive per event on a stream with skewed type rates; the chain's evaluation order
+   against the pattern's order.
+
+Session keys are prefixed ``lrn_``. Later issues add their views here.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+import sample_streams
+from app import state
+from engine.dsl import parse, to_text
+from engine.model import Pattern
+from visualizers import learn_view as LV
+
+STOCK_SAMPLE, STOCK_PRESET = "stocks_sase", "stock_trend"
+LAZY_PATTERN = """PATTERN SEQ(A a, B b, C c)
+WHERE skip_till_any_match
+  AND a.price < c.price
+WITHIN 2 s"""
+
+
+@st.cache_data(show_spinner="Running the four strategies…", max_entries=8)
+def _strategies(pattern_json: str, sample: str) -> tuple[list[LV.StrategyRun], dict[Any, int], list[str]]:
+    p = Pattern.model_validate_json(pattern_json)
+    events = sample_streams.events(sample)
+    return LV.compare_strategies(p, events), {e.id: e.seq for e in events}, [f"e{e.id}" for e in events]
+
+
+@st.cache_data(show_spinner="Running eager, lazy chain and lazy tree…", max_entries=8)
+def _lazy(pattern_text: str, n: int, rates: tuple[tuple[str, float], ...], seed: int
+          ) -> tuple[list[LV.EngineRun], dict[str, int]]:
+    from engine.events import load_events
+    from sample_streams import generators as G
+
+    events = load_events(G.skewed_types(n, dict(rates), seed=seed)).events
+    return LV.compare_lazy_eager(parse(pattern_text), events, dict(rates)), LV.type_counts(events)
+
+
+def strategies_view() -> None:
+    st.header("One stream, four strategies")
+    st.markdown(
+        "SASE+ (Agrawal et al., SIGMOD 2008) lets a pattern say **how events are selected** from a stream that "
+        "mixes relevant and irrelevant ones (§3.4). The strategy changes only one thing in the automaton: the "
+        "formula on the **ignore** edges (§4.5 step 3) — `false` under strict contiguity, `¬partition` under "
+        "partition contiguity, `¬take`/`¬begin` under skip till next match, `true` under skip till any match. "
+        "On the paper's stock stream (Figure 3, e1…e8) the stock-trend query Q3 finds 2, 2, 3 and 68 matches "
+        "(§6.3 of the notes): skip till next match adds `a=3,4 b=6`, and skip till any match explores every "
+        "combination, so its runs grow exponentially (§4, non-determinism).")
+    src = st.radio("Pattern and stream", ["stock", "current"], horizontal=True, key="lrn_strat_src",
+                   format_func={"stock": "SASE+ Q3 on the Figure 3 stocks (stocks_sase)",
+                                "current": "the current pattern on its sample"}.get)
+    if src == "stock":
+        txt = sample_streams.load(STOCK_SAMPLE).presets[STOCK_PRESET]
+        p, sample = parse(txt), STOCK_SAMPLE
+    else:
+        p, sample = state.pattern(), state.sample_name()
+    from engine.automata.nfab import unsupported_reason
+
+    why = unsupported_reason(p)
+    if why:
+        st.warning(f"NFA^b cannot run the current pattern ({why}); showing nothing.", icon=":material/warning:")
+        return
+    results, seq_of, labels = _strategies(p.model_dump_json(), sample)
+    st.code(to_text(p.model_copy(update={"strategy": p.strategy})).strip(), language="sql")
+    cols = st.columns(4, gap="small")
+    all_keys = [set(LV.match_text(m) for m in r.matches) for r in results if not r.error]
+    common = set.intersection(*all_keys) if all_keys else set()
+    for col, r in zip(cols, results):
+        with col.container(border=True):
+            st.markdown(f"**{r.strategy}**")
+            if r.error:
+                st.error(r.error)
+                continue
+            st.metric("matches", r.count, help="distinct matches of NFA^b under this strategy")
+            st.caption(LV.IGNORE_RULE[r.strategy])
+            for state_name, formula in r.ignore:
+                st.code(f"ignore at {state_name}: {formula}", language=None, wrap_lines=True)
+            shown = r.matches[:8]
+            lines = [("" if LV.match_text(m) in common else "**+** ") + f"`{LV.match_text(m)}`" for m in shown]
+            st.markdown("  \n".join(lines) + (f"  \n… and {r.count - len(shown)} more" if r.count > len(shown) else ""))
+            st.caption(f"peak live runs {max(r.runs, default=0)}")
+    st.caption("**+** marks a match that not every strategy finds.")
+    c1, c2 = st.columns([3, 2])
+    with c1:
+        st.markdown("**Live runs after each event** (log scale)")
+        st.plotly_chart(LV.strategy_runs_figure(results, labels), width="stretch", key="lrn_runs",
+                        config={"displaylogo": False})
+    with c2:
+        st.markdown("**Matches per strategy**")
+        st.plotly_chart(LV.strategy_counts_figure(results), width="stretch", key="lrn_counts",
+                        config={"displaylogo": False})
+    st.markdown("**Which strategy finds which match** — rows not found by every strategy are highlighted")
+    df = LV.strategy_matrix(results, seq_of)
+    n_all = len([r for r in results if not r.error])
+
+    def mark(row: pd.Series) -> list[str]:
+        colour = "" if row["found by"] == n_all else "background-color: #fef5e7"
+        return [colour] * len(row)
+
+    st.dataframe(df.style.apply(mark, axis=1), hide_index=True, width="stretch", key="lrn_matrix",
+                 height=min(38 + 35 * len(df), 420))
+    only_any = int((df["found by"] == 1).sum()) if len(df) else 0
+    st.caption(f"{len(df)} distinct matches; {only_any} found by one strategy only. Step through any of them "
+               "on the Debug page (set the strategy on Design).")
+
+
+def lazy_view() -> None:
+    st.header("Lazy vs eager evaluation")
+    st.markdown(
+        "An **eager** NFA (SASE+-style) processes every event on arrival and copies the pattern's order, so on a "
+        "stream where `A` is frequent and `B` is rare it keeps many `A` and `AB` prefixes that never complete "
+        "(Kolchinsky & Schuster §2.2). The **lazy chain NFA** buffers events per type and builds partial matches "
+        "in **ascending frequency** order — rarest first — searching the buffers for the rest (§3, §4.1); the "
+        "**lazy tree NFA** picks the rarest remaining type at run time, without known rates (§7). All three "
+        "find the same matches; they differ in the partial matches they create (the paper's Figs. 12–13).")
+    c1, c2, c3, c4 = st.columns([2, 2, 1, 1])
+    pattern_text = c1.text_area("Pattern (skip_till_any_match)", LAZY_PATTERN, height=130, key="lrn_lazy_pattern")
+    rates_text = c2.text_input("Type rates (events per second)", "A:10, B:1, C:5", key="lrn_lazy_rates")
+    n = int(c3.number_input("Events", 50, 3000, 400, step=50, key="lrn_lazy_n"))
+    seed = int(c4.number_input("Seed", 0, 10_000, 1, key="lrn_lazy_seed"))
+    rates: dict[str, float] = {}
+    for part in rates_text.replace(";", ",").split(","):
+        if ":" in part:
+            k, v = part.split(":", 1)
+            try:
+                rates[k.strip()] = float(v)
+            except ValueError:
+                pass
+    if not rates:
+        st.error("Write the rates as `A:10, B:1, C:5`.")
+        return
+    try:
+        parse(pattern_text)
+    except Exception as err:  # noqa: BLE001 - DslError with its caret
+        st.error(str(err))
+        return
+    try:
+        results, counts = _lazy(pattern_text, n, tuple(sorted(rates.items())), seed)
+    except Exception as err:  # noqa: BLE001
+        st.error(f"{type(err).__name__}: {err}")
+        return
+    p = parse(pattern_text)
+    seq_order = [c.var for c in p.positive]
+    chain = next((r for r in results if r.engine == "lazy-chain" and r.order), None)
+    st.caption("Stream: " + ", ".join(f"{t} × {c}" for t, c in counts.items()) + f" ({n} events)")
+    m1, m2, m3 = st.columns(3)
+    eager = next((r for r in results if r.engine == "eager" and not r.error), None)
+    lazy = next((r for r in results if r.engine == "lazy-chain" and not r.error), None)
+    m1.metric("pattern (SEQ) order", " → ".join(seq_order))
+    m2.metric("chain evaluation order", " → ".join(chain.order[0]) if chain else "–",
+              help="ascending frequency of the variables' types (§4.1); Kleene variables last")
+    if eager and lazy and lazy.total_created:
+        m3.metric("partial matches: eager / lazy chain", f"{eager.total_created / lazy.total_created:.1f}×",
+                  help=f"{eager.total_created} vs {lazy.total_created} created")
+    st.plotly_chart(LV.lazy_figure(results), width="stretch", key="lrn_lazy_fig", config={"displaylogo": False})
+    st.dataframe(LV.lazy_frame(results), hide_index=True, width="stretch", key="lrn_lazy_table")
+    st.caption("Partial matches created = new instances (take edges) that are not yet complete matches; live = "
+               "instances alive after the event. The same counts are visible step by step on the Debug page "
+               "(engine choice eager / lazy-chain / lazy-tree, data: generated stream, skewed types).")
+
+
+def render() -> None:
+    st.title("Learn")
+    st.caption("The ideas of the papers the engine implements, each on a small run you can change.")
+    strategies_view()
+    st.divider()
+    lazy_view()

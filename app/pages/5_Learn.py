@@ -1,0 +1,7 @@
+"""Learn: the papers' ideas on small runs (strategies side by side, lazy vs eager)."""
+from __future__ import annotations
+
+from app import learn, ui
+
+ui.page("Learn", "🎓")
+learn.render()
