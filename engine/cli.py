@@ -217,6 +217,7 @@ COMMANDS: dict[str, Command | str] = {
     "check": CHECK,
     "run": RUN,
     "trace": "engine.trace_command",
+    "explain": "engine.explain_cli",
     "samples": SAMPLES,
     "serve": SERVE,
     "stream": STREAM,
