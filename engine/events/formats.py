@@ -93,15 +93,15 @@ def csv_header(path: Path, sep: str = ",") -> tuple[list[str], int] | None:
     if fh is None:
         return None
     try:
-        with io.TextIOWrapper(fh, encoding="utf-8-sig", errors="replace", newline="") as text:
+        with io.TextIOWrapper(fh, encoding="utf-8-sig", newline="") as text:
             reader = csv.reader(text, delimiter=sep)
             start = 1
             for rec in reader:
                 if rec and not (len(rec) == 1 and not rec[0].strip()):
                     return rec, start
                 start = reader.line_num + 1
-    except (OSError, EOFError, csv.Error):
-        return None
+    except (OSError, EOFError, csv.Error, UnicodeDecodeError):
+        return None  # the reader says what is wrong with the file
     return None
 
 
