@@ -42,11 +42,12 @@ class Traced:
     steps: list[Step]
     events: list[Any]
     engine: str                 # the engine that ran (auto resolved)
+    requested: str              # the engine asked for (explanations run it the same way: auto with type rates)
     seconds: float
     pattern: Pattern            # as traced (window in the unit of ts)
     graph: Any
     seq_of: dict[Any, int]
-    canon: dict[Any, int]       # match identity -> 1-based index in cep run's order
+    canon: dict[Any, int]       # match identity -> its number in cep run's output (emission order)
     total_events: int
     time_is_datetime: bool = False
     explained: dict[Any, Any] = field(default_factory=dict)
@@ -215,9 +216,8 @@ def compute(p: Pattern, data_key: str, loaded: LoadResult, engine: str, cap: int
     steps = trace(pat, events, engine=engine, limit=None)
     secs = time.perf_counter() - t0
     seq_of = {e.id: e.seq for e in events}
-    allm = [m for s in steps for m in s.matches]
-    got = Traced(sig=sig, steps=steps, events=events, engine=name, seconds=secs, pattern=pat,
-                 graph=TV.debug_graph(pat, name, steps), seq_of=seq_of, canon=TV.canonical_index(allm, seq_of),
+    got = Traced(sig=sig, steps=steps, events=events, engine=name, requested=engine, seconds=secs, pattern=pat,
+                 graph=TV.debug_graph(pat, name, steps), seq_of=seq_of, canon=TV.match_numbers(steps),
                  total_events=len(loaded.events), time_is_datetime=bool(loaded.time_is_datetime))
     ss["dbg_traced"] = got
     ss["dbg_step"] = 0
@@ -431,18 +431,25 @@ def explanation(t: Traced, m: dict[str, Any], path: list[Any]) -> None:
             f"{a.kind} e{a.event} ({a.state}{' → ' + a.to if a.to and a.to != a.state else ''})" for a in path))
     ex = _explain()
     if ex is None:
-        st.info("The explanation engine (engine/explain.py) is not installed yet; the run's path is drawn "
-                "on the automaton and the buffer.", icon=":material/info:")
+        st.info("The explanation engine (engine/explain) is not available; the run's path is drawn on the "
+                "automaton and the buffer.", icon=":material/info:")
         return
     key = ("match", idx)
     if key not in t.explained:
+        if _ss().get("dbg_playing"):
+            st.caption("Pause to read why it fired.")
+            return
         try:
-            res = ex.explain_match(t.pattern, t.events, idx, engine=t.engine)
-            t.explained[key] = (res, ex.format_text(res))
+            res = ex.explain_match(t.pattern, t.events, idx, engine=t.requested)
+            text = ex.format_text(res)
+            if res.get("match") != m["match"]:
+                text = (f"(note: cep explain numbers this match differently: its #{idx} is "
+                        f"{res.get('match')})\n") + text
+            t.explained[key] = (res, text)
         except Exception as err:  # noqa: BLE001 - a message, never a traceback
             t.explained[key] = (None, f"could not explain: {type(err).__name__}: {err}")
     _res, text = t.explained[key]
-    st.code(text, language=None)
+    st.code(text, language=None, wrap_lines=True)
 
 
 # --------------------------------------------------------------------------- why not
@@ -459,54 +466,85 @@ def _event_label(t: Traced) -> Any:
     return fmt
 
 
+def _show_match(no: int) -> None:
+    """Jump to the step that completed match ``no`` and highlight it."""
+    ss = _ss()
+    t: Traced = ss["dbg_traced"]
+    m = t.by_number.get(no)
+    if m is None:
+        return
+    found = t.emitted_by.get(TV.match_key(m))
+    if found is not None:
+        ss["dbg_step"] = found[0]
+    ss["dbg_match_no"] = no
+    ss["dbg_playing"] = False
+
+
 def why_not(t: Traced) -> None:
     ss = _ss()
     st.markdown("##### Why not?")
-    st.caption("Pick events you expected to match (or write a spec such as `1,2,6` or `a=1,2;b=6`): the answer "
-               "says whether they match and, if not, the furthest partial run that agrees with them and the "
-               "first condition that fails.")
+    st.caption("Pick events you expected to match (or write a spec such as `1,2,6` or `a=1,2;b=6` to fix the "
+               "variables): the answer says whether they form a match `cep run` reports and, if not, the "
+               "furthest partial run that agrees with them and the first condition that fails.")
     ids = [e.id for e in t.events]
-    c1, c2 = st.columns([3, 2])
+    c1, c2, c3 = st.columns([6, 3, 1], vertical_alignment="bottom")
     picked = c1.multiselect("Events", ids, key="dbg_whynot_ids", format_func=_event_label(t),
                             max_selections=64)
     spec_text = c2.text_input("or a spec", key="dbg_whynot_spec", placeholder="a=1,2;b=6")
     spec = spec_text.strip() or ",".join(str(i) for i in picked)
-    if st.button("Explain", key="dbg_whynot_go", disabled=not spec, type="primary"):
+    if c3.button("Why not?", key="dbg_whynot_go", disabled=not spec, type="primary", width="stretch"):
         ex = _explain()
         if ex is None:
-            ss["dbg_whynot_result"] = (spec, None, "The explanation engine (engine/explain.py) is not installed yet.")
+            ss["dbg_whynot_result"] = (spec, None, "The explanation engine (engine/explain) is not available.")
         else:
             try:
-                res = ex.explain_why_not(t.pattern, t.events, spec, engine=t.engine)
+                with st.spinner("Explaining…"):
+                    res = ex.explain_why_not(t.pattern, t.events, spec, engine=t.requested)
                 ss["dbg_whynot_result"] = (spec, res, ex.format_text(res))
-            except Exception as err:  # noqa: BLE001 - a message for a person
-                ss["dbg_whynot_result"] = (spec, None, f"{type(err).__name__}: {err}")
+            except Exception as err:  # noqa: BLE001 - a message for a person (ExplainError, a bad spec)
+                ss["dbg_whynot_result"] = (spec, None, str(err) or type(err).__name__)
     got = ss.get("dbg_whynot_result")
     if not got:
         return
     spec, res, text = got
     if res is None:
-        st.warning(text, icon=":material/warning:")
+        st.warning(f"`{spec}`: {text}", icon=":material/warning:")
         return
     verdict = res.get("verdict")
-    if verdict == "match":
-        st.success(f"`{spec}` is a match.", icon=":material/check_circle:")
-    else:
+    left, right = st.columns([2, 3], gap="medium")
+    with left:
+        if verdict == "match":
+            no = res.get("index")
+            st.success(f"`{spec}` is match #{no}: {TV.match_text(res)}", icon=":material/check_circle:")
+            if isinstance(no, int) and no in t.by_number:
+                st.button(f"Show match #{no}", key="dbg_whynot_show", on_click=_show_match, args=(no,))
+        else:
+            reason = res.get("reason") or {}
+            st.error(f"`{spec}` is not a match. **{reason.get('kind', '?')}**: {reason.get('text', '')}",
+                     icon=":material/block:")
+            if reason.get("values"):
+                st.markdown("values: " + ", ".join(f"`{k}` = {TV._num(v)}" for k, v in reason["values"].items()))
+            if res.get("furthest"):
+                st.markdown("furthest partial run: `" + " ".join(
+                    f"{v}={','.join(str(i) for i in xs)}" for v, xs in res["furthest"].items()) + "`")
+            else:
+                st.markdown("furthest partial run: none (the first event already fails)")
+            near = res.get("nearest")
+            if isinstance(near, dict) and near.get("index"):
+                no = near["index"]
+                st.info(f"Did you mean match #{no}? `{TV.match_text(near)}` (shares {near.get('shared', '?')} "
+                        "events)", icon=":material/lightbulb:")
+                if no in t.by_number:
+                    st.button(f"Show match #{no}", key="dbg_whynot_near", on_click=_show_match, args=(no,))
+    with right:
+        cand = res.get("candidate") or res.get("match") or {}
         reason = res.get("reason") or {}
-        st.error(f"`{spec}` is not a match — **{reason.get('kind', '?')}**: {reason.get('text', '')}",
-                 icon=":material/block:")
-        if reason.get("values"):
-            st.caption("values: " + ", ".join(f"`{k}` = {v}" for k, v in reason["values"].items()))
-        if res.get("furthest"):
-            st.caption("furthest partial run: " + " ".join(
-                f"{v}={','.join(str(i) for i in ids)}" for v, ids in res["furthest"].items()))
-        near = res.get("nearest")
-        if near:
-            st.info(f"Did you mean match #{near.get('index', '?')}? "
-                    + (TV.match_text(near) if isinstance(near, dict) and "match" in near else str(near)),
-                    icon=":material/lightbulb:")
-    with st.expander("Full answer", expanded=verdict != "match"):
-        st.code(text, language=None)
+        fig = TV.cursor_timeline_figure(t.steps, len(t.steps) - 1, {"match": cand} if cand else None,
+                                        marked=reason.get("event"), marked_label=reason.get("kind"),
+                                        cursor=False, height=240)
+        st.plotly_chart(fig, width="stretch", key="dbg_whynot_timeline", config={"displaylogo": False})
+    with st.expander("Full answer (as `cep explain --why-not`)", expanded=False):
+        st.code(text, language=None, wrap_lines=True)
 
 
 # --------------------------------------------------------------------------- the page

@@ -145,15 +145,14 @@ def matches_so_far(steps: Sequence[Step], k: int) -> list[tuple[int, dict[str, A
     return out
 
 
-def canonical_index(all_matches: Sequence[dict[str, Any]], seq_of: dict[Any, int]) -> dict[Any, int]:
-    """Match identity -> 1-based position in ``cep run``'s printed order
-    (``engine.matchers.base.sort_matches``: completing event, then first event, then ids)."""
-    def key(m: dict[str, Any]) -> tuple[Any, ...]:
-        seqs = [seq_of.get(i, -1) for i in match_ids(m)] or [-1]
-        return (max(seqs), min(seqs), repr(match_key(m)))
-
-    order = sorted(all_matches, key=key)
-    return {match_key(m): n for n, m in enumerate(order, 1)}
+def match_numbers(steps: Sequence[Step]) -> dict[Any, int]:
+    """Match identity -> its 1-based number in ``cep run``'s output (the order the engine
+    emits matches, which is the trace's order; ``cep explain --match K`` uses it)."""
+    out: dict[Any, int] = {}
+    for s in steps:
+        for m in s.matches:
+            out.setdefault(match_key(m), len(out) + 1)
+    return out
 
 
 def state_counts(step: Step) -> dict[str, int]:
@@ -775,7 +774,8 @@ def lazy_buffer_figure(step: Step, pattern_order: Sequence[str], types: dict[str
 # --------------------------------------------------------------------------- timeline
 
 def cursor_timeline_figure(steps: Sequence[Step], k: int, match: dict[str, Any] | None = None,
-                           live_ids: Iterable[Any] = (), height: int = 300, max_events: int = 3000) -> go.Figure:
+                           live_ids: Iterable[Any] = (), height: int = 300, max_events: int = 3000,
+                           marked: Any = None, marked_label: str | None = None, cursor: bool = True) -> go.Figure:
     """Events by type over time; the events up to step ``k`` in colour, the rest faded; a
     cursor at step ``k``'s event; events bound by live runs ringed orange; the chosen
     match's events gold, joined in order, labelled with their variable."""
@@ -814,7 +814,15 @@ def cursor_timeline_figure(steps: Sequence[Step], k: int, match: dict[str, Any] 
                                  textfont=dict(size=11, color="#9a7d0a"), hoverinfo="skip",
                                  line=dict(color=PATH, width=3),
                                  marker=dict(size=16, color="rgba(0,0,0,0)", line=dict(color="#d4ac0d", width=3))))
-    if cur is not None:
+    if marked is not None:
+        e = next((x for x in evs if x["id"] == marked), None)
+        if e is not None:
+            fig.add_trace(_sc(x=[e["ts"]], y=[e["type"]], mode="markers+text", name=marked_label or "reason",
+                              text=[f"e{marked}: {marked_label}" if marked_label else f"e{marked}"],
+                              textposition="bottom center", textfont=dict(color="#c0392b", size=12),
+                              hoverinfo="skip", marker=dict(size=18, symbol="x-thin-open", color="#c0392b",
+                                                           line=dict(width=3, color="#c0392b"))))
+    if cur is not None and cursor:
         fig.update_layout(shapes=[dict(type="line", x0=cur["ts"], x1=cur["ts"], xref="x", yref="paper", y0=0, y1=1,
                                        line=dict(color=LIVE, width=2, dash="dot"))])
         fig.add_trace(_sc(x=[cur["ts"]], y=[cur["type"]], mode="markers", name="this event",
@@ -838,7 +846,7 @@ def steps_to_json(steps: Sequence[Step]) -> str:
     return "".join(json.dumps(s.to_json(), default=str) + "\n" for s in steps)
 
 
-__all__ = ["actions_frame", "buffer_view", "canonical_index", "cursor_timeline_figure", "debug_graph",
+__all__ = ["actions_frame", "buffer_view", "match_numbers", "cursor_timeline_figure", "debug_graph",
            "event_steps", "events_table", "lazy_buffer_figure", "live_automaton_figure", "live_event_ids",
            "match_action", "match_ids", "match_key", "match_path", "match_text", "matches_so_far",
            "resolve_state", "retrieval_path", "run_moves", "runs_frame", "shared_buffer_figure", "stack_order",
