@@ -83,6 +83,31 @@ class Conjunct:
         return True
 
 
+    def holds_last(self, b: dict[str, list[Event]], var: str) -> bool:
+        """``holds`` where ``b[var]`` is a valid prefix extended by one element: only the
+        cases that involve the new last element of ``var`` are checked (the conjunct is
+        prefix-closed in ``var``: no ``var.len``, ``var[last]`` or aggregate over all of it)."""
+        for v in self.vars:
+            if not b.get(v):
+                return True
+        ctx = _Ctx(b)
+        if self.iter_var is not None:
+            n = len(b[self.iter_var])
+            if n < 2:
+                return True
+            irange: Any = (n,) if self.iter_var == var else range(2, n + 1)
+        else:
+            irange = (0,)
+        lists = [[b[u][-1]] if u == var else b[u] for u in self.unindexed_kleene]
+        for i in irange:
+            ctx.i = i
+            for combo in itertools.product(*lists):
+                ctx.el = dict(zip(self.unindexed_kleene, combo))
+                if not self.fn(ctx):
+                    return False
+        return True
+
+
 def conjunct(e: Node, kleene: set[str]) -> Conjunct:
     it = uses_iteration(e)
     unindexed = sorted({n.var for n in e.walk() if isinstance(n, Ref) and n.index is None and n.var in kleene})

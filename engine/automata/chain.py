@@ -32,10 +32,14 @@ reads and stores, and the time-range filters (prec/succ, window) on the take edg
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import networkx as nx
+
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
-import networkx as nx
 
 from ..events import Event
 from ..expr import Agg, Len, Node, Ref, to_text, uses_iteration, variables
@@ -480,6 +484,8 @@ def chain_graph(nfa: ChainNFA) -> nx.MultiDiGraph:
     timeout and search_failed, First-Chance negation edges to R. Clauses share q1, F, R."""
     info = nfa.info
     multi = len(nfa.plans) > 1
+    import networkx as nx
+
     g = nx.MultiDiGraph(engine="lazy-chain", clauses=len(nfa.plans),
                         orders=[list(p.order) for p in nfa.plans],
                         window=info.window, count_window=info.count_window)

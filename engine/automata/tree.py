@@ -21,9 +21,13 @@ per DNF clause under a shared root (§7, last paragraph).
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import networkx as nx
+
 import itertools
 from dataclasses import dataclass, field
-import networkx as nx
 
 from ..model import Pattern
 from .chain import (Clause, Cond, NegSpec, PatternInfo, Step, _conds_text, _finish, analyse, build_steps,
@@ -124,6 +128,8 @@ def tree_graph(nfa: TreeNFA, max_vars: int = 6) -> nx.MultiDiGraph:
     tail, F and R. Clauses hang under one root (Multi-Tree NFA)."""
     info = nfa.info
     multi = len(nfa.clauses) > 1
+    import networkx as nx
+
     g = nx.MultiDiGraph(engine="lazy-tree", clauses=len(nfa.clauses), window=info.window,
                         count_window=info.count_window)
     g.add_node("root", kind="initial", label="root", order=(), depth=0, clause=None, reads=[])

@@ -23,7 +23,7 @@ from ..events import Event
 from ..model import Pattern
 from . import lazy_trace
 from .base import Match, Tracer
-from .lazy import (DEFAULT_MAX_BUFFER, DEFAULT_MAX_INSTANCES, DEFAULT_MAX_SUBSETS, INF, Buf, Inst, LazyBase, RNeg,
+from .lazy import (DEFAULT_MAX_BUFFER, DEFAULT_MAX_INSTANCES, DEFAULT_MAX_SUBSETS, DEFAULT_MAX_WORK, INF, Buf, Inst, LazyBase, RNeg,
                    RPlan, SWEEP_EVERY, clause_signature, compile_conds)
 
 
@@ -83,9 +83,10 @@ class EagerMatcher(LazyBase):
 
     def __init__(self, pattern: Pattern, tracer: Tracer | None = None, *, dedupe: bool = True,
                  max_instances: int = DEFAULT_MAX_INSTANCES, max_buffer: int = DEFAULT_MAX_BUFFER,
-                 max_subsets: int = DEFAULT_MAX_SUBSETS, max_runs: int | None = None, **_: Any) -> None:
+                 max_subsets: int = DEFAULT_MAX_SUBSETS, max_runs: int | None = None,
+                 max_work: int = DEFAULT_MAX_WORK, **_: Any) -> None:
         super().__init__(pattern, tracer, dedupe=dedupe, max_instances=max_instances, max_buffer=max_buffer,
-                         max_subsets=max_subsets, max_runs=max_runs)
+                         max_subsets=max_subsets, max_runs=max_runs, max_work=max_work)
         info = self.info
         negs = {v: self.vrts[v] for v in info.negated}
         for v in negs.values():
@@ -113,6 +114,7 @@ class EagerMatcher(LazyBase):
         st = self.stats
         st.events += 1
         self._out = out = []
+        self.work = 0
         coord = e.seq if self.count_window else e.ts
         self.now = coord
         W = self.W
@@ -125,6 +127,10 @@ class EagerMatcher(LazyBase):
         key = self._key(e) if (self.eq_attrs and (pos or negs)) else None
         ok = [v for v in pos if self._passes(v, e)] if pos else []
         insts = self.insts
+        if ok:
+            self.work += len(insts)
+            if self.work > self.max_work:
+                self._explode_work(ok[0].name)
         keep: list[Inst] = []
         new: list[Inst] = []
         self._new = new

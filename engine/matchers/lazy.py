@@ -70,6 +70,7 @@ from .base import EngineUnsupported, Match, MatcherBase, Tracer
 DEFAULT_MAX_INSTANCES = 2_000_000
 DEFAULT_MAX_BUFFER = 6_000_000
 DEFAULT_MAX_SUBSETS = 1_000_000
+DEFAULT_MAX_WORK = 5_000_000  # enumeration steps and candidate checks for one input event
 DEFAULT_WARMUP = 1000
 SWEEP_EVERY = 1024
 INF = float("inf")
@@ -191,9 +192,12 @@ def _used(vals: list[Any], slots: tuple[tuple[int, bool], ...]) -> set[int]:
 
 # --------------------------------------------------------------------------- compiled pieces
 
-def compile_conds(conds: Sequence[Cond], info: PatternInfo) -> Callable[[list[Any]], bool] | None:
-    """All conditions as one closure over a value vector (None when there are none)."""
-    fs = [_compile_cond(c.node, info) for c in conds]
+def compile_conds(conds: Sequence[Cond], info: PatternInfo, last: str | None = None
+                  ) -> Callable[[list[Any]], bool] | None:
+    """All conditions as one closure over a value vector (None when there are none).
+    With ``last``, the conditions are prefix-closed in that Kleene variable and the vector
+    holds a valid prefix extended by one element: only the new element is checked."""
+    fs = [_compile_cond(c.node, info, last) for c in conds]
     if not fs:
         return None
     if len(fs) == 1:
@@ -204,7 +208,7 @@ def compile_conds(conds: Sequence[Cond], info: PatternInfo) -> Callable[[list[An
     return lambda v: all(f(v) for f in fs)
 
 
-def _compile_cond(node: Any, info: PatternInfo) -> Callable[[list[Any]], bool]:
+def _compile_cond(node: Any, info: PatternInfo, last: str | None = None) -> Callable[[list[Any]], bool]:
     vs = variables(node)
     kleene = {v for v in vs if info.vars[v].kleene}
     if not kleene:
@@ -228,7 +232,17 @@ def _compile_cond(node: Any, info: PatternInfo) -> Callable[[list[Any]], bool]:
             b[var] = list(x) if k else [x]
         return cj.holds(b)
 
-    return holds
+    if last is None or last not in cj.vars:
+        return holds
+
+    def holds_last(v: list[Any]) -> bool:
+        b = {}
+        for var, s, k in pairs:
+            x = v[s]
+            b[var] = list(x) if k else [x]
+        return cj.holds_last(b, last)
+
+    return holds_last
 
 
 def _compile_local(nodes: Sequence[Any]) -> Callable[[Event], bool] | None:
@@ -297,7 +311,8 @@ class RStep:
         self.succ = tuple((info.vars[u].slot, info.vars[u].kleene) for u in sorted(s.succ))
         self.stream_ok = s.stream_ok
         self.check = compile_conds(s.conds, info)
-        self.mono = compile_conds([c for c in s.conds if s.var not in c.final], info)
+        self.mono = compile_conds([c for c in s.conds if s.var not in c.final], info,
+                                  last=s.var if vrt.kleene else None)
         self.final = compile_conds([c for c in s.conds if s.var in c.final], info)
         self.has_check = self.check is not None
         self.distinct = tuple((info.vars[u].slot, info.vars[u].kleene) for u in sorted(s.distinct))
@@ -339,7 +354,8 @@ class LazyBase(MatcherBase):
 
     def __init__(self, pattern: Pattern, tracer: Tracer | None = None, *, dedupe: bool = True,
                  max_instances: int = DEFAULT_MAX_INSTANCES, max_buffer: int = DEFAULT_MAX_BUFFER,
-                 max_subsets: int = DEFAULT_MAX_SUBSETS, max_runs: int | None = None) -> None:
+                 max_subsets: int = DEFAULT_MAX_SUBSETS, max_runs: int | None = None,
+                 max_work: int = DEFAULT_MAX_WORK) -> None:
         why = unsupported_reason(pattern)
         if why:
             raise EngineUnsupported(f"engine `{self.name}` cannot run this pattern: {why}")
@@ -349,6 +365,8 @@ class LazyBase(MatcherBase):
         self.max_instances = max_runs if max_runs is not None else max_instances
         self.max_buffer = max_buffer
         self.max_subsets = max_subsets
+        self.max_work = max_work
+        self.work = 0  # enumeration steps and candidate checks spent on the current event
         self.stats.extra.update({"buffer_removals": 0, "instances_rejected": 0, "subsets": 0,
                                  "state_peak": 0, "negation_checks": 0})
         self.W = info.window
@@ -458,6 +476,14 @@ class LazyBase(MatcherBase):
 
     unit = "partial matches"
 
+    def _explode_output(self) -> None:
+        self.explode(f"one event completed {len(self._out):,} matches and had more to build",
+                     f"{self.max_work:,} enumeration steps and matched event ids per event")
+
+    def _explode_work(self, var: str) -> None:
+        self.explode(f"more than {self.max_work:,} enumeration steps for one event while combining `{var}`",
+                     f"{self.max_work:,} enumeration steps and matched event ids per event")
+
     def _explode(self, what: str | None = None) -> None:
         what = what or f"{self.alive:,} live partial matches and {self.buffered:,} buffered events"
         self.explode(what, f"{self.max_instances:,} partial matches / {self.max_buffer:,} buffered events")
@@ -556,6 +582,9 @@ class LazyBase(MatcherBase):
                 last = l
         assert first is not None and last is not None
         m = Match(tuple(bindings), first.ts, last.ts, first.seq, last.seq)
+        self.work += 1 + sum(len(ids) for _, ids in bindings)  # output is work too: bound what one event emits
+        if self.work > self.max_work:
+            self._explode_output()
         if self.multi and self.dedupe:
             if m.key in self.emitted:
                 return
@@ -623,6 +652,9 @@ class LazyBase(MatcherBase):
         used = _used(vals, distinct) if distinct else None
         st = self.stats
         tr = self.tracer
+        self.work += j - i
+        if self.work > self.max_work:
+            self._explode_work(var)
         for idx in range(i, j):
             x = evs[idx]
             if used is not None and x.seq in used:
@@ -716,58 +748,94 @@ class LazyBase(MatcherBase):
             self._enter(child, plan, nxt)
             vals[slot] = S  # restore after the recursion used the vector's copy
 
+        budget = self.max_work
+        work = self.work
         if new is None:
-            def dfs(start: int, chosen: tuple[Event, ...], cmin: float, cmax: float, key: Any) -> None:
-                for t in range(start, len(cands)):
-                    x, cx, kx = cands[t]
-                    nmin = cmin if cmin < cx else cx
-                    nmax = cmax if cmax > cx else cx
-                    if W is not None and nmax - nmin >= W:
-                        if cx >= cmax:
-                            break
-                        continue
-                    if key is not None and kx != key:
-                        continue
-                    S = chosen + (x,)
-                    vals[slot] = S
-                    if mono is not None:
-                        st.predicate_evals += 1
-                        if not mono(vals):
-                            continue
-                    ok = True
-                    if final is not None:
-                        st.predicate_evals += 1
-                        ok = final(vals)
-                    if ok:
-                        spawn(S, nmin, nmax, kx if key is None else key, "buffer")
-                    dfs(t + 1, S, nmin, nmax, key if key is not None else (kx if self.eq_attrs else None))
-
-            dfs(0, (), inst.cmin, inst.cmax, eq)
-        else:
-            def dfs2(start: int, chosen: tuple[Event, ...], cmin: float) -> None:
-                # ``chosen`` is a valid prefix: try it with the new event, then extend it
-                S = chosen + (ne,)
+            # depth-first over subsets in stream order, iteratively (no recursion limit): a
+            # frame is [next candidate, chosen, cmin, cmax, key]; a subset is spawned before
+            # its extensions, as the recursive enumeration did
+            stack: list[list[Any]] = [[0, (), inst.cmin, inst.cmax, eq]]
+            n = len(cands)
+            while stack:
+                fr = stack[-1]
+                t = fr[0]
+                if t >= n:
+                    stack.pop()
+                    continue
+                fr[0] = t + 1
+                work += 1
+                if work > budget:
+                    vals[slot] = None
+                    self.work = work
+                    self._explode_work(s.var)
+                chosen, cmin, cmax, key = fr[1], fr[2], fr[3], fr[4]
+                x, cx, kx = cands[t]
+                nmin = cmin if cmin < cx else cx
+                nmax = cmax if cmax > cx else cx
+                if W is not None and nmax - nmin >= W:
+                    if cx >= cmax:
+                        stack.pop()  # later candidates are later still: this frame is done
+                    continue
+                if key is not None and kx != key:
+                    continue
+                S = chosen + (x,)
                 vals[slot] = S
-                ok = True
                 if mono is not None:
                     st.predicate_evals += 1
-                    ok = mono(vals)
-                if ok and final is not None:
+                    if not mono(vals):
+                        continue
+                ok = True
+                if final is not None:
                     st.predicate_evals += 1
                     ok = final(vals)
                 if ok:
-                    spawn(S, cmin if cmin < nc else nc, nc, eq, "stream")
-                for t in range(start, len(cands)):
-                    x, cx, kx = cands[t]
-                    P = chosen + (x,)
+                    self.work = work
+                    spawn(S, nmin, nmax, kx if key is None else key, "buffer")
+                    work = self.work  # the child's own searches counted too
+                stack.append([t + 1, S, nmin, nmax, key if key is not None else (kx if self.eq_attrs else None)])
+        else:
+            # the subsets that end with the new event: every valid prefix of candidates, tried
+            # with the new event on first visit, then extended (iteratively)
+            stack = [[0, (), inst.cmin, False]]
+            n = len(cands)
+            while stack:
+                fr = stack[-1]
+                chosen, cmin = fr[1], fr[2]
+                if not fr[3]:
+                    fr[3] = True
+                    work += 1
+                    if work > budget:
+                        vals[slot] = None
+                        self.work = work
+                        self._explode_work(s.var)
+                    S = chosen + (ne,)
+                    vals[slot] = S
+                    ok = True
                     if mono is not None:
-                        vals[slot] = P
                         st.predicate_evals += 1
-                        if not mono(vals):
-                            continue
-                    dfs2(t + 1, P, cmin if cmin < cx else cx)
-
-            dfs2(0, (), inst.cmin)
+                        ok = mono(vals)
+                    if ok and final is not None:
+                        st.predicate_evals += 1
+                        ok = final(vals)
+                    if ok:
+                        self.work = work
+                        spawn(S, cmin if cmin < nc else nc, nc, eq, "stream")
+                        work = self.work
+                t = fr[0]
+                if t >= n:
+                    stack.pop()
+                    continue
+                fr[0] = t + 1
+                work += 1
+                x, cx, kx = cands[t]
+                P = chosen + (x,)
+                if mono is not None:
+                    vals[slot] = P
+                    st.predicate_evals += 1
+                    if not mono(vals):
+                        continue
+                stack.append([t + 1, P, cmin if cmin < cx else cx, False])
+        self.work = work
         vals[slot] = None
         st.extra["subsets"] += produced[0]
 
@@ -806,9 +874,10 @@ class LazyChainMatcher(LazyBase):
                  rates: Mapping[str, float] | None = None, sample: Iterable[Event] | None = None,
                  warmup: int = DEFAULT_WARMUP, negation: str = "fc", dedupe: bool = True,
                  max_instances: int = DEFAULT_MAX_INSTANCES, max_buffer: int = DEFAULT_MAX_BUFFER,
-                 max_subsets: int = DEFAULT_MAX_SUBSETS, max_runs: int | None = None) -> None:
+                 max_subsets: int = DEFAULT_MAX_SUBSETS, max_runs: int | None = None,
+                 max_work: int = DEFAULT_MAX_WORK) -> None:
         super().__init__(pattern, tracer, dedupe=dedupe, max_instances=max_instances, max_buffer=max_buffer,
-                         max_subsets=max_subsets, max_runs=max_runs)
+                         max_subsets=max_subsets, max_runs=max_runs, max_work=max_work)
         if negation not in ("fc", "pp"):
             raise ValueError(f"negation must be 'fc' or 'pp', not {negation!r}")
         self.negation = negation
@@ -917,6 +986,7 @@ class LazyChainMatcher(LazyBase):
 
     def _process(self, e: Event) -> list[Match]:
         self._out = out = []
+        self.work = 0
         coord = e.seq if self.count_window else e.ts
         self.now = coord
         W = self.W
@@ -1051,9 +1121,10 @@ class LazyTreeMatcher(LazyBase):
 
     def __init__(self, pattern: Pattern, tracer: Tracer | None = None, *, dedupe: bool = True,
                  max_instances: int = DEFAULT_MAX_INSTANCES, max_buffer: int = DEFAULT_MAX_BUFFER,
-                 max_subsets: int = DEFAULT_MAX_SUBSETS, max_runs: int | None = None, **_: Any) -> None:
+                 max_subsets: int = DEFAULT_MAX_SUBSETS, max_runs: int | None = None,
+                 max_work: int = DEFAULT_MAX_WORK, **_: Any) -> None:
         super().__init__(pattern, tracer, dedupe=dedupe, max_instances=max_instances, max_buffer=max_buffer,
-                         max_subsets=max_subsets, max_runs=max_runs)
+                         max_subsets=max_subsets, max_runs=max_runs, max_work=max_work)
         info = self.info
         self.nfa: TreeNFA = compile_tree(info)
         negs = {v: self.vrts[v] for v in info.negated}
@@ -1100,6 +1171,7 @@ class LazyTreeMatcher(LazyBase):
     def feed(self, e: Event) -> list[Match]:
         self.stats.events += 1
         self._out = out = []
+        self.work = 0
         coord = e.seq if self.count_window else e.ts
         self.now = coord
         W = self.W

@@ -9,31 +9,30 @@ number of partial matches.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..events import Event
 from ..trace import PredicateCheck, Recorder, RunView, check_conjunct
 
-if TYPE_CHECKING:
-    from .lazy import Inst, LazyBase
+LazyBase = Inst = Any  # engine.matchers.lazy's types; that module imports this one
 
 
-def _rec(m: "LazyBase") -> Recorder:
+def _rec(m: LazyBase) -> Recorder:
     return m.tracer  # type: ignore[return-value]
 
 
-def _paths(m: "LazyBase") -> dict[int, tuple[str, ...]]:
+def _paths(m: LazyBase) -> dict[int, tuple[str, ...]]:
     p = getattr(m, "_trace_paths", None)
     if p is None:
         p = m._trace_paths = {}  # type: ignore[attr-defined]
     return p
 
 
-def _kleene(m: "LazyBase") -> set[str]:
+def _kleene(m: LazyBase) -> set[str]:
     return {v for v, vi in m.info.vars.items() if vi.kleene}
 
 
-def bindings(m: "LazyBase", vals: list[Any]) -> dict[str, list[Event]]:
+def bindings(m: LazyBase, vals: list[Any]) -> dict[str, list[Event]]:
     out: dict[str, list[Event]] = {}
     for var, slot, k in m.pos_slots:
         x = vals[slot]
@@ -43,7 +42,7 @@ def bindings(m: "LazyBase", vals: list[Any]) -> dict[str, list[Event]]:
     return out
 
 
-def _clause_of(m: "LazyBase", inst: "Inst") -> int:
+def _clause_of(m: LazyBase, inst: Inst) -> int:
     """The DNF clause of a partial match: its chain plan (RPlan), tree (RTree) or eager clause."""
     plan = inst.plan
     if hasattr(plan, "index"):
@@ -55,11 +54,11 @@ def _clause_of(m: "LazyBase", inst: "Inst") -> int:
     return 0
 
 
-def _prefix(m: "LazyBase") -> str:
+def _prefix(m: LazyBase) -> str:
     return "c{}:" if getattr(m, "multi", False) else ""
 
 
-def state_name(m: "LazyBase", inst: "Inst", path: tuple[str, ...] | None = None) -> str:
+def state_name(m: LazyBase, inst: Inst, path: tuple[str, ...] | None = None) -> str:
     """The state a partial match is in, as the Automaton page draws it."""
     if path is None:
         path = _paths(m).get(inst.id, ())
@@ -75,20 +74,20 @@ def state_name(m: "LazyBase", inst: "Inst", path: tuple[str, ...] | None = None)
     return f"{pre}q{{{','.join(order)}}}"
 
 
-def _conds(m: "LazyBase", clause: int, var: str, bound: set[str]) -> list[Any]:
+def _conds(m: LazyBase, clause: int, var: str, bound: set[str]) -> list[Any]:
     for cl in m.info.clauses:
         if cl.index == clause:
             return [c.node for c in cl.conds if var in c.vars and c.vars <= bound]
     return []
 
 
-def _checks(m: "LazyBase", clause: int, var: str, b: dict[str, list[Event]]) -> list[PredicateCheck]:
+def _checks(m: LazyBase, clause: int, var: str, b: dict[str, list[Event]]) -> list[PredicateCheck]:
     ks = _kleene(m)
     return [check_conjunct(x, b, ks, current=var if var in ks else None)
             for x in _conds(m, clause, var, set(b))]
 
 
-def take(m: "LazyBase", parent: "Inst", child: "Inst", var: str, ev: Event, source: str) -> None:
+def take(m: LazyBase, parent: Inst, child: Inst, var: str, ev: Event, source: str) -> None:
     """``child`` = ``parent`` + ``ev`` bound to ``var`` (stream take, buffer take, iterate)."""
     paths = _paths(m)
     ppath = paths.get(parent.id, ()) if not parent.root else ()
@@ -103,7 +102,7 @@ def take(m: "LazyBase", parent: "Inst", child: "Inst", var: str, ev: Event, sour
                         "bindings": {v: [x.id for x in evs] for v, evs in b.items()}})
 
 
-def refuse(m: "LazyBase", inst: "Inst", var: str, vals: list[Any], ev: Event, source: str) -> None:
+def refuse(m: LazyBase, inst: Inst, var: str, vals: list[Any], ev: Event, source: str) -> None:
     """A candidate that failed the conditions: the partial match does not take it."""
     clause = _clause_of(m, inst)
     b = bindings(m, vals)
@@ -113,30 +112,30 @@ def refuse(m: "LazyBase", inst: "Inst", var: str, vals: list[Any], ev: Event, so
                 detail={"var": var, "source": source})
 
 
-def _rid(inst: "Inst") -> str:
+def _rid(inst: Inst) -> str:
     return "root" if inst.root else str(inst.id)
 
 
-def store(m: "LazyBase", var: str, e: Event, negated: bool = False) -> None:
+def store(m: LazyBase, var: str, e: Event, negated: bool = False) -> None:
     _rec(m).act("store", event=e.id, state=f"buffer {var}",
                 detail={"var": var, **({"negated": True} if negated else {})})
 
 
-def search(m: "LazyBase", inst: "Inst", var: str, candidates: int, **extra: Any) -> None:
+def search(m: LazyBase, inst: Inst, var: str, candidates: int, **extra: Any) -> None:
     _rec(m).act("search", run=_rid(inst), state=state_name(m, inst),
                 detail={"var": var, "candidates": candidates, **{k: v for k, v in extra.items() if v is not None}})
 
 
-def wait(m: "LazyBase", inst: "Inst", var: str) -> None:
+def wait(m: LazyBase, inst: Inst, var: str) -> None:
     _rec(m).act("wait", run=_rid(inst), state=state_name(m, inst), reason=f"waits for `{var}` from the stream")
 
 
-def expire(m: "LazyBase", inst: "Inst", e: Event | None) -> None:
+def expire(m: LazyBase, inst: Inst, e: Event | None) -> None:
     _rec(m).act("expire", run=_rid(inst), state=state_name(m, inst), event=e.id if e is not None else None,
                 reason="left the window (WITHIN): timeout", predicates=_window(m, inst, e))
 
 
-def _window(m: "LazyBase", inst: "Inst", e: Event | None) -> list[PredicateCheck]:
+def _window(m: LazyBase, inst: Inst, e: Event | None) -> list[PredicateCheck]:
     if m.W is None or e is None:
         return []
     c = e.seq if m.count_window else e.ts
@@ -145,27 +144,27 @@ def _window(m: "LazyBase", inst: "Inst", e: Event | None) -> list[PredicateCheck
                            c - inst.cmin < m.W)]
 
 
-def discard(m: "LazyBase", inst: "Inst", reason: str, e: Event | None = None, **detail: Any) -> None:
+def discard(m: LazyBase, inst: Inst, reason: str, e: Event | None = None, **detail: Any) -> None:
     _rec(m).act("discard", run=_rid(inst), state=state_name(m, inst), event=e.id if e is not None else None,
                 reason=reason, detail=detail)
 
 
-def negation(m: "LazyBase", inst: "Inst", var: str, blocker: Event) -> None:
+def negation(m: LazyBase, inst: Inst, var: str, blocker: Event) -> None:
     _rec(m).act("discard", run=_rid(inst), state=state_name(m, inst), event=blocker.id,
                 reason=f"negation: event {blocker.id} ({blocker.type}) qualifies for `{var}`",
                 detail={"blocker": blocker.id, "var": var})
 
 
-def wait_negation(m: "LazyBase", inst: "Inst", until: float) -> None:
+def wait_negation(m: LazyBase, inst: Inst, until: float) -> None:
     _rec(m).act("wait", run=_rid(inst), state="F",
                 reason=f"trailing negation: reported when the window closes (at {until:g})")
 
 
-def matched(m: "LazyBase", inst: "Inst", match: Any, last: Event) -> None:
+def matched(m: LazyBase, inst: Inst, match: Any, last: Event) -> None:
     _rec(m).act("match", run=_rid(inst), state="F", event=last.id, detail={"match": match.to_json()})
 
 
-def state(m: "LazyBase") -> tuple[list[RunView], dict[str, Any]]:
+def state(m: LazyBase) -> tuple[list[RunView], dict[str, Any]]:
     runs = []
     for inst in m.instances():
         if inst.root:

@@ -34,6 +34,7 @@ from . import nfab_trace
 
 DEFAULT_MAX_RUNS = 2_000_000
 DEFAULT_MAX_BUFFER = 6_000_000
+DEFAULT_MAX_WORK = 5_000_000  # matched event ids one input event may produce
 SWEEP_EVERY = 2048
 
 
@@ -293,7 +294,7 @@ class NfabMatcher(MatcherBase):
 
     def __init__(self, pattern: Pattern, tracer: Tracer | None = None, share: bool = True, merge: bool = True,
                  max_runs: int = DEFAULT_MAX_RUNS, max_buffer: int = DEFAULT_MAX_BUFFER,
-                 push_window: bool = True, peek: bool = True):
+                 push_window: bool = True, peek: bool = True, max_work: int = DEFAULT_MAX_WORK):
         super().__init__(pattern, tracer)
         # §4.5 optimisations. push_window (step 5): a run dies on any edge once it left the
         # window (off: only the edge into F checks it; same matches, more live runs).
@@ -307,6 +308,8 @@ class NfabMatcher(MatcherBase):
         self.merge = merge and share
         self.max_runs = max_runs
         self.max_buffer = max_buffer
+        self.max_work = max_work
+        self.work = 0  # matched event ids built for the current event
         self.stats.extra.update({"clones_take_proceed": 0, "clones_ignore_proceed": 0, "clones_take_ignore": 0,
                                  "clones_begin_ignore": 0, "runs_merged": 0, "runs_killed": 0})
         self.strategy = pattern.strategy
@@ -391,6 +394,7 @@ class NfabMatcher(MatcherBase):
     def feed(self, e: Event) -> list[Match]:
         st = self.stats
         st.events += 1
+        self.work = 0
         out: list[Match] = []
         coord = self._coord(e)
         self.now = coord
@@ -686,6 +690,10 @@ class NfabMatcher(MatcherBase):
                     continue
             m = Match(tuple((v, tuple(ids[v])) for v in order), first_ev.ts, last_ev.ts,
                       first_ev.seq, last_ev.seq)
+            self.work += 1 + len(rev) - k + len(tail)
+            if self.work > self.max_work:
+                self.explode(f"one event completed {len(emitted):,} matches and had more to build",
+                             f"{self.max_work:,} matched event ids per event")
             if m.key in emitted:
                 continue
             if chain.negations and any(n.before is None for n in chain.negations):

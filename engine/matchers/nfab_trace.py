@@ -13,17 +13,18 @@ from ..events import Event
 from ..model import Strategy
 from ..trace import Action, PredicateCheck, Recorder, RunView, check_conjunct
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the matcher's own types; this module is imported by engine.matchers.nfab
     from ..automata.nfab import Chain
     from .base import Match
-    from .nfab import Entry, NfabMatcher, Run, _ChainRT
+
+NfabMatcher = Run = Entry = _ChainRT = Any
 
 
-def _rec(m: "NfabMatcher") -> Recorder:
+def _rec(m: NfabMatcher) -> Recorder:
     return m.tracer  # type: ignore[return-value]
 
 
-def _tb(m: "NfabMatcher") -> dict[str, Any]:
+def _tb(m: NfabMatcher) -> dict[str, Any]:
     tb = getattr(m, "_trace_buf", None)
     if tb is None:
         tb = {"added": [], "pointers": [], "removed": [], "ids": {}, "names": set()}
@@ -31,7 +32,7 @@ def _tb(m: "NfabMatcher") -> dict[str, Any]:
     return tb
 
 
-def sname(m: "NfabMatcher", chain: int, si: int) -> str:
+def sname(m: NfabMatcher, chain: int, si: int) -> str:
     name = m.rts[chain].states[si].name
     return f"alt{chain}:{name}" if len(m.rts) > 1 else name
 
@@ -40,7 +41,7 @@ def rid(version: tuple[int, ...]) -> str:
     return ".".join(map(str, version))
 
 
-def bindings(m: "NfabMatcher", r: "Run") -> dict[str, list[Event]]:
+def bindings(m: NfabMatcher, r: Run) -> dict[str, list[Event]]:
     """The run's events per variable, read back from the shared buffer (§4.9)."""
     rt = m.rts[r.chain]
     out: dict[str, list[Event]] = {}
@@ -49,7 +50,7 @@ def bindings(m: "NfabMatcher", r: "Run") -> dict[str, list[Event]]:
     return out
 
 
-def _kleene(m: "NfabMatcher") -> set[str]:
+def _kleene(m: NfabMatcher) -> set[str]:
     ks = getattr(m, "_trace_kleene", None)
     if ks is None:
         ks = {c.var for c in m.pattern.components() if c.kleene}
@@ -57,13 +58,13 @@ def _kleene(m: "NfabMatcher") -> set[str]:
     return ks
 
 
-def _checks(m: "NfabMatcher", exprs: list[Any], b: dict[str, list[Event]], current: str | None
+def _checks(m: NfabMatcher, exprs: list[Any], b: dict[str, list[Event]], current: str | None
             ) -> list[PredicateCheck]:
     ks = _kleene(m)
     return [check_conjunct(x, b, ks, current=current) for x in exprs]
 
 
-def _window_check(m: "NfabMatcher", start: float, e: Event) -> PredicateCheck | None:
+def _window_check(m: NfabMatcher, start: float, e: Event) -> PredicateCheck | None:
     if m.W is None:
         return None
     c = m._coord(e)
@@ -72,8 +73,8 @@ def _window_check(m: "NfabMatcher", start: float, e: Event) -> PredicateCheck | 
                                                                    "W": m.W}, c - start < m.W)
 
 
-def edge(m: "NfabMatcher", kind: str, r: "Run", rt: "_ChainRT", si: int, e: Event, typed: bool,
-         parent: "Run | None" = None) -> None:
+def edge(m: NfabMatcher, kind: str, r: Run, rt: _ChainRT, si: int, e: Event, typed: bool,
+         parent: Any = None) -> None:
     """An edge taken by run ``r`` at state ``si`` on event ``e`` (begin / take / ignore /
     proceed), with every conjunct its formula evaluated."""
     s = rt.states[si]
@@ -110,14 +111,14 @@ def edge(m: "NfabMatcher", kind: str, r: "Run", rt: "_ChainRT", si: int, e: Even
                 predicates=preds, detail=detail)
 
 
-def no_start(m: "NfabMatcher", rt: "_ChainRT", e: Event) -> None:
+def no_start(m: NfabMatcher, rt: _ChainRT, e: Event) -> None:
     s = rt.states[0]
     preds = _checks(m, s.begin, {s.var: [e]}, None)  # type: ignore[dict-item]
     _rec(m).act("discard", state=sname(m, rt.chain.index, 0), edge="begin", event=e.id, predicates=preds,
                 reason="does not start a run: the start state's begin formula is false")
 
 
-def no_edge(m: "NfabMatcher", r: "Run", rt: "_ChainRT", si: int, e: Event, typed: bool) -> None:
+def no_edge(m: NfabMatcher, r: Run, rt: _ChainRT, si: int, e: Event, typed: bool) -> None:
     s = rt.states[si]
     b = bindings(m, r)
     preds: list[PredicateCheck] = []
@@ -136,23 +137,23 @@ def no_edge(m: "NfabMatcher", r: "Run", rt: "_ChainRT", si: int, e: Event, typed
                 reason=why)
 
 
-def expired(m: "NfabMatcher", r: "Run", e: Event) -> None:
+def expired(m: NfabMatcher, r: Run, e: Event) -> None:
     w = _window_check(m, r.start, e)
     _rec(m).act("expire", run=rid(r.version), state=sname(m, r.chain, r.state), event=e.id,
                 predicates=[w] if w else [], reason="left the window (WITHIN)")
 
 
-def contiguity(m: "NfabMatcher", r: "Run", e: Event) -> None:
+def contiguity(m: NfabMatcher, r: Run, e: Event) -> None:
     _rec(m).act("discard", run=rid(r.version), state=sname(m, r.chain, r.state), event=e.id,
                 reason=f"{m.strategy.value}: event {e.id} of type {e.type} (not in the pattern) breaks contiguity")
 
 
-def matched(m: "NfabMatcher", r: "Run", rt: "_ChainRT", match: "Match", e: Event) -> None:
+def matched(m: NfabMatcher, r: Run, rt: _ChainRT, match: "Match", e: Event) -> None:
     _rec(m).act("match", run=rid(r.version), state=sname(m, r.chain, rt.final), event=e.id,
                 detail={"match": match.to_json()})
 
 
-def negated(m: "NfabMatcher", r: "Run", rt: "_ChainRT", bound: dict[str, list[Event]], blocker: Event,
+def negated(m: NfabMatcher, r: Run, rt: _ChainRT, bound: dict[str, list[Event]], blocker: Event,
             e: Event) -> None:
     _rec(m).act("discard", run=rid(r.version), state=sname(m, r.chain, rt.final), event=e.id,
                 reason=f"negation: event {blocker.id} ({blocker.type}) qualifies for a negated component",
@@ -160,13 +161,13 @@ def negated(m: "NfabMatcher", r: "Run", rt: "_ChainRT", bound: dict[str, list[Ev
                         "match": {v: [x.id for x in evs] for v, evs in bound.items()}})
 
 
-def wait_negation(m: "NfabMatcher", r: "Run", rt: "_ChainRT", match: "Match", deadline: float, e: Event) -> None:
+def wait_negation(m: NfabMatcher, r: Run, rt: _ChainRT, match: "Match", deadline: float, e: Event) -> None:
     _rec(m).act("wait", run=rid(r.version), state=sname(m, r.chain, rt.final), event=e.id,
                 reason=f"trailing negation: reported when the window closes (at {deadline:g})",
                 detail={"match": match.to_json()})
 
 
-def pending_done(m: "NfabMatcher", match: "Match", chain: "Chain", bound: dict[str, list[Event]],
+def pending_done(m: NfabMatcher, match: "Match", chain: "Chain", bound: dict[str, list[Event]],
                  blocker: Event | None) -> None:
     if blocker is None:
         _rec(m).act("match", state=sname(m, chain.index, chain.final),
@@ -177,16 +178,16 @@ def pending_done(m: "NfabMatcher", match: "Match", chain: "Chain", bound: dict[s
                     detail={"blocker": blocker.id, "match": match.to_json()})
 
 
-def merged(m: "NfabMatcher", r: "Run", rep: "Run", ent: "Entry") -> None:
+def merged(m: NfabMatcher, r: Run, rep: Run, ent: Entry) -> None:
     _rec(m).act("merge", run=rid(r.version), state=sname(m, r.chain, r.state), event=ent.event.id,
                 detail={"into": rid(rep.version)})
 
 
-def _entry_id(m: "NfabMatcher", ent: "Entry") -> str | None:
+def _entry_id(m: NfabMatcher, ent: Entry) -> str | None:
     return _tb(m)["ids"].get(id(ent))
 
 
-def buffer_write(m: "NfabMatcher", ent: "Entry", r: "Run") -> None:
+def buffer_write(m: NfabMatcher, ent: Entry, r: Run) -> None:
     """Called after ``ent`` got the pointer of run ``r`` (still at its previous entry)."""
     tb = _tb(m)
     ids = tb["ids"]
@@ -207,7 +208,7 @@ def buffer_write(m: "NfabMatcher", ent: "Entry", r: "Run") -> None:
         tb["pointers"].append({"entry": eid, "label": label, "to": to})
 
 
-def entry_removed(m: "NfabMatcher", ent: "Entry") -> None:
+def entry_removed(m: NfabMatcher, ent: Entry) -> None:
     tb = _tb(m)
     eid = tb["ids"].pop(id(ent), None)
     if eid is not None:
@@ -215,7 +216,7 @@ def entry_removed(m: "NfabMatcher", ent: "Entry") -> None:
         tb["removed"].append(eid)
 
 
-def state(m: "NfabMatcher") -> tuple[list[RunView], dict[str, Any]]:
+def state(m: NfabMatcher) -> tuple[list[RunView], dict[str, Any]]:
     tb = _tb(m)
     runs = []
     for r in m.runs():
