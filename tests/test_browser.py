@@ -278,6 +278,198 @@ def test_run_stock_preset_on_spark_shows_the_matches(page, app_url):
     _shot(page, "run-stock-trend-any")
 
 
+# --------------------------------------------------------------------------- issue 15
+
+def test_design_typo_in_a_predicate_shows_the_suggestion(page, app_url):
+    """A typo in a typed predicate and in the DSL: the CLI's message with caret and suggestion;
+    the Predicates tab stays open across the edits; no Deploy button."""
+    page.goto(f"{app_url}/Design")
+    _idle(page)
+    assert page.get_by_role("button", name="Deploy").count() == 0
+    page.get_by_role("tab", name="Predicates").click()
+    _idle(page)
+    equiv = page.locator("[data-testid=stMultiSelect]", has_text="Same value")
+    equiv.get_by_role("button", name="Remove symbol").click()
+    _idle(page)
+    assert page.locator("[role=tab][aria-selected=true]").inner_text() == "Predicates"
+    equiv.locator("input").click()
+    page.get_by_role("option", name="symbol").click()
+    _idle(page)
+    assert page.locator("[role=tab][aria-selected=true]").inner_text() == "Predicates"
+    assert "AND [symbol]" in _editor_value(page, "[symbol]")
+    box = page.get_by_placeholder("a[i].price > avg(a[..i-1].price)")
+    box.fill("a[1].prise > 10")
+    box.press("Enter")
+    _idle(page, settle=0.5)
+    page.locator("[data-testid=stButton]").filter(has=page.get_by_role("button", name="Add")).last.click()
+    _idle(page)
+    msg = "unknown attribute `prise` on `a` (type Stock); did you mean `price`?".replace("`", "")
+    alert = page.locator("[data-testid=stAlert]", has_text="did you mean price")
+    alert.first.wait_for()
+    assert msg in alert.first.inner_text()
+    assert page.locator("[role=tab][aria-selected=true]").inner_text() == "Predicates"
+    alert.first.scroll_into_view_if_needed()
+    _shot(page, "design-predicate-typo")
+    # the same typo in the DSL: the message under the editor, caret under `a.prise`
+    editor = page.get_by_label(EDITOR)
+    editor.fill("PATTERN SEQ(Stock a, Stock b)\nWHERE skip_till_next_match AND a.prise > 1")
+    editor.press("Control+Enter")
+    try:
+        page.locator("[data-testid=stAlert]", has_text="line 2, column 32: unknown attribute").first.wait_for()
+    except sync_api.Error:
+        _shot(page, "design-dsl-typo-failure")
+        raise
+    assert "Data stocks_sase" in page.locator("[data-testid=stAlert]", has_text="line 2, column 32").inner_text()
+    carets = page.locator("[data-testid=stCode]", has_text="^^^^^^^").all_inner_texts()
+    assert any("a.prise > 1" in c for c in carets), carets
+    _no_exception(page)
+    _shot(page, "design-dsl-typo")
+
+
+def test_typed_text_is_the_pattern_on_the_run_page(browser, app_url):
+    """Issue 15.2 in the browser (the AppTest does it 20 times): fresh session, type a pattern
+    without WITHIN on Design, apply, go straight to Run: exactly that text, its error."""
+    typed = "PATTERN SEQ(Stock a, Stock b)\nWHERE skip_till_next_match AND a.prise > 1"
+    for attempt in range(3):
+        ctx = browser.new_context(viewport={"width": 1500, "height": 1300})
+        ctx.route("**/*", lambda route: route.continue_() if urlparse(route.request.url).hostname in
+                  ("127.0.0.1", "localhost", "::1") or route.request.url.startswith(("data:", "blob:"))
+                  else route.abort())
+        pg = ctx.new_page()
+        pg.set_default_timeout(60_000)
+        pg.goto(f"{app_url}/Design")
+        _idle(pg, settle=0.5)
+        if attempt == 1:
+            pg.get_by_role("tab", name="Window & strategy").click()
+            _idle(pg, settle=0.3)
+        editor = pg.get_by_label(EDITOR)
+        editor.fill(typed)
+        editor.press("Control+Enter")
+        if attempt != 2:
+            _idle(pg, settle=0.3)
+        for click in range(3):  # a click that lands while Design is still rerunning can be lost: click again
+            pg.get_by_role("link", name="Run", exact=True).click()
+            try:
+                pg.get_by_role("heading", name="Run", exact=True).first.wait_for(timeout=15_000)
+                break
+            except sync_api.Error:
+                if click == 2:
+                    _shot(pg, f"typed-text-run-failure-{attempt}")
+                    raise
+        _idle(pg)
+        pg.get_by_text("2 · Pattern").first.wait_for()
+        codes = pg.locator("[data-testid=stCode]").all_inner_texts()
+        texts = [c for c in codes if c.strip().startswith("PATTERN")]
+        assert texts and all(t.strip() == typed for t in texts), (attempt, texts)
+        err = pg.locator("[data-testid=stAlert]", has_text="Pattern vs data").inner_text()
+        assert "line 2, column 32" in err and "did you mean price" in err.replace("`", ""), err
+        assert "WITHIN" not in " ".join(texts)
+        _no_exception(pg)
+        ctx.close()
+
+
+def test_run_timeline_marks_only_the_selected_match(page, app_url):
+    """Match #2 of the stock query is a=[3,4], b=6: its own events are marked, event 5
+    (inside its span, not in it) is greyed, no other match's events are marked."""
+    page.goto(f"{app_url}/Run")
+    _idle(page)
+    page.get_by_role("button", name="Run", exact=True).click()
+    page.get_by_text("3 matches · in-process").first.wait_for()
+    _idle(page)
+    box = page.locator("[data-testid=stSelectbox]", has_text="Events of match")
+    box.scroll_into_view_if_needed()
+    box.locator("input").click()
+    page.get_by_role("option", name="#2").click()
+    _idle(page, settle=1.5)
+    plot = page.locator(".js-plotly-plot").first
+    plot.evaluate("e => e.scrollIntoView({block: 'start'})")
+    time.sleep(1.0)
+    traces = plot.evaluate("e => e.data.map(t => ({name: t.name || '', ids: t.customdata || null, "
+                           "text: t.text || null}))")
+    by_name = {t["name"]: t for t in traces}
+    assert by_name["match #2: its events"]["ids"] == [3, 4, 6], traces
+    assert by_name["match #2: its events"]["text"] == ["a[1]", "a[2]", "b"]
+    assert by_name["match #2: skipped"]["ids"] == [5]
+    assert not [n for n in by_name if n.startswith("match #") and not n.startswith("match #2")]
+    # what is drawn: three orange-ringed markers with their variable above them
+    labels = plot.evaluate("e => [...e.querySelectorAll('g.textpoint text')].map(t => t.textContent)")
+    assert sorted(labels) == ["a[1]", "a[2]", "b"], labels
+    _no_exception(page)
+    page.screenshot(path=str(ARTIFACTS / "run-timeline-match-2.png"))
+
+
+_LABEL_BOXES_JS = """e => {
+  const out = [];
+  e.querySelectorAll('g.annotation').forEach(a => {
+    const t = a.querySelector('text');
+    if (!t || !t.textContent.trim()) return;
+    const r = t.getBoundingClientRect();
+    const bg = a.querySelector('rect.bg');
+    const b = bg ? bg.getBoundingClientRect() : r;
+    out.push({kind: 'label', text: t.textContent, box: [r.left, r.top, r.right, r.bottom],
+              bg: [b.left, b.top, b.right, b.bottom]});
+  });
+  e.querySelectorAll('g.trace.scatter').forEach(tr => {
+    tr.querySelectorAll('g.textpoint text').forEach(t => {
+      const r = t.getBoundingClientRect();
+      out.push({kind: 'state', text: t.textContent, box: [r.left, r.top, r.right, r.bottom]});
+    });
+  });
+  return out;
+}"""
+
+
+def _overlap(a, b) -> bool:
+    return min(a[2], b[2]) - max(a[0], b[0]) > 0.5 and min(a[3], b[3]) - max(a[1], b[1]) > 0.5
+
+
+def test_chemo_automaton_of_every_engine_has_no_overlapping_labels(page, app_url):
+    """Issue 15.5: the chemotherapy preset drawn by every engine; the labels' SVG boxes do not
+    overlap one another or a state's name, and no text spills out of its label box."""
+    page.goto(app_url)
+    _idle(page)
+    card = page.locator("[data-testid=stVerticalBlock]").filter(
+        has=page.get_by_role("heading", name="Chemotherapy")).last
+    card.get_by_role("button", name="Open in Design").click()
+    page.get_by_role("heading", name="Design", exact=True).first.wait_for()
+    _idle(page)
+    page.get_by_role("link", name="Automaton").click()
+    page.get_by_role("heading", name="Automaton", exact=True).first.wait_for()
+    _idle(page)
+    engines = {"nfab": "NFA^b (SASE+)", "lazy-chain": "Lazy chain NFA", "lazy-tree": "Lazy tree NFA",
+               "eager": "Eager NFA"}
+    drawn = 0
+    for key, name in engines.items():
+        box = page.locator("[data-testid=stSelectbox]", has_text="Engine")
+        box.scroll_into_view_if_needed()
+        box.locator("input").click()
+        page.get_by_role("option", name=name).first.click()
+        _idle(page, settle=1.5)
+        _no_exception(page)
+        if key == "nfab":  # NFA^b has no AND groups with a Kleene component: it says why
+            assert page.locator("[data-testid=stAlert]", has_text="NFA^b cannot compile").count() == 1
+            continue
+        plot = page.locator(".js-plotly-plot").first
+        plot.evaluate("e => e.scrollIntoView({block: 'start'})")
+        time.sleep(1.0)
+        items = plot.evaluate(_LABEL_BOXES_JS)
+        labels = [i for i in items if i["kind"] == "label" and i["text"] not in ("start",)]
+        states = [i for i in items if i["kind"] == "state"]
+        assert len(labels) >= 4 and len(states) >= 4, (key, items)
+        everything = labels + states
+        clashes = [(a["text"], b["text"]) for k, a in enumerate(everything) for b in everything[k + 1:]
+                   if _overlap(a["box"], b["box"])]
+        assert not clashes, (key, clashes)
+        spills = [lb["text"] for lb in labels
+                  if lb["box"][2] - lb["box"][0] > lb["bg"][2] - lb["bg"][0] + 1
+                  or lb["box"][3] - lb["box"][1] > lb["bg"][3] - lb["bg"][1] + 1]
+        assert not spills, (key, spills)
+        assert any("16 days" in lb["text"] for lb in labels), key
+        page.screenshot(path=str(ARTIFACTS / f"automaton-chemo-{key}.png"))
+        drawn += 1
+    assert drawn == 3
+
+
 def test_docs_images_exist_for_the_readme():
     """The README shows one Design and one Run screenshot (copied from tests/artifacts)."""
     for name in ("design.png", "run.png"):

@@ -742,6 +742,8 @@ def _plan(g: nx.MultiDiGraph, labels: str, label_width: int, gap_min: float, row
             # states above in the way (same column, another row): go up beside them
             block = [radius(n2) for n2, (bx, by) in pos.items()
                      if n2 not in (u, v) and y1 < by < y0 and abs(bx - sx) < radius(n2) + 6]
+            if (u, True) in loop_labels:  # a take loop above the state: go up beside it
+                block.append(32.0)
             if block:
                 sx = x0 + max(block) + 12 + 10 * k
                 ang = math.radians(-35)
