@@ -103,7 +103,18 @@ def render_error(message: str, span: X.Span | None, source: str, hint: str | Non
     lines = source.splitlines() or [""]
     ln = lines[span[0] - 1] if 0 < span[0] <= len(lines) else ""
     width = max(1, min(span[2], max(1, len(ln) - span[1] + 1)))
-    return f"{head}\n  {ln}\n  {' ' * (span[1] - 1)}{'^' * width}"
+    col = span[1] - 1  # 0-based
+    if len(ln) > SHOWN_LINE:  # a long line is shown as a window around the caret
+        start = max(0, min(col - SHOWN_LINE // 3, len(ln) - SHOWN_LINE))
+        pre = "..." if start > 0 else ""
+        post = "..." if start + SHOWN_LINE < len(ln) else ""
+        ln = pre + ln[start:start + SHOWN_LINE] + post
+        col = col - start + len(pre)
+        width = max(1, min(width, SHOWN_LINE + len(pre) - col))
+    return f"{head}\n  {ln}\n  {' ' * col}{'^' * width}"
+
+
+SHOWN_LINE = 100  # characters of the offending line shown under an error
 
 
 def tokenize(text: str) -> list[Tok]:

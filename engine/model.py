@@ -39,6 +39,8 @@ ANY_TYPE = "ANY"
 MAX_COMPONENTS = 64  # components in the whole pattern
 MAX_ALTERNATIVES = 64  # SEQ/AND alternatives after rewriting `?`, `*` and OR (as the NFA^b and lazy compilers count)
 MAX_PATTERN_LENGTH = 100_000  # characters of DSL text
+MAX_PREDICATES = 256  # WHERE conjuncts plus `[attr]` attributes (each engine places every one per alternative)
+MAX_EXPRESSION_NODES = 4096  # nodes of all WHERE and RETURN expressions together
 
 
 class PatternError(ValueError):
@@ -241,9 +243,10 @@ class Pattern(_Base):
         """The size limits of a pattern (issue 16), checked without recursion, so that a
         pattern built by hand or read from JSON cannot make a later (recursive) walk crash:
         groups nested at most MAX_NESTING deep, at most MAX_COMPONENTS components and
-        MAX_ALTERNATIVES alternatives, expression trees at most MAX_NESTING high, every number
-        an int or a finite float of magnitude at most MAX_NUMBER, a window whose size is a
-        positive finite number. Raises PatternError; returns the pattern."""
+        MAX_ALTERNATIVES alternatives, at most MAX_PREDICATES predicates (WHERE conjuncts and
+        `[attr]`) of MAX_EXPRESSION_NODES terms in all, expression trees at most MAX_NESTING
+        high, every number an int or a finite float of magnitude at most MAX_NUMBER, a window
+        whose size is a positive finite number. Raises PatternError; returns the pattern."""
         check_group_depth(self.root)
         for k, c in enumerate(iter_components(self.root)):
             if k == MAX_COMPONENTS:
@@ -254,12 +257,21 @@ class Pattern(_Base):
             raise PatternError(f"the pattern expands into more than {MAX_ALTERNATIVES} alternatives",
                                self.root.span, "every `?`, `*` and OR(...) multiplies the alternatives "
                                "an engine must match; use fewer of them")
+        if len(self.where) + len(self.equivalence) > MAX_PREDICATES:
+            k = max(0, MAX_PREDICATES - len(self.equivalence))
+            raise PatternError(f"more than {MAX_PREDICATES} predicates", self.where[k].span if k < len(self.where)
+                               else self.span, "conjuncts of WHERE and `[attr]` attributes count")
         exprs: list[Node] = list(self.where) + [r.expr for r in self.returns if r.expr is not None]
+        nodes = 0
         for e in exprs:
             deep = too_deep(e)
             if deep is not None:
                 raise nesting_error(deep)
             for n in e.walk():
+                nodes += 1
+                if nodes > MAX_EXPRESSION_NODES:
+                    raise PatternError(f"the predicates have more than {MAX_EXPRESSION_NODES:,} terms in all",
+                                       e.span, "every comparison, operator, value and reference is a term")
                 if isinstance(n, Num):
                     why = number_problem(n.value)
                     if why:
@@ -498,5 +510,6 @@ def conjuncts_of(e: Node) -> list[Node]:
 __all__ = [
     "ANY_TYPE", "Aggregate", "Component", "Group", "Item", "Pattern", "PatternError", "ReturnItem",
     "Strategy", "Window", "conjuncts_of", "iter_components", "suggest", "alternative_count",
-    "MAX_NESTING", "MAX_NUMBER", "MAX_COMPONENTS", "MAX_ALTERNATIVES", "MAX_PATTERN_LENGTH",
+    "MAX_NESTING", "MAX_NUMBER", "MAX_COMPONENTS", "MAX_ALTERNATIVES", "MAX_PATTERN_LENGTH", "MAX_PREDICATES",
+    "MAX_EXPRESSION_NODES",
 ]

@@ -44,8 +44,10 @@ from engine.matchers.base import EngineUnsupported, StateExplosion
 from engine.model import (
     MAX_ALTERNATIVES,
     MAX_COMPONENTS,
+    MAX_EXPRESSION_NODES,
     MAX_NESTING,
     MAX_PATTERN_LENGTH,
+    MAX_PREDICATES,
     Component,
     Group,
     Pattern,
@@ -516,7 +518,9 @@ def _refused(text: str) -> DslError:
         parse(text)
     err = exc.value
     assert err.span is not None and str(err).startswith(f"line {err.line}, column {err.column}: ")
-    assert "^" in str(err)
+    head, shown, caret = str(err).split("\n")
+    assert caret.strip() and set(caret.strip()) == {"^"}
+    assert len(shown) <= 110 and len(caret) <= 110  # a long line is shown as a window around the caret
     return err
 
 
@@ -639,6 +643,27 @@ def test_alternatives_limit() -> None:
     assert err.message == f"the pattern expands into more than {MAX_ALTERNATIVES} alternatives"
     err = _refused("PATTERN AND(" + ", ".join(f"OR(A a{i}, B b{i})" for i in range(7)) + ")")
     assert err.message == f"the pattern expands into more than {MAX_ALTERNATIVES} alternatives"
+
+
+def test_predicates_limit() -> None:
+    comps = "PATTERN SEQ(" + ", ".join(f"A? a{i}" for i in range(6)) + ", B b) WHERE "
+    conj = [f"a{i % 6}.x > {i}" for i in range(MAX_PREDICATES + 1)]
+    m = parse(comps + " AND ".join(conj[:MAX_PREDICATES]))
+    assert len(m.where) == MAX_PREDICATES
+    text = comps + " AND ".join(conj)
+    err = _refused(text)
+    assert err.message == f"more than {MAX_PREDICATES} predicates"
+    assert err.column == text.index(conj[MAX_PREDICATES]) + 1
+    err = _refused(comps + "[k] AND " + " AND ".join(conj[:MAX_PREDICATES]))  # `[attr]` counts too
+    assert err.message == f"more than {MAX_PREDICATES} predicates"
+
+
+def test_expression_terms_limit() -> None:
+    # an OR of 1,365 comparisons has 4,096 terms (1 + 1,365 * 3); one more is refused
+    ok = parse("PATTERN SEQ(A a) WHERE " + " OR ".join(f"a.x = {i}" for i in range(1365)))
+    assert sum(1 for _ in ok.where[0].walk()) == MAX_EXPRESSION_NODES
+    err = _refused("PATTERN SEQ(A a) WHERE " + " OR ".join(f"a.x = {i}" for i in range(1366)))
+    assert err.message == f"the predicates have more than {MAX_EXPRESSION_NODES:,} terms in all"
 
 
 def test_pattern_length_limit() -> None:
