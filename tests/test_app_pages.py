@@ -414,6 +414,43 @@ def test_typed_text_is_the_pattern_on_every_page_20_times():
         assert at.button(key="run_go").disabled
 
 
+def test_design_aggregate_return_and_output_forms_follow_the_dsl():
+    """Issue 15.4: AGG / GROUP BY / RETURN / OUTPUT have forms, in sync with the text both ways."""
+    at = _app(DESIGN)
+    assert at.selectbox(key=_k(at, "ag_func")).value.startswith("(none")
+    at.selectbox(key=_k(at, "ag_func")).set_value("SUM").run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert "AGG SUM(a.price)" in _editor(at).value  # the first variable's first numeric attribute
+    at.selectbox(key=_k(at, "ag_var")).set_value("b").run()
+    at.selectbox(key=_k(at, "ag_attr")).set_value("volume").run()
+    at.multiselect(key=_k(at, "ag_group")).set_value(["symbol"]).run()
+    assert "AGG SUM(b.volume)\nGROUP BY symbol" in _editor(at).value
+    at.selectbox(key=_k(at, "ag_func")).set_value("COUNT").run()
+    assert "AGG COUNT\nGROUP BY symbol" in _editor(at).value
+    # text -> forms
+    _editor(at).input(STOCK + "AGG MAX(a.volume)\nGROUP BY symbol\nOUTPUT NON_OVERLAP\n").run()
+    assert at.selectbox(key=_k(at, "ag_func")).value == "MAX"
+    assert (at.selectbox(key=_k(at, "ag_var")).value, at.selectbox(key=_k(at, "ag_attr")).value) == ("a", "volume")
+    assert at.multiselect(key=_k(at, "ag_group")).value == ["symbol"]
+    assert at.radio(key=_k(at, "ws_output")).value == "NON_OVERLAP"
+    at.radio(key=_k(at, "ws_output")).set_value("ALL").run()
+    assert "OUTPUT" not in _editor(at).value
+    at.selectbox(key=_k(at, "ag_func")).set_value(at.selectbox(key=_k(at, "ag_func")).options[0]).run()
+    assert "AGG" not in _editor(at).value and "GROUP BY" not in _editor(at).value
+    # RETURN: added from the form, checked against the data, removed again
+    at.text_input(key="rt_text").input("b.price AS price, a")
+    at.button(key="rt_add").click().run()
+    assert "RETURN b.price AS price, a" in _editor(at).value
+    assert [c.value for c in at.code if c.value in ("b.price AS price", "a")] == ["b.price AS price", "a"]
+    at.text_input(key="rt_text").input("b.prise")
+    at.button(key="rt_add").click().run()
+    assert any("unknown attribute `prise` on `b`" in e.value and "did you mean `price`" in e.value for e in at.error)
+    assert "prise" not in _editor(at).value and at.text_input(key="rt_text").value == "b.prise"
+    rev = at.session_state["cep_rev"]
+    at.button(key=f"rt_del_0_{rev}").click().run()
+    assert "RETURN a" in _editor(at).value and "b.price AS price" not in _editor(at).value
+
+
 # --------------------------------------------------------------------------- Automaton
 
 def _edges(at: AppTest):
