@@ -96,6 +96,14 @@ def _run_parser(sub: Any) -> argparse.ArgumentParser:
     return p
 
 
+def _write_matches(matches: list[Any], n: int, fmt: str, out: Any, variables: list[str]) -> None:
+    """``format_matches``, except that ``count`` prints ``n`` (matches counted without being built)."""
+    if fmt == "count":
+        out.write(f"{n}\n")
+    else:
+        format_matches(matches, fmt, out, variables)
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from .matchers.base import EngineUnsupported, Match, StateExplosion
     from .planner import choose, make_matcher
@@ -122,6 +130,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     options: dict[str, Any] = {}
     if args.max_runs is not None:
         options["max_runs"] = args.max_runs
+    counting = args.format == "count" and info.name == "nfab"
+    if counting:  # matches are counted, never built, where the engine can (one alternative, no negation)
+        options["count_only"] = True
     matcher = make_matcher(pattern, info.name, rates=rates, **options)
     t0 = time.perf_counter()
     matches: list[Match] = []
@@ -135,15 +146,16 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise CommandError(f"stopped: {err}", status=1) from None
     elapsed = time.perf_counter() - t0
     variables = [c.var for c in pattern.positive]
+    n_matches = len(matches) + (matcher.counted if counting else 0)
     if args.out:
         with open(args.out, "w", encoding="utf-8", newline="") as fh:
-            format_matches(matches, args.format, fh, variables)
+            _write_matches(matches, n_matches, args.format, fh, variables)
     else:
-        format_matches(matches, args.format, sys.stdout, variables)
+        _write_matches(matches, n_matches, args.format, sys.stdout, variables)
     if args.stats:
         st = matcher.stats.as_dict()
         rate = len(events) / elapsed if elapsed > 0 else float("inf")
-        print(f"engine={info.name} events={len(events)} matches={len(matches)} seconds={elapsed:.3f} "
+        print(f"engine={info.name} events={len(events)} matches={n_matches} seconds={elapsed:.3f} "
               f"events/s={rate:,.0f} " + " ".join(f"{k}={v}" for k, v in st.items() if k != "phase_seconds"),
               file=sys.stderr)
     return 0

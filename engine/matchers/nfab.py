@@ -88,6 +88,17 @@ class Member:
         self.switches = switches
 
 
+class Members(list):
+    """The members of a merged run, with the earliest start among them (``lo``): while it
+    is inside the window, every member is, and the window filter is skipped."""
+
+    __slots__ = ("lo",)
+
+    def __init__(self, items: Any = ()) -> None:
+        super().__init__(items)
+        self.lo = min((m.start for m in self), default=float("inf"))
+
+
 class Run:
     __slots__ = ("chain", "state", "V", "start", "start_seq", "version", "nchild", "pe", "members", "part")
 
@@ -294,7 +305,8 @@ class NfabMatcher(MatcherBase):
 
     def __init__(self, pattern: Pattern, tracer: Tracer | None = None, share: bool = True, merge: bool = True,
                  max_runs: int = DEFAULT_MAX_RUNS, max_buffer: int = DEFAULT_MAX_BUFFER,
-                 push_window: bool = True, peek: bool = True, max_work: int = DEFAULT_MAX_WORK):
+                 push_window: bool = True, peek: bool = True, max_work: int = DEFAULT_MAX_WORK,
+                 count_only: bool = False):
         super().__init__(pattern, tracer)
         # §4.5 optimisations. push_window (step 5): a run dies on any edge once it left the
         # window (off: only the edge into F checks it; same matches, more live runs).
@@ -309,6 +321,13 @@ class NfabMatcher(MatcherBase):
         self.max_runs = max_runs
         self.max_buffer = max_buffer
         self.max_work = max_work
+        # count_only: matches are counted, never built (``cep run --format count``), where
+        # that is exact: one SEQ alternative (no de-duplication across alternatives), no
+        # negation to check per match, OUTPUT ALL. Elsewhere matches are built as usual.
+        self.count_only = count_only
+        self._countable = (len(self.rts) == 1 and not self.rts[0].chain.negations
+                           and pattern.output != "NON_OVERLAP")
+        self.counted = 0
         self.work = 0  # matched event ids built for the current event
         self.stats.extra.update({"clones_take_proceed": 0, "clones_ignore_proceed": 0, "clones_take_ignore": 0,
                                  "clones_begin_ignore": 0, "runs_merged": 0, "runs_killed": 0})
@@ -621,15 +640,21 @@ class NfabMatcher(MatcherBase):
         end = self._coord(e)
         chain = rt.chain
         if r.members:
-            if W is None:
-                live = r.members
-            else:
-                live = [m for m in r.members if end - m.start < W]
-                if len(live) < len(r.members):
-                    r.members = live  # expired members will never match again
+            live = r.members
+            if W is not None and end - live.lo >= W:
+                live = Members([m for m in live if end - m.start < W])
+                r.members = live  # expired members will never match again
+            if self.count_only and self._countable:
+                self.counted += len(live)
+                self.stats.matches += len(live)
+                return
             members = [(m.start, m.switches) for m in live]
         else:
             members = [(r.start, ())] if W is None or end - r.start < W else []
+            if self.count_only and self._countable:
+                self.counted += len(members)
+                self.stats.matches += len(members)
+                return
         if not members:
             return
         order = self.order
@@ -789,14 +814,17 @@ class NfabMatcher(MatcherBase):
                     continue
                 # merge r into rep: members keep their own version path from this entry back
                 if rep.members is None:
-                    rep.members = [Member(rep.start, rep.start_seq, ())]
+                    rep.members = Members([Member(rep.start, rep.start_seq, ())])
                 else:
-                    rep.members = list(rep.members)
+                    rep.members = Members(rep.members)
                 own = r.members or [Member(r.start, r.start_seq, ())]
                 if len(rep.members) + len(own) > self.max_runs:
                     self._explode(members=len(rep.members) + len(own))
+                mem = rep.members
                 for m in own:
-                    rep.members.append(Member(m.start, m.start_seq, ((ent, r.version),) + m.switches))
+                    mem.append(Member(m.start, m.start_seq, ((ent, r.version),) + m.switches))
+                    if m.start < mem.lo:
+                        mem.lo = m.start
                 if r.start > rep.start:
                     rep.start, rep.start_seq = r.start, r.start_seq
                 dropped.add(id(r))
