@@ -22,7 +22,7 @@ from streamlit_flow.state import StreamlitFlowState
 
 from app import state
 from app.edit import EditError, apply_canvas
-from visualizers.canvas import pattern_to_canvas
+from visualizers.canvas import MIN_ZOOM, canvas_height, cross_predicates, pattern_header, pattern_to_canvas
 
 KEY = "cep_canvas"
 
@@ -76,13 +76,29 @@ def node_texts() -> list[str]:
     return [n.data.get("text", n.data.get("content", "")) for n in fs.nodes]
 
 
-def render(height: int = 430) -> None:
+def header() -> None:
+    """Above the canvas: strategy, partition, window, output (and AGG / RETURN)."""
+    with st.container(border=True):
+        st.markdown(pattern_header(state.pattern()))
+
+
+def legend() -> None:
+    """Below the canvas: the predicates over several components, with the marks on their nodes."""
+    cross = cross_predicates(state.pattern())
+    if cross:
+        st.markdown("**Across components** (marked on their nodes): " + " · ".join(
+            f"{mark} `{text}` ({', '.join(vs)})" for mark, text, vs in cross))
+
+
+def render(height: int | None = None) -> None:
     ss = st.session_state
     fs = flow_state()
+    if height is None:
+        height = canvas_height([n.asdict() for n in fs.nodes])
     ret = streamlit_flow(KEY, fs, height=height, fit_view=True, show_controls=True, show_minimap=False,
                          allow_new_edges=True, enable_pane_menu=True, enable_node_menu=True,
                          enable_edge_menu=True, get_node_on_click=True, hide_watermark=True,
-                         layout=ManualLayout(), min_zoom=0.3)
+                         layout=ManualLayout(), min_zoom=MIN_ZOOM)
     if ret is fs or ret is None or ret.timestamp == ss.get("cep_flow_seen"):
         return
     ss["cep_flow_seen"] = ret.timestamp

@@ -122,6 +122,10 @@ def test_design_starts_with_stock_preset_on_canvas_and_editor():
     assert _editor(at).value == STOCK
     assert _canvas_texts(at) == ["Stock+ a[]", "Stock b"]
     assert _canvas_edges(at) == [("c:a", "c:b")]
+    # the canvas' header and legend (issue 15.3)
+    md = [m.value for m in at.markdown]
+    assert any("skip_till_next_match" in m and "`WITHIN 1 hour`" in m and "`OUTPUT ALL`" in m for m in md)
+    assert any(m.startswith("**Across components**") and "b.volume < 80% * a[a.len].volume" in m for m in md)
 
 
 def test_design_editing_dsl_updates_model_and_canvas():

@@ -51,6 +51,49 @@ def test_canvas_shows_components_groups_and_order():
     assert neg["data"]["content"].startswith("!Register b") and "dashed" in neg["style"]["border"]
 
 
+BIG = ("PATTERN SEQ(Stock a, Stock b, Stock c, Stock+ d[], AND(Stock e, Stock f), Stock g, !Stock h, Stock i)\n"
+       "WHERE skip_till_next_match AND [symbol] AND a.price > 10 AND d[i].price > d[i-1].price\n"
+       "  AND i.volume < a.volume AND b.price > c.price\nWITHIN 2 hours\nOUTPUT NON_OVERLAP")
+
+
+def test_canvas_shows_predicates_window_strategy_and_output():
+    """Issue 15.3: own predicates on the node, shared ones numbered on their nodes and listed,
+    strategy / partition / window / output in the header."""
+    from visualizers.canvas import cross_predicates, pattern_header
+
+    p = parse(STOCK)
+    nodes = {n["id"]: n for n in pattern_to_canvas(p)[0]}
+    a, b = nodes["c:a"]["data"]["content"], nodes["c:b"]["data"]["content"]
+    assert a.startswith("Stock+ a[]") and "`a[1].volume > 1000`" in a and "`a[i].price > avg(a[..i-1].price)`" in a
+    assert "b.volume" not in a and "①" in a and "①" in b
+    assert cross_predicates(p) == [("①", "b.volume < 80% * a[a.len].volume", ["a", "b"])]
+    head = pattern_header(p)
+    for part in ("skip_till_next_match", "partition `[symbol]`", "`WITHIN 1 hour`", "`OUTPUT ALL`"):
+        assert part in head
+    assert "no window" in pattern_header(parse("PATTERN SEQ(A a, B b)"))
+    assert "`AGG COUNT`" in pattern_header(_pat("clicks", "login_count"))
+
+
+def test_canvas_stays_readable_with_eight_or_more_components():
+    from visualizers.canvas import CANVAS_W, MIN_ZOOM, canvas_extent, canvas_height
+
+    p = parse(BIG)
+    assert len(p.components()) == 9
+    nodes, edges = pattern_to_canvas(p)
+    w, h = canvas_extent(nodes)
+    zoom = (CANVAS_W - 40) / w
+    assert zoom >= 0.7, (w, zoom)  # the fit keeps 13-pixel text at 9 pixels or more
+    height = canvas_height(nodes)
+    assert h * zoom + 40 <= height <= 820  # and the canvas is tall enough for that zoom
+    assert MIN_ZOOM >= 0.6
+    ys = sorted({n["position"]["y"] for n in nodes if "parentId" not in n})
+    assert len(ys) >= 3  # wrapped into rows
+    res = edit.apply_canvas(p, nodes, edges)  # the wrapped drawing still reads back as the same pattern
+    assert not res.changed and res.pattern == p
+    # one long row would not have fitted
+    assert sum(190 + 56 for _ in p.root.items) > CANVAS_W / 0.6
+
+
 def _canvas(text: str):
     p = parse(text)
     nodes, edges = pattern_to_canvas(p)

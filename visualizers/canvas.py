@@ -4,7 +4,12 @@ The Design page draws a :class:`engine.model.Pattern` on a React Flow canvas
 (streamlit-flow-component): every component is a node showing its DSL text (type,
 quantifier, variable, negation), SEQ order is drawn as edges, and nested AND/OR/SEQ
 groups are container nodes whose members are child nodes (React Flow ``parentId``).
-The top-level group is the canvas itself.
+The top-level group is the canvas itself. A component's node also lists its own predicates
+(the WHERE conjuncts on that variable alone) and numbered references to the predicates it
+shares with other components; :func:`pattern_header` and :func:`cross_predicates` give the
+strategy / partition / window / output line and those shared predicates for the page to show
+beside the canvas. A top-level SEQ of more than :data:`WRAP_AFTER` items wraps into rows of
+:data:`ROW_ITEMS`, so that eight or more components stay readable at the zoom that fits.
 
 Node ids name the model element, so that a canvas returned by the browser can be read
 back (``app.edit.apply_canvas``): ``c:<var>`` for a component, ``g:<path>`` for a
@@ -20,14 +25,23 @@ from dataclasses import dataclass
 from typing import Any, Iterator
 
 from engine.dsl import item_text
+from engine.expr import to_text as expr_text
+from engine.expr import variables
 from engine.model import Component, Group, Pattern
 
-NODE_W = 160
+NODE_W = 190
 NODE_H = 58
-GAP_X = 60
+GAP_X = 56
 GAP_Y = 22
 PAD = 18
 HEADER = 34
+PRED_LINE_H = 22      # height of one predicate line on a node (estimate for the layout)
+WRAP_AFTER = 4        # a top-level SEQ longer than this wraps ...
+ROW_ITEMS = 3         # ... into rows of this many items
+ROW_GAP = 70          # vertical gap between wrapped rows
+CANVAS_W = 620        # the canvas' width on the Design page (pixels, at a 1500-pixel window)
+MIN_ZOOM = 0.6        # the canvas never zooms out further (13 px text stays >= 8 px)
+CIRCLED = "①②③④⑤⑥⑦⑧⑨⑩⑪⑫⑬⑭⑮⑯⑰⑱⑲⑳"
 
 QUANT_WORDS = {
     "one": "one event",
@@ -70,10 +84,56 @@ def parse_group_id(node_id: str) -> tuple[int, ...] | None:
         return None
 
 
-def component_label(c: Component) -> str:
-    """Node content: the DSL text on the first line (what a person edits), then words."""
+def own_predicates(pattern: Pattern, var: str) -> list[str]:
+    """The WHERE conjuncts that mention ``var`` and no other variable."""
+    return [expr_text(e) for e in pattern.where if variables(e) == {var}]
+
+
+def cross_predicates(pattern: Pattern) -> list[tuple[str, str, list[str]]]:
+    """The conjuncts over two or more variables: ``(mark, text, variables)``, numbered ①, ②, …"""
+    out = []
+    for e in pattern.where:
+        vs = variables(e)
+        if len(vs) >= 2:
+            k = len(out)
+            mark = CIRCLED[k] if k < len(CIRCLED) else f"({k + 1})"
+            order = [v for v in pattern.variables if v in vs]
+            out.append((mark, expr_text(e), order))
+    return out
+
+
+def pattern_header(pattern: Pattern) -> str:
+    """One line for above the canvas: strategy, partition, window, output, aggregate, RETURN."""
+    from engine.dsl import to_text
+
+    lines = to_text(pattern).splitlines()
+    window = next((ln[len("WITHIN "):] for ln in lines if ln.startswith("WITHIN ")), None)
+    parts = [f"**{pattern.strategy.value}**"]
+    if pattern.equivalence:
+        parts.append("partition `[" + ", ".join(pattern.equivalence) + "]`")
+    parts.append(f"`WITHIN {window}`" if window else "no window")
+    parts.append(f"`OUTPUT {pattern.output}`")
+    for key in ("AGG ", "GROUP BY ", "RETURN "):
+        ln = next((x for x in lines if x.startswith(key)), None)
+        if ln:
+            parts.append(f"`{ln}`")
+    return " · ".join(parts)
+
+
+def component_label(c: Component, own: list[str] | None = None, refs: list[str] | None = None) -> str:
+    """Node content: the DSL text on the first line (what a person edits), then words, the
+    component's own predicates and the marks of the predicates it shares with others."""
     words = "must not occur" if c.negated else QUANT_WORDS[c.quant]
-    return f"{item_text(c)}\n\n_{words}_"
+    text = f"{item_text(c)}\n\n_{words}_"
+    for p in own or []:
+        text += f"\n\n`{p}`"
+    if refs:
+        text += "\n\n" + " ".join(refs)
+    return text
+
+
+def _node_h(extra_lines: int) -> float:
+    return NODE_H + PRED_LINE_H * extra_lines
 
 
 def group_label(g: Group) -> str:
@@ -88,10 +148,12 @@ class Box:
     h: float
 
 
-def _size(item: Component | Group) -> Box:
+def _size(item: Component | Group, extra: dict[str, int] | None = None) -> Box:
+    """The box of an item; ``extra`` gives each component's number of predicate lines."""
+    extra = extra or {}
     if isinstance(item, Component):
-        return Box(NODE_W, NODE_H)
-    sizes = [_size(i) for i in item.items]
+        return Box(NODE_W, _node_h(extra.get(item.var, 0)))
+    sizes = [_size(i, extra) for i in item.items]
     if item.op == "SEQ":
         w = 2 * PAD + sum(s.w for s in sizes) + GAP_X * (len(sizes) - 1)
         h = HEADER + max(s.h for s in sizes) + PAD
@@ -101,12 +163,24 @@ def _size(item: Component | Group) -> Box:
     return Box(w, h)
 
 
-def _positions(group: Group, origin: tuple[float, float]) -> list[tuple[float, float]]:
+def _positions(group: Group, origin: tuple[float, float], extra: dict[str, int] | None = None,
+               wrap: bool = False) -> list[tuple[float, float]]:
     """Positions of a group's items relative to ``origin`` (horizontal for SEQ,
-    vertical for AND/OR), centred on the cross axis."""
-    sizes = [_size(i) for i in group.items]
+    vertical for AND/OR), centred on the cross axis; ``wrap``: a long SEQ in rows."""
+    sizes = [_size(i, extra) for i in group.items]
     out: list[tuple[float, float]] = []
     x0, y0 = origin
+    if group.op == "SEQ" and wrap and len(sizes) > WRAP_AFTER:
+        y = y0
+        for r in range(0, len(sizes), ROW_ITEMS):
+            row = sizes[r:r + ROW_ITEMS]
+            hmax = max(s.h for s in row)
+            x = x0
+            for s in row:
+                out.append((x, y + (hmax - s.h) / 2))
+                x += s.w + GAP_X
+            y += hmax + ROW_GAP
+        return out
     if group.op == "SEQ":
         hmax = max(s.h for s in sizes)
         x = x0
@@ -191,19 +265,27 @@ def pattern_to_canvas(pattern: Pattern) -> tuple[list[dict[str, Any]], list[dict
     """Nodes (parents before children, as React Flow requires) and SEQ-order edges."""
     nodes: list[dict[str, Any]] = []
     edges: list[dict[str, Any]] = []
+    own = {v: own_predicates(pattern, v) for v in pattern.variables}
+    refs: dict[str, list[str]] = {}
+    for mark, _text, vs in cross_predicates(pattern):
+        for v in vs:
+            refs.setdefault(v, []).append(mark)
+    extra = {v: len(own[v]) + (1 if refs.get(v) else 0) for v in pattern.variables}
 
     def place(group: Group, path: tuple[int, ...], parent: str | None, origin: tuple[float, float],
               depth: int) -> None:
         ids: list[str] = []
-        for k, (item, pos) in enumerate(zip(group.items, _positions(group, origin))):
+        for k, (item, pos) in enumerate(zip(group.items, _positions(group, origin, extra, wrap=not path))):
             p = path + (k,)
             nid = item_id(item, p)
             ids.append(nid)
             if isinstance(item, Component):
-                nodes.append(_node(nid, pos, component_label(item), _component_style(item), parent,
-                                   {"var": item.var, "text": item_text(item)}, z=depth * 10 + 5))
+                nodes.append(_node(nid, pos, component_label(item, own.get(item.var), refs.get(item.var)),
+                                   _component_style(item), parent,
+                                   {"var": item.var, "text": item_text(item), "h": _node_h(extra.get(item.var, 0))},
+                                   z=depth * 10 + 5))
             else:
-                box = _size(item)
+                box = _size(item, extra)
                 nodes.append(_node(nid, pos, group_label(item), _group_style(item, box), parent,
                                    {"group": item.op, "text": item_text(item)}, z=depth * 10,
                                    deletable=False))
@@ -231,6 +313,32 @@ def item_at(root: Group, path: tuple[int, ...]) -> Component | Group:
         assert isinstance(cur, Group)
         cur = cur.items[k]
     return cur
+
+
+def canvas_extent(nodes: list[dict[str, Any]]) -> tuple[float, float]:
+    """Width and height of the drawn pattern (top-level nodes; pixels at zoom 1)."""
+    top = [n for n in nodes if "parentId" not in n]
+    if not top:
+        return 0.0, 0.0
+    w = max(n["position"]["x"] + _px_size(n, "width", NODE_W) for n in top) - min(n["position"]["x"] for n in top)
+    h = max(n["position"]["y"] + _px_size(n, "height", NODE_H, n.get("data", {}).get("h"))
+            for n in top) - min(n["position"]["y"] for n in top)
+    return w, h
+
+
+def _px_size(n: dict[str, Any], key: str, default: float, hint: Any = None) -> float:
+    v = (n.get("style") or {}).get(key)
+    try:
+        return float(str(v).replace("px", ""))
+    except (TypeError, ValueError):
+        return float(hint) if hint is not None else default
+
+
+def canvas_height(nodes: list[dict[str, Any]], width: float = CANVAS_W, lo: int = 360, hi: int = 820) -> int:
+    """A canvas height (pixels) at which the pattern fits at a readable zoom."""
+    w, h = canvas_extent(nodes)
+    zoom = min(1.0, max(MIN_ZOOM, (width - 40) / max(w, 1.0)))
+    return int(min(hi, max(lo, h * zoom + 90)))
 
 
 def canvas_summary(nodes: list[dict[str, Any]], edges: list[dict[str, Any]]) -> dict[str, Any]:
