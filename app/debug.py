@@ -268,10 +268,6 @@ def _toggle_play() -> None:
     ss["dbg_play_from"] = (time.monotonic(), int(ss.get("dbg_step", 0)))
 
 
-def _pause() -> None:
-    _ss()["dbg_playing"] = False
-
-
 def _speed_changed() -> None:
     _ss()["dbg_play_from"] = (time.monotonic(), int(_ss().get("dbg_step", 0)))
 
@@ -305,7 +301,8 @@ def step_views(t: Traced) -> None:
             st.rerun(scope="app")
         ss["dbg_step"] = max(int(ss.get("dbg_step", 0)), target)
     ss["dbg_step"] = _clamp(t, ss.get("dbg_step", 0))
-    st.slider("Step", 0, n - 1, key="dbg_step", on_change=_pause,
+    # no on_change=pause here: while playing, the browser may echo an older slider value back
+    st.slider("Step", 0, n - 1, key="dbg_step",
               help="0 is the first event; the last step is the end of the stream (close)")
     k = int(ss["dbg_step"])
     b1, b2, b3, b4, b5 = st.columns([1, 1, 1, 1, 4])
@@ -341,11 +338,13 @@ def step_views(t: Traced) -> None:
                          column_config={"predicates": st.column_config.TextColumn(width="large")})
         else:
             st.caption("The engine did nothing on this event (no run could use it).")
-        for mm in step.matches[:5]:
-            st.success(f"Match #{t.number(mm)} completed: {TV.match_text(mm)}",
-                       icon=":material/target:")
-        if len(step.matches) > 5:
-            st.caption(f"… and {len(step.matches) - 5} more matches completed on this step.")
+        if step.matches:
+            lines = [f"#{t.number(mm)} · `{TV.match_text(mm)}`" for mm in step.matches[:3]]
+            more = len(step.matches) - len(lines)
+            head = ("Match completed: " if len(step.matches) == 1
+                    else f"{len(step.matches)} matches completed on this step:  \n")
+            st.success(head + "  \n".join(lines) + (f"  \n… and {more} more (listed under Matches so far)"
+                                                       if more > 0 else ""), icon=":material/target:")
     with right:
         st.markdown(f"##### Runs ({step.runs_total})" if step.step != "close" else "##### Runs")
         if step.step == "close":
@@ -461,7 +460,7 @@ def _event_label(t: Traced) -> Any:
         e = by_id.get(i)
         if e is None:
             return str(i)
-        attrs = ", ".join(f"{k}={v}" for k, v in list(e.attrs.items())[:3])
+        attrs = ", ".join(f"{k}={v}" for k, v in list(e.attrs.items())[:2])
         return f"{i} · {e.type} @ {e.ts:g} ({attrs})" if isinstance(e.ts, (int, float)) else f"{i} · {e.type}"
     return fmt
 
@@ -541,6 +540,7 @@ def why_not(t: Traced) -> None:
         reason = res.get("reason") or {}
         fig = TV.cursor_timeline_figure(t.steps, len(t.steps) - 1, {"match": cand} if cand else None,
                                         marked=reason.get("event"), marked_label=reason.get("kind"),
+                                        match_label="your events" if verdict != "match" else "the match",
                                         cursor=False, height=240)
         st.plotly_chart(fig, width="stretch", key="dbg_whynot_timeline", config={"displaylogo": False})
     with st.expander("Full answer (as `cep explain --why-not`)", expanded=False):
@@ -612,8 +612,8 @@ def render() -> None:
               icon=":material/pause:" if playing else ":material/play_arrow:", width="stretch")
     p2.select_slider("Speed (steps per second)", SPEEDS, value=2.0, key="dbg_speed", on_change=_speed_changed,
                      label_visibility="collapsed", format_func=lambda v: f"{v:g} steps/s")
-    p3.caption("Play keeps to the chosen speed and redraws only the views below; Back, Forward, Next match "
-               "or the slider stop it.")
+    p3.caption("Play keeps to the chosen speed and redraws only the views below; Back, Forward and the "
+               "match buttons stop it.")
     interval = 1.0 / float(ss.get("dbg_speed", 2.0))
     frag = st.fragment(run_every=interval if playing else None)(step_views)
     frag(t)

@@ -73,7 +73,8 @@ def strategies_view() -> None:
         st.warning(f"NFA^b cannot run the current pattern ({why}); showing nothing.", icon=":material/warning:")
         return
     results, seq_of, labels = _strategies(p.model_dump_json(), sample)
-    st.code(to_text(p.model_copy(update={"strategy": p.strategy})).strip(), language="sql")
+    st.code(to_text(p).strip(), language="sql")
+    st.caption("Each column runs this pattern with its own strategy in place of the one written here (NFA^b).")
     cols = st.columns(4, gap="small")
     all_keys = [set(LV.match_text(m) for m in r.matches) for r in results if not r.error]
     common = set.intersection(*all_keys) if all_keys else set()

@@ -66,7 +66,8 @@ def test_debug_steps_to_the_event_that_completes_a_match():
     at.button(key="dbg_next_match").click().run()
     _ok(at)
     assert at.session_state["dbg_step"] == 5
-    assert [s.value for s in at.success] == ["Match #1 completed: a=1,2,3,4,5 b=6", "Match #2 completed: a=3,4 b=6"]
+    assert [s.value for s in at.success] == ["2 matches completed on this step:  \n#1 · `a=1,2,3,4,5 b=6`  \n"
+                                             "#2 · `a=3,4 b=6`"]
     text = _md(at)
     assert "2 completed here" in text
     # the highlighted match's run and its explanation (engine.explain)

@@ -226,7 +226,10 @@ def lazy_frame(results: Sequence[EngineRun]) -> pd.DataFrame:
                      "matches": r.matches if not r.error else None,
                      "evaluation order": " → ".join(r.order[0]) if r.order else "",
                      "note": r.error or ""})
-    return pd.DataFrame(rows)
+    df = pd.DataFrame(rows)
+    if len(df) and not df["note"].any():
+        df = df.drop(columns=["note"])
+    return df
 
 
 def lazy_figure(results: Sequence[EngineRun], cumulative: bool = True) -> go.Figure:
@@ -247,10 +250,11 @@ def lazy_figure(results: Sequence[EngineRun], cumulative: bool = True) -> go.Fig
                 acc += c
                 ys.append(acc)
         colour = ENGINE_COLOUR.get(r.engine)
+        dash = "dot" if r.engine == "lazy-tree" else "solid"  # the tree often runs on top of the chain
         fig.add_trace(go.Scatter(x=x, y=ys, mode="lines", name=ENGINE_TITLE.get(r.engine, r.engine),
-                                 legendgroup=r.engine, line=dict(color=colour, width=2.5)), row=1, col=1)
+                                 legendgroup=r.engine, line=dict(color=colour, width=2.5, dash=dash)), row=1, col=1)
         fig.add_trace(go.Scatter(x=x, y=r.live, mode="lines", name=ENGINE_TITLE.get(r.engine, r.engine),
-                                 legendgroup=r.engine, showlegend=False, line=dict(color=colour, width=2)),
+                                 legendgroup=r.engine, showlegend=False, line=dict(color=colour, width=2, dash=dash)),
                       row=1, col=2)
     fig.update_xaxes(title_text="event", gridcolor="#eee")
     fig.update_yaxes(gridcolor="#eee")

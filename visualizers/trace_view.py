@@ -480,7 +480,7 @@ def live_automaton_figure(g: nx.MultiDiGraph, step: Step | None, path: Sequence[
         return fig.figure()
     ex: list[Any] = []
     ey: list[Any] = []
-    tx, ty, tt, tp = [], [], [], []
+    notes: list[dict[str, Any]] = []
     for u0, v0, kind, n in step_edges(step):
         u, v = resolve_state(g, u0), resolve_state(g, v0)
         if u is None or v is None or u not in pos or v not in pos:
@@ -488,19 +488,20 @@ def live_automaton_figure(g: nx.MultiDiGraph, step: Step | None, path: Sequence[
         xs, ys = _edge_xy(pos[u], pos[v], kind)
         ex += xs + [None]
         ey += ys + [None]
-        if u == v:  # beside the loop, clear of its formula label
-            at, where = len(xs) // 6, "middle left"
+        label = f"<b>{kind}{' ×' + str(n) if n > 1 else ''}</b>"
+        if u == v:  # left of the state, level with its loop (above for take, below for ignore)
+            x, y = pos[u]
+            up = 1 if kind == "take" else -1
+            note = dict(x=x - R * 1.15, y=y + up * R * 1.3, xanchor="right", yanchor="middle")
         else:
-            at, where = max(1, len(xs) // 4), ("top center" if kind == "proceed" else "bottom center")
-        tx.append(xs[at])
-        ty.append(ys[at])
-        tp.append(where)
-        tt.append(f"<b>{kind}{' ×' + str(n) if n > 1 else ''}</b>")
+            at = max(1, len(xs) // 4)
+            note = dict(x=xs[at], y=ys[at], xanchor="center", yanchor="top" if kind != "proceed" else "bottom")
+        notes.append(dict(note, text=label, showarrow=False, xref="x", yref="y", font=dict(size=12, color=LIVE),
+                          bgcolor="rgba(255,255,255,0.9)", bordercolor=LIVE, borderwidth=1, borderpad=2))
     if ex:
         fig.add_trace(_sc(x=ex, y=ey, mode="lines", name="this step", hoverinfo="skip",
-                                 line=dict(color=LIVE, width=5)))
-        fig.add_trace(_sc(x=tx, y=ty, mode="text", text=tt, hoverinfo="skip", showlegend=False,
-                                 textposition=tp, textfont=dict(size=13, color=LIVE)))
+                          line=dict(color=LIVE, width=5)))
+        fig.layout["annotations"] = list(fig.layout.get("annotations") or []) + notes
     counts: dict[str, int] = {}
     for st_name, n in state_counts(step).items():
         u = resolve_state(g, st_name)
@@ -662,7 +663,7 @@ def shared_buffer_figure(entries: dict[str, dict[str, Any]], stacks: Sequence[st
         tx.append(xs[mid] + (0.05 if abs(x0 - x1) < 1e-9 else 0))
         ty.append(ys[mid])
         tt.append(_labels_text(a["labels"]))
-        tc.append(styles[kind][0] if kind != "old" else "#34495e")
+        tc.append({"path": "#9a7d0a", "new": "#ba4a00"}.get(kind, "#34495e"))
     fig = _Fig()
     for kind in ("old", "new", "path"):
         lx, ly, ls = lines[kind]
@@ -775,7 +776,8 @@ def lazy_buffer_figure(step: Step, pattern_order: Sequence[str], types: dict[str
 
 def cursor_timeline_figure(steps: Sequence[Step], k: int, match: dict[str, Any] | None = None,
                            live_ids: Iterable[Any] = (), height: int = 300, max_events: int = 3000,
-                           marked: Any = None, marked_label: str | None = None, cursor: bool = True) -> go.Figure:
+                           marked: Any = None, marked_label: str | None = None, cursor: bool = True,
+                           match_label: str = "chosen match") -> go.Figure:
     """Events by type over time; the events up to step ``k`` in colour, the rest faded; a
     cursor at step ``k``'s event; events bound by live runs ringed orange; the chosen
     match's events gold, joined in order, labelled with their variable."""
@@ -810,7 +812,7 @@ def cursor_timeline_figure(steps: Sequence[Step], k: int, match: dict[str, Any] 
                     pts.append((e["ts"], e["type"], f"{v}[{n}]" if len(ids) > 1 else v))
         pts.sort(key=lambda p: p[0])
         fig.add_trace(_sc(x=[p[0] for p in pts], y=[p[1] for p in pts], mode="lines+markers+text",
-                                 name="chosen match", text=[p[2] for p in pts], textposition="top center",
+                                 name=match_label, text=[p[2] for p in pts], textposition="top center",
                                  textfont=dict(size=11, color="#9a7d0a"), hoverinfo="skip",
                                  line=dict(color=PATH, width=3),
                                  marker=dict(size=16, color="rgba(0,0,0,0)", line=dict(color="#d4ac0d", width=3))))
