@@ -100,7 +100,7 @@ class Members(list):
 
 
 class Run:
-    __slots__ = ("chain", "state", "V", "start", "start_seq", "version", "nchild", "pe", "members", "part")
+    __slots__ = ("chain", "state", "V", "start", "start_seq", "version", "nchild", "pe", "members", "part", "trail")
 
     def __init__(self, chain: int, state: int, V: list[Any], start: float, start_seq: int,
                  version: tuple[int, ...], pe: Entry | None, part: Any):
@@ -114,12 +114,17 @@ class Run:
         self.pe = pe
         self.members: list[Member] | None = None
         self.part = part
+        # the entries this run (and its ancestors) wrote, newest first, as a cons list
+        # (entry, rest): the path §4.9 reads back by following version-labelled pointers,
+        # kept so that match construction walks it without choosing among pointers
+        self.trail: tuple[Any, Any] | None = None
 
     def clone(self) -> "Run":
         self.nchild += 1
         r = Run(self.chain, self.state, self.V.copy(), self.start, self.start_seq,
                 self.version + (self.nchild,), self.pe, self.part)
         r.members = self.members
+        r.trail = self.trail
         return r
 
 
@@ -407,6 +412,7 @@ class NfabMatcher(MatcherBase):
         if self.tracer is not None:
             nfab_trace.buffer_write(self, ent, r)
         r.pe = ent
+        r.trail = (ent, r.trail)
         return ent
 
     # ------------------------------------------------------------------ the step
@@ -664,16 +670,14 @@ class NfabMatcher(MatcherBase):
         targets = {id(sw[0][0]) for _, sw in members if sw}
         rep: list[Entry] = []
         rep_pos: dict[int, int] = {}
-        x: Entry | None = r.pe
-        label = r.version
-        while x is not None and (need_full or targets):
+        trail = r.trail
+        while trail is not None and (need_full or targets):
+            x, trail = trail
             xid = id(x)
             if xid in targets:
                 targets.discard(xid)
                 rep_pos[xid] = len(rep)
             rep.append(x)
-            preds = x.preds
-            x = preds[0][1] if len(preds) == 1 else x.follow(label)
         if targets:
             raise AssertionError("merge entry not on the representative's path")
         # The representative's path oldest first, cut into runs of one variable, so that a
