@@ -95,7 +95,12 @@ def choose(pattern: Pattern, engine: str = "auto", rates: Any = None) -> EngineI
         if why:
             raise EngineUnsupported(f"engine `{engine}` cannot run this pattern: {why}")
         return info
-    if rates_skewed(pattern, rates) and "lazy-chain" in ENGINES and ENGINES["lazy-chain"].supports(pattern) is None:
+    # Skewed rates favour the lazy chain, except with Kleene components: the chain enumerates
+    # every subset of a long run while NFA^b merges the runs (issue 16: auto picks the
+    # engine that can finish)
+    kleene = any(c.kleene for c in pattern.positive)
+    if not kleene and rates_skewed(pattern, rates) and "lazy-chain" in ENGINES \
+            and ENGINES["lazy-chain"].supports(pattern) is None:
         return ENGINES["lazy-chain"]
     why_not = reasons(pattern)
     for name, why in why_not.items():
