@@ -405,6 +405,11 @@ def buffer_view(t: Traced, k: int, m: dict[str, Any] | None) -> None:
                    "that selected it, labelled with the run's version (Dewey number). A match is read back "
                    "from its last entry by following, at each entry, the pointer whose label is a prefix of "
                    "its version.")
+    elif kind == "lazy" and t.engine == "eager":
+        st.markdown(f"##### Partial matches ({(step.buffer or {}).get('partial', step.runs_total)})")
+        st.caption("The eager NFA buffers nothing: every event is applied on arrival to every partial match, in "
+                   "the pattern's order, and each take clones the instance (Kolchinsky & Schuster §2.1). Its "
+                   "partial matches are the runs listed beside; compare the lazy chain on the Learn page.")
     elif kind == "lazy":
         order = [c.var for c in t.pattern.positive]
         types = {c.var: c.type for c in t.pattern.positive}
@@ -413,10 +418,15 @@ def buffer_view(t: Traced, k: int, m: dict[str, Any] | None) -> None:
         st.plotly_chart(TV.lazy_buffer_figure(src, order, types), width="stretch", key="dbg_lazybuf",
                         config={"displaylogo": False})
         ev_order = (src.buffer or {}).get("order")
-        st.caption("Lazy evaluation (Kolchinsky & Schuster §4): events are buffered per variable and partial "
-                   "matches are built in ascending frequency order"
-                   + (f" — here {' → '.join(ev_order[0])} instead of the pattern's {' → '.join(order)}."
-                      if ev_order else "."))
+        if t.engine == "lazy-tree":
+            st.caption("Lazy tree NFA (Kolchinsky & Schuster §7): events are buffered per variable; each partial "
+                       "match takes next the variable whose buffer is smallest (the rarest), so no rates are "
+                       "needed.")
+        else:
+            st.caption("Lazy chain NFA (Kolchinsky & Schuster §3, §4.1): events are buffered per variable and "
+                       "partial matches are built in ascending frequency order"
+                       + (f" — here {' → '.join(ev_order[0])} instead of the pattern's {' → '.join(order)}."
+                          if ev_order else "."))
     else:
         st.markdown("##### Buffer")
         st.caption(f"The {t.engine} engine reports no buffer in its trace.")

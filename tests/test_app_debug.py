@@ -165,7 +165,7 @@ def test_debug_lazy_engines_on_a_generated_skewed_stream():
         at.button(key="dbg_next_match").click().run()
         _ok(at)
         assert at.success, engine
-        assert "##### Buffers and partial matches" in _md(at)
+        assert ("##### Buffers and partial matches" if engine != "eager" else "##### Partial matches") in _md(at)
         assert at.session_state["dbg_traced"].engine == engine
 
 

@@ -186,3 +186,22 @@ def test_learn_lazy_vs_eager(skewed):
     df = LV.lazy_frame(res)
     assert list(df["evaluation order"]) == ["", "b → c → a", ""]
     _valid(LV.lazy_figure(res))
+
+
+@pytest.mark.parametrize("engine,drawn", [("lazy-chain", "lazy-chain"), ("eager", "eager"),
+                                          ("lazy-tree", "lazy-tree")])
+def test_kleene_last_on_every_engine_is_drawn(engine, drawn):
+    """Contamination (SEQ(Alert a, Shipment+ b[])): the Automaton page's drawing when it
+    names the trace's states (eager: complete runs of a trailing Kleene live at q{a,b},
+    drawn as F), otherwise the trace's own states and moves."""
+    p = parse(sample_streams.load("shipments").presets["contamination"])
+    events = sample_streams.events("shipments")
+    steps = trace(p, events, engine=engine)
+    g = TV.debug_graph(p, engine, steps)
+    assert g.graph.get("engine") == drawn
+    for s in steps:
+        for r in s.runs:
+            assert TV.resolve_state(g, r.state) in g
+    k = next(i for i, s in enumerate(steps) if s.matches)
+    m = steps[k].matches[0]
+    _valid(TV.live_automaton_figure(g, steps[k], TV.match_path(steps, m)))

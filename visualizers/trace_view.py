@@ -328,29 +328,53 @@ def _styled(g: nx.MultiDiGraph, engine: str) -> nx.MultiDiGraph:
 
 
 def debug_graph(pattern: Pattern, engine: str, steps: Sequence[Step] = ()) -> nx.MultiDiGraph:
-    """The automaton the trace's states refer to: NFA^b as on the Automaton page; the lazy
-    chain in the evaluation order the trace used; the lazy tree; for the other engines
-    (eager, oracle) the states and moves the trace itself shows (:func:`trace_graph`)."""
-    try:
-        if engine == "nfab":
-            return automaton_graph(pattern, "nfab")
-        if engine == "lazy-chain":
-            from engine.automata.chain import chain_graph, compile_chain
-
-            order = trace_engine_order(steps)
-            nfa = compile_chain(pattern, order=order[0] if order and len(order) == 1 else None)
-            g = _styled(chain_graph(nfa), "lazy-chain")
-            if _covers(g, steps):
-                return g
-        if engine == "lazy-tree":
+    """The automaton the trace's states refer to, drawn as on the Automaton page
+    (``visualizers.automaton.automaton_graph``): NFA^b; the lazy chain in the evaluation
+    order the trace used; the lazy tree; the eager NFA's bound-set lattice. When the drawn
+    automaton does not name every state the trace visits (or the engine has no drawing, the
+    oracle), the states and moves of the trace itself (:func:`trace_graph`)."""
+    candidates = []
+    if engine == "lazy-chain":
+        candidates.append(lambda: _chain_in_trace_order(pattern, steps))
+    candidates.append(lambda: automaton_graph(pattern, engine))
+    if engine == "lazy-tree":
+        def tree() -> nx.MultiDiGraph:
             from engine.automata.tree import compile_tree, tree_graph
 
-            g = _styled(tree_graph(compile_tree(pattern)), "lazy-tree")
-            if _covers(g, steps):
-                return g
-    except (AutomatonUnavailable, ValueError):
-        pass
+            return _styled(tree_graph(compile_tree(pattern)), "lazy-tree")
+        candidates.append(tree)
+    for make in candidates:
+        try:
+            g = make()
+        except (AutomatonUnavailable, ValueError, KeyError):
+            continue
+        if engine == "nfab" or _covers(g, steps, {c.var for c in pattern.positive}):
+            return g
     return trace_graph(steps, engine)
+
+
+def _chain_in_trace_order(pattern: Pattern, steps: Sequence[Step]) -> nx.MultiDiGraph:
+    """The Automaton page's lazy chain, compiled in the evaluation order the trace reports
+    (the page draws the chain in pattern order while the rates are unknown)."""
+    from engine.automata.chain import compile_chain
+    from visualizers import automaton as A
+
+    base = automaton_graph(pattern, "lazy-chain")
+    order = trace_engine_order(steps)
+    if not order or len(order) != 1 or [list(o) for o in base.graph.get("orders", [])] == order:
+        return base
+    g = compile_chain(pattern, order=order[0]).to_networkx()
+    style = getattr(A, "_style", None)
+    g = style(g, "lazy-chain", pattern) if style is not None else _styled(g, "lazy-chain")
+    for k, v in base.graph.items():
+        if k not in ("orders", "positions", "labels_drawn"):
+            g.graph.setdefault(k, v)
+    g.graph["engine"] = "lazy-chain"
+    for _u, _v, d in g.edges(data=True):
+        d.setdefault("formula", d.get("label", ""))
+        d.setdefault("formula_optimised", d["formula"])
+        d["shown"] = d["formula"]
+    return g
 
 
 def _states_in(steps: Sequence[Step]) -> set[str]:
@@ -364,8 +388,25 @@ def _states_in(steps: Sequence[Step]) -> set[str]:
     return out
 
 
-def _covers(g: nx.MultiDiGraph, steps: Sequence[Step]) -> bool:
-    return all(n in g for n in _states_in(steps))
+def _bound_set(name: str) -> set[str] | None:
+    """``{a, b}`` of a lazy/eager state name ``q{a,b}``, ``q[b,a]`` or ``c1:q{a}``."""
+    core = name.split(":")[-1]
+    if len(core) >= 3 and core[0] == "q" and core[1] in "[{" and core[-1] in "]}":
+        return {v for v in core[2:-1].split(",") if v}
+    return None
+
+
+def _covers(g: nx.MultiDiGraph, steps: Sequence[Step], positive: set[str] | None = None) -> bool:
+    """Every state the trace visits is drawn on ``g`` (a state binding every positive
+    variable counts as F: a Kleene variable last keeps its complete runs alive there)."""
+    for n in _states_in(steps):
+        if n in g:
+            continue
+        bound = _bound_set(n)
+        if positive and bound is not None and bound >= positive and "F" in g:
+            continue
+        return False
+    return True
 
 
 def resolve_state(g: nx.MultiDiGraph, name: str | None) -> str | None:
@@ -392,8 +433,7 @@ def trace_graph(steps: Sequence[Step], engine: str = "") -> nx.MultiDiGraph:
             live.add(r.state)
         for a in s.actions:
             if a.kind in ("begin", "take", "proceed") and a.state and a.to:
-                kind = a.kind if a.kind != "take" or a.state == a.to else "begin"
-                moves[(a.state, a.to, kind)] = 1
+                moves[(a.state, a.to, a.kind)] = 1
     outs = {u for (u, v, _k) in moves if u != v}
     complete = {v for (_u, v, _k) in moves if v not in live and v not in outs}
     g = nx.MultiDiGraph(engine=engine, strategy="", partition=[], alternatives=1)
@@ -720,26 +760,25 @@ def shared_buffer_figure(entries: dict[str, dict[str, Any]], stacks: Sequence[st
 
 def lazy_buffer_figure(step: Step, pattern_order: Sequence[str], types: dict[str, str] | None = None,
                        max_events: int = 30, height: int | None = None) -> go.Figure:
-    """The lazy engines' per-variable buffers after a step: one column per variable in the
-    evaluation order (chain order), the buffered event ids stacked oldest at the bottom;
-    events stored on this step orange, events a partial match took from a buffer on this
-    step gold."""
+    """The lazy engines' per-variable input buffers after a step (Kolchinsky & Schuster §3):
+    one column per variable, in the evaluation order when the engine has one (the chain:
+    ascending frequency), the buffered event ids stacked oldest at the bottom; events stored
+    on this step green, events a partial match took from a buffer on this step gold. A
+    variable with no buffer is read from the stream only (the chain's first)."""
     b = step.buffer or {}
     bufs: dict[str, list[Any]] = dict(b.get("buffers") or {})
     order = (b.get("order") or [[]])[0] or []
-    cols = [v for v in order if v in bufs] + [v for v in pattern_order if v in bufs and v not in order] \
-        + [v for v in bufs if v not in order and v not in pattern_order]
+    cols = list(dict.fromkeys([*order, *pattern_order, *bufs]))
     stored = {a.event for a in step.actions if a.kind == "store"}
     taken = {a.event for a in step.actions if a.kind == "take" and (a.detail or {}).get("source") == "buffer"}
     fig = _Fig()
     xs, ys, texts, fills, hovers = [], [], [], [], []
     annotations = []
-    tallest = 1
+    tallest = max([min(len(bufs.get(v, [])), max_events) for v in cols] + [1])
     for c, v in enumerate(cols):
-        ids = list(bufs[v])
+        ids = list(bufs.get(v, []))
         more = len(ids) - max_events
         shown = ids[-max_events:]
-        tallest = max(tallest, len(shown))
         for r, i in enumerate(shown):
             xs.append(c)
             ys.append(r)
@@ -749,26 +788,28 @@ def lazy_buffer_figure(step: Step, pattern_order: Sequence[str], types: dict[str
         head = f"<b>{v}</b>" + (f" ({types[v]})" if types and v in types else "")
         if v in order:
             head = f"{order.index(v) + 1}. " + head
-        annotations.append(dict(x=c, y=-0.9, text=head + f"<br>{len(ids)} buffered", showarrow=False,
-                                yanchor="top", font=dict(size=13)))
+        sub = f"{len(ids)} buffered" if v in bufs else "from the stream"
+        annotations.append(dict(x=c, y=tallest - 0.3, text=head + f"<br>{sub}", showarrow=False, yanchor="bottom",
+                                font=dict(size=13)))
         if more > 0:
-            annotations.append(dict(x=c, y=len(shown) - 0.2, text=f"+{more} older", showarrow=False,
-                                    yanchor="bottom", font=dict(size=11, color="#888")))
-    fig.add_trace(_sc(x=xs, y=ys, mode="markers+text", text=texts, hovertext=hovers, hoverinfo="text",
-                             showlegend=False, textfont=dict(size=11),
-                             marker=dict(symbol="square", size=30, color=fills, line=dict(color="#1f4e79", width=1.5))))
+            annotations.append(dict(x=c, y=-0.6, text=f"+{more} older", showarrow=False, yanchor="top",
+                                    font=dict(size=11, color="#888")))
+    if xs:
+        fig.add_trace(_sc(x=xs, y=ys, mode="markers+text", text=texts, hovertext=hovers, hoverinfo="text",
+                          showlegend=False, textfont=dict(size=11),
+                          marker=dict(symbol="square", size=30, color=fills, line=dict(color="#1f4e79", width=1.5))))
     for kind, colour in (("stored on this step", ADDED), ("taken from the buffer on this step", PATH)):
         fig.add_trace(_sc(x=[None], y=[None], mode="markers", name=kind,
-                                 marker=dict(symbol="square", size=12, color=colour)))
-    seq = " → ".join(pattern_order)
-    title = f"per-variable buffers · {b.get('partial', 0)} partial match(es)"
+                          marker=dict(symbol="square", size=12, color=colour)))
+    title = f"{b.get('partial', 0)} partial match(es)"
     if order:
-        title += f" · evaluation order {' → '.join(order)} (pattern order {seq})"
+        title += f" · evaluation order {' → '.join(order)} (pattern order {' → '.join(pattern_order)})"
     fig.update_layout(annotations=annotations, title=dict(text=title, font=dict(size=13)),
-                      xaxis=dict(visible=False, range=[-0.8, max(len(cols), 1) - 0.2]),
-                      yaxis=dict(visible=False, range=[-2.2, tallest + 0.8]),
-                      height=height or min(max(260, 34 * tallest + 160), 1200), plot_bgcolor="white",
-                      margin=dict(l=10, r=10, t=40, b=10), legend=dict(orientation="h", y=1.0, yanchor="bottom", x=0.6))
+                      xaxis=dict(visible=False, range=[-0.7, max(len(cols), 1) - 0.3]),
+                      yaxis=dict(visible=False, range=[-1.3, tallest + 1.2]),
+                      height=height or min(max(260, 34 * tallest + 170), 1200), plot_bgcolor="white",
+                      margin=dict(l=10, r=10, t=40, b=10),
+                      legend=dict(orientation="h", yanchor="top", y=-0.01, x=0))
     return fig.figure()
 
 
