@@ -396,14 +396,16 @@ def test_refusals_are_clear(text, fragment):
             planner.choose(p, name)
 
 
-def test_planner_registers_engines_and_prefers_lazy_on_skewed_rates():
+def test_planner_registers_engines_and_prefers_lazy_when_rates_are_known():
     assert {"lazy-chain", "lazy-tree", "eager"} <= set(planner.engine_names())
     prefs = {n: i.preference for n, i in planner.ENGINES.items()}
     assert prefs["nfab"] < prefs["lazy-tree"] < prefs["lazy-chain"] < prefs["eager"] < prefs["oracle"]
     p = parse("PATTERN SEQ(A a, B b, C c) WITHIN 10")
     assert planner.choose(p).name == "nfab"
     assert planner.choose(p, rates={"A": 100, "B": 100, "C": 1}).name == "lazy-chain"
-    assert planner.choose(p, rates={"A": 1, "B": 1.5, "C": 1}).name == "nfab"
+    # with rates known the chain is preferred without Kleene, skewed or not
+    assert planner.choose(p, rates={"A": 1, "B": 1.5, "C": 1}).name == "lazy-chain"
+    assert planner.choose(parse("PATTERN SEQ(A+ a[], B b) WITHIN 10"), rates={"A": 1, "B": 1}).name == "nfab"
     m = planner.make_matcher(p, rates={"A": 100, "B": 50, "C": 1})
     assert isinstance(m, LazyChainMatcher) and m.nfa.plans[0].order == ["c", "b", "a"]
     assert isinstance(planner.make_matcher(p, "eager", max_runs=10), EagerMatcher)
