@@ -139,6 +139,13 @@ class Buf:
 
 # --------------------------------------------------------------------------- instances
 
+class _EveryType:
+    """A set that contains every event type (a pattern with an ``ANY`` variable)."""
+
+    def __contains__(self, _: object) -> bool:
+        return True
+
+
 class Inst:
     """A partial match. ``plan``/``step``: where it waits (chain); ``mask``/``cur``: bound
     tree variables and consumption cursors (tree)."""
@@ -379,6 +386,9 @@ class LazyBase(MatcherBase):
         self.nslots = len(info.vars)
         self.pos_slots = [(v, info.vars[v].slot, info.vars[v].kleene) for v in info.positive]
         self._type_cache: dict[str, tuple[list[VarRT], list[VarRT]]] = {}
+        # the event types some variable can take or forbid (ANY: every type)
+        self._relevant_types: Any = (_EveryType() if any(v.type == ANY_TYPE for v in self.vrts.values())
+                                     else frozenset(v.type for v in self.vrts.values()))
         self.pending: list[tuple[float, int, Inst, RPlan]] = []
         self._tick = _count()
         self._ids = _count(1)
@@ -993,6 +1003,15 @@ class LazyChainMatcher(LazyBase):
         tr = self.tracer
         if self.pending:
             self._finalize(coord)
+        elif tr is None and e.type not in self._relevant_types:
+            # an event no variable can take or forbid changes nothing: timeouts and buffer
+            # expiry wait for the next relevant event (which checks the window itself) or
+            # the periodic sweep. With a tracer they happen on time, for the step view.
+            self._since_sweep += 1
+            if self._since_sweep >= SWEEP_EVERY:
+                self._since_sweep = 0
+                self._sweep(coord)
+            return out
         if W is not None:
             heap = self.heap
             while heap and coord - heap[0][0] >= W:
