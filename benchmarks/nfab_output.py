@@ -22,9 +22,7 @@ import argparse
 import io
 import json
 import statistics
-import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from pathlib import Path
@@ -32,10 +30,12 @@ from typing import Any, Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from engine.dsl import parse  # noqa: E402
 from engine.events import make_stream  # noqa: E402
 from engine.matchers.nfab import NfabMatcher  # noqa: E402
+from baseline import extract_base, markdown, report  # noqa: E402
 from sample_streams.generators import stocks  # noqa: E402
 
 TEMPLATE = ("PATTERN SEQ(Stock+ a[], Stock b) WHERE {es} AND [symbol] AND a[1].price % 500 = 0 "
@@ -52,14 +52,6 @@ QUERIES = {
 class Null(io.TextIOBase):
     def write(self, s: str) -> int:
         return len(s)
-
-
-def extract_base(rev: str, into: Path) -> None:
-    data = subprocess.run(["git", "archive", rev, "engine"], cwd=ROOT, capture_output=True, check=True).stdout
-    with tarfile.open(fileobj=io.BytesIO(data)) as tf:
-        tf.extractall(into, filter="data")
-    (into / "engine").rename(into / "engine_base")
-    sys.path.insert(0, str(into))
 
 
 def count_built(m: Any, events: list[Any]) -> int:
@@ -133,14 +125,9 @@ def main(argv: list[str] | None = None) -> int:
                           f"{med['base'] / med['count']:.1f}x", f"{med['jsonl_base'] / med['jsonl']:.2f}x"])
     head = ["query", "matches", "baseline ev/s", "count ev/s", "built ev/s", "jsonl baseline ev/s", "jsonl ev/s",
             "count / baseline", "jsonl / jsonl baseline"]
-    lines = [f"{a.events:,} events (stocks, 2 symbols, price step 10), W = 500 events, median of {a.rounds} "
-             f"interleaved rounds; baseline = {a.rev}.", "",
-             "| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
-    lines += ["| " + " | ".join(r) + " |" for r in table]
-    out = "\n".join(lines)
-    print(out)
-    if a.out:
-        Path(a.out).write_text("# NFA^b output cost\n\n`python benchmarks/nfab_output.py`\n\n" + out + "\n")
+    caption = (f"{a.events:,} events (stocks, 2 symbols, price step 10), W = 500 events, median of {a.rounds} "
+               f"interleaved rounds; baseline = {a.rev}.")
+    report(markdown(caption, head, table), a.out, "NFA^b output cost", "nfab_output.py")
     return 0
 
 

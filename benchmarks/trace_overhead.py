@@ -19,11 +19,8 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import io
 import statistics
-import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from pathlib import Path
@@ -31,9 +28,11 @@ from typing import Any, Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from engine.dsl import parse  # noqa: E402
 from engine.trace import Recorder, record  # noqa: E402
+from baseline import extract_base, markdown, report  # noqa: E402
 from sample_streams.generators import skewed_types, stocks  # noqa: E402
 
 BASE_REV = "dc8f60e"
@@ -53,15 +52,6 @@ WORKLOADS = [
     ("eager, skewed SEQ(A,B,C)", "matchers.eager", "EagerMatcher",
      "PATTERN SEQ(A a, B b, C c) WHERE b.x > a.x WITHIN 3", "skewed"),
 ]
-
-
-def extract_base(rev: str, into: Path) -> None:
-    """``git archive REV engine`` unpacked as the package ``engine_base``."""
-    data = subprocess.run(["git", "archive", rev, "engine"], cwd=ROOT, capture_output=True, check=True).stdout
-    with tarfile.open(fileobj=io.BytesIO(data)) as tf:
-        tf.extractall(into, filter="data")
-    (into / "engine").rename(into / "engine_base")
-    sys.path.insert(0, str(into))
 
 
 def streams(n: int) -> dict[str, tuple[list[Any], list[Any]]]:
@@ -143,13 +133,8 @@ def main(argv: list[str] | None = None) -> int:
                          f"{mtp:.3f}", f"{mt:.3f}", f"{mt / mtp:.1f}"])
     head = ["workload", "matches", "baseline s", "now, no tracer s", "now / baseline",
             f"prefix {a.traced_events:,} ev, no tracer s", "traced s", "traced / untraced"]
-    lines = [f"{a.events:,} events per stream, median of {a.rounds} interleaved rounds; baseline = {a.rev}.", "",
-             "| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
-    text = "\n".join(lines)
-    print(text)
-    if a.out:
-        Path(a.out).write_text("# Step trace overhead\n\n`python benchmarks/trace_overhead.py`\n\n" + text + "\n")
+    caption = f"{a.events:,} events per stream, median of {a.rounds} interleaved rounds; baseline = {a.rev}."
+    report(markdown(caption, head, rows), a.out, "Step trace overhead", "trace_overhead.py")
     return 0
 
 

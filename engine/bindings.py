@@ -62,6 +62,15 @@ class Conjunct:
     unindexed_kleene: list[str]
 
     def holds(self, b: dict[str, list[Event]]) -> bool:
+        return self._holds(b, None)
+
+    def holds_last(self, b: dict[str, list[Event]], var: str) -> bool:
+        """``holds`` where ``b[var]`` is a valid prefix extended by one element: only the
+        cases that involve the new last element of ``var`` are checked (the conjunct is
+        prefix-closed in ``var``: no ``var.len``, ``var[last]`` or aggregate over all of it)."""
+        return self._holds(b, var)
+
+    def _holds(self, b: dict[str, list[Event]], last: str | None) -> bool:
         for v in self.vars:
             if not b.get(v):
                 return True  # mentions a variable bound to nothing: vacuous
@@ -70,35 +79,10 @@ class Conjunct:
             n = len(b[self.iter_var])
             if n < 2:
                 return True
-            irange: Any = range(2, n + 1)
+            irange: Any = (n,) if self.iter_var == last else range(2, n + 1)
         else:
             irange = (0,)
-        lists = [b[u] for u in self.unindexed_kleene]
-        for i in irange:
-            ctx.i = i
-            for combo in itertools.product(*lists):
-                ctx.el = dict(zip(self.unindexed_kleene, combo))
-                if not self.fn(ctx):
-                    return False
-        return True
-
-
-    def holds_last(self, b: dict[str, list[Event]], var: str) -> bool:
-        """``holds`` where ``b[var]`` is a valid prefix extended by one element: only the
-        cases that involve the new last element of ``var`` are checked (the conjunct is
-        prefix-closed in ``var``: no ``var.len``, ``var[last]`` or aggregate over all of it)."""
-        for v in self.vars:
-            if not b.get(v):
-                return True
-        ctx = _Ctx(b)
-        if self.iter_var is not None:
-            n = len(b[self.iter_var])
-            if n < 2:
-                return True
-            irange: Any = (n,) if self.iter_var == var else range(2, n + 1)
-        else:
-            irange = (0,)
-        lists = [[b[u][-1]] if u == var else b[u] for u in self.unindexed_kleene]
+        lists = [[b[u][-1]] if u == last else b[u] for u in self.unindexed_kleene]
         for i in irange:
             ctx.i = i
             for combo in itertools.product(*lists):

@@ -1,0 +1,36 @@
+"""What the benchmarks share: the engine of an earlier revision importable beside the
+current one (so that a change is measured against its baseline in one process), and
+markdown tables."""
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def extract_base(rev: str, into: Path) -> None:
+    """``git archive REV engine`` unpacked under ``into`` as the package ``engine_base``
+    (its imports are relative, so it runs beside ``engine``); ``into`` goes on sys.path."""
+    data = subprocess.run(["git", "archive", rev, "engine"], cwd=ROOT, capture_output=True, check=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(data)) as tf:
+        tf.extractall(into, filter="data")
+    (into / "engine").rename(into / "engine_base")
+    sys.path.insert(0, str(into))
+
+
+def markdown(caption: str, head: list[str], rows: list[list[str]]) -> str:
+    """A caption line, a blank line and a markdown table."""
+    lines = [caption, "", "| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def report(text: str, out: str | None, title: str, script: str) -> None:
+    """Print ``text``; with ``out``, also write it as a markdown page."""
+    print(text)
+    if out:
+        Path(out).write_text(f"# {title}\n\n`python benchmarks/{script}`\n\n{text}\n")
