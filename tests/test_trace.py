@@ -51,7 +51,7 @@ def test_trace_matches_are_the_engines_own_output_for_every_engine_and_strategy(
         try:
             plain = run_all(make_matcher(p, name), events)
             steps = trace(p, events, engine=name)
-        except StateExplosion:
+        except (StateExplosion, EngineUnsupported):  # e.g. an interval-data engine on point data
             continue
         ran += 1
         assert [m["match"] for m in trace_matches(steps)] == [m.as_dict() for m in plain], name
@@ -73,7 +73,10 @@ def test_trace_agrees_with_the_oracle(p, events):
     for name in ENGINE_NAMES:
         if ENGINES[name].supports(p) is not None:
             continue
-        steps = trace(p, events, engine=name)
+        try:
+            steps = trace(p, events, engine=name)
+        except EngineUnsupported:
+            continue
         assert _key(trace_matches(steps)) == _key([m.to_json() for m in want]), name
 
 
@@ -83,7 +86,10 @@ def test_stock_example_under_every_engine_reports_bindings_and_predicates():
     for name in ENGINE_NAMES:
         if ENGINES[name].supports(p) is not None:
             continue
-        steps = trace(p, STOCK, engine=name)
+        try:
+            steps = trace(p, STOCK, engine=name)
+        except EngineUnsupported:
+            continue
         counts[name] = len(trace_matches(steps))
         takes = [a for s in steps for a in s.actions if a.kind in ("take", "begin")]
         assert takes, name

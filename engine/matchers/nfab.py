@@ -665,6 +665,9 @@ class NfabMatcher(MatcherBase):
             return
         order = self.order
         var_of = rt.var_of
+        if not r.members and not chain.negations:
+            self._construct_one(r, var_of, order, emitted, e)
+            return
         # Walk the representative's path once, as deep as the live members need (§4.9).
         need_full = any(not sw for _, sw in members)
         targets = {id(sw[0][0]) for _, sw in members if sw}
@@ -736,6 +739,29 @@ class NfabMatcher(MatcherBase):
             emitted[m.key] = m
             if self.tracer is not None:
                 nfab_trace.matched(self, r, rt, m, e)
+
+    def _construct_one(self, r: Run, var_of: list[Any], order: list[str], emitted: dict, e: Event) -> None:
+        """The common case: one unmerged run, no negation. Its match is its trail."""
+        ids: dict[Any, list[Any]] = {v: [] for v in order}
+        trail = r.trail
+        last_ev = trail[0].event  # type: ignore[index]
+        n = 0
+        while trail is not None:
+            ent, trail = trail
+            ids[var_of[ent.state]].append(ent.event.id)
+            n += 1
+        first_ev = ent.event
+        m = Match(tuple((v, tuple(reversed(ids[v]))) for v in order), first_ev.ts, last_ev.ts,
+                  first_ev.seq, last_ev.seq)
+        self.work += 1 + n
+        if self.work > self.max_work:
+            self.explode(f"one event completed {len(emitted):,} matches and had more to build",
+                         f"{self.max_work:,} matched event ids per event")
+        if m.key in emitted:
+            return
+        emitted[m.key] = m
+        if self.tracer is not None:
+            nfab_trace.matched(self, r, self.rts[r.chain], m, e)
 
     def _negation_blocker(self, chain: Chain, bound: dict[str, list[Event]], part: Any,
                           trailing: bool) -> Event | None:
