@@ -286,7 +286,7 @@ def _fmt_number(v: int | float) -> str:
     it stays a float). Infinities, NaN and out-of-range numbers have no text: PatternError."""
     why = number_problem(v)
     if why:
-        raise _limit_error(f"cannot print {why}", None)
+        raise _limit_error(f"cannot print: {why}", None)
     if isinstance(v, int):
         return str(v)
     return repr(v)
