@@ -1,0 +1,218 @@
+"""``cep run`` for AGG patterns and workloads: aggregate rows instead of matches.
+
+``engine/cli.py``'s ``cmd_run`` hands over when :func:`wants_aggregate` (an AGG pattern, a
+workload file with ``QUERY`` blocks, or several patterns). Output, in every ``--format``:
+
+- ``jsonl``: ``{"ts", "event", "group", "value"}`` per row (DESIGN.md "Engine contracts"),
+  ``"query"`` first for a workload;
+- ``table`` / ``csv``: the same columns; ``count``: the number of rows;
+- ``--out FILE.parquet``: the same columns as Parquet.
+
+``--emit changes`` adds the rows where expiry changes a value (docs/semantics.md);
+``--stats`` prints the engine, counter updates, peak prefix counters (and for a workload the
+counter updates of the same queries unshared); a fallback to the baseline is noted on
+stderr with its reason.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import sys
+import time
+from typing import Any, Iterable, TextIO
+
+from .values import AggRow
+
+__all__ = ["wants_aggregate", "run_aggregate", "write_rows", "ROW_COLUMNS"]
+
+ROW_COLUMNS = ["ts", "event", "group", "value"]
+
+
+def wants_aggregate(args: Any) -> bool:
+    """Is this ``cep run`` for aggregates (AGG pattern, workload, several patterns)?"""
+    from ..arguments import CommandError, read_pattern
+
+    if getattr(args, "more", None):
+        return True
+    try:
+        text, origin = read_pattern(args.pattern)
+    except CommandError:
+        return False
+    from .workload import is_workload
+
+    if is_workload(text):
+        return True
+    if origin.endswith(".json"):
+        return '"aggregate"' in text and '"aggregate": null' not in text and '"aggregate":null' not in text
+    import re
+
+    return re.search(r"(?im)^\s*AGG\b|\sAGG\s+(COUNT|SUM|AVG|MIN|MAX)\b", text) is not None
+
+
+def _json_default(o: Any) -> Any:
+    if hasattr(o, "item"):
+        return o.item()
+    return str(o)
+
+
+def _cell(v: Any) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, float) and v.is_integer() and abs(v) < 2 ** 53:
+        return str(int(v))
+    if isinstance(v, list):
+        return json.dumps(v, default=_json_default)
+    return str(v)
+
+
+def write_rows(rows: Iterable[AggRow], fmt: str, out: TextIO, workload: bool = False) -> int:
+    """Write aggregate rows in ``fmt`` (table, jsonl, csv, count); returns the row count."""
+    cols = (["query"] if workload else []) + ROW_COLUMNS
+    rows = list(rows)
+    if fmt == "count":
+        out.write(f"{len(rows)}\n")
+    elif fmt == "jsonl":
+        for r in rows:
+            out.write(json.dumps(r.to_json(), default=_json_default) + "\n")
+    elif fmt == "csv":
+        w = csv.writer(out)
+        w.writerow(cols)
+        for r in rows:
+            d = r.to_json()
+            w.writerow([_cell(d.get(c)) for c in cols])
+    else:
+        table = [cols] + [[_cell(r.to_json().get(c)) if r.to_json().get(c) is not None else "null" for c in cols]
+                          for r in rows]
+        widths = [max(len(t[c]) for t in table) for c in range(len(cols))]
+        for t in table:
+            out.write("  ".join(cell.ljust(widths[c]) for c, cell in enumerate(t)).rstrip() + "\n")
+        out.write(f"({len(rows)} row{'s' if len(rows) != 1 else ''})\n")
+    return len(rows)
+
+
+def write_parquet(rows: list[AggRow], path: str, workload: bool = False) -> None:
+    """The rows as Parquet: ts (double), event / group (text; JSON for a list), value (double)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    def text(v: Any) -> Any:
+        return None if v is None else (json.dumps(v, default=_json_default) if isinstance(v, list) else str(v))
+
+    cols: dict[str, Any] = {}
+    if workload:
+        cols["query"] = pa.array([r.query for r in rows], pa.string())
+    cols["ts"] = pa.array([float(r.ts) for r in rows], pa.float64())
+    cols["event"] = pa.array([text(r.event) for r in rows], pa.string())
+    cols["group"] = pa.array([text(r.group) for r in rows], pa.string())
+    cols["value"] = pa.array([None if r.value is None else float(r.value) for r in rows], pa.float64())
+    pq.write_table(pa.table(cols), path)
+
+
+def _emit_out(rows: list[AggRow], args: Any, workload: bool) -> None:
+    out = getattr(args, "out", None)
+    if out and out.lower().endswith((".parquet", ".pq")):
+        write_parquet(rows, out, workload)
+    elif out:
+        with open(out, "w", encoding="utf-8", newline="") as fh:
+            write_rows(rows, args.format, fh, workload)
+    else:
+        write_rows(rows, args.format, sys.stdout, workload)
+
+
+def run_aggregate(args: Any) -> int:
+    """``cep run`` for an AGG pattern or a workload (see the module docstring)."""
+    from ..arguments import CommandError, load_data, load_pattern, read_pattern
+    from ..matchers.base import EngineUnsupported, StateExplosion
+    from .workload import WorkloadError, is_workload, load_workload
+
+    patterns = [args.pattern, *(getattr(args, "more", None) or [])]
+    text0, _ = read_pattern(args.pattern)
+    workload = len(patterns) > 1 or is_workload(text0)
+    emit = getattr(args, "emit", None) or "trig"
+    if workload:
+        try:
+            queries = load_workload(patterns)
+        except WorkloadError as err:
+            raise CommandError(str(err)) from None
+        first, first_text = queries[0].pattern, queries[0].text
+    else:
+        first, first_text = load_pattern(args.pattern)
+        queries = []
+    if getattr(args, "spark", False):
+        if workload:
+            raise CommandError("a workload runs in-process (Spark runs one AGG pattern at a time)")
+        try:
+            from ..spark import aseq as spark_aseq
+        except ImportError as err:
+            raise CommandError(f"Spark is not available: {err}") from None
+        return spark_aseq.run_cli(first, first_text, args)
+    events, warnings = load_data(args, first, first_text)
+    if workload and len(queries) > 1:
+        from ..dsl import DslError, check_schema
+        from ..events import infer_schema
+
+        schema = infer_schema(events)
+        for q in queries[1:]:
+            try:
+                warnings += [f"query `{q.name}`: {w}" for w in check_schema(q.pattern, schema, q.text or None)]
+            except DslError as err:
+                raise CommandError(f"query `{q.name}`: {err}") from None
+    for w in warnings:
+        print(w, file=sys.stderr)
+    options: dict[str, Any] = {"emit": emit}
+    if args.max_runs is not None:
+        options["max_runs"] = args.max_runs
+    engine = getattr(args, "engine", "auto") or "auto"
+    try:
+        if workload:
+            if engine not in ("auto", "aseq"):
+                raise CommandError("a workload runs on A-Seq (--engine auto or aseq)")
+            from .workload import WorkloadMatcher
+
+            matcher: Any = WorkloadMatcher(queries, **options)
+            name = "aseq-workload"
+        else:
+            from ..planner import choose, make_matcher
+
+            info = choose(first, engine)
+            matcher = make_matcher(first, engine, **options)
+            name = info.name if info.name.startswith("aseq") else f"{info.name}+aggregate"
+    except EngineUnsupported as err:
+        raise CommandError(str(err)) from None
+    fb = getattr(matcher, "fallback", None)
+    if fb:
+        if isinstance(fb, dict):
+            for qn, why in fb.items():
+                print(f"note: query `{qn}` runs on the baseline (A-Seq cannot aggregate it without its "
+                      f"matches: {why})", file=sys.stderr)
+        else:
+            print(f"note: A-Seq cannot aggregate this pattern without its matches ({fb}); the baseline built "
+                  "them and aggregated", file=sys.stderr)
+    t0 = time.perf_counter()
+    rows: list[AggRow] = []
+    try:
+        for e in events:
+            rows.extend(matcher.feed(e))
+        rows.extend(matcher.close())
+    except (StateExplosion, EngineUnsupported) as err:
+        raise CommandError(f"stopped: {err}", status=1) from None
+    except ValueError as err:
+        raise CommandError(f"stopped: {err}", status=1) from None
+    elapsed = time.perf_counter() - t0
+    _emit_out(rows, args, workload)
+    if getattr(args, "stats", False):
+        st = matcher.stats.as_dict()
+        rate = len(events) / elapsed if elapsed > 0 else float("inf")
+        extra = ""
+        if workload:
+            from .workload import WorkloadMatcher
+
+            alone = WorkloadMatcher(queries, share=False, **options)
+            for e in events:
+                alone.feed(e)
+            alone.close()
+            extra = f" unshared_counter_updates={alone.stats.extra.get('counter_updates', 0)}"
+        print(f"engine={name} events={len(events)} rows={len(rows)} seconds={elapsed:.3f} events/s={rate:,.0f} "
+              + " ".join(f"{k}={v}" for k, v in st.items() if k not in ("phase_seconds", "rows", "events")) + extra,
+              file=sys.stderr)
+    return 0

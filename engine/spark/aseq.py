@@ -1,0 +1,296 @@
+"""AGG patterns on Spark (A-Seq, issue 12): the same rows as in-process, computed in parallel.
+
+A-Seq is sequential per partition (papers/aseq-aggregation.md, "PySpark fit"); this module
+only decides which events each task's matcher sees (the matcher is ``aseq``, or what
+``--engine`` names, exactly as in-process), like engine/spark/pipeline.py does for matches:
+
+``keyed``
+    GROUP BY: every match counts in one group (partition semantics, A11), and a row is
+    about the TRIG's group only, so ``repartition(group).sortWithinPartitions(group, ts,
+    seq)`` and one matcher per group give that group's rows exactly (with ``--emit
+    changes`` too, whose rows carry the moment a START leaves the window).
+``time-chunked``
+    No GROUP BY, a window ``W``, skip_till_any_match and OUTPUT ALL: a row at coordinate
+    ``x`` (the TRIG's ts or seq; for ``--emit changes`` the moment a START leaves) depends
+    only on the events in ``(x - W, x]``. Chunk ``k`` sees the events in ``[kC - W, (k+1)C)``
+    and keeps the rows it *owns*, those with ``x`` in ``[kC, (k+1)C)``.
+``single-partition``
+    Anything else (no window and no GROUP BY, count windows with ``--emit changes``, other
+    strategies), with a warning.
+
+Rows come back in canonical order: by ts, expiry rows before TRIG rows, then stream
+position, then group.
+"""
+from __future__ import annotations
+
+import json
+import math
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+import pyarrow as pa
+
+from ..aseq.values import AggRow
+from ..events import TS_COL, TYPE_COL, arrow_to_pandas
+from ..model import ANY_TYPE, Pattern, Strategy
+from ..partition import PartitionKey
+from .io import KEY_COL, SEQ_COL, SparkEvents, build_events, read_events
+from .pipeline import Progress, _task_error, key_expr, scale_window
+
+__all__ = ["run", "AggRunResult", "plan_mode", "ROW_SCHEMA", "canonical"]
+
+ROW_SCHEMA = "ts double, event string, grp string, value string, seq long, kind int"
+_CHUNK = "__cep_agg_chunk"
+
+
+@dataclass
+class AggPlan:
+    mode: str
+    group_key: PartitionKey | None = None
+    warnings: list[str] = field(default_factory=list)
+    reason: str = ""
+
+
+def plan_mode(pattern: Pattern, emit: str = "trig") -> AggPlan:
+    """How an AGG pattern runs on Spark (see the module docstring)."""
+    agg = pattern.aggregate
+    assert agg is not None
+    w = pattern.window
+    count_changes = bool(w and w.is_count and emit == "changes")
+    if agg.group_by and not count_changes:
+        types = sorted({c.type for c in pattern.components()})
+        attrs = tuple(agg.group_by)
+        key = PartitionKey(by_type={t: attrs for t in types if t != ANY_TYPE},
+                           default=attrs if ANY_TYPE in types else None, width=len(attrs))
+        return AggPlan("keyed", key, [], f"GROUP BY {', '.join(attrs)}")
+    if w is not None and pattern.strategy == Strategy.ANY and pattern.output == "ALL" and not count_changes:
+        return AggPlan("time-chunked", None, [], "no GROUP BY; windowed")
+    if w is None:
+        why = "no GROUP BY and no WITHIN: every row depends on the whole stream"
+    elif count_changes:
+        why = "`--emit changes` with a count window: an expiry happens at a stream position of any group"
+    else:
+        why = f"{pattern.strategy.value} / OUTPUT {pattern.output}: matches depend on earlier events"
+    return AggPlan("single-partition", None, [f"running on a single partition (no parallelism): {why}"], why)
+
+
+@dataclass(frozen=True)
+class _Task:
+    pattern: Pattern
+    engine: str
+    options: dict
+    spec: Any
+    mode: str
+    chunk: tuple[float, float] | None
+    count_window: bool
+
+
+def _make(task: _Task) -> Any:
+    from ..aseq.engine import make_aggregator
+
+    return make_aggregator(task.pattern, task.engine, **task.options)
+
+
+def _row(r: AggRow) -> tuple:
+    return (float(r.ts), json.dumps(r.event, default=str), json.dumps(r.group, default=str),
+            json.dumps(r.value, default=str), int(r.seq), 0 if r.event is None else 1)
+
+
+def _batch(rows: list[tuple]) -> pa.RecordBatch:
+    cols = list(zip(*rows)) if rows else [[] for _ in range(6)]
+    return pa.RecordBatch.from_arrays(
+        [pa.array(cols[0], pa.float64()), pa.array(cols[1], pa.string()), pa.array(cols[2], pa.string()),
+         pa.array(cols[3], pa.string()), pa.array(cols[4], pa.int64()), pa.array(cols[5], pa.int32())],
+        names=["ts", "event", "grp", "value", "seq", "kind"])
+
+
+def _worker(task: _Task, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """Rows arrive sorted by (group or chunk, ts, seq): one matcher per group, fed across
+    Arrow batches; a chunk keeps the rows it owns."""
+    group_col = KEY_COL if task.mode == "keyed" else (_CHUNK if task.mode == "time-chunked" else None)
+    cur: Any = _worker
+    m: Any = None
+    out: list[tuple] = []
+
+    def keep(rows: list[AggRow], chunk: Any) -> None:
+        for r in rows:
+            if task.chunk is not None:
+                origin, size = task.chunk
+                x = r.seq if (task.count_window and r.event is not None) else r.ts
+                if math.floor((x - origin) / size) != chunk:
+                    continue
+            out.append(_row(r))
+
+    for rb in batches:
+        if rb.num_rows == 0:
+            continue
+        frame = arrow_to_pandas(rb)
+        evs = build_events(rb, task.spec, frame)
+        groups = frame[group_col].tolist() if group_col else [None] * len(evs)
+        for g, e in zip(groups, evs):
+            if m is None or g != cur:
+                if m is not None:
+                    keep(m.close(), cur)
+                m, cur = _make(task), g
+            keep(m.feed(e), cur)
+        if out:
+            yield _batch(out)
+            out = []
+    if m is not None:
+        keep(m.close(), cur)
+    if out:
+        yield _batch(out)
+
+
+@dataclass
+class AggRunResult:
+    rows: list[AggRow]
+    mode: str
+    warnings: list[str]
+    events: int
+    seconds: float
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+def canonical(rows: list[AggRow]) -> list[AggRow]:
+    """Rows in canonical order: ts, expiry before TRIG, stream position, group."""
+    return sorted(rows, key=lambda r: (r.ts, 0 if r.event is None else 1, r.seq if r.event is not None else 0,
+                                       json.dumps(r.group, default=str)))
+
+
+def run(pattern: Pattern, source: Any, engine: str = "auto", *, emit: str = "trig", mapping: Any = None,
+        data_format: str | None = None, spark: Any = None, partitions: int | None = None,
+        chunk_size: float | None = None, mode: str | None = None, max_runs: int | None = None,
+        progress: bool = False) -> AggRunResult:
+    """The rows of an AGG pattern over ``source`` (a path, DataFrame or SparkEvents) on Spark;
+    ``mode`` forces a mode (a forced mode must be valid for the pattern)."""
+    from pyspark.sql import functions as F
+
+    from .session import get_spark
+
+    t0 = time.perf_counter()
+    spark = spark or get_spark()
+    options: dict[str, Any] = {"emit": emit}
+    if max_runs is not None:
+        options["max_runs"] = max_runs
+    ctx: Any = Progress(spark) if progress else _Null()
+    with ctx:
+        ev: SparkEvents = source if isinstance(source, SparkEvents) else read_events(source, mapping, data_format,
+                                                                                     spark)
+        pat = scale_window(pattern, ev)
+        from ..aseq.engine import make_aggregator
+
+        make_aggregator(pat, engine, **options)  # an unsupported pattern fails here, on the driver
+        plan = plan_mode(pat, emit)
+        if mode is not None and mode != plan.mode:
+            if mode != "single-partition":
+                raise ValueError(f"mode {mode} is not valid for this pattern: {plan.reason}")
+            plan = AggPlan("single-partition", None, [], "forced")
+        df = ev.df
+        types = sorted({c.type for c in pat.components()})
+        if ANY_TYPE not in types:
+            df = df.filter(F.col(TYPE_COL).isin(types))
+        n = partitions or int(spark.conf.get("spark.sql.shuffle.partitions"))
+        w = pat.window
+        count_window = bool(w and w.is_count)
+        info: dict[str, Any] = {"partitions": n}
+        chunk = None
+        if plan.mode == "keyed":
+            assert plan.group_key is not None
+            df = df.withColumn(KEY_COL, key_expr(plan.group_key, ev, pat.strategy))
+            df = df.repartition(n, F.col(KEY_COL)).sortWithinPartitions(KEY_COL, TS_COL, SEQ_COL)
+            info["key"] = plan.group_key.columns()
+        elif plan.mode == "time-chunked":
+            assert w is not None
+            W = float(w.size)
+            if count_window:
+                lo, hi = 0.0, float(max(ev.count - 1, 0))
+            else:
+                r = ev.df.agg(F.min(TS_COL), F.max(TS_COL)).collect()[0]
+                lo, hi = float(r[0] or 0.0), float(r[1] or 0.0)
+            target = 4 * max(1, spark.sparkContext.defaultParallelism)
+            size = max(float(chunk_size), W) if chunk_size is not None else max((hi - lo) / target if hi > lo else W,
+                                                                              2.0 * W)
+            coord = F.col(SEQ_COL).cast("double") if count_window else F.col(TS_COL)
+            rel = coord - F.lit(lo)
+            first = F.floor(rel / F.lit(size)).cast("long")
+            last = F.floor((rel + F.lit(W)) / F.lit(size)).cast("long")
+            df = (df.withColumn(_CHUNK, F.explode(F.sequence(first, last)))
+                  .repartition(n, F.col(_CHUNK)).sortWithinPartitions(_CHUNK, TS_COL, SEQ_COL))
+            chunk = (lo, size)
+            info.update(chunk_size=size, origin=lo)
+        else:
+            df = df.repartition(1).sortWithinPartitions(TS_COL, SEQ_COL)
+            info["partitions"] = 1
+        task = _Task(pat, engine, options, ev.event_spec(), plan.mode, chunk, count_window)
+
+        def worker(batches: Iterator[pa.RecordBatch], task: _Task = task) -> Iterator[pa.RecordBatch]:
+            return _worker(task, batches)
+
+        try:
+            got = df.mapInArrow(worker, ROW_SCHEMA).collect()
+        except Exception as e:  # noqa: BLE001 - a matcher error inside a task
+            raise _task_error(e) from None
+    rows = [AggRow(r["ts"], json.loads(r["event"]), json.loads(r["grp"]), json.loads(r["value"]), seq=r["seq"])
+            for r in got]
+    return AggRunResult(canonical(rows), plan.mode, list(plan.warnings), int(ev.count),
+                        time.perf_counter() - t0, info)
+
+
+class _Null:
+    def __enter__(self) -> "_Null":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        return None
+
+
+def run_cli(pattern: Pattern, text: str, args: Any) -> int:
+    """``cep run AGG-PATTERN --spark``: the rows in ``--format`` (as in-process)."""
+    from ..aseq.command import _emit_out
+    from ..arguments import CommandError, mapping_from_args, resolve_data
+    from ..dsl import DslError, check_schema
+    from ..events import DataError
+    from ..matchers.base import EngineUnsupported
+    from .pipeline import PipelineError, numeric_issues
+    from .session import SparkUnavailable, get_spark
+
+    data, hint = resolve_data(args.data)
+    mapping = mapping_from_args(args, hint)
+    try:
+        spark = get_spark(getattr(args, "master", None))
+    except SparkUnavailable as err:
+        raise CommandError(str(err)) from None
+    try:
+        with Progress(spark):
+            ev = read_events(data, mapping, spark=spark)
+            issues = list(ev.report.issues) + numeric_issues(ev, pattern)
+            errors = [i for i in issues if i.severity == "error"]
+            if errors and not getattr(args, "skip_bad_rows", False):
+                ev.report.issues = issues
+                raise CommandError(f"{args.data}: the data has problems:\n{ev.report.format()}\n"
+                                   "(fix the file, or pass --skip-bad-rows to run without the rejected rows)")
+            try:
+                for w in check_schema(pattern, ev.schema, text or None):
+                    print(w, file=sys.stderr)
+            except DslError as err:
+                raise CommandError(str(err)) from None
+            res = run(pattern, ev, getattr(args, "engine", "auto") or "auto", emit=getattr(args, "emit", "trig"),
+                      spark=spark, max_runs=getattr(args, "max_runs", None))
+    except DataError as err:
+        raise CommandError(f"{args.data}: {err}") from None
+    except EngineUnsupported as err:
+        raise CommandError(str(err)) from None
+    except PipelineError as err:
+        raise CommandError(f"stopped: {err}", status=1) from None
+    for w in res.warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    _emit_out(res.rows, args, False)
+    if getattr(args, "stats", False):
+        print(f"spark mode={res.mode} events={res.events} rows={len(res.rows)} seconds={res.seconds:.3f} "
+              + " ".join(f"{k}={v}" for k, v in res.info.items()), file=sys.stderr)
+    ev.unpersist()
+    return 0
+
