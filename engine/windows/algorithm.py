@@ -1,0 +1,323 @@
+"""Algorithm 1 of the match-windows paper, Match(P, E, A) (§4.7 of the notes).
+
+For every event e in stream order:
+
+1. **filter** (Thm 1): drop e if it satisfies no variable's properties (β_e = 0);
+2. **partition** (Def. 6): look up the window W of e's key (the values of the partitioning
+   attributes X), created empty on first use;
+3. **evict**: while W is not empty and e is out of first(W)'s reach (``coord(e) -
+   coord(first(W)) >= WITHIN``), W is *complete* for matches that start at first(W): if the
+   **necessary match conditions** hold (NMC: (4) |W| >= m, (5) first(W) fits a first
+   variable, (6)+(7) all counters > 0), call **A(P', W)** lazily and collect the matches it
+   returns (those that start at first(W)); then remove first(W) and update the statistic;
+4. append e to W and update the statistic.
+
+At the end of the input every window is **drained**: the same evaluation for each
+remaining start event; the drain of a window stops early only on the monotone failures
+(|W| < m, or a zero counter), never because (5) fails (notes §4.7).
+
+WITHIN is strict in this project (a match spans ``last - first < W``), so the match
+window of e holds the events with ``0 <= coord - coord(e) < W``: the paper's inclusive
+duration τ is ``WITHIN τ + 1 tick`` for whole-tick times (docs/semantics.md).
+
+Each technique can be switched off (``Techniques``): without filtering every event is
+buffered; without partitioning there is one window; without the NMC every complete
+window is passed to A. All off is the paper's baseline, "a plain match window without
+pruning": one call of A per event. Statistics are counted in ``WindowStats``.
+"""
+from __future__ import annotations
+
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator
+
+from ..events import Event
+from ..matchers.base import Match
+from .analysis import WindowPlan
+from .statistic import ClauseStat, Verdict, nmc
+
+__all__ = ["Techniques", "WindowStats", "KeyWindow", "MatchWindows", "Call"]
+
+SWEEP_EVERY = 4096  # events between sweeps that complete the windows of idle keys (a watermark)
+
+#: A(P', W, bits) -> the matches of W that start at W's first event.
+Call = Callable[[list[Event], list[int]], list[Match]]
+
+
+@dataclass(frozen=True)
+class Techniques:
+    """Which pre-processing techniques are on (the paper's f, p, c)."""
+
+    filter: bool = True
+    partition: bool = True
+    nmc: bool = True
+    literal: bool = False   # the paper's literal counter decrement (teaching only; can lose matches)
+
+    @property
+    def label(self) -> str:
+        parts = [k for k, on in (("f", self.filter), ("p", self.partition), ("c", self.nmc)) if on]
+        return "+".join(parts) or "baseline"
+
+
+@dataclass
+class WindowStats:
+    """What Algorithm 1 did (notes §7, metrics)."""
+
+    events_in: int = 0
+    events_filtered: int = 0
+    partitions: int = 0            # distinct keys seen
+    windows_completed: int = 0     # windows evaluated (one per buffered event that became first(W))
+    nmc_pass: int = 0
+    nmc_fail: dict[str, int] = field(default_factory=lambda: {"4": 0, "5": 0, "6": 0, "7": 0})
+    drain_stopped: int = 0         # windows not evaluated because the drain stopped on a monotone failure
+    calls: int = 0                 # calls of A
+    events_to_matcher: int = 0     # Σ |W| over the calls
+    matches: int = 0
+    false_positives: int = 0       # calls that returned no match
+    peak_buffered: int = 0
+    seconds_pre: float = 0.0
+    seconds_matcher: float = 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {k: getattr(self, k) for k in (
+            "events_in", "events_filtered", "partitions", "windows_completed", "nmc_pass", "drain_stopped",
+            "calls", "events_to_matcher", "matches", "false_positives", "peak_buffered")}
+        for c, n in self.nmc_fail.items():
+            d[f"nmc_fail_{c}"] = n
+        return d
+
+
+class KeyWindow:
+    """The window of one key: its events, their β_e, per clause the counted mask and
+    epochs of each event, and the clauses' statistics."""
+
+    __slots__ = ("key", "events", "bits", "marks", "stats")
+
+    def __init__(self, key: Any, plan: WindowPlan, literal: bool) -> None:
+        self.key = key
+        self.events: deque[Event] = deque()
+        self.bits: deque[int] = deque()
+        self.marks: deque[tuple[Any, ...]] = deque()
+        self.stats = [ClauseStat(cl, len(plan.vars), literal) for cl in plan.clauses]
+
+    def __len__(self) -> int:
+        return len(self.events)
+
+    def add(self, e: Event, bits: int) -> None:
+        self.events.append(e)
+        self.bits.append(bits)
+        self.marks.append(tuple(st.add(bits) for st in self.stats))
+
+    def pop(self) -> tuple[Event, int]:
+        e = self.events.popleft()
+        bits = self.bits.popleft()
+        marks = self.marks.popleft()
+        for st, (counted, epochs) in zip(self.stats, marks):
+            st.remove(bits, counted, epochs)
+        return e, bits
+
+    def counters(self, plan: WindowPlan) -> dict[str, int]:
+        """cnt_v of the first clause (the SES pattern's only one)."""
+        st = self.stats[0]
+        return {v: st.cnt[plan.by_name[v].bit] for v in st.clause.vars}
+
+
+class MatchWindows:
+    """Algorithm 1 over a stream; ``call`` is A. ``feed`` returns the matches of the
+    windows that ``e`` completed; ``close`` drains every window."""
+
+    def __init__(self, plan: WindowPlan, call: Call, techniques: Techniques = Techniques(),
+                 tracer: Any = None, on_window: Callable[[KeyWindow, Verdict | None, list[Match] | None], None]
+                 | None = None) -> None:
+        self.plan = plan
+        self.call = call
+        self.t = techniques
+        self.tracer = tracer
+        self.on_window = on_window
+        self.windows: dict[Any, KeyWindow] = {}
+        self.stats = WindowStats()
+        self.buffered = 0
+        self._seen_keys: set[Any] = set()
+        self._since_sweep = 0
+        self.changed: set[Any] = set()   # keys whose window changed in the current step (trace)
+
+    # ------------------------------------------------------------------ the loop
+
+    def feed(self, e: Event) -> list[Match]:
+        t0 = time.perf_counter()
+        st = self.stats
+        st.events_in += 1
+        plan = self.plan
+        bits = plan.bits(e)
+        tr = self.tracer
+        if self.t.filter and not bits:
+            st.events_filtered += 1
+            if tr is not None:
+                tr.act("discard", event=e.id, reason="filtered: the event satisfies no variable's properties (Thm 1)",
+                       detail={"filtered": True})
+            st.seconds_pre += time.perf_counter() - t0
+            return []
+        key = plan.key_of(e) if self.t.partition else None
+        kw = self.windows.get(key)
+        if kw is None:
+            kw = self.windows[key] = KeyWindow(key, plan, self.t.literal)
+            if key not in self._seen_keys:
+                self._seen_keys.add(key)
+                st.partitions += 1
+        now = plan.coord(e)
+        out: list[Match] = []
+        size = plan.size
+        if kw.events and now - plan.coord(kw.events[0]) >= size:
+            st.seconds_pre += time.perf_counter() - t0
+            out = self._evict(kw, now, e)
+            t0 = time.perf_counter()
+        kw.add(e, bits)
+        self.buffered += 1
+        if self.buffered > st.peak_buffered:
+            st.peak_buffered = self.buffered
+        if tr is not None:
+            self.changed.add(key)
+            tr.act("store", state=f"window {key_text(key)}", event=e.id,
+                   detail={"key": key_text(key), "beta_e": plan.bitstring(bits), "window": [x.id for x in kw.events],
+                           "counters": kw.counters(plan), "beta_s": plan.bitstring(kw.stats[0].beta_s)})
+        self._since_sweep += 1
+        st.seconds_pre += time.perf_counter() - t0
+        if self._since_sweep >= SWEEP_EVERY and len(self.windows) > 1:
+            out.extend(self._sweep(now, e))
+        return out
+
+    def _evict(self, kw: KeyWindow, now: float, e: Event | None) -> list[Match]:
+        plan = self.plan
+        size = plan.size
+        out: list[Match] = []
+        events = kw.events
+        while events and now - plan.coord(events[0]) >= size:
+            out.extend(self._complete(kw, e))
+            self._pop(kw)
+        return out
+
+    def _sweep(self, now: float, e: Event) -> list[Match]:
+        """Complete the windows of keys that received no event for a whole window (results
+        are unchanged; memory and latency are bounded; notes §7.12)."""
+        self._since_sweep = 0
+        out: list[Match] = []
+        for kw in list(self.windows.values()):
+            if kw.events and now - self.plan.coord(kw.events[0]) >= self.plan.size:
+                if self.tracer is not None:
+                    self.changed.add(kw.key)
+                out.extend(self._evict(kw, now, e))
+                if not kw.events:
+                    del self.windows[kw.key]
+        return out
+
+    def _pop(self, kw: KeyWindow) -> None:
+        t0 = time.perf_counter()
+        kw.pop()
+        self.buffered -= 1
+        self.stats.seconds_pre += time.perf_counter() - t0
+
+    def _complete(self, kw: KeyWindow, e: Event | None) -> list[Match]:
+        """W = kw is complete for matches starting at first(W): NMC, then maybe A."""
+        t0 = time.perf_counter()
+        st = self.stats
+        st.windows_completed += 1
+        n = len(kw.events)
+        first = kw.events[0]
+        verdict: Verdict | None = None
+        if self.t.nmc:
+            verdict = nmc(self.plan, kw.stats, n, kw.bits[0], first.id)
+            if not verdict.passed:
+                st.nmc_fail[verdict.failed or "7"] += 1
+                st.seconds_pre += time.perf_counter() - t0
+                self._report(kw, verdict, None, e)
+                return []
+            st.nmc_pass += 1
+        st.seconds_pre += time.perf_counter() - t0
+        t1 = time.perf_counter()
+        window = list(kw.events)
+        found = self.call(window, list(kw.bits))
+        st.seconds_matcher += time.perf_counter() - t1
+        st.calls += 1
+        st.events_to_matcher += n
+        st.matches += len(found)
+        if not found:
+            st.false_positives += 1
+        self._report(kw, verdict, found, e)
+        return found
+
+    def _report(self, kw: KeyWindow, verdict: Verdict | None, found: list[Match] | None, e: Event | None) -> None:
+        if self.on_window is not None:
+            self.on_window(kw, verdict, found)
+        tr = self.tracer
+        if tr is None:
+            return
+        plan = self.plan
+        first = kw.events[0]
+        detail = {"key": key_text(kw.key), "window": [x.id for x in kw.events], "first": first.id,
+                  "counters": kw.counters(plan), "beta_s": plan.bitstring(kw.stats[0].beta_s),
+                  "beta_first": plan.bitstring(kw.bits[0]),
+                  "verdict": verdict.to_json() if verdict else {"passed": True, "failed": None,
+                                                                 "reason": "necessary conditions not checked"},
+                  "called": found is not None, "matches": len(found) if found is not None else 0}
+        run = f"W{first.id}"
+        state = f"window {key_text(kw.key)}"
+        ev = e.id if e is not None else None
+        if found is None:
+            tr.act("expire", run=run, state=state, event=ev, reason=verdict.reason if verdict else None, detail=detail)
+            return
+        tr.act("search", run=run, state=state, event=ev, detail=detail)
+        for m in found:
+            tr.act("match", run=run, state=state, event=ev, detail={"match": m.to_json()})
+        tr.act("expire", run=run, state=state, event=ev,
+               reason=f"first(W) = e{first.id} removed after the call ({len(found)} match(es))", detail=detail)
+
+    # ------------------------------------------------------------------ end of input
+
+    def close(self) -> list[Match]:
+        out: list[Match] = []
+        for kw in list(self.windows.values()):
+            out.extend(self._drain(kw))
+        self.windows.clear()
+        return out
+
+    def _drain(self, kw: KeyWindow) -> list[Match]:
+        out: list[Match] = []
+        if self.tracer is not None:
+            self.changed.add(kw.key)
+        while kw.events:
+            if self.t.nmc and all(s.dead(len(kw.events)) for s in kw.stats):
+                self.stats.drain_stopped += len(kw.events)
+                if self.tracer is not None:
+                    self.tracer.act("discard", state=f"window {key_text(kw.key)}",
+                                    reason=f"drain stopped: {len(kw.events)} window(s) cannot hold a match "
+                                           "(|W| < m or a zero counter, monotone under removal)",
+                                    detail={"key": key_text(kw.key), "window": [x.id for x in kw.events]})
+                while kw.events:
+                    self._pop(kw)
+                break
+            out.extend(self._complete(kw, None))
+            self._pop(kw)
+        return out
+
+    # ------------------------------------------------------------------ state for views
+
+    def snapshot(self, key: Any) -> dict[str, Any]:
+        """The window of ``key`` now: events, counters and β_s (for the trace buffer)."""
+        kw = self.windows.get(key)
+        if kw is None:
+            return {"window": [], "counters": {}, "beta_s": None}
+        return {"window": [e.id for e in kw.events], "counters": kw.counters(self.plan),
+                "beta_s": self.plan.bitstring(kw.stats[0].beta_s)}
+
+    def live_windows(self) -> Iterator[KeyWindow]:
+        return iter(self.windows.values())
+
+
+def key_text(key: Any) -> str:
+    """A partition key for people: ``PID=1`` style values joined, ``all`` without a key."""
+    if key is None:
+        return "all"
+    if isinstance(key, tuple):
+        return ",".join(str(k) for k in key)
+    return str(key)
