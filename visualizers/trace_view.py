@@ -71,7 +71,9 @@ class _Fig:
                 self.layout[k] = v
 
     def figure(self) -> go.Figure:
-        d = {"data": self.data, "layout": self.layout}
+        # no plotly template: Streamlit themes the chart, and plotly's default template is
+        # ~7 KB of JSON sent with every step
+        d = {"data": self.data, "layout": {**self.layout, "template": {"layout": {}}}}
         try:
             return go.Figure(d, _validate=False)
         except TypeError:  # pragma: no cover - a plotly without the switch
@@ -691,9 +693,10 @@ def shared_buffer_figure(entries: dict[str, dict[str, Any]], stacks: Sequence[st
         if abs(x0 - x1) < 1e-9:  # same stack: bend right, more for longer jumps
             bend = 0.35 + 0.22 * min(abs(y0 - y1), 6)
             xs, ys = _bezier((x0 + 0.3, y0), (x0 + 0.3 + bend, y0 - 0.15), (x1 + 0.3 + bend, y1 + 0.15),
-                             (x1 + 0.3, y1), n=12)
+                             (x1 + 0.3, y1), n=10)
         else:
-            xs, ys = _bezier((x0 - 0.3, y0), (x0 - 1.2, y0), (x1 + 1.2, y1), (x1 + 0.3, y1), n=12)
+            xs, ys = _bezier((x0 - 0.3, y0), (x0 - 1.2, y0), (x1 + 1.2, y1), (x1 + 0.3, y1), n=10)
+        xs, ys = [round(v, 3) for v in xs], [round(v, 3) for v in ys]
         kind = "path" if (eid, to) in path_ptrs else ("new" if a["new"] else "old")
         lx, ly, ls = lines[kind]
         lx += xs + [None]
