@@ -158,10 +158,10 @@ def commit(p: Pattern, source: str = "form", notes: list[str] | None = None) -> 
     """Validate ``p`` (DSL round trip + ``Pattern.check``) and make it the pattern.
 
     On failure the previous pattern stays and ``cep_error`` says why; returns success."""
-    txt = to_text(p)
     try:
+        txt = to_text(p)  # a designer model past the limits (nesting, inf/NaN) cannot be printed
         q = parse(txt)
-    except DslError as err:
+    except (DslError, PatternError) as err:
         _ss()["cep_error"] = (source, str(err), err)
         return False
     if q == pattern() and source != "load":
