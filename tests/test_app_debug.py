@@ -97,6 +97,8 @@ def test_debug_back_forward_and_slider():
 
 
 def test_debug_play_moves_on_without_recomputing_the_trace():
+    import time
+
     at = _app(DEBUG)
     traced = at.session_state["dbg_traced"]
     at.select_slider(key="dbg_speed").set_value(8.0).run()
@@ -104,16 +106,22 @@ def test_debug_play_moves_on_without_recomputing_the_trace():
     _ok(at)
     assert at.session_state["dbg_playing"] is True
     assert at.button(key="dbg_play").label == "Pause"
-    import time
-
     time.sleep(0.6)                                 # at 8 steps/s the clock is 4+ steps on
     at.run()
     _ok(at)
     assert at.session_state["dbg_step"] >= 3
     assert at.session_state["dbg_traced"] is traced  # the same trace object: nothing recomputed
+    assert "rendered in" in _md(at)
+    time.sleep(1.2)                                 # past the last step: play stops at the close step
+    at.run()
+    _ok(at)
+    assert at.session_state["dbg_playing"] is False
+    assert at.session_state["dbg_step"] == 8
+    assert "close: end of stream" in _md(at)
+    at.button(key="dbg_play").click().run()          # Play again starts over from the first event
+    assert at.session_state["dbg_playing"] is True and at.session_state["dbg_step"] < 8
     at.button(key="dbg_play").click().run()
     assert at.session_state["dbg_playing"] is False
-    assert "rendered in" in _md(at)
 
 
 def test_debug_why_not_for_a_non_match():
