@@ -71,3 +71,13 @@ def test_auto_prefers_nfab_for_kleene_even_on_skewed_rates():
     skewed = {"A": 5000, "B": 1}
     assert choose(parse("PATTERN SEQ(A+ a[], B b) WITHIN 10"), rates=skewed).name == "nfab"
     assert choose(parse("PATTERN SEQ(A a, B b) WITHIN 10"), rates=skewed).name == "lazy-chain"
+
+
+def test_numpy_values_from_make_stream_compare_like_python_values():
+    import numpy as np
+
+    ev = make_stream([dict(type="G", ts=np.int64(1), id=np.int64(1), peak=np.float64(1.0)),
+                      dict(type="G", ts=np.int64(2), id=np.int64(2), peak=np.float64(2.5))])
+    p = parse("PATTERN SEQ(G a, G b) WHERE a.peak < b.peak WITHIN 3 min")
+    for engine in ENGINES:
+        assert [m.as_dict() for m in run_all(make_matcher(p, engine), ev)] == [{"a": [1], "b": [2]}], engine

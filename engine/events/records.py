@@ -46,19 +46,26 @@ def make_stream(rows: list[dict[str, Any]], type_key: str = "type", ts_key: str 
     """Build a sorted event stream from plain dicts (tests, samples, generators).
 
     Sorting is stable by ``ts``; ``seq`` is the position after sorting; the id is the
-    ``id_key`` value when present, else the input row number.
+    ``id_key`` value when present, else the input row number. NumPy scalars become Python
+    values, as the loader's are (a NumPy comparison gives ``numpy.bool_``, not ``True``).
     """
     order = sorted(range(len(rows)), key=lambda i: rows[i][ts_key])
     out: list[Event] = []
     for seq, i in enumerate(order):
         r = rows[i]
-        attrs = {k: v for k, v in r.items() if k not in (type_key, ts_key, id_key)}
-        eid = r[id_key] if id_key and id_key in r else i
+        attrs = {k: _native(v) for k, v in r.items() if k not in (type_key, ts_key, id_key)}
+        eid = _native(r[id_key]) if id_key and id_key in r else i
         lower = r.get("lower")
         upper = r.get("upper")
-        out.append(Event(id=eid, type=str(r[type_key]), ts=r[ts_key], seq=seq, attrs=attrs,
-                         lower=lower, upper=upper))
+        out.append(Event(id=eid, type=str(r[type_key]), ts=_native(r[ts_key]), seq=seq, attrs=attrs,
+                         lower=_native(lower), upper=_native(upper)))
     return out
+
+
+def _native(v: Any) -> Any:
+    """A NumPy scalar as the Python value it holds; anything else unchanged."""
+    item = getattr(v, "item", None)
+    return item() if item is not None and getattr(v, "shape", None) == () else v
 
 
 def value_kind(v: Any) -> str | None:
