@@ -76,6 +76,23 @@ def node_texts() -> list[str]:
     return [n.data.get("text", n.data.get("content", "")) for n in fs.nodes]
 
 
+def section() -> None:
+    """Header, canvas, legend and what the last canvas edit did.
+
+    Not a fragment: as one, the echo the component sends after each redraw would rerun only
+    this part (and a click on another page during it would no longer bounce back to Design),
+    but under load the redraw after an edit made on the canvas was then sometimes dropped."""
+    from app import design_forms, ui
+
+    header()
+    render()
+    legend()
+    for n in state.notes():
+        st.info(n, icon=":material/edit:")
+    ui.pattern_error(("canvas",))
+    design_forms.canvas_data_check()
+
+
 def header() -> None:
     """Above the canvas: strategy, partition, window, output (and AGG / RETURN)."""
     with st.container(border=True):

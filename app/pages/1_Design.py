@@ -18,13 +18,7 @@ with left:
     st.markdown("##### Canvas")
     st.caption("Right-click the canvas to add a component (e.g. `Stock c` or `Stock+ a[]`); right-click a node "
                "to edit or delete it; drag from a node's right handle to another node to set the order.")
-    canvas.header()
-    canvas.render()
-    canvas.legend()
-    for n in state.notes():
-        st.info(n, icon=":material/edit:")
-    ui.pattern_error(("canvas",))
-    forms.canvas_data_check()
+    canvas.section()
     forms.side_forms()
 
 with right:
