@@ -467,11 +467,20 @@ class MatchAggregator(_AggBase):
         self.source = info.name
         self.events: dict[Any, Event] = {}
         self.recent: deque[Event] = deque()
+        self.offline = info.name == "oracle"
+        self.pending: list[Event] = []
         self.stats.extra["construction"] = info.name
 
     def feed(self, e: Event) -> list[AggRow]:
         self.stats.events += 1
         self.last_seq = e.seq
+        if self.offline:  # the oracle answers at the end of the stream: rows are computed then
+            self.inner.feed(e)
+            self.pending.append(e)
+            return []
+        return self._step(e, list(self.inner.feed(e)))
+
+    def _step(self, e: Event, ms: list[Any]) -> list[AggRow]:
         now = self.coord(e)
         rows: list[AggRow] = []
         if self.window is not None:
@@ -482,7 +491,6 @@ class MatchAggregator(_AggBase):
                     del self.events[old.id]
             self.recent.append(e)
         self.events[e.id] = e
-        ms = list(self.inner.feed(e))
         self.built += len(ms)
         for m in ms:
             evs = [self.events[i] for _v, ids in m.bindings for i in ids if i in self.events]
@@ -508,8 +516,16 @@ class MatchAggregator(_AggBase):
         return self.store.size + self.inner.stats.runs_alive + self.inner.stats.buffer_entries
 
     def close(self) -> list[AggRow]:
-        self.inner.close()
-        return super().close()
+        ms = list(self.inner.close())
+        rows: list[AggRow] = []
+        if self.offline:
+            done: dict[int, list[Any]] = {}
+            for m in ms:
+                done.setdefault(m.end_seq, []).append(m)
+            for e in self.pending:
+                rows += self._step(e, done.get(e.seq, []))
+            self.pending = []
+        return rows + super().close()
 
 
 def BaselineMatcher(pattern: Pattern, tracer: Tracer = None, **kw: Any) -> MatcherBase:

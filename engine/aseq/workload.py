@@ -37,6 +37,7 @@ from typing import Any
 from ..events import Event
 from ..matchers.base import EngineUnsupported, MatcherBase, Tracer
 from ..model import Pattern
+from ..partition import PartitionKey
 from .core import ALL, DEFAULT_MAX_LIVE, Counters
 from .plan import AseqUnsupported, QueryPlan, compile_query, refusal
 from .values import AggRow, finish, group_json
@@ -128,10 +129,17 @@ def load_workload(args: list[str]) -> list[Query]:
 
 # --------------------------------------------------------------------------- sharing plan
 
-def _group_key(plan: QueryPlan) -> tuple:
-    k = plan.key
-    key = None if k is None else (tuple(sorted(k.by_type.items())), k.default, k.width)
-    return (plan.window, plan.count_window, key)
+def _merge_keys(a: PartitionKey | None, b: PartitionKey | None) -> PartitionKey | None | bool:
+    """One partition key for two queries, or False when they partition differently (a type
+    both use keyed by other attributes, one keyed and one not)."""
+    if a is None or b is None:
+        return None if a is None and b is None else False
+    if a.default != b.default:
+        return False
+    for t in set(a.by_type) & set(b.by_type):
+        if a.by_type[t] != b.by_type[t]:
+            return False
+    return PartitionKey(by_type={**a.by_type, **b.by_type}, default=a.default, width=max(a.width, b.width))
 
 
 def _pos_key(p: Any) -> tuple:
@@ -201,12 +209,18 @@ class WorkloadMatcher(MatcherBase):
 
                 self.fallback[q.name] = str(err)
                 self.alone[i] = BaselineMatcher(q.pattern, None, emit=emit, max_runs=max_runs)
-        groups: dict[tuple, list[int]] = {}
+        # sharing groups: equal windows and compatible partitions (A13)
+        found: list[tuple[tuple, Any, list[int]]] = []
         for i, plan in plans.items():
-            key = _group_key(plan) if share else (i,)
-            groups.setdefault(key, []).append(i)
+            for k, (win, key, members) in enumerate(found):
+                merged = _merge_keys(key, plan.key) if share and win == (plan.window, plan.count_window) else False
+                if merged is not False:
+                    found[k] = (win, merged, members + [i])
+                    break
+            else:
+                found.append(((plan.window, plan.count_window), plan.key, [i]))
         self.groups: list[tuple[list[int], Counters, Any]] = []
-        for members in groups.values():
+        for _win, gkey, members in found:
             mplans = [plans[i] for i in members]
             cuts = sharing_plan(mplans, chop=chop and share)
             if chops:
@@ -215,7 +229,7 @@ class WorkloadMatcher(MatcherBase):
                         cuts[k] = list(chops[queries[i].name]) or None
             specs = [(queries[i].name, plans[i], cuts[k]) for k, i in enumerate(members)]
             c = Counters(specs, tracer=tracer, max_live=limit, on_explode=self.explode)
-            self.groups.append((members, c, mplans[0]))
+            self.groups.append((members, c, _Group(mplans[0], gkey)))
         self.last_seq = -1
         self._rows = 0
 
@@ -290,6 +304,18 @@ class WorkloadMatcher(MatcherBase):
             groups.append({"columns": [n.label for n in c.nodes], "rows": c.rows(),
                            "queries": [q.name for q in c.queries]})
         return [], {"kind": "aseq-workload", "groups": groups}
+
+
+class _Group:
+    """What a sharing group needs of its queries' plans: the window and the merged key."""
+
+    def __init__(self, plan: QueryPlan, key: PartitionKey | None) -> None:
+        self.window = plan.window
+        self.count_window = plan.count_window
+        self.key = key
+
+    def part(self, e: Event) -> Any:
+        return self.key.of(e) if self.key is not None else None
 
 
 def _g(g: Any) -> Any:
