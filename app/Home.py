@@ -1,6 +1,8 @@
 """CEP Studio: home page with the preset cards (entry point of ``make run`` / ``cep serve``)."""
 from __future__ import annotations
 
+import inspect
+
 import streamlit as st
 
 import sample_streams
@@ -41,9 +43,10 @@ def _card_facts(sample: str, preset: str) -> tuple[str, int, str]:
     written = p.strategy.value.lower() in text.lower()
     strategy = f"`{p.strategy.value}`" + ("" if written else " (the default)")
     events = sample_streams.events(sample)
+    kw = {"interval": True} if s.mapping.get("lower_col") and "interval" in inspect.signature(choose).parameters else {}
     try:
-        n = len(run_all(make_matcher(p), events))
-        found = f"{n} match{'es' if n != 1 else ''} ({choose(p).name})"
+        n = len(run_all(make_matcher(p, **kw), events))
+        found = f"{n} match{'es' if n != 1 else ''} ({choose(p, **kw).name})"
     except Exception as err:  # noqa: BLE001 - a card never breaks the page
         found = f"not run here: {str(err).splitlines()[0]}"
     return strategy, len(events), found

@@ -8,6 +8,7 @@ Errors are raised as :class:`RunError` with a message for a person (never a stac
 from __future__ import annotations
 
 import hashlib
+import inspect
 import json
 import tempfile
 import threading
@@ -54,7 +55,8 @@ class Source:
 
 @dataclass
 class Outcome:
-    matches: list[Match]
+    matches: list[Any]         # Match (uncertain ones add range, confidence), or A-Seq rows for AGG
+
     engine: str                # "spark" | "in-process"
     mode: str                  # Spark mode (keyed, time-chunked, single-partition) or the matcher
     seconds: float
@@ -62,6 +64,11 @@ class Outcome:
     warnings: list[str] = field(default_factory=list)
     stats: dict[str, Any] = field(default_factory=dict)
     info: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def is_aggregate(self) -> bool:
+        """True when the results are AGG rows ``(ts, event, group, value)``, not matches."""
+        return bool(self.matches) and not hasattr(self.matches[0], "bindings")
 
     @property
     def events_per_second(self) -> float:
@@ -179,24 +186,45 @@ def _message(err: BaseException) -> str:
     return text
 
 
+def _takes(fn: Callable[..., Any], name: str) -> bool:
+    try:
+        return name in inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def is_interval(loaded: LoadResult) -> bool:
+    """True when the loaded events carry uncertainty intervals (lower, upper)."""
+    return bool(loaded.events) and getattr(loaded.events[0], "lower", None) is not None
+
+
 def run_local(pattern: Pattern, loaded: LoadResult, engine: str = "auto") -> Outcome:
-    """Feed the in-process matcher; the state guard's error becomes a RunError."""
+    """Feed the in-process matcher (the planner's choice for point or interval data); the
+    state guard's error becomes a RunError. An AGG pattern gives A-Seq rows, not matches."""
     from engine.planner import choose, make_matcher
 
     pat = scale_window(pattern, loaded.seconds_to_ts)
+    kw: dict[str, Any] = {}
+    if is_interval(loaded) and _takes(choose, "interval"):
+        kw["interval"] = True
     t0 = time.perf_counter()
     try:
-        info = choose(pat, engine)
-        m = make_matcher(pat, engine)
-        out: list[Match] = []
+        info = choose(pat, engine, **kw)
+        m = make_matcher(pat, engine, **kw)
+        out: list[Any] = []
         for e in loaded.events:
             out.extend(m.feed(e))
         out.extend(m.close())
     except (StateExplosion, EngineUnsupported, PatternError, ValueError) as err:
         raise RunError(_message(err)) from None
     secs = time.perf_counter() - t0
-    return Outcome(matches=sort_matches(out), engine="in-process", mode=info.name, seconds=secs,
-                   events=len(loaded.events), stats=m.stats.as_dict())
+    if out and hasattr(out[0], "bindings"):
+        out = sort_matches(out)
+    else:
+        out.sort(key=lambda r: (getattr(r, "seq", -1), str(getattr(r, "group", ""))))
+    stats = m.stats.as_dict() if hasattr(getattr(m, "stats", None), "as_dict") else {}
+    return Outcome(matches=out, engine="in-process", mode=info.name, seconds=secs,
+                   events=len(loaded.events), stats=stats)
 
 
 def replay_stats(pattern: Pattern, loaded: LoadResult) -> dict[str, Any]:

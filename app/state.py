@@ -44,7 +44,7 @@ PRESET_CARDS: list[tuple[str, str, str, str]] = [
      "`WITHIN 16 days`. NFA^b has no `AND` groups, so the lazy engines run it."),
     ("Cluster monitoring", "cluster", "query1",
      "A task starts, CPU spikes on its node, the task ends, CPU drops. The events carry uncertainty "
-     "intervals [lower, upper]; the engines of this build match them as points at their lower bound."),
+     "intervals [lower, upper] (the imprecise-timestamps paper); the line below names the engine that ran it."),
 ]
 
 

@@ -4,6 +4,7 @@ The Spark warm-up of the app is switched off here (``CEP_SPARK_WARMUP=0``); the 
 Spark run uses the test session's SparkSession (``conftest.spark``)."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -89,13 +90,14 @@ def test_home_cards_show_whole_patterns_honest_blurbs_and_the_default_strategy()
     blurbs = {b.value for b in at.markdown}
     chemo = next(b for b in blurbs if "chemo" in b)
     assert "WITHIN 16 days" in chemo and not chemo.lower().startswith("match windows")
-    cluster = next(b for b in blurbs if "uncertainty intervals" in b)
-    assert "lower bound" in cluster  # says what the engines do with the intervals
+    assert any("uncertainty intervals" in b for b in blurbs)
     assert any("skip_till_any_match" in i.value and "without a strategy" in i.value.lower() for i in at.info)
     captions = [c.value for c in at.caption if c.value.startswith("strategy:")]
     assert len(captions) == 5
     assert any("`skip_till_any_match` (the default)" in c and "10 matches (lazy-tree)" in c for c in captions)
     assert any("`skip_till_next_match` ·" in c and "3 matches (nfab)" in c for c in captions)
+    # every card names the engine that found its matches (interval data: the engine for intervals)
+    assert all(re.search(r"\d+ match(es)? \([a-z-]+\)", c) for c in captions), captions
 
 
 def test_streamlit_config_hides_deploy_and_developer_menu():
@@ -542,8 +544,8 @@ def test_automaton_interval_data_is_marked():
     _preset(at, "cluster", "query1")
     at.run()
     assert not at.exception
-    assert any("uncertainty intervals" in i.value and "lower bound" in i.value for i in at.info)
-    assert "interval data, matched as points" in at.get("plotly_chart")[0].proto.spec
+    assert any("uncertainty intervals" in i.value and "point automaton" in i.value for i in at.info)
+    assert "interval data: point automaton" in at.get("plotly_chart")[0].proto.spec
 
 
 # --------------------------------------------------------------------------- Run
@@ -572,6 +574,30 @@ def test_run_preset_in_process_shows_expected_matches(sample, preset, expected):
     assert len(table) == expected
     assert at.get("plotly_chart"), "timeline drawn"
     assert [b.label for b in at.get("download_button")] == ["CSV", "JSON Lines", "Parquet"]
+
+
+def test_run_aggregate_and_interval_presets_read_well():
+    """An AGG pattern shows its rows (ts, event, group, value), not matches; interval data runs
+    on the planner's engine for intervals (with confidences when it gives them)."""
+    at = AppTest.from_file(RUN, default_timeout=60)
+    _preset(at, "clicks", "login_count")
+    at.run()
+    at.button(key="run_go").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert any("aggregate rows" in x.value for x in at.success)
+    rows = next(d.value for d in at.dataframe if list(d.value.columns) == ["ts", "event", "group", "value"])
+    assert len(rows) == int(_metric(at, "Rows")) > 0
+    assert [b.label for b in at.get("download_button")] == ["CSV", "JSON Lines"]
+    at = AppTest.from_file(RUN, default_timeout=60)
+    _preset(at, "cluster", "query1")
+    at.run()
+    at.button(key="run_go").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    table = next(d.value for d in at.dataframe if "#" in d.value.columns)
+    assert len(table) == int(_metric(at, "Matches")) > 0
+    engine = next(x.value for x in at.success if "matches ·" in x.value)
+    if "uncertain" in engine:
+        assert "confidence" in table.columns
 
 
 def test_run_use_preset_button_switches_pattern():

@@ -388,7 +388,8 @@ def test_timeline_marks_only_the_selected_match_and_greys_what_it_skipped():
 def test_timeline_zooms_to_the_matches():
     """On the clicks sample every login match lies in ts 1..26 of a stream that runs to 4200."""
     ev = sample_streams.events("clicks")
-    ms = run_all(make_matcher(_pat("clicks", "login_count")), ev)
+    login = _pat("clicks", "login_count").model_copy(update={"aggregate": None})  # the matches, not their count
+    ms = run_all(make_matcher(login), ev)
     first, last = min(m.start for m in ms), max(m.end for m in ms)
     assert ev[-1].ts > 100 * last
     x0, x1 = timeline_figure(ev, ms).layout.xaxis.range

@@ -312,6 +312,13 @@ ENGINE_HELP: dict[str, str] = {
 }
 
 
+def interval_engines() -> list[str]:
+    """The planner's engines for interval data (imprecise timestamps), preferred first."""
+    from engine.planner import ENGINES
+
+    return [n for n, i in sorted(ENGINES.items(), key=lambda kv: kv[1].preference) if getattr(i, "interval", False)]
+
+
 def default_engine(pattern: Pattern) -> str:
     """The engine ``auto`` runs the pattern with, when it is drawn; else the first drawn one."""
     try:
@@ -403,9 +410,16 @@ def automaton_graph(pattern: Pattern, engine: str = "nfab", strategy: str | Stra
     g.graph.setdefault("partition", list(pattern.equivalence))
     g.graph["runs_as_designed"] = as_designed
     if interval:
-        notes.append("The data has uncertainty intervals [lower, upper]; the engines of this build match "
-                     "interval events as points at their lower bound, so this is the point automaton they run "
-                     "(the possible-worlds evaluation of the imprecise-timestamps paper is not drawn here).")
+        runners = interval_engines()
+        if runners:
+            notes.append("The data has uncertainty intervals [lower, upper]: it is run by "
+                         + ", ".join(f"`{n}`" for n in runners) + " under the possible-worlds semantics of the "
+                         "imprecise-timestamps paper, not by this automaton. Drawn here is the pattern's point "
+                         "automaton (what the point engines run on point data).")
+        else:
+            notes.append("The data has uncertainty intervals [lower, upper]; the engines of this build match "
+                         "interval events as points at their lower bound, so this is the point automaton they "
+                         "run (the possible-worlds evaluation of the imprecise-timestamps paper is not drawn here).")
     g.graph["interval"] = interval
     g.graph["note"] = " ".join(notes)
     first = {}
@@ -1060,7 +1074,7 @@ def automaton_figure(g: nx.MultiDiGraph, labels: str = "short", label_width: int
     if g.graph.get("partition"):
         parts.append(f"partition: [{', '.join(g.graph.get('partition') or [])}]")
     if g.graph.get("interval"):
-        parts.append("interval data, matched as points")
+        parts.append("interval data: point automaton")
     fig.update_layout(
         annotations=annotations,
         xaxis=dict(visible=False, range=[x0 / SCALE, x1 / SCALE], fixedrange=True),

@@ -54,15 +54,43 @@ def matches_frame(matches: Sequence[Any], is_datetime: bool = False, order: Sequ
     """One row per match: ``#``, start, end, events, then one column per variable with the
     ids it bound (space separated)."""
     variables = match_variables(matches, order)
+    uncertain = any(hasattr(m, "confidence") for m in matches)
     rows = []
     for k, m in enumerate(matches, 1):
         d = m.as_dict()
         r: dict[str, Any] = {"#": k, "start": _time(m.start, is_datetime), "end": _time(m.end, is_datetime),
                              "events": sum(len(d.get(v, [])) for v in variables)}
+        if uncertain:
+            r["confidence"] = float(getattr(m, "confidence", 1))
         for v in variables:
             r[v] = " ".join(str(i) for i in d.get(v, []))
         rows.append(r)
-    return pd.DataFrame(rows, columns=["#", "start", "end", "events", *variables])
+    return pd.DataFrame(rows, columns=["#", "start", "end", "events", *(["confidence"] if uncertain else []),
+                                       *variables])
+
+
+def aggregate_frame(rows: Sequence[Any], is_datetime: bool = False) -> pd.DataFrame:
+    """AGG results (A-Seq rows): ``ts``, the triggering ``event``, ``group``, ``value``."""
+    out = [{"ts": _time(r.ts, is_datetime), "event": r.event, "group": r.group, "value": r.value} for r in rows]
+    return pd.DataFrame(out, columns=["ts", "event", "group", "value"])
+
+
+def aggregate_figure(rows: Sequence[Any], is_datetime: bool = False) -> go.Figure:
+    """The aggregate over time, one step line per group."""
+    fig = go.Figure()
+    groups: dict[Any, list[Any]] = {}
+    for r in rows:
+        groups.setdefault(r.group, []).append(r)
+    for k, (g, rs) in enumerate(groups.items()):
+        fig.add_trace(go.Scatter(x=[_time(r.ts, is_datetime) for r in rs], y=[r.value for r in rs],
+                                 mode="lines+markers", line=dict(shape="hv", color=PALETTE[k % len(PALETTE)]),
+                                 name="all" if g is None else str(g),
+                                 hovertext=[f"after event {r.event}: {r.value}" for r in rs], hoverinfo="text"))
+    fig.update_layout(height=320, margin=dict(l=10, r=10, t=30, b=10), plot_bgcolor="white",
+                      legend=dict(orientation="h", yanchor="bottom", y=1.01, x=0), yaxis_title="value")
+    fig.update_xaxes(showgrid=True, gridcolor="#eee")
+    fig.update_yaxes(showgrid=True, gridcolor="#f3f3f3")
+    return fig
 
 
 def match_events_frame(match: Any, by_id: dict[Any, Any], is_datetime: bool = False) -> pd.DataFrame:
@@ -89,15 +117,19 @@ def export_frame(matches: Sequence[Any], order: Sequence[str] | None = None, is_
     joined by a space, so that a spreadsheet shows one match per row. A variable named like
     one of the first three columns gets the suffix ``_ids``."""
     variables = match_variables(matches, order)
-    cols = {v: (f"{v}_ids" if v in ("match", "start", "end") else v) for v in variables}
+    cols = {v: (f"{v}_ids" if v in ("match", "start", "end", "confidence") else v) for v in variables}
+    uncertain = any(hasattr(m, "confidence") for m in matches)
     rows = []
     for k, m in enumerate(matches, 1):
         d = m.as_dict()
         r: dict[str, Any] = {"match": k, "start": _time(m.start, is_datetime), "end": _time(m.end, is_datetime)}
+        if uncertain:
+            r["confidence"] = float(getattr(m, "confidence", 1))
         for v in variables:
             r[cols[v]] = " ".join(str(i) for i in d.get(v, []))
         rows.append(r)
-    return pd.DataFrame(rows, columns=["match", "start", "end", *cols.values()])
+    return pd.DataFrame(rows, columns=["match", "start", "end", *(["confidence"] if uncertain else []),
+                                       *cols.values()])
 
 
 def jsonl_text(matches: Iterable[Any]) -> str:

@@ -7,8 +7,8 @@ import streamlit as st
 
 import sample_streams
 from app import edit, runner, state, ui
-from visualizers.timeline import (ZOOMS, events_frame, export_frame, jsonl_text, match_events_frame, matches_frame,
-                                  stats_rows, timeline_figure)
+from visualizers.timeline import (ZOOMS, aggregate_figure, aggregate_frame, events_frame, export_frame, jsonl_text,
+                                  match_events_frame, matches_frame, stats_rows, timeline_figure)
 
 ui.page("Run", "▶️", with_sidebar=False)
 ss = st.session_state
@@ -204,11 +204,12 @@ if sig != signature:
 st.markdown("##### Results")
 n = len(out.matches)
 ran = "on Spark" if out.engine == "spark" else "in-process"
-st.success(f"{n} match{'es' if n != 1 else ''} · {out.engine} · {out.mode} — ran {ran} in {out.seconds:.2f} s",
-           icon=":material/target:")
+agg = p.aggregate is not None or out.is_aggregate
+what = f"{n} aggregate row{'s' if n != 1 else ''}" if agg else f"{n} match{'es' if n != 1 else ''}"
+st.success(f"{what} · {out.engine} · {out.mode} — ran {ran} in {out.seconds:.2f} s", icon=":material/target:")
 m1, m2, m3, m4, m5 = st.columns(5)
 m1.metric("Events", f"{out.events:,}")
-m2.metric("Matches", f"{n:,}")
+m2.metric("Rows" if agg else "Matches", f"{n:,}")
 peak = out.stats.get("runs_peak")
 m3.metric("Runs peak", f"{peak:,}" if isinstance(peak, int) else "–",
           help="live runs at the busiest moment (for a Spark run, from an in-process replay of the same data)")
@@ -218,8 +219,25 @@ m5.metric("Events/s", f"{eps:,.0f}" if eps >= 100 else f"{eps:.3g}")
 for w in out.warnings:
     st.warning(w, icon=":material/warning:")
 
-order = [c.var for c in p.positive]
 is_dt = bool(loaded.time_is_datetime)
+if agg:  # AGG: one value per trigger event (and group), not matches
+    rows_df = aggregate_frame(out.matches, is_dt)
+    st.markdown(f"**Aggregate** ({n} rows: the value after each triggering event)")
+    st.dataframe(rows_df, hide_index=True, width="stretch", height=min(38 + 35 * max(n, 1), 360))
+    if n:
+        st.plotly_chart(aggregate_figure(out.matches, is_dt), width="stretch", key="run_agg_chart",
+                        config={"displaylogo": False})
+    d1, d2 = st.columns(2)
+    d1.download_button("CSV", rows_df.to_csv(index=False), file_name="aggregate.csv", mime="text/csv",
+                       key="run_dl_agg_csv", width="stretch")
+    d2.download_button("JSON Lines", jsonl_text(out.matches), file_name="aggregate.jsonl",
+                       mime="application/x-ndjson", key="run_dl_agg_jsonl", width="stretch")
+    with st.expander("Statistics"):
+        st.dataframe(stats_rows({**out.stats, **{f"spark.{k}": v for k, v in out.info.items()}}),
+                     hide_index=True, width="stretch")
+    st.stop()
+
+order = [c.var for c in p.positive]
 table = matches_frame(out.matches, is_dt, order if out.matches else None)
 st.markdown(f"**Matches** ({n})")
 sel = st.dataframe(table, hide_index=True, width="stretch", key="run_table", on_select="rerun",
