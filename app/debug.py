@@ -470,8 +470,7 @@ def _event_label(t: Traced) -> Any:
         e = by_id.get(i)
         if e is None:
             return str(i)
-        attrs = ", ".join(f"{k}={v}" for k, v in list(e.attrs.items())[:2])
-        return f"{i} · {e.type} @ {e.ts:g} ({attrs})" if isinstance(e.ts, (int, float)) else f"{i} · {e.type}"
+        return f"{i} · {e.type} @ {e.ts:g}" if isinstance(e.ts, (int, float)) else f"{i} · {e.type}"
     return fmt
 
 
@@ -489,6 +488,23 @@ def _show_match(no: int) -> None:
     ss["dbg_playing"] = False
 
 
+def _picked_on_timeline() -> None:
+    """Events selected on the why-not timeline join the picked events (in stream order)."""
+    ss = _ss()
+    t: Traced = ss["dbg_traced"]
+    sel = ss.get("dbg_whynot_pick")
+    try:
+        points = list(sel.selection.points) if sel is not None and sel.selection else []
+    except AttributeError:
+        points = []
+    picked = [p.get("customdata") for p in points if p.get("customdata") is not None]
+    known = set(t.seq_of)
+    ids = [i if i in known else next((k for k in known if str(k) == str(i)), None) for i in picked]
+    merged = set(ss.get("dbg_whynot_ids") or []) | {i for i in ids if i is not None}
+    ss["dbg_whynot_ids"] = sorted(merged, key=lambda i: t.seq_of.get(i, 0))[:64]
+    ss["dbg_whynot_spec"] = ""
+
+
 def why_not(t: Traced) -> None:
     ss = _ss()
     st.markdown("##### Why not?")
@@ -496,6 +512,11 @@ def why_not(t: Traced) -> None:
                "variables): the answer says whether they form a match `cep run` reports and, if not, the "
                "furthest partial run that agrees with them and the first condition that fails.")
     ids = [e.id for e in t.events]
+    with st.expander("Pick events on a timeline", expanded=False):
+        st.caption("Click an event, or drag a box (or lasso) around several: they are added to the list below.")
+        st.plotly_chart(TV.cursor_timeline_figure(t.steps, len(t.steps) - 1, cursor=False, height=220),
+                        width="stretch", key="dbg_whynot_pick", on_select=_picked_on_timeline,
+                        selection_mode=("points", "box", "lasso"), config={"displaylogo": False})
     c1, c2, c3 = st.columns([6, 3, 1], vertical_alignment="bottom")
     picked = c1.multiselect("Events", ids, key="dbg_whynot_ids", format_func=_event_label(t),
                             max_selections=64)

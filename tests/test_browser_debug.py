@@ -182,12 +182,23 @@ def test_debug_why_not_for_chosen_events(page, app_url):
     _open_debug(page, app_url)
     page.get_by_role("heading", name="Why not?").evaluate("e => e.scrollIntoView({block: 'start'})")
     box = page.locator("[data-testid=stMultiSelect]").filter(has_text="Events")
-    for label in ("1 · Stock", "2 · Stock", "6 · Stock"):
+    for label in ("1 · Stock", "2 · Stock"):          # two from the list ...
         box.locator("input").click()
         page.get_by_role("option", name=re.compile(re.escape(label))).first.click()
         time.sleep(0.5)
     page.keyboard.press("Escape")
     _idle(page, settle=0.5)
+    page.get_by_text("Pick events on a timeline").click()   # ... and e6 clicked on the timeline
+    _idle(page, settle=0.5)
+    plot = page.locator("[data-testid=stExpander]").filter(has_text="Pick events on a timeline") \
+        .locator(".js-plotly-plot").first
+    plot.scroll_into_view_if_needed()
+    x, y = plot.evaluate("""gd => { const L = gd._fullLayout, r = gd.getBoundingClientRect();
+        return [r.left + L.xaxis._offset + L.xaxis.l2p(6), r.top + L.yaxis._offset + L.yaxis.l2p(0)]; }""")
+    page.mouse.click(x, y)
+    _idle(page)
+    picked = box.inner_text()
+    assert "6 · Stock @ 6" in picked and "1 · Stock @ 1" in picked, picked
     page.get_by_role("button", name="Why not?").click()
     page.get_by_text("is not a match").first.wait_for()
     _idle(page)

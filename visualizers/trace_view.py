@@ -840,7 +840,7 @@ def cursor_timeline_figure(steps: Sequence[Step], k: int, match: dict[str, Any] 
                 continue
             fig.add_trace(_sc(
                 x=[e["ts"] for _i, e in grp], y=[t] * len(grp), mode="markers", name=t, legendgroup=t,
-                showlegend=not faded, opacity=0.25 if faded else 1.0,
+                showlegend=not faded, opacity=0.25 if faded else 1.0, customdata=[e["id"] for _i, e in grp],
                 marker=dict(size=[12 if e["id"] in live else 9 for _i, e in grp], color=colour[t],
                             line=dict(width=[2.5 if e["id"] in live else 0 for _i, e in grp], color=LIVE)),
                 hovertext=[f"step {i} · id {e['id']}<br>{t} at {_num(e['ts'])}<br>"
