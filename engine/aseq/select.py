@@ -42,6 +42,11 @@ def choose_aggregate(pattern: Pattern, engine: str = "auto", interval: bool = Fa
         return planner.ENGINES["aseq"]
     if engine in AGG_ENGINES:
         return planner.ENGINES[engine]
+    info = planner.ENGINES.get(engine)
+    if info is not None and info.interval == interval:
+        own = info.supports(pattern)  # an engine may refuse AGG patterns itself (e.g. ses, windows)
+        if own:
+            raise EngineUnsupported(f"engine `{engine}` cannot run this pattern: {own}")
     return planner.choose(pattern.model_copy(update={"aggregate": None}), engine, interval=interval)
 
 
