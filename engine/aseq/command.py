@@ -172,10 +172,11 @@ def run_aggregate(args: Any) -> int:
             matcher: Any = WorkloadMatcher(queries, **options)
             name = "aseq-workload"
         else:
-            from ..planner import choose, make_matcher
+            from ..planner import choose
+            from .engine import make_aggregator
 
-            info = choose(first, engine)
-            matcher = make_matcher(first, engine, **options)
+            info = choose(first, engine)  # the planner's refusals (and an engine's own) apply
+            matcher = make_aggregator(first, info.name, **options)
             name = info.name if info.name.startswith("aseq") else f"{info.name}+aggregate"
     except EngineUnsupported as err:
         raise CommandError(str(err)) from None

@@ -2,13 +2,13 @@
 
 - ``auto`` -> ``aseq`` (which falls back to ``aseq-baseline`` by itself, with the reason,
   for what it cannot aggregate without matches);
-- ``aseq`` / ``aseq-baseline`` -> themselves;
-- a match engine (``nfab``, ``lazy-chain`` ...) -> that engine builds the matches of the
-  pattern without AGG and :class:`~engine.aseq.baseline.MatchAggregator` aggregates them,
-  so that an AGG pattern returns aggregate rows whatever the engine, never matches.
+- ``aseq`` / ``aseq-baseline`` / a match engine -> chosen as usual. A match engine
+  (``nfab``, ``lazy-chain`` ...) returns the matches the aggregate is over (the Debug page,
+  the match pipeline); ``cep run`` aggregates them (:func:`~engine.aseq.engine.make_aggregator`),
+  so that ``cep run`` prints aggregate rows for an AGG pattern whatever the engine.
 
 A pattern no AGG engine can run (a trailing negation; interval data) is refused here,
-whatever the engine.
+whatever the engine (and ``planner.reasons`` says so for every engine).
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from ..matchers.base import EngineUnsupported
 from ..model import Pattern
 from .plan import refusal
 
-__all__ = ["AGG_ENGINES", "choose_aggregate", "wrap_matcher", "supports"]
+__all__ = ["AGG_ENGINES", "choose_aggregate", "supports"]
 
 AGG_ENGINES = ("aseq", "aseq-baseline")
 
@@ -29,7 +29,10 @@ def supports(pattern: Pattern) -> str | None:
 
 
 def choose_aggregate(pattern: Pattern, engine: str = "auto", interval: bool = False) -> Any:
-    """The EngineInfo that runs an AGG pattern (see the module docstring)."""
+    """For an AGG pattern: ``auto`` -> the ``aseq`` EngineInfo; a refusal (trailing
+    negation, interval data) -> EngineUnsupported whatever the engine; otherwise None (the
+    named engine is chosen as usual: a match engine then returns the matches the aggregate
+    is over, and ``cep run`` aggregates them, engine/aseq/command.py)."""
     from .. import planner
 
     why = refusal(pattern)
@@ -40,18 +43,4 @@ def choose_aggregate(pattern: Pattern, engine: str = "auto", interval: bool = Fa
                                 "intervals")
     if engine == "auto":
         return planner.ENGINES["aseq"]
-    if engine in AGG_ENGINES:
-        return planner.ENGINES[engine]
-    info = planner.ENGINES.get(engine)
-    if info is not None and info.interval == interval:
-        own = info.supports(pattern)  # an engine may refuse AGG patterns itself (e.g. ses, windows)
-        if own:
-            raise EngineUnsupported(f"engine `{engine}` cannot run this pattern: {own}")
-    return planner.choose(pattern.model_copy(update={"aggregate": None}), engine, interval=interval)
-
-
-def wrap_matcher(pattern: Pattern, engine_name: str, options: dict[str, Any]) -> Any:
-    """A match engine's matches, aggregated (an AGG pattern on ``--engine nfab`` etc.)."""
-    from .baseline import MatchAggregator
-
-    return MatchAggregator(pattern, source=engine_name, **options)
+    return None
