@@ -77,9 +77,12 @@ class MatchStore:
 
     def value(self, group: Any) -> Val:
         """The aggregate over the stored matches of ``group`` (recomputed: the baseline
-        aggregates its matches, §2.2)."""
+        aggregates its matches, §2.2; COUNT is the number of matches)."""
+        h = self.by_group.get(group, ())
+        if self.func == "COUNT" and self.kind == "count":
+            return Val(len(h))
         v = ZERO
-        for _exp, _n, mv in self.by_group.get(group, ()):
+        for _exp, _n, mv in h:
             v = v.plus(mv)
         return v
 
