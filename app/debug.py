@@ -31,7 +31,11 @@ DEFAULT_EVENTS = 2000
 SPEEDS = [0.5, 1.0, 2.0, 4.0, 8.0]   # steps per second
 TIMINGS = 40               # per-step render times kept for the caption
 ENGINE_TITLES = {"auto": "auto (as cep run chooses)", "nfab": "NFA^b (SASE+)", "lazy-chain": "lazy chain NFA",
-                 "lazy-tree": "lazy tree NFA", "eager": "eager NFA", "oracle": "oracle (brute force)"}
+                 "lazy-tree": "lazy tree NFA", "eager": "eager NFA", "oracle": "oracle (brute force)",
+                 "aseq": "A-Seq (aggregates without matches)", "aseq-baseline": "A-Seq baseline (matches, then AGG)",
+                 "uncertain-event": "imprecise timestamps, event-based", "uncertain-point": "imprecise timestamps, "
+                 "point-based", "uncertain-oracle": "imprecise timestamps, possible worlds (oracle)",
+                 "ses": "event sets (SES)", "match-windows": "match windows"}
 
 
 @dataclass
@@ -50,6 +54,7 @@ class Traced:
     canon: dict[Any, int]       # match identity -> its number in cep run's output (emission order)
     total_events: int
     time_is_datetime: bool = False
+    interval: bool = False      # events with uncertainty intervals (the uncertain engines)
     explained: dict[Any, Any] = field(default_factory=dict)
     matches: list[tuple[int, dict[str, Any]]] = field(default_factory=list)   # (step, match), emission order
     by_number: dict[int, dict[str, Any]] = field(default_factory=dict)        # cep run's number -> match
@@ -189,16 +194,26 @@ def pattern_picker() -> None:
     ui.link_to_page("pages/1_Design.py", "Edit the pattern on the Design page", ":material/edit:")
 
 
-def engine_choices(p: Pattern) -> tuple[list[str], dict[str, str]]:
-    """``auto`` + every engine that supports the pattern; and why the others cannot."""
+def engine_choices(p: Pattern, **kw: Any) -> tuple[list[str], dict[str, str]]:
+    """``auto`` + every engine that supports the pattern (and the data: point or interval
+    timestamps); and why the others cannot."""
     from engine.planner import reasons
 
-    why = reasons(p)
+    why = reasons(p, **kw)
     ok = [n for n, w in why.items() if w is None]
     return ["auto", *ok], {n: w for n, w in why.items() if w is not None}
 
 
 # --------------------------------------------------------------------------- the trace
+
+def _interval_kw(loaded: LoadResult) -> dict[str, Any]:
+    """``interval=True`` for data with uncertainty intervals (the planner then picks the
+    uncertain engines, as the Run page does)."""
+    try:
+        return {"interval": True} if runner.is_interval(loaded) else {}
+    except AttributeError:  # pragma: no cover - a runner without interval support
+        return {}
+
 
 def compute(p: Pattern, data_key: str, loaded: LoadResult, engine: str, cap: int) -> Traced:
     """The trace for (pattern, data, engine, prefix), from session state when it is there."""
@@ -211,14 +226,16 @@ def compute(p: Pattern, data_key: str, loaded: LoadResult, engine: str, cap: int
     events = loaded.events[:cap]
     from engine.planner import choose
 
-    name = choose(pat, engine, rates=type_rates(engine, events)).name
+    kw = _interval_kw(loaded)
+    name = choose(pat, engine, rates=type_rates(engine, events), **kw).name
     t0 = time.perf_counter()
-    steps = trace(pat, events, engine=engine, limit=None)
+    steps = trace(pat, events, engine=engine, limit=None, **kw)
     secs = time.perf_counter() - t0
     seq_of = {e.id: e.seq for e in events}
     got = Traced(sig=sig, steps=steps, events=events, engine=name, requested=engine, seconds=secs, pattern=pat,
                  graph=TV.debug_graph(pat, name, steps), seq_of=seq_of, canon=TV.match_numbers(steps),
-                 total_events=len(loaded.events), time_is_datetime=bool(loaded.time_is_datetime))
+                 total_events=len(loaded.events), time_is_datetime=bool(loaded.time_is_datetime),
+                 interval=bool(kw))
     ss["dbg_traced"] = got
     ss["dbg_step"] = 0
     ss["dbg_playing"] = False
@@ -252,7 +269,7 @@ def _next_match(direction: int = 1) -> None:
     k = int(_ss().get("dbg_step", 0))
     rng = range(k + 1, len(t.steps)) if direction > 0 else range(k - 1, -1, -1)
     for j in rng:
-        if t.steps[j].matches:
+        if t.steps[j].matches:  # a match, or an aggregate row of an AGG pattern
             _ss()["dbg_step"] = j
             break
     _ss()["dbg_playing"] = False
@@ -279,7 +296,7 @@ def chosen_match(t: Traced, k: int) -> dict[str, Any] | None:
     this step."""
     no = int(_ss().get("dbg_match_no", 0) or 0)
     if no <= 0:
-        ms = t.steps[k].matches
+        ms = TV.step_matches(t.steps[k])
         return ms[0] if ms else None
     return t.by_number.get(no)
 
@@ -313,20 +330,26 @@ def step_views(t: Traced) -> None:
     b3.button("Match", key="dbg_prev_match", on_click=_next_match, args=(-1,), width="stretch",
               icon=":material/skip_previous:", help="back to the previous step that completed a match")
     b4.button("Next match", key="dbg_next_match", on_click=_next_match, args=(1,), width="stretch",
-              icon=":material/skip_next:", help="on to the next step that completes a match")
+              icon=":material/skip_next:", help="on to the next step that completes a match (or emits an aggregate row)")
     step = t.steps[k]
+    done = TV.step_matches(step)
     so_far = t.so_far(k)
     b5.markdown(f"**{TV.step_label(t.steps, k)}** · {step.runs_total} live run(s) · "
                 f"{len(so_far)} match(es) so far"
-                + (f" · :orange[**{len(step.matches)} completed here**]" if step.matches else ""))
+                + (f" · :orange[**{len(done)} completed here**]" if done else ""))
 
     # the match whose path is drawn on the automaton, the buffer and the timeline
     m = chosen_match(t, k)
     path = TV.match_path(t.steps, m, t.emitted_by.get(TV.match_key(m))) if m is not None else []
 
     st.markdown("##### Automaton")
-    fig = TV.live_automaton_figure(t.graph, step if step.step != "close" else None, path)
-    st.plotly_chart(fig, width="stretch", key="dbg_automaton", config={"displaylogo": False})
+    if TV.has_moves(t.graph):
+        fig = TV.live_automaton_figure(t.graph, step if step.step != "close" else None, path)
+        st.plotly_chart(fig, width="stretch", key="dbg_automaton", config={"displaylogo": False})
+    else:
+        st.caption(f"The {ENGINE_TITLES.get(t.engine, t.engine)} engine moves through no automaton in its trace "
+                   "(A-Seq keeps prefix counters per start event instead of runs; the Aggregate page animates "
+                   "them): its live state is listed under Runs and State below.")
 
     left, right = st.columns([3, 2], gap="medium")
     with left:
@@ -338,11 +361,15 @@ def step_views(t: Traced) -> None:
                          column_config={"predicates": st.column_config.TextColumn(width="large")})
         else:
             st.caption("The engine did nothing on this event (no run could use it).")
-        if step.matches:
-            lines = [f"#{t.number(mm)} · `{TV.match_text(mm)}`" for mm in step.matches[:3]]
-            more = len(step.matches) - len(lines)
-            head = ("Match completed: " if len(step.matches) == 1
-                    else f"{len(step.matches)} matches completed on this step:  \n")
+        rows = TV.step_rows(step)
+        if rows:
+            st.markdown(f"**{len(rows)} aggregate row(s) emitted on this step** (the AGG result, as `cep run`)")
+            st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="dbg_rows")
+        if done:
+            lines = [f"#{t.number(mm)} · `{TV.match_text(mm)}`" for mm in done[:3]]
+            more = len(done) - len(lines)
+            head = ("Match completed: " if len(done) == 1
+                    else f"{len(done)} matches completed on this step:  \n")
             st.success(head + "  \n".join(lines) + (f"  \n… and {more} more (listed under Matches so far)"
                                                        if more > 0 else ""), icon=":material/target:")
     with right:
@@ -368,7 +395,7 @@ def step_views(t: Traced) -> None:
                              "those of `cep run` (and the Run page)")
         if so_far:
             rows = [{"#": t.number(mm), "step": j, "bindings": TV.match_text(mm),
-                     "start": mm.get("start"), "end": mm.get("end")} for j, mm in so_far[-200:]]
+                     **_when(mm)} for j, mm in so_far[-200:]]
             st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="dbg_matches",
                          height=min(38 + 35 * len(rows), 250))
         if m is not None:
@@ -386,6 +413,17 @@ def step_views(t: Traced) -> None:
     del times[:-TIMINGS]
     st.caption(f"This step rendered in {dt:.0f} ms on the server (median of the last {len(times)}: "
                f"{statistics.median(times):.0f} ms); the trace was computed once, in {t.seconds:.2f} s.")
+
+
+def _when(m: dict[str, Any]) -> dict[str, Any]:
+    """start/end of a match; an uncertain match's range and confidence instead."""
+    if m.get("start") is None and m.get("range") is not None:
+        lo, hi = (list(m["range"]) + [None, None])[:2]
+        out = {"start": lo, "end": hi}
+        if m.get("confidence") is not None:
+            out["confidence"] = m["confidence"]
+        return out
+    return {"start": m.get("start"), "end": m.get("end")}
 
 
 def buffer_view(t: Traced, k: int, m: dict[str, Any] | None) -> None:
@@ -427,9 +465,14 @@ def buffer_view(t: Traced, k: int, m: dict[str, Any] | None) -> None:
                        "partial matches are built in ascending frequency order"
                        + (f" — here {' → '.join(ev_order[0])} instead of the pattern's {' → '.join(order)}."
                           if ev_order else "."))
+    elif step.buffer:
+        st.markdown(f"##### State ({kind or 'engine'})")
+        st.caption(f"What the {ENGINE_TITLES.get(t.engine, t.engine)} engine keeps after this step, as its trace "
+                   "reports it.")
+        st.json(step.buffer, expanded=1)
     else:
         st.markdown("##### Buffer")
-        st.caption(f"The {t.engine} engine reports no buffer in its trace.")
+        st.caption(f"The {ENGINE_TITLES.get(t.engine, t.engine)} engine reports no buffer in its trace.")
 
 
 def explanation(t: Traced, m: dict[str, Any], path: list[Any]) -> None:
@@ -442,6 +485,10 @@ def explanation(t: Traced, m: dict[str, Any], path: list[Any]) -> None:
     if ex is None:
         st.info("The explanation engine (engine/explain) is not available; the run's path is drawn on the "
                 "automaton and the buffer.", icon=":material/info:")
+        return
+    if t.interval:
+        st.caption("`cep explain` explains matches over point timestamps; this data has uncertainty intervals "
+                   "(the run's moves are listed above, the matches' confidence in the table).")
         return
     key = ("match", idx)
     if key not in t.explained:
@@ -511,6 +558,10 @@ def why_not(t: Traced) -> None:
     st.caption("Pick events you expected to match (or write a spec such as `1,2,6` or `a=1,2;b=6` to fix the "
                "variables): the answer says whether they form a match `cep run` reports and, if not, the "
                "furthest partial run that agrees with them and the first condition that fails.")
+    if t.interval:
+        st.info("`cep explain --why-not` answers for point timestamps; this data has uncertainty intervals, so "
+                "the question is not asked here.", icon=":material/info:")
+        return
     ids = [e.id for e in t.events]
     with st.expander("Pick events on a timeline", expanded=False):
         st.caption("Click an event, or drag a box (or lasso) around several: they are added to the list below.")
@@ -600,7 +651,7 @@ def render() -> None:
     with c3:
         st.markdown("##### Engine")
         try:
-            names, refused = engine_choices(runner.scale_window(p, loaded.seconds_to_ts))
+            names, refused = engine_choices(runner.scale_window(p, loaded.seconds_to_ts), **_interval_kw(loaded))
         except Exception as err:  # noqa: BLE001 - PatternError etc.
             st.error(str(err), icon=":material/error:")
             st.stop()
@@ -624,9 +675,12 @@ def render() -> None:
     except Exception as err:  # noqa: BLE001 - StateExplosion, EngineUnsupported ... as a message
         st.error(f"The trace stopped: {err}", icon=":material/error:")
         st.stop()
-    nm = sum(len(s.matches) for s in t.steps)
+    nm = len(t.matches)
+    n_rows = sum(len(TV.step_rows(s)) for s in t.steps)
     msg = (f"**{len(t.events):,}** events traced with **{ENGINE_TITLES.get(t.engine, t.engine)}**"
-           + (" (chosen by auto)" if engine == "auto" else "") + f" · **{nm}** match{'es' if nm != 1 else ''}"
+           + (" (chosen by auto)" if engine == "auto" else "")
+           + (f" · **{n_rows}** aggregate row{'s' if n_rows != 1 else ''}" if n_rows else
+              f" · **{nm}** match{'es' if nm != 1 else ''}")
            + f" · {len(t.steps)} steps (the last one is the end of stream)")
     if total > len(t.events):
         st.warning(msg + f" · only the first {len(t.events):,} of {total:,} events are traced "

@@ -231,3 +231,25 @@ def test_learn_current_pattern_on_its_sample():
     at.radio(key="lrn_strat_src").set_value("current").run()
     _ok(at)
     assert len([m for m in at.metric if m.label == "matches"]) == 4
+
+
+@pytest.mark.parametrize("preset,engine_title,what", [
+    ("cluster · query1", "imprecise timestamps, event-based", "4** matches"),
+    ("clicks · login_count", "A-Seq (aggregates without matches)", "7** aggregate rows"),
+])
+def test_debug_steps_through_every_engine_kind(preset, engine_title, what):
+    """Interval data runs on the uncertain engines (as the planner chooses for it); an AGG
+    pattern on A-Seq shows its aggregate rows; no match-only feature breaks on them."""
+    at = _app(DEBUG)
+    at.selectbox(key="dbg_preset").set_value(preset).run()
+    at.button(key="dbg_use_preset").click().run()
+    _ok(at)
+    assert engine_title in at.info[0].value and what in at.info[0].value
+    at.button(key="dbg_next_match").click().run()
+    _ok(at)
+    assert at.session_state["dbg_step"] > 0
+    for engine in at.selectbox(key="dbg_engine").options[1:]:
+        at.selectbox(key="dbg_engine").set_value(engine).run()
+        at.button(key="dbg_next_match").click().run()
+        _ok(at)
+        assert not at.error, (engine, [e.value for e in at.error])

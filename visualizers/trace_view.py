@@ -124,6 +124,22 @@ def _num(v: Any) -> str:
     return str(v)
 
 
+def is_match(m: Any) -> bool:
+    """A match ``{"match": {var: [ids]}, ...}``, not an aggregate row ``{"ts", "event",
+    "group", "value"}`` (AGG patterns under A-Seq)."""
+    return isinstance(m, dict) and isinstance(m.get("match"), dict)
+
+
+def step_matches(step: Step) -> list[dict[str, Any]]:
+    """The matches a step completed (aggregate rows left out)."""
+    return [m for m in step.matches if is_match(m)]
+
+
+def step_rows(step: Step) -> list[dict[str, Any]]:
+    """The aggregate rows a step emitted (AGG patterns)."""
+    return [m for m in step.matches if not is_match(m)]
+
+
 def match_key(m: dict[str, Any]) -> tuple[tuple[str, tuple[Any, ...]], ...]:
     """A match's identity: its bindings in pattern order."""
     return tuple((v, tuple(ids)) for v, ids in m["match"].items())
@@ -142,7 +158,7 @@ def matches_so_far(steps: Sequence[Step], k: int) -> list[tuple[int, dict[str, A
     """``(step index, match)`` for every match completed at or before step ``k``."""
     out = []
     for j, s in enumerate(steps[: k + 1]):
-        for m in s.matches:
+        for m in step_matches(s):
             out.append((j, m))
     return out
 
@@ -152,7 +168,7 @@ def match_numbers(steps: Sequence[Step]) -> dict[Any, int]:
     emits matches, which is the trace's order; ``cep explain --match K`` uses it)."""
     out: dict[Any, int] = {}
     for s in steps:
-        for m in s.matches:
+        for m in step_matches(s):
             out.setdefault(match_key(m), len(out) + 1)
     return out
 
@@ -355,6 +371,11 @@ def debug_graph(pattern: Pattern, engine: str, steps: Sequence[Step] = ()) -> nx
     return trace_graph(steps, engine)
 
 
+def has_moves(g: nx.MultiDiGraph | None) -> bool:
+    """Whether a graph has moves to draw (A-Seq's trace has prefix counters, no automaton)."""
+    return g is not None and g.number_of_edges() > 0
+
+
 def _chain_in_trace_order(pattern: Pattern, steps: Sequence[Step]) -> nx.MultiDiGraph:
     """The Automaton page's lazy chain, compiled in the evaluation order the trace reports
     (the page draws the chain in pattern order while the rates are unknown)."""
@@ -536,8 +557,12 @@ def live_automaton_figure(g: nx.MultiDiGraph, step: Step | None, path: Sequence[
             up = 1 if kind == "take" else -1
             note = dict(x=x - R * 1.15, y=y + up * R * 1.3, xanchor="right", yanchor="middle")
         else:
-            at = max(1, len(xs) // 4)
-            note = dict(x=xs[at], y=ys[at], xanchor="center", yanchor="top" if kind != "proceed" else "bottom")
+            if len(xs) > 4:
+                at = len(xs) // 4
+                nx_, ny_ = xs[at], ys[at]
+            else:  # a straight edge: a third of the way along
+                nx_, ny_ = xs[0] + (xs[-1] - xs[0]) / 3, ys[0] + (ys[-1] - ys[0]) / 3
+            note = dict(x=nx_, y=ny_, xanchor="center", yanchor="top" if kind != "proceed" else "bottom")
         notes.append(dict(note, text=label, showarrow=False, xref="x", yref="y", font=dict(size=12, color=LIVE),
                           bgcolor="rgba(255,255,255,0.9)", bordercolor=LIVE, borderwidth=1, borderpad=2))
     if ex:
@@ -892,7 +917,7 @@ def steps_to_json(steps: Sequence[Step]) -> str:
     return "".join(json.dumps(s.to_json(), default=str) + "\n" for s in steps)
 
 
-__all__ = ["actions_frame", "buffer_view", "match_numbers", "cursor_timeline_figure", "debug_graph",
+__all__ = ["is_match", "step_matches", "step_rows", "actions_frame", "buffer_view", "match_numbers", "cursor_timeline_figure", "debug_graph",
            "event_steps", "events_table", "lazy_buffer_figure", "live_automaton_figure", "live_event_ids",
            "match_action", "match_ids", "match_key", "match_path", "match_text", "matches_so_far",
            "resolve_state", "retrieval_path", "run_moves", "runs_frame", "shared_buffer_figure", "stack_order",
