@@ -575,24 +575,27 @@ class LazyBase(MatcherBase):
         bindings = []
         first: Event | None = None
         last: Event | None = None
+        size = 1
         for var, slot, k in self.pos_slots:
             x = vals[slot]
             if x is None:
                 bindings.append((var, ()))
                 continue
             if k:
-                bindings.append((var, tuple(e.id for e in x)))
+                bindings.append((var, tuple([e.id for e in x])))
                 f, l = x[0], x[-1]
+                size += len(x)
             else:
                 bindings.append((var, (x.id,)))
                 f = l = x
+                size += 1
             if first is None or f.seq < first.seq:
                 first = f
             if last is None or l.seq > last.seq:
                 last = l
         assert first is not None and last is not None
         m = Match(tuple(bindings), first.ts, last.ts, first.seq, last.seq)
-        self.work += 1 + sum(len(ids) for _, ids in bindings)  # output is work too: bound what one event emits
+        self.work += size  # output is work too: bound what one event emits
         if self.work > self.max_work:
             self._explode_output()
         if self.multi and self.dedupe:
