@@ -33,7 +33,7 @@ import plotly.graph_objects as go
 
 from engine.model import Pattern
 from engine.trace import Action, Step
-from visualizers.automaton import (DX, EDGE_STYLE, R, AutomatonUnavailable, automaton_figure, automaton_graph,
+from visualizers.automaton import (DX, R, AutomatonUnavailable, automaton_figure, automaton_graph,
                                    layout)
 from visualizers.timeline import PALETTE
 
@@ -189,19 +189,6 @@ def step_edges(step: Step) -> list[tuple[str, str, str, int]]:
             k = (a.state, a.to or a.state, a.kind)
             seen[k] = seen.get(k, 0) + 1
     return [(u, v, kind, n) for (u, v, kind), n in seen.items()]
-
-
-def _parents(steps: Sequence[Step]) -> dict[str, str]:
-    """run -> the run it was split from (NFA^b ``clone_of``; lazy/eager ``detail.child``)."""
-    par: dict[str, str] = {}
-    for s in steps:
-        for a in s.actions:
-            d = a.detail or {}
-            if a.run is not None and d.get("clone_of"):
-                par.setdefault(str(a.run), str(d["clone_of"]))
-            if a.run is not None and d.get("child") is not None:
-                par.setdefault(str(d["child"]), str(a.run))
-    return par
 
 
 def match_action(steps: Sequence[Step], m: dict[str, Any]) -> tuple[int, int, Action] | None:
