@@ -94,9 +94,9 @@ class Members(list):
 
     __slots__ = ("lo",)
 
-    def __init__(self, items: Any = ()) -> None:
+    def __init__(self, items: Any = (), lo: float | None = None) -> None:
         super().__init__(items)
-        self.lo = min((m.start for m in self), default=float("inf"))
+        self.lo = lo if lo is not None else min((m.start for m in self), default=float("inf"))
 
 
 class Run:
@@ -844,9 +844,9 @@ class NfabMatcher(MatcherBase):
                     continue
                 # merge r into rep: members keep their own version path from this entry back
                 if rep.members is None:
-                    rep.members = Members([Member(rep.start, rep.start_seq, ())])
+                    rep.members = Members([Member(rep.start, rep.start_seq, ())], rep.start)
                 else:
-                    rep.members = Members(rep.members)
+                    rep.members = Members(rep.members, rep.members.lo)
                 own = r.members or [Member(r.start, r.start_seq, ())]
                 if len(rep.members) + len(own) > self.max_runs:
                     self._explode(members=len(rep.members) + len(own))
