@@ -149,3 +149,27 @@ def test_guard_stops_an_exploding_kleene_run():
     ev = make_stream([{"id": i, "type": "A", "ts": i} for i in range(40)] + [{"id": 99, "type": "B", "ts": 50}])
     with pytest.raises(StateExplosion, match="Kleene `a\\[\\]` under skip_till_any_match"):
         run_all(SesMatcher(p, max_runs=1000), ev)
+
+
+EXHAUSTIVE = ["SEQ(A a, B b)", "AND(A a, B b)", "AND(A a, B+ b[])", "SEQ(A+ a[], B b)", "SEQ(AND(A a, B b), C c)",
+              "SEQ(A a, AND(B b, C+ c[]))", "AND(A+ a[], B+ b[])", "SEQ(A+ a[], B b) WHERE a.len >= 2",
+              "AND(A a, B b) WHERE a.id > b.id", "SEQ(AND(A a, B+ b[]), C c) WHERE b[i].id > b[i-1].id + 1"]
+
+
+@pytest.mark.parametrize("shape", EXHAUSTIVE)
+def test_ses_selections_on_every_short_stream(shape):
+    """Every stream of up to 4 events over A, B, C: the SES automaton (eager and as A of the
+    match windows), with its pruning of skip branches, equals the oracle for every selection."""
+    import itertools
+
+    from engine.windows import MatchWindowMatcher
+
+    for sel in ("earliest", "maximal", "earliest_maximal"):
+        body, _, cond = shape.partition(" WHERE ")
+        p = parse(f"PATTERN {body} WHERE {sel}{' AND ' + cond if cond else ''} WITHIN 10")
+        for n in range(1, 5):
+            for types in itertools.product("ABC", repeat=n):
+                ev = make_stream([{"id": i + 1, "type": t, "ts": i} for i, t in enumerate(types)])
+                want = sorted(m.key for m in oracle.run(p, ev))
+                assert sorted(m.key for m in run_all(SesMatcher(p), ev)) == want, (sel, types)
+                assert sorted(m.key for m in run_all(MatchWindowMatcher(p), ev)) == want, (sel, types)

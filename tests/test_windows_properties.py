@@ -121,3 +121,18 @@ def test_nmc_passes_every_window_that_holds_a_match_from_its_first_event(p, even
             algo.feed(e)
         algo.close()
         assert starts <= set(passed), (partition, passed, starts)
+
+
+@settings(**SETTINGS)
+@given(p=small_patterns(max_positive=4, optional=False, negation=False, with_predicates=False),
+       events=small_streams(max_size=9), sel=st.sampled_from([Selection.EARLIEST, Selection.MAXIMAL,
+                                                              Selection.EARLIEST_MAXIMAL]))
+def test_ses_pruning_of_skip_branches_keeps_every_selected_match(p, events, sel):
+    """Without relationships every variable is free, so the SES automaton drops skip branches
+    (§3.5): eager and windowed runs still equal the oracle."""
+    p = _with_selection(p, sel)
+    assume(_ses_ok(p))
+    want = _keys(_oracle(p, events))
+    assert _keys(run_all(SesMatcher(p), events)) == want
+    if p.window is not None:
+        assert _keys(run_all(MatchWindowMatcher(p, inner="ses"), events)) == want

@@ -24,6 +24,7 @@ cause (a Kleene variable under skip_till_any_match, or too wide a window).
 """
 from __future__ import annotations
 
+from itertools import islice
 from typing import Any, Iterable, Sequence
 
 from ..automata.ses import SesAutomaton, compile_ses, unsupported_reason
@@ -77,6 +78,10 @@ class SesMatcher(MatcherBase):
         self._cond_vars = {v: nm.conds_on[v] for v in nm.order}
         self._bit = {v: 1 << nm.vars[v].bit for v in nm.order}
         self._set_vars = [[(v, 1 << nm.vars[v].bit, nm.vars[v].kleene) for v in s] for s in nm.sets]
+        self._set_kleene = [any(nm.vars[v].kleene for v in s) for s in nm.sets]
+        self._free = {v: not any(c.mask >> nm.vars[v].bit & 1 for c in nm.conds) for v in nm.order}
+        self._earliest = self.selection in (Selection.EARLIEST, Selection.EARLIEST_MAXIMAL)
+        self._maximal = self.selection in (Selection.MAXIMAL, Selection.EARLIEST_MAXIMAL)
 
     # ------------------------------------------------------------------ helpers
 
@@ -159,8 +164,26 @@ class SesMatcher(MatcherBase):
                        event=e.id, predicates=self._trace_preds(b, bit, v))
             self._arrive(inst, e, out, found)
 
+    def _prunes(self, move: tuple[int, int, str, bool], i: int) -> bool:
+        """Whether the instance that took ``move`` on an event fitting only that move's
+        variable v may drop its skip branch (§3.5): every match of the skip branch binds v
+        later (or leaves the event out of v's Kleene binding), and the same match with v
+        given this event is a match too when v is *free* (no condition relates it to other
+        variables or its own elements): so the skip branch gives no earliest match (bind, or
+        start of the next set when the current one has no Kleene variable) or no maximal
+        one (a Kleene extension)."""
+        ni, _ns, v, grew = move
+        if not self._free[v]:
+            return False
+        if grew:
+            return self._maximal
+        if ni == i:
+            return self._earliest
+        return self._earliest and not self._set_kleene[i]
+
     def _arrive(self, inst: Inst, e: Event, out: list[Inst], found: list[Match]) -> None:
-        out.append(inst)
+        if not (inst.i == self.nfa.k - 1 and inst.s == self._full_last and not self._set_kleene[-1]):
+            out.append(inst)  # an accepting instance without a Kleene variable left can never move again
         if inst.i == self.nfa.k - 1 and inst.s == self._full_last and self._final_ok(inst.b):
             m = self._match(inst)
             found.append(m)
@@ -182,8 +205,8 @@ class SesMatcher(MatcherBase):
                 if tr is not None:
                     tr.act("expire", run=str(inst.id), state=self._state(inst), event=e.id, reason="window")
                 continue
-            out.append(inst)  # skip e
             if not cand:
+                out.append(inst)  # skip e
                 continue
             i, s = inst.i, inst.s
             moves: list[tuple[int, int, str, bool]] = []
@@ -197,10 +220,12 @@ class SesMatcher(MatcherBase):
                 for u, bit, _k in self._set_vars[i + 1]:
                     if cand & bit:
                         moves.append((i + 1, bit, u, False))
-            if not moves:
+            if not moves or not self._eq_ok(inst.eq, e):
+                out.append(inst)
                 continue
-            if not self._eq_ok(inst.eq, e):
-                continue
+            keep = len(out)
+            out.append(inst)  # skip e (unless pruned below)
+            taken = False
             for ni, ns, v, grew in moves:
                 work += 1
                 b = dict(inst.b)
@@ -219,6 +244,13 @@ class SesMatcher(MatcherBase):
                            event=e.id, predicates=self._trace_preds(b, bound, v),
                            detail={"parent": str(inst.id), "var": v})
                 self._arrive(child, e, out, found)
+                taken = True
+            if taken and len(moves) == 1 and cand & (cand - 1) == 0 and self._prunes(moves[0], i):
+                del out[keep]
+                if tr is not None:
+                    tr.act("discard", run=str(inst.id), state=self._state(inst), event=e.id,
+                           reason="pruned: skipping this event can only give matches that are not "
+                                  f"{self.selection.value.replace('_', ' and ')} (§3.5)")
             if len(out) > self.max_runs:
                 self.explode(f"{len(out):,} live automaton instances", f"{self.max_runs:,}")
             if work > self.max_work:
@@ -302,7 +334,7 @@ class SesMatcher(MatcherBase):
         ``bits`` are the events' candidate-variable masks when the caller has them (the
         positive variables in pattern order, as ``engine.windows`` numbers them)."""
         nm = self.nfa
-        if not events:
+        if not len(events):
             return []
         first = events[0]
         cand0 = bits[0] if bits is not None else nm.cand_bits(first)
@@ -313,13 +345,15 @@ class SesMatcher(MatcherBase):
             if cand0 & nm.set_mask[0]:
                 self._start(first, cand0, live, found)
             peak = len(live)
-            for k in range(1, len(events)):
+            rest = islice(events, 1, None)
+            more = islice(bits, 1, None) if bits is not None else None
+            for e in rest:
+                cand = next(more) if more is not None else nm.cand_bits(e)  # type: ignore[arg-type]
                 if not live:
                     break
-                e = events[k]
-                cand = bits[k] if bits is not None else nm.cand_bits(e)
-                live = self._step(e, cand, live, found)
-                peak = max(peak, len(live))
+                if cand:  # an event no variable fits changes nothing inside W (nothing expires there)
+                    live = self._step(e, cand, live, found)
+                    peak = max(peak, len(live))
         finally:
             self._window_mode = False
         self.stats.runs_peak = max(self.stats.runs_peak, peak)

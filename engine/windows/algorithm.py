@@ -30,7 +30,7 @@ from __future__ import annotations
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Sequence
 
 from ..events import Event
 from ..matchers.base import Match
@@ -41,8 +41,9 @@ __all__ = ["Techniques", "WindowStats", "KeyWindow", "MatchWindows", "Call"]
 
 SWEEP_EVERY = 4096  # events between sweeps that complete the windows of idle keys (a watermark)
 
-#: A(P', W, bits) -> the matches of W that start at W's first event.
-Call = Callable[[list[Event], list[int]], list[Match]]
+#: A(P', W, bits) -> the matches of W that start at W's first event (W and bits are read, never changed;
+#: bits is None when nothing was pre-computed, the plain-window baseline).
+Call = Callable[[Sequence[Event], "Sequence[int] | None"], list[Match]]
 
 
 @dataclass(frozen=True)
@@ -76,7 +77,7 @@ class WindowStats:
     matches: int = 0
     false_positives: int = 0       # calls that returned no match
     peak_buffered: int = 0
-    seconds_pre: float = 0.0
+    seconds_pre: float = 0.0       # pre-processing of the buffered events (filtered ones are not timed)
     seconds_matcher: float = 0.0
 
     def as_dict(self) -> dict[str, Any]:
@@ -92,14 +93,15 @@ class KeyWindow:
     """The window of one key: its events, their β_e, per clause the counted mask and
     epochs of each event, and the clauses' statistics."""
 
-    __slots__ = ("key", "events", "bits", "marks", "stats")
+    __slots__ = ("key", "events", "bits", "marks", "stats", "counting")
 
-    def __init__(self, key: Any, plan: WindowPlan, literal: bool) -> None:
+    def __init__(self, key: Any, plan: WindowPlan, literal: bool, counting: bool = True) -> None:
         self.key = key
         self.events: deque[Event] = deque()
         self.bits: deque[int] = deque()
         self.marks: deque[tuple[Any, ...]] = deque()
         self.stats = [ClauseStat(cl, len(plan.vars), literal) for cl in plan.clauses]
+        self.counting = counting  # the statistic is kept only for the NMC
 
     def __len__(self) -> int:
         return len(self.events)
@@ -107,14 +109,16 @@ class KeyWindow:
     def add(self, e: Event, bits: int) -> None:
         self.events.append(e)
         self.bits.append(bits)
-        self.marks.append(tuple(st.add(bits) for st in self.stats))
+        if self.counting:
+            self.marks.append(tuple(st.add(bits) for st in self.stats))
 
     def pop(self) -> tuple[Event, int]:
         e = self.events.popleft()
         bits = self.bits.popleft()
-        marks = self.marks.popleft()
-        for st, (counted, epochs) in zip(self.stats, marks):
-            st.remove(bits, counted, epochs)
+        if self.counting:
+            marks = self.marks.popleft()
+            for st, (counted, epochs) in zip(self.stats, marks):
+                st.remove(bits, counted, epochs)
         return e, bits
 
     def counters(self, plan: WindowPlan) -> dict[str, int]:
@@ -141,27 +145,29 @@ class MatchWindows:
         self._seen_keys: set[Any] = set()
         self._since_sweep = 0
         self.changed: set[Any] = set()   # keys whose window changed in the current step (trace)
+        # Without filtering and NMC there is no pre-processing: A tests the properties itself
+        # (the paper's baseline, a plain match window); else β_e is computed once per event.
+        self._needs_bits = techniques.filter or techniques.nmc
 
     # ------------------------------------------------------------------ the loop
 
     def feed(self, e: Event) -> list[Match]:
-        t0 = time.perf_counter()
         st = self.stats
         st.events_in += 1
         plan = self.plan
-        bits = plan.bits(e)
+        bits = plan.bits(e) if self._needs_bits else 0
         tr = self.tracer
-        if self.t.filter and not bits:
+        if not bits and self.t.filter:  # the common case first, without the phase timer
             st.events_filtered += 1
             if tr is not None:
                 tr.act("discard", event=e.id, reason="filtered: the event satisfies no variable's properties (Thm 1)",
                        detail={"filtered": True})
-            st.seconds_pre += time.perf_counter() - t0
             return []
+        t0 = time.perf_counter()
         key = plan.key_of(e) if self.t.partition else None
         kw = self.windows.get(key)
         if kw is None:
-            kw = self.windows[key] = KeyWindow(key, plan, self.t.literal)
+            kw = self.windows[key] = KeyWindow(key, plan, self.t.literal, self.t.nmc)
             if key not in self._seen_keys:
                 self._seen_keys.add(key)
                 st.partitions += 1
@@ -235,8 +241,7 @@ class MatchWindows:
             st.nmc_pass += 1
         st.seconds_pre += time.perf_counter() - t0
         t1 = time.perf_counter()
-        window = list(kw.events)
-        found = self.call(window, list(kw.bits))
+        found = self.call(kw.events, kw.bits if self._needs_bits else None)  # A reads W in place (no copy)
         st.seconds_matcher += time.perf_counter() - t1
         st.calls += 1
         st.events_to_matcher += n

@@ -96,25 +96,26 @@ class WindowPlan:
     size: float                            # the window (WITHIN), in ts units or stream positions
     count: bool                            # WITHIN n events: coordinates are stream positions
     sets: list[list[str]] | None = None    # B1..Bk when the pattern is an SES pattern (display)
-    _by_type: dict[str, list[VarSpec]] = field(default_factory=dict, repr=False)
-    _any: list[VarSpec] = field(default_factory=list, repr=False)
+    _by_type: dict[str, "_TypeIndex"] = field(default_factory=dict, repr=False)
+    _any: "_TypeIndex | None" = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
+        groups: dict[str, list[VarSpec]] = {}
         for v in self.vars:
-            if v.type == ANY_TYPE:
-                self._any.append(v)
+            groups.setdefault(v.type, []).append(v)
+        for t, vs in groups.items():
+            idx = _TypeIndex(vs, self.pattern)
+            if t == ANY_TYPE:
+                self._any = idx
             else:
-                self._by_type.setdefault(v.type, []).append(v)
+                self._by_type[t] = idx
 
     def bits(self, e: Event) -> int:
         """β_e: bit v set iff e satisfies θ^p_v (§4.5)."""
-        b = 0
-        for v in self._by_type.get(e.type, ()):
-            if v.props is None or v.props(e):
-                b |= 1 << v.bit
-        for v in self._any:
-            if v.props is None or v.props(e):
-                b |= 1 << v.bit
+        idx = self._by_type.get(e.type)
+        b = idx.bits(e) if idx is not None else 0
+        if self._any is not None:
+            b |= self._any.bits(e)
         return b
 
     def coord(self, e: Event) -> float:
@@ -131,6 +132,68 @@ class WindowPlan:
         """Bits as the paper writes them: the first variable leftmost (``100`` = c of c, p, b)."""
         names = names or [v.name for v in self.vars if not v.negated]
         return "".join("1" if bits >> self.by_name[n].bit & 1 else "0" for n in names)
+
+
+class _TypeIndex:
+    """θ^p_v for the variables of one type, with the equality properties ``v.A = const``
+    on a common attribute A hashed (value -> variables): one dictionary lookup instead of
+    one comparison per variable (ZStream evaluates equality predicates by hashing, §4.8).
+    A value the dictionary cannot hash falls back to testing every variable."""
+
+    __slots__ = ("attr", "table", "rest", "all")
+
+    def __init__(self, vs: list[VarSpec], pattern: Pattern) -> None:
+        self.all = [(1 << v.bit, v.props) for v in vs]
+        local = local_conjuncts(pattern)
+        consts: dict[str, dict[str, Any]] = {}
+        for v in vs:
+            for n in local[v.name]:
+                c = _eq_const(n)
+                if c is not None:
+                    consts.setdefault(v.name, {}).setdefault(c[0], c[1])
+        attrs = [a for a in {a for d in consts.values() for a in d}
+                 if all(a in consts.get(v.name, {}) for v in vs)]
+        self.attr: str | None = min(attrs) if attrs and len(vs) > 1 else None
+        self.table: dict[Any, list[tuple[int, Callable[[Event], bool] | None]]] = {}
+        self.rest: list[tuple[int, Callable[[Event], bool] | None]] = []
+        if self.attr is not None:
+            for v in vs:
+                try:
+                    self.table.setdefault(consts[v.name][self.attr], []).append((1 << v.bit, v.props))
+                except TypeError:  # pragma: no cover - constants are numbers, strings, booleans
+                    self.attr = None
+                    break
+
+    def bits(self, e: Event) -> int:
+        b = 0
+        if self.attr is None:
+            for bit, props in self.all:
+                if props is None or props(e):
+                    b |= bit
+            return b
+        try:
+            cands = self.table.get(e.get(self.attr), ())
+        except TypeError:
+            cands = self.all
+        for bit, props in cands:
+            if props is None or props(e):
+                b |= bit
+        return b
+
+
+def _eq_const(n: Node) -> tuple[str, Any] | None:
+    """``v.A = const`` (either side) -> (A, const); else None."""
+    from ..expr import Bool, Num, Str
+
+    if not isinstance(n, Cmp) or n.op != "=":
+        return None
+    for ref, val in ((n.left, n.right), (n.right, n.left)):
+        if isinstance(ref, Ref) and ref.index is None:
+            if isinstance(val, Num):
+                return ref.attr, val.number
+            if isinstance(val, (Str, Bool)):
+                return ref.attr, val.value
+    return None
 
 
 def local_conjuncts(pattern: Pattern) -> dict[str, list[Node]]:

@@ -20,10 +20,10 @@ passes ``max_runs`` on to A.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from ..events import Event
-from ..matchers.base import EngineUnsupported, Match, MatcherBase, Tracer, sort_matches
+from ..matchers.base import EngineUnsupported, Match, MatcherBase, Stats, Tracer, sort_matches
 from ..model import Pattern, Selection
 from .algorithm import MatchWindows, Techniques, key_text
 from .analysis import WindowPlan, analyse, is_event_set_pattern, unsound_reason
@@ -131,19 +131,18 @@ class MatchWindowMatcher(MatcherBase):
 
     # ------------------------------------------------------------------ A
 
-    def _ses_call(self, target: Pattern) -> Callable[[list[Event], list[int]], list[Match]]:
+    def _ses_call(self, target: Pattern) -> Callable[[Sequence[Event], Sequence[int] | None], list[Match]]:
         from ..matchers.ses import SesMatcher
 
         self.a = SesMatcher(target, self.tracer, **self._opts)  # its begin/take actions join the trace
-        npos = len(self.plan.pattern.positive)
-        mask = (1 << npos) - 1  # the SES automaton numbers the positive variables as the plan does
 
-        def call(window: list[Event], bits: list[int]) -> list[Match]:
-            return sort_matches(self.a.match_window(window, [b & mask for b in bits]))
+        def call(window: Sequence[Event], bits: Sequence[int] | None) -> list[Match]:
+            found = self.a.match_window(window, bits)  # negated variables' bits are above the SES ones
+            return sort_matches(found) if len(found) > 1 else found
 
         return call
 
-    def _engine_call(self, target: Pattern) -> Callable[[list[Event], list[int]], list[Match]]:
+    def _engine_call(self, target: Pattern) -> Callable[[Sequence[Event], Sequence[int] | None], list[Match]]:
         from ..planner import ENGINES
 
         factory = ENGINES[self.inner].load()
@@ -151,7 +150,7 @@ class MatchWindowMatcher(MatcherBase):
         selection = self.pattern.selection
         self.a = None
 
-        def call(window: list[Event], bits: list[int]) -> list[Match]:
+        def call(window: Sequence[Event], bits: Sequence[int] | None) -> list[Match]:
             m = factory(plain, **self._opts)
             first = window[0].seq
             found: list[Match] = []
@@ -166,33 +165,42 @@ class MatchWindowMatcher(MatcherBase):
         return call
 
     def _inner_stats(self, m: Any) -> None:
-        s = self.stats
+        s = self._stats
         s.runs_created += m.stats.runs_created
         s.predicate_evals += m.stats.predicate_evals
         s.runs_peak = max(s.runs_peak, m.stats.runs_peak)
 
     # ------------------------------------------------------------------ Matcher
 
+    @property  # type: ignore[override]
+    def stats(self) -> Stats:
+        """The statistics, brought up to date when read (not on every event)."""
+        self._sync()
+        return self._stats
+
+    @stats.setter
+    def stats(self, value: Stats) -> None:
+        self._stats = value
+
     def feed(self, event: Event) -> list[Match]:
-        self.stats.events += 1
         if self.tracer is not None:
             self.algo.changed.clear()
         out = self.algo.feed(event)
         if self.algo.buffered > self.max_buffered:
             self.explode(f"{self.algo.buffered:,} events buffered in match windows", f"{self.max_buffered:,}")
-        self._sync()
         return out
 
     def close(self) -> list[Match]:
         if self.tracer is not None:
             self.algo.changed.clear()
-        out = self.algo.close()
-        self._sync()
-        return out
+        return self.algo.close()
 
     def _sync(self) -> None:
-        s = self.stats
+        s = self._stats
+        if not hasattr(self, "algo"):
+            return
         ws = self.algo.stats
+        s.events = ws.events_in
         s.matches = ws.matches
         s.buffer_entries = self.algo.buffered
         s.buffer_peak = ws.peak_buffered

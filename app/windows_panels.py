@@ -1,0 +1,145 @@
+"""Match-window views of the Debug and Learn pages (issue 13.7; match-windows paper §4).
+
+``debug_panel(t, k)`` is called by the Debug page with its trace: for a run of the
+``match-windows`` engine it shows the lanes per partition key with the live windows, the
+filtered events greyed, the summary statistic of the current window (counters, β_s, β_e, the
+masks β_b) and the NMC verdict of every window evaluated so far. ``learn_panel()`` is the
+Learn page's pruning view: how many calls of A, and how many events given to A, each
+technique saves. Session keys are prefixed ``mw_``. Figures and tables come from
+``visualizers.windows_view``.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+import sample_streams
+from app import state
+from engine.dsl import parse, to_text
+from engine.model import Pattern
+from engine.windows import is_event_set_pattern, unsound_reason
+from visualizers import windows_view as WV
+
+CHEMO_SAMPLE, CHEMO_PRESET = "chemo", "chemo_cycle"
+
+
+def debug_panel(t: Any, k: int) -> None:
+    """The match windows of a Debug trace at step ``k`` (nothing for other engines)."""
+    steps = t.steps
+    if not WV.has_windows(steps):
+        p = t.pattern
+        if is_event_set_pattern(p) and unsound_reason(p) is None:
+            st.caption("This is an event-set pattern: choose the engine **match-windows** above to step through "
+                       "its match windows (filtering, partitions, counters, why a window was skipped).")
+        return
+    h = _history(t)
+    plan = WV.plan_for(t.pattern)
+    st.markdown("##### Match windows")
+    st.caption("Algorithm 1 of the match-windows paper (§4.7): every event that fits some variable's properties "
+               "is buffered in the window of its partition key (one lane each); a window is **complete** when an "
+               "event of its key falls outside `WITHIN` of its first event. Then the necessary conditions (4)–(7) "
+               "are tested with the counters, and only a window that passes is given to the matcher A. "
+               "Grey crosses were filtered (they fit no variable, Thm 1).")
+    key_name = ", ".join(plan.key.columns()) if plan is not None and plan.key is not None else ""
+    st.plotly_chart(WV.lanes_figure(steps, k, float(t.pattern.window.size), h, bool(t.time_is_datetime),
+                                    key_name=key_name),
+                    width="stretch", key="mw_lanes", config={"displaylogo": False})
+    here = [w for w in h.windows if w["step"] == k]
+    if here:
+        st.markdown("**Windows completed on this step:** " + " · ".join(
+            f"W(e{w['first']}, key {w['key']}): "
+            + (f"A called, {w['matches']} match(es)" if w["called"] else w["verdict"].get("reason", ""))
+            for w in here))
+    step = steps[k]
+    cur = step.event["id"] if step.event else None
+    snap_all = h.state(k)
+    key = h.key_of.get(cur) if cur is not None else None
+    left, right = st.columns([2, 3], gap="medium")
+    with left:
+        if cur is not None and cur in h.filtered:
+            st.markdown(f"**e{cur} was filtered**: it satisfies no variable's properties (Thm 1).")
+        keys = list(snap_all)
+        if key is None or key not in snap_all:
+            key = keys[0] if keys else None
+        if key is not None and plan is not None:
+            snap = snap_all[key]
+            st.markdown(f"**Window of key {key}** · {len(snap['window'])} event(s): "
+                        + " ".join(f"e{i}" for i in snap["window"]))
+            st.dataframe(WV.statistic_frame(plan, snap, h.beta_e.get(cur)), hide_index=True, width="stretch",
+                         key="mw_stat")
+            ok = snap.get("beta_s") and set(snap["beta_s"]) == {"0"}
+            st.caption(f"β_s = {snap.get('beta_s')}: " + ("all counters > 0, so (6) and (7) hold (Thm 3)." if ok
+                       else "a 1 marks a zero counter: no candidate (in the right order) for that variable yet.")
+                       + " A counter counts the events of the window that fit the variable **and** follow a "
+                         "candidate of every variable it must follow (Def. 5, with the counted-mask fix of §4.5).")
+        else:
+            st.caption("No live window after this step.")
+    with right:
+        frame = WV.verdict_frame(h, k if step.step != "close" else None)
+        st.markdown(f"**Windows evaluated so far ({len(frame)})**")
+        if len(frame):
+            st.dataframe(frame, hide_index=True, width="stretch", key="mw_verdicts",
+                         height=min(38 + 35 * len(frame), 320))
+        else:
+            st.caption("No window is complete yet.")
+
+
+def _history(t: Any) -> WV.WindowHistory:
+    cache = st.session_state.setdefault("mw_history", {})
+    sig = getattr(t, "sig", id(t))
+    if sig not in cache:
+        cache.clear()
+        cache[sig] = WV.window_history(t.steps)
+    return cache[sig]
+
+
+@st.cache_data(show_spinner="Running Algorithm 1 under each combination of techniques…", max_entries=8)
+def _pruning(pattern_json: str, sample: str, inner: str) -> Any:
+    p = Pattern.model_validate_json(pattern_json)
+    return WV.pruning_frame(p, sample_streams.events(sample), inner)
+
+
+def learn_panel() -> None:
+    st.header("Pruning by match windows")
+    st.markdown(
+        "Cadonna, Gamper and Böhlen (KDD 2012) match in two phases. Events are buffered in **match windows** "
+        "(all events within `WITHIN` of a first event, §4.1), and three cheap tests decide whether the expensive "
+        "matcher A is called on a window at all: **f** filtering drops events that fit no variable (Thm 1), "
+        "**p** partitioning gives each value of the derived equality attributes its own window (Def. 6), and "
+        "**c** the necessary match conditions (4)–(7), tested in O(1) with counters and bit vectors (Thm 2, "
+        "Def. 5), skip windows that cannot hold a match. A is then called lazily, once per remaining window, for "
+        "the matches that start at its first event. The result is the same in every row; only the work differs.")
+    src = st.radio("Pattern and stream", ["chemo", "current"], horizontal=True, key="mw_src",
+                   format_func={"chemo": "P1 of the paper on the Chemo table (§5), earliest and maximal matches",
+                                "current": "the current pattern on its sample"}.get)
+    if src == "chemo":
+        text = sample_streams.load(CHEMO_SAMPLE).presets[CHEMO_PRESET]
+        p, sample = parse(text.replace("WHERE [PID]", "WHERE earliest_maximal AND [PID]")), CHEMO_SAMPLE
+    else:
+        p, sample = state.pattern(), state.sample_name()
+    why = unsound_reason(p)
+    if why:
+        st.warning(f"Match windows do not apply to the current pattern: {why}.", icon=":material/warning:")
+        return
+    inner = st.radio("Matcher A", ["auto", "lazy-tree"], horizontal=True, key="mw_inner",
+                     format_func={"auto": "SES automaton (or what auto picks)", "lazy-tree": "lazy tree NFA "
+                                  "(all matches, then the selection)"}.get)
+    st.code(to_text(p).strip(), language="sql")
+    try:
+        frame = _pruning(p.model_dump_json(), sample, inner)
+    except Exception as err:  # noqa: BLE001 - an engine refusing the pattern, a guard
+        st.error(str(err))
+        return
+    base, best = frame.iloc[0], frame.iloc[-1]
+    m1, m2, m3 = st.columns(3)
+    m1.metric("calls of A", f"{base['A calls']} → {best['A calls']}", help="baseline → f+p+c")
+    m2.metric("events given to A", f"{base['events given to A']} → {best['events given to A']}",
+              help="Σ |W| over the calls; baseline → f+p+c")
+    m3.metric("matches", str(best["matches"]), help="the same under every combination")
+    st.plotly_chart(WV.pruning_figure(frame), width="stretch", key="mw_pruning_fig", config={"displaylogo": False})
+    st.dataframe(frame, hide_index=True, width="stretch", key="mw_pruning")
+    st.caption("The baseline calls A on the plain window of every event. On the Chemo example the paper's "
+               "counts are 14 calls and 100 events without pruning, 3 calls and 15 events with all three "
+               "techniques (notes §5.8). Step through the windows on the Debug page with the engine "
+               "**match-windows**; `benchmarks/match_windows.py` measures the throughput (docs/benchmarks_windows.md).")
