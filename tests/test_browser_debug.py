@@ -106,7 +106,7 @@ def _idle(pg, settle: float = 1.0, timeout: float = 60) -> None:
     deadline = time.time() + timeout
     time.sleep(0.5)
     while time.time() < deadline:
-        if pg.locator("[data-testid=stStatusWidget]").count() == 0:
+        if pg.locator("[data-testid=stStatusWidget]").count() == 0 and pg.locator("[data-stale=true]").count() == 0:
             break
         time.sleep(0.3)
     time.sleep(settle)
@@ -122,7 +122,7 @@ def _shot(pg, name: str, height: int = 1300, scroll_to: str | None = None) -> Pa
     taller viewport shows more of the page)."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     pg.set_viewport_size({"width": 1500, "height": height})
-    time.sleep(1.0)
+    _idle(pg, settle=1.0)
     if scroll_to:
         pg.get_by_role("heading", name=scroll_to, exact=True).first.evaluate(
             "e => e.scrollIntoView({block: 'start'})")
@@ -235,7 +235,7 @@ def test_debug_plays_a_few_steps(page, app_url):
             pass
         time.sleep(0.5)
     page.get_by_role("button", name="Pause").click()
-    _idle(page)
+    _idle(page, settle=2.0)
     _no_exception(page)
     steps = [v for _t, v in seen]
     assert steps[-1] >= 5, seen            # at 4 steps/s, 8 s of play is far more than 5 steps
