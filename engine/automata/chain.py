@@ -470,9 +470,11 @@ def range_text(info: PatternInfo, var: str, prec: Iterable[str], succ: Iterable[
         parts.append(" , ".join(f"{u}" for u in lo) + f" < {var}")
     if hi:
         parts.append(f"{var} < " + " , ".join(hi))
-    if info.window is not None:
-        unit = "events" if info.count_window else "ts"
-        parts.append(f"span < {info.window:g} ({unit})")
+    w = info.pattern.window
+    if w is not None:
+        from ..dsl import _window_text  # the window as written: `span < 16 days`, `span < 500 events`
+
+        parts.append(f"span < {_window_text(w)}")
     if not parts:
         return "any time" if not stream_ok else "stream"
     return " ∧ ".join(parts)

@@ -300,9 +300,10 @@ def edge_formulas(nfa: Nfab, chain: Chain, optimised: bool) -> list[dict[str, An
     first = chain.states[0].var
     wtxt = None
     if w is not None:
-        unit = "events" if w.is_count else (w.unit or "")
+        from ..dsl import _window_text  # the window as the DSL writes it: `12 hours`, `500 events`
+
         coord = "seq" if w.is_count else "ts"
-        wtxt = f"e.{coord} - {first}.{coord} < {w.value:g}{(' ' + unit) if unit else ''}".rstrip()
+        wtxt = f"e.{coord} - {first}.{coord} < {_window_text(w)}"
     strat = nfa.strategy
     key_cols = nfa.key.columns() if nfa.key else []
     partition_txt = " ∧ ".join(f"e.{a} = {first}.{a}" for a in key_cols) or "same partition"
