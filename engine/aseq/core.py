@@ -29,6 +29,7 @@ TRIG the result is ``⊕_d ⊕_{rows r of d, r.exp > now} r ⊗ value(d)`` (engi
 """
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
@@ -94,6 +95,41 @@ class QuerySpec:
         return len(self.pieces) > 1
 
 
+class Snap:
+    """A CNET event's snapshot (§4.2): rows (tag, exp, value) in expiry order, immutable,
+    with suffix aggregates so that the live rows' total at ``now`` is one binary search.
+    Values are counts (ints) for COUNT, :class:`Val` otherwise."""
+
+    __slots__ = ("tags", "exps", "vals", "suf")
+
+    def __init__(self, rows: dict[int, list[Any]], counts: bool) -> None:
+        items = sorted(rows.items(), key=lambda kv: (kv[1][0], kv[0]))
+        self.tags = [k for k, _ in items]
+        self.exps = [v[0] for _, v in items]
+        self.vals: list[Any] = [v[1] for _, v in items]
+        suf: list[Any] = [0 if counts else ZERO] * (len(items) + 1)
+        for i in range(len(items) - 1, -1, -1):
+            suf[i] = self.vals[i] + suf[i + 1] if counts else self.vals[i].plus(suf[i + 1])
+        self.suf = suf
+
+    def __len__(self) -> int:
+        return len(self.tags)
+
+    def live(self, now: float | None, inclusive: bool = False) -> Any:
+        """⊕ of the rows whose START is still in the window (``exp > now``)."""
+        if now is None:
+            return self.suf[0]
+        i = bisect_left(self.exps, now) if inclusive else bisect_right(self.exps, now)
+        return self.suf[i]
+
+    def live_rows(self, now: float | None) -> Iterable[tuple[int, float, Any]]:
+        i = 0 if now is None else bisect_right(self.exps, now)
+        return zip(self.tags[i:], self.exps[i:], self.vals[i:])
+
+    def as_json(self) -> dict[str, list[Any]]:
+        return {str(t): [x, v if isinstance(v, int) else v.c] for t, x, v in zip(self.tags, self.exps, self.vals)}
+
+
 class Tree:
     """The prefix counters of one START event (or, DPC, of a whole partition). ``groups[q]``
     is the group this tree counts in for query q (its GROUP BY value, or ALL)."""
@@ -111,7 +147,7 @@ class Tree:
         self.cnt = [0] * n_nodes
         self.chv: list[list[list[Any]]] = [[[0] * n_nodes, [0] * n_nodes, [None] * n_nodes, [None] * n_nodes]
                                            for _ in range(n_ch)]
-        self.snaps: dict[tuple[int, int], dict[int, list[Any]]] | None = None
+        self.snaps: dict[tuple[int, int], Snap] | None = None
         self.roots: set[int] = set()
 
     def val(self, node: int, ch: int | None) -> Val:
@@ -123,12 +159,13 @@ class Tree:
 
 
 class _Part:
-    __slots__ = ("trees", "glob", "groups")
+    __slots__ = ("trees", "glob", "groups", "cnets")
 
     def __init__(self, groups: tuple) -> None:
         self.trees: deque[Tree] = deque()
         self.glob: Tree | None = None
         self.groups = groups
+        self.cnets: dict[tuple[int, int], deque[Tree]] = {}  # (query, piece) -> trees with that snapshot
 
 
 Tracer = Any
@@ -316,6 +353,13 @@ class Counters:
         elif part is not None:  # pragma: no cover - trees are created and expire in order
             part.trees.remove(t)
         self.live -= 1 + (sum(len(r) for r in t.snaps.values()) if t.snaps else 0)
+        if t.snaps and part is not None:
+            for key in t.snaps:
+                dq = part.cnets.get(key)
+                if dq and dq[0] is t:
+                    dq.popleft()
+                elif dq:  # pragma: no cover - created and expired in order
+                    dq.remove(t)
         for j in self.plain_term:
             if t.cnt[j]:
                 self._totals(t, j, t.cnt[j], {c: (t.chv[c][0][j], t.chv[c][1][j]) for c in range(len(self.channels))},
@@ -354,23 +398,32 @@ class Counters:
                         mn = _mn(mn, MN[j])
             return Val(c, s, n, mx, mn)
         now = self.now_coord
-        total = ZERO
         last = len(q.pieces) - 1
-        carrier = "none" if q.carrier is None else ("right" if q.carrier == last else "left")
-        for t in self._trees(qi, group):
-            rows = t.snaps.get((qi, last)) if t.snaps else None
-            if not rows:
+        term = q.terminal
+        if q.channel is None:  # COUNT: plain integers
+            c = 0
+            for d in self._cnet_trees(qi, last, group):
+                k = d.cnt[term]
+                if k:
+                    c += k * d.snaps[(qi, last)].live(now, inclusive)  # type: ignore[index]
+            return Val(c)
+        total = ZERO
+        carrier = "right" if q.carrier == last else "left"
+        for d in self._cnet_trees(qi, last, group):
+            if not d.cnt[term]:
                 continue
-            tv = t.val(q.terminal, q.channel if q.carrier == last else None)
-            if not tv.c:
-                continue
-            acc = ZERO
-            for exp, rv in rows.values():
-                if now is None or exp > now or (inclusive and exp == now):
-                    acc = acc.plus(rv)
+            tv = d.val(term, q.channel if q.carrier == last else None)
+            acc = d.snaps[(qi, last)].live(now, inclusive)  # type: ignore[index]
             if acc.c:
                 total = total.plus(acc.times(tv, carrier))
         return total
+
+    def _cnet_trees(self, qi: int, piece: int, group: Any) -> Iterable[Tree]:
+        for k in list(self.members[qi].get(group, ())):
+            p = self.parts.get(k)
+            if p is None:
+                continue
+            yield from p.cnets.get((qi, piece), ())
 
     def _trees(self, qi: int, group: Any) -> Iterable[Tree]:
         keys = list(self.members[qi].get(group, ()))
@@ -415,11 +468,11 @@ class Counters:
         starts = [j for j in fit if fits[j] and nodes[j].parent < 0 and not nodes[j].blocked]
         part = self.parts.get(pkey)
         # Chop-Connect: a CNET event's snapshots, from the pre-event state (A15)
-        snaps: dict[tuple[int, int], dict[int, list[Any]]] = {}
+        snaps: dict[tuple[int, int], Snap] = {}
         if part is not None:
             for j in starts:
                 for qi, i in self.cnet.get(j, ()):
-                    snaps[(qi, i)] = self._snapshot(qi, i, part)
+                    snaps[(qi, i)] = Snap(self._snapshot(qi, i, part), self.queries[qi].channel is None)
         if part is not None and ops:
             vals: dict[int, Any] = {}
             for c in self.channels:
@@ -537,7 +590,7 @@ class Counters:
                 "reset": r, "negated": neg, "add_applied": u}
 
     def _start(self, part: _Part, e: Event, starts: list[int], pkey: Any,
-               snaps: dict[tuple[int, int], dict[int, list[Any]]]) -> None:
+               snaps: dict[tuple[int, int], Snap]) -> None:
         """A START event: a new tree (SEM) or +1 on the partition's global tree (DPC); after
         the updates, so a START is never updated by its own arrival (§3.5)."""
         n, nch = len(self.nodes), len(self.channels)
@@ -552,6 +605,8 @@ class Counters:
             if snaps:
                 t.snaps = snaps
                 self.live += sum(len(r) for r in snaps.values())
+                for key in snaps:
+                    part.cnets.setdefault(key, deque()).append(t)
         else:
             if part.glob is None:
                 part.glob = Tree(self.next_id, None, coord, float("inf"), pkey, part.groups, n, nch)
@@ -584,41 +639,38 @@ class Counters:
         if self.tracer is not None:
             detail: dict[str, Any] = {"start": e.id, "exp": t.exp if self.sem else None, "counts": list(t.cnt)}
             if snaps:
-                detail["snapshots"] = {f"{self.queries[qi].name or 'q'}:{i}": {str(k): [v[0], v[1].c]
-                                                                              for k, v in rows.items()}
-                                       for (qi, i), rows in snaps.items()}
+                detail["snapshots"] = {f"{self.queries[qi].name or 'q'}:{i}": sn.as_json()
+                                       for (qi, i), sn in snaps.items()}
             self.tracer.act("begin", run=_tid(t), event=e.id, state=self.nodes[starts[0]].label, detail=detail)
 
     def _snapshot(self, qi: int, i: int, part: _Part) -> dict[int, list[Any]]:
         """The rows a CNET event of piece ``i`` of query ``qi`` attaches (§4.2): per START
-        tag of the whole query, its expiry and the aggregate of the pieces before ``i``."""
+        tag of the whole query, its expiry and the aggregate of the pieces before ``i``
+        (multi-connect: piece i-1's trees times their own rows)."""
         q = self.queries[qi]
         now = self.now_coord
         end = q.pieces[i - 1][-1]
+        counts = q.channel is None
         rows: dict[int, list[Any]] = {}
         if i == 1:
+            ch = q.channel if q.carrier == 0 else None
             for t in part.trees:
-                if now is not None and t.exp <= now:
+                if not t.cnt[end] or (now is not None and t.exp <= now):
                     continue
-                v = t.val(end, q.channel if q.carrier == 0 else None)
-                if v.c:
-                    rows[t.id] = [t.exp, v]
+                rows[t.id] = [t.exp, t.cnt[end] if counts else t.val(end, ch)]
             return rows
         carrier = "none" if q.carrier is None else ("left" if q.carrier < i - 1 else
                                                      "right" if q.carrier == i - 1 else "none")
-        for d in part.trees:
+        for d in part.cnets.get((qi, i - 1), ()):
             src = d.snaps.get((qi, i - 1)) if d.snaps else None
-            if not src:
+            k = d.cnt[end]
+            if not src or not k:
                 continue
-            dv = d.val(end, q.channel if q.carrier == i - 1 else None)
-            if not dv.c:
-                continue
-            for tag, (exp, rv) in src.items():
-                if now is not None and exp <= now:
-                    continue
-                prod = rv.times(dv, carrier)
+            dv = None if counts else d.val(end, q.channel if q.carrier == i - 1 else None)
+            for tag, exp, rv in src.live_rows(now):
+                prod = rv * k if counts else rv.times(dv, carrier)
                 if tag in rows:
-                    rows[tag][1] = rows[tag][1].plus(prod)
+                    rows[tag][1] = rows[tag][1] + prod if counts else rows[tag][1].plus(prod)
                 else:
                     rows[tag] = [exp, prod]
         return rows
@@ -651,8 +703,7 @@ class Counters:
                     row["channels"] = [{"sum": ch[0][:], "n": ch[1][:], "max": ch[2][:], "min": ch[3][:]}
                                        for ch in t.chv]
                 if t.snaps:
-                    row["snapshots"] = {f"{qi}:{i}": {str(tag): [r[0], r[1].c] for tag, r in rows.items()}
-                                        for (qi, i), rows in t.snaps.items()}
+                    row["snapshots"] = {f"{qi}:{i}": sn.as_json() for (qi, i), sn in t.snaps.items()}
                 out.append(row)
         out.sort(key=lambda r: (r["ts"] is None, r["ts"] if r["ts"] is not None else 0, str(r["id"])))
         return out[:limit]

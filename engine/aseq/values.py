@@ -42,17 +42,28 @@ def valid_value(v: Any, kind: str) -> bool:
     return True
 
 
-@dataclass(frozen=True, slots=True)
 class Val:
-    """An aggregate over a set of matches (see the module docstring)."""
+    """An aggregate over a set of matches (see the module docstring); treat as immutable."""
 
-    c: int = 0
-    s: Any = 0
-    n: int = 0
-    mx: Any = None
-    mn: Any = None
+    __slots__ = ("c", "s", "n", "mx", "mn")
+
+    def __init__(self, c: int = 0, s: Any = 0, n: int = 0, mx: Any = None, mn: Any = None) -> None:
+        self.c, self.s, self.n, self.mx, self.mn = c, s, n, mx, mn
+
+    def __eq__(self, o: object) -> bool:
+        return isinstance(o, Val) and (self.c, self.s, self.n, self.mx, self.mn) == (o.c, o.s, o.n, o.mx, o.mn)
+
+    def __hash__(self) -> int:
+        return hash((self.c, self.s, self.n, self.mx, self.mn))
+
+    def __repr__(self) -> str:
+        return f"Val(c={self.c}, s={self.s}, n={self.n}, mx={self.mx}, mn={self.mn})"
 
     def plus(self, o: "Val") -> "Val":
+        if not o.c:
+            return self
+        if not self.c:
+            return o
         return Val(self.c + o.c, self.s + o.s, self.n + o.n, _max(self.mx, o.mx), _min(self.mn, o.mn))
 
     def times(self, o: "Val", carrier: str) -> "Val":
