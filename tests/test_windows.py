@@ -317,3 +317,11 @@ def test_selection_enum_round_trip_in_json():
     p = p1("maximal")
     assert p.selection is Selection.MAXIMAL
     assert type(p).model_validate_json(p.model_dump_json()) == p
+
+
+def test_auto_mode_keeps_an_all_matches_engine_alone_unless_a_selection_needs_windows():
+    assert decide(p1(), "auto", "lazy-tree")[0] is False           # all matches: lazy tree alone
+    assert decide(p1("earliest"), "auto", "lazy-tree")[0] is True   # only windows can select for it
+    assert decide(p1(), "auto", "ses")[0] is True
+    neg = parse("PATTERN SEQ(AND(C c, P p), !D d, B b) WHERE [PID] WITHIN 16 days")
+    assert decide(neg, "auto")[0] is False and decide(neg, "on")[0] is True  # SES has no negation

@@ -85,8 +85,10 @@ def decide(pattern: Pattern, mode: str, engine: str = "auto") -> tuple[bool, str
 
     ``off``: never. ``on``: wherever it is sound (an error where it is not). ``auto`` (the
     default): on for event-set patterns (an AND group, or an earliest/maximal selection)
-    where it is sound and A supports the pattern; off otherwise, so that the other
-    patterns keep their engine's own output order and trace."""
+    where it is sound and A is the SES automaton, or where the pattern has a selection
+    (which only A with a selection can serve); off otherwise: the other patterns keep their
+    engine's own output order and trace, and an all-matches engine named with ``--engine``
+    runs alone (called per window it can be slower, docs/benchmarks_windows.md)."""
     if mode == "off" or engine == SELF:
         return False, "off"
     why = unsound_reason(pattern)
@@ -98,9 +100,11 @@ def decide(pattern: Pattern, mode: str, engine: str = "auto") -> tuple[bool, str
     if why or not is_event_set_pattern(pattern):
         return False, why or "not an event-set pattern"
     try:
-        choose_inner(pattern, engine)
+        inner = choose_inner(pattern, engine)
     except EngineUnsupported as err:
         return False, str(err)
+    if inner != "ses" and pattern.selection is Selection.ALL:
+        return False, f"{inner} runs alone (all matches)"
     return True, "on for an event-set pattern"
 
 
