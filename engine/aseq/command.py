@@ -147,6 +147,9 @@ def run_aggregate(args: Any) -> int:
             raise CommandError(f"Spark is not available: {err}") from None
         return spark_aseq.run_cli(first, first_text, args)
     events, warnings = load_data(args, first, first_text)
+    if any(e.lower is not None for e in events[:1000]):
+        raise CommandError("AGG patterns are aggregated over point timestamps; this data has uncertainty intervals "
+                           "(map a point time column with --ts-col)")
     if workload and len(queries) > 1:
         from ..dsl import DslError, check_schema
         from ..events import infer_schema
