@@ -11,6 +11,7 @@
 | ``validation``| ``validate_frame`` and its named ``RULES``; ``numeric_issues``          | yes    |
 | ``frames``    | ``sort_frame``, ``events_from_frame`` (frame -> ``Event`` objects)      | yes    |
 | ``load``      | ``load_events`` -> ``LoadResult``                                       | yes    |
+| ``batches``   | ``BatchReader``: a big file in batches, bounded memory, same rules      | yes    |
 
 Pipeline: read a file into a pandas DataFrame (``formats``), check it with
 ``validate_frame`` (the one place where row-level checks live, so the Spark reader runs the
@@ -34,6 +35,7 @@ from .report import DataError, Severity, ValidationIssue, ValidationReport
 if TYPE_CHECKING:  # pragma: no cover
     from .formats import arrow_to_pandas
     from .frames import events_from_frame, sort_frame
+    from .batches import BatchReader, EventBatch, Unsorted, can_batch, wants_batches
     from .load import LoadResult, load_events
     from .validation import ValidatedFrame, numeric_issues, validate_frame
 
@@ -42,6 +44,8 @@ _LAZY = {
     "arrow_to_pandas": "formats",
     "events_from_frame": "frames", "sort_frame": "frames",
     "LoadResult": "load", "load_events": "load",
+    "BatchReader": "batches", "EventBatch": "batches", "Unsorted": "batches", "can_batch": "batches",
+    "wants_batches": "batches",
     "ValidatedFrame": "validation", "numeric_issues": "validation", "validate_frame": "validation",
 }
 

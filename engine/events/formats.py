@@ -8,19 +8,23 @@ from __future__ import annotations
 import csv
 import io
 import json
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Iterator
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from .lines import JsonlLines, LineIndex, TableLines, open_binary, with_lines
+from .lines import CsvLines, JsonlLines, LineIndex, TableLines, open_binary, with_lines
 from .report import DataError, ValidationIssue, show_value
 
-__all__ = ["FORMATS", "COMPRESSION", "CSV_OPTIONS", "resolve_format", "read_csv", "csv_header", "check_csv_header",
+__all__ = ["FORMATS", "COMPRESSION", "CSV_OPTIONS", "resolve_format", "read_csv", "read_csv_batches",
+           "csv_failure", "csv_header", "check_csv_header", "check_csv_fields",
            "read_jsonl", "parse_json_line", "record_or_bad", "loads", "BadLine", "read_parquet",
+           "is_json_array", "JsonlBatch", "read_jsonl_batches", "parquet_files", "read_parquet_batches",
+           "parquet_rows",
            "arrow_to_pandas", "open_text"]
 
 FORMATS = {"csv": "csv", "tsv": "tsv", "jsonl": "jsonl", "ndjson": "jsonl", "json": "jsonl",
@@ -61,29 +65,135 @@ def resolve_format(path: Path, fmt: str | None) -> str:
 def read_csv(path: Path, sep: str = ",") -> pd.DataFrame:
     """A CSV/TSV file as it is: every cell that is not empty keeps its text (no "NA" or
     "null" strings turned into missing values), an empty cell is missing, a duplicate
-    header name is a ``DataError`` naming the column and line, and a NUL byte in a cell
-    stays in the value (for the control-character rule to report)."""
+    header name is a ``DataError`` naming the column and line, a record with more fields
+    than the header is a ``DataError`` naming its line (``check_csv_fields``), and a NUL
+    byte in a cell stays in the value (for the control-character rule to report)."""
     what = "CSV" if sep == "," else "TSV"
     check_csv_header(path, sep)
     options: dict[str, Any] = dict(sep=sep, **CSV_OPTIONS)
     try:
+        check_csv_fields(path, sep)
         sentinel = _nul_sentinel(path)
-        if sentinel is None:
-            return pd.read_csv(path, **options)
-        # pandas' parser ends a cell at a NUL byte: read with a stand-in, then put NUL back
-        with open_text(path) as f:
-            text = f.read().replace("\x00", sentinel)
-        df = pd.read_csv(io.StringIO(text), **options)
+        with warnings.catch_warnings():
+            # a column typed differently in pandas' internal chunks: the rules make number
+            # text numbers either way (the warning would only confuse a person)
+            warnings.simplefilter("ignore", pd.errors.DtypeWarning)
+            if sentinel is None:
+                return pd.read_csv(path, **options)
+            # pandas' parser ends a cell at a NUL byte: read with a stand-in, then put NUL back
+            with open_text(path) as f:
+                text = f.read().replace("\x00", sentinel)
+            df = pd.read_csv(io.StringIO(text), **options)
         return _restore_nul(df, sentinel)
-    except pd.errors.EmptyDataError:
-        raise DataError(f"'{path.name}' is empty: no header and no rows") from None
-    except pd.errors.ParserError as e:
-        raise DataError(f"cannot read '{path.name}' as {what}: {_short(e)}") from None
-    except UnicodeDecodeError:
-        raise DataError(f"cannot read '{path.name}' as {what}: it is not UTF-8 text "
-                        f"(is it a binary file?)") from None
-    except (OSError, ValueError) as e:
-        raise DataError(f"cannot read '{path.name}' as {what}: {_short(e)}") from None
+    except (pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError, OSError, ValueError) as e:
+        raise csv_failure(e, path, what) from None
+
+
+def csv_failure(exc: BaseException, path: Path, what: str = "CSV") -> DataError:
+    """The ``DataError`` for an exception of pandas' CSV reader (or ``exc`` itself when it
+    is one already)."""
+    if isinstance(exc, DataError):
+        return exc
+    if isinstance(exc, pd.errors.EmptyDataError):
+        return DataError(f"'{path.name}' is empty: no header and no rows")
+    if isinstance(exc, UnicodeDecodeError):
+        return DataError(f"cannot read '{path.name}' as {what}: it is not UTF-8 text "
+                         f"(is it a binary file?)")
+    return DataError(f"cannot read '{path.name}' as {what}: {_short(exc)}")
+
+
+def read_csv_batches(path: Path, sep: str = ",", batch_rows: int = 100_000) -> Iterator[pd.DataFrame]:
+    """``read_csv`` a batch of ``batch_rows`` records at a time, with the same options,
+    checks and messages (pandas types each batch on its own; the validation rules turn
+    number text into numbers either way). Raises ``DataError`` like ``read_csv``."""
+    what = "CSV" if sep == "," else "TSV"
+    check_csv_header(path, sep)
+    options: dict[str, Any] = dict(sep=sep, chunksize=batch_rows, **CSV_OPTIONS)
+    try:
+        check_csv_fields(path, sep)
+        sentinel = _nul_sentinel(path)
+        source: Any = path if sentinel is None else _NulReplacing(open_text(path), sentinel)
+        with pd.read_csv(source, **options) as reader:
+            for chunk in reader:
+                yield chunk if sentinel is None else _restore_nul(chunk, sentinel)
+    except (pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError, OSError, ValueError) as e:
+        raise csv_failure(e, path, what) from None
+
+
+class _NulReplacing(io.TextIOBase):
+    """A text file whose NUL characters read as ``sentinel`` (pandas' parser ends a cell
+    at NUL)."""
+
+    def __init__(self, raw: IO[str], sentinel: str) -> None:
+        self._raw, self._sentinel = raw, sentinel
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int | None = -1) -> str:
+        return self._raw.read(size).replace("\x00", self._sentinel)
+
+    def readline(self, size: int | None = -1) -> str:  # type: ignore[override]
+        return self._raw.readline(size).replace("\x00", self._sentinel)
+
+    def close(self) -> None:
+        self._raw.close()
+        super().close()
+
+
+def check_csv_fields(path: Path, sep: str = ",") -> None:
+    """Raise ``DataError`` for the first record with more fields than the header, naming
+    its line. pandas' tokenizer refuses such a record, except when it is the first record
+    of one of the chunks it reads a file in (every 2^17 or so records, and every chunk of
+    ``chunksize``): then it keeps the first fields and drops the rest without a word.
+    pyarrow's parser (one column converted) counts the fields of every record."""
+    import pyarrow.csv as pc
+
+    found = csv_header(path, sep)
+    if found is None:
+        return
+    names, _ = found
+    first_bad: list[Any] = []
+    blank = [0]  # whitespace-only lines before the bad record (pyarrow counts them, pandas does not)
+
+    def handler(row: Any) -> str:
+        if row.actual_columns > row.expected_columns and (row.text or "").strip():
+            first_bad.append(row)
+            return "error"
+        if not (row.text or "").strip():
+            blank[0] += 1
+        return "skip"  # fewer fields: pandas reads the missing cells as missing values
+
+    fh: Any = str(path)
+    if path.suffix.lower() in COMPRESSION:
+        fh = open_binary(path)
+        if fh is None:
+            return
+    try:
+        reader = pc.open_csv(
+            fh, read_options=pc.ReadOptions(use_threads=False, column_names=names, block_size=1 << 22),
+            parse_options=pc.ParseOptions(delimiter=sep, newlines_in_values=True, ignore_empty_lines=True,
+                                          invalid_row_handler=handler),
+            convert_options=pc.ConvertOptions(include_columns=[names[0]], column_types={names[0]: pa.binary()}))
+        for _ in reader:
+            pass
+    except (pa.ArrowException, OSError, ValueError, EOFError):
+        if not first_bad:
+            return  # something else is wrong; pandas' reader says what
+    finally:
+        if not isinstance(fh, str):
+            fh.close()
+    if not first_bad:
+        return
+    row = first_bad[0]
+    what = "CSV" if sep == "," else "TSV"
+    # pyarrow numbers records from 1 with the header as a record here (column_names given)
+    data_row = (row.number or 0) - 2 - blank[0]
+    line = CsvLines(path, sep).lines([data_row]).get(data_row) if data_row >= 0 else None
+    where = f"in line {line}" if line is not None else f"in data row {data_row + 1}"
+    text = row.text if len(row.text) <= 60 else row.text[:57] + "..."
+    raise DataError(f"cannot read '{path.name}' as {what}: expected {row.expected_columns} fields {where}, "
+                    f"saw {row.actual_columns}: {text!r}")
 
 
 def csv_header(path: Path, sep: str = ",") -> tuple[list[str], int] | None:
@@ -121,7 +231,8 @@ def check_csv_header(path: Path, sep: str = ",") -> None:
 
 
 def _nul_sentinel(path: Path) -> str | None:
-    """None when the file has no NUL byte; else a character the file does not contain."""
+    """None when the file has no NUL byte; else a character the file does not contain
+    (both found reading the file a chunk at a time)."""
     fh = open_binary(path)
     if fh is None:
         return None
@@ -133,11 +244,13 @@ def _nul_sentinel(path: Path) -> str | None:
                 break
     if not found:
         return None
+    # Unicode noncharacters: not in interchanged text
+    free = [chr(code) for code in range(0xFDD0, 0xFDF0)]
     with open_text(path) as f:
-        text = f.read()
-    for code in range(0xFDD0, 0xFDF0):  # Unicode noncharacters: not in interchanged text
-        if chr(code) not in text:
-            return chr(code)
+        while free and (text := f.read(1 << 22)):
+            free = [c for c in free if c not in text]
+    if free:
+        return free[0]
     raise DataError(f"cannot read '{path.name}': it holds NUL bytes and every stand-in character")
 
 
@@ -334,6 +447,140 @@ def read_jsonl(path: Path) -> tuple[pd.DataFrame, np.ndarray | None, list[Valida
                         f"({first})")
     df = pd.DataFrame(records, dtype=object)
     return df, np.asarray(rows, dtype=np.int64), issues, index
+
+
+def is_json_array(path: Path) -> bool:
+    """True when the file's first non-blank character is ``[`` (a JSON array, not JSON Lines)."""
+    try:
+        with open_text(path) as f:
+            while chunk := f.read(1 << 16):
+                stripped = chunk.lstrip()
+                if stripped:
+                    return stripped.startswith("[")
+    except (OSError, EOFError, UnicodeDecodeError):
+        return False
+    return False
+
+
+@dataclass
+class JsonlBatch:
+    """Up to ``batch_rows`` records of a JSON Lines file: the frame (object columns), the
+    input row of each frame row, issues for the lines that are not records (rejected), and
+    the file line of each input row of the batch (``lines[row - first_row]``)."""
+
+    frame: pd.DataFrame
+    rows: np.ndarray
+    issues: list[ValidationIssue]
+    first_row: int
+    lines: list[int]
+
+    def line_of(self, row: int) -> int | None:
+        k = row - self.first_row
+        return self.lines[k] if 0 <= k < len(self.lines) else None
+
+
+def read_jsonl_batches(path: Path, batch_rows: int = 100_000) -> Iterator[JsonlBatch]:
+    """JSON Lines ``batch_rows`` non-blank lines at a time, parsed as ``read_jsonl``'s exact
+    reader parses them (the same records, rejections and messages; lines are the file's).
+    A JSON array is not read here (``is_json_array``). Raises ``DataError`` for a file that
+    is not UTF-8 text, and when no line at all is a JSON object."""
+    row = 0
+    any_record = False
+    first_issue: list[ValidationIssue] = []
+    try:
+        with open_text(path) as f:
+            texts: list[str] = []
+            numbers: list[int] = []
+            for number, text in enumerate(f, 1):
+                if not text.strip():
+                    continue
+                texts.append(text)
+                numbers.append(number)
+                if len(texts) >= batch_rows:
+                    batch = _jsonl_batch(texts, numbers, row)
+                    row += len(texts)
+                    any_record = any_record or len(batch.frame) > 0
+                    first_issue = first_issue or batch.issues[:1]
+                    texts, numbers = [], []
+                    yield batch
+            if texts:
+                batch = _jsonl_batch(texts, numbers, row)
+                any_record = any_record or len(batch.frame) > 0
+                first_issue = first_issue or batch.issues[:1]
+                yield batch
+    except UnicodeDecodeError:
+        raise DataError(f"cannot read '{path.name}' as JSON Lines: it is not UTF-8 text "
+                        f"(is it a binary file?)") from None
+    except (OSError, EOFError) as e:
+        raise DataError(f"cannot read '{path.name}': {_short(e)}") from None
+    if not any_record:
+        if not first_issue:
+            raise DataError(f"'{path.name}' is empty: no rows")
+        raise DataError(f"cannot read '{path.name}' as JSON Lines: no line is a JSON object "
+                        f"({first_issue[0].format()})")
+
+
+def _jsonl_batch(texts: list[str], numbers: list[int], first_row: int) -> JsonlBatch:
+    lines = [t.rstrip("\n") for t in texts]
+    items: list[Any] | None
+    try:  # one call for the batch; line by line only to locate errors
+        items = loads("[" + ",".join(lines) + "]")
+        if len(items) != len(lines):
+            items = None
+    except (json.JSONDecodeError, RecursionError):
+        items = None
+    if items is None:
+        items = [parse_json_line(line) for line in lines]
+    records: list[dict[str, Any]] = []
+    rows: list[int] = []
+    issues: list[ValidationIssue] = []
+    for k, item in enumerate(items):
+        rec = record_or_bad(item)
+        if isinstance(rec, BadLine):
+            issues.append(ValidationIssue(row=first_row + k, column=None, code=rec.code, reason=rec.reason,
+                                          line=numbers[k]))
+            continue
+        records.append(rec)
+        rows.append(first_row + k)
+    frame = pd.DataFrame(records, dtype=object) if records else pd.DataFrame()
+    return JsonlBatch(frame=frame, rows=np.asarray(rows, dtype=np.int64), issues=issues,
+                      first_row=first_row, lines=numbers)
+
+
+def parquet_files(path: Path) -> list[str]:
+    """The files of a Parquet file or directory, in the order ``read_parquet`` reads them."""
+    import pyarrow.dataset as pds
+
+    if not path.is_dir():
+        return [str(path)]
+    try:
+        return list(pds.dataset(str(path), format="parquet").files)
+    except (pa.ArrowException, OSError, ValueError) as e:
+        raise DataError(f"cannot read '{path.name}' as Parquet: {_short(e)}") from None
+
+
+def read_parquet_batches(path: Path, batch_rows: int = 100_000) -> Iterator[pd.DataFrame]:
+    """``read_parquet`` ``batch_rows`` rows at a time (``ParquetFile.iter_batches``)."""
+    import pyarrow.parquet as pq
+
+    for name in parquet_files(path):
+        try:
+            pf = pq.ParquetFile(name)
+            batches = pf.iter_batches(batch_size=batch_rows)
+            for batch in batches:
+                yield arrow_to_pandas(batch)
+        except (pa.ArrowException, OSError, ValueError, OverflowError) as e:
+            raise DataError(f"cannot read '{path.name}' as Parquet: {_short(e)}") from None
+
+
+def parquet_rows(path: Path) -> int:
+    """The number of rows of a Parquet file or directory, from the footers (0 when unknown)."""
+    import pyarrow.parquet as pq
+
+    try:
+        return sum(pq.ParquetFile(name).metadata.num_rows for name in parquet_files(path))
+    except (pa.ArrowException, OSError, ValueError, DataError):
+        return 0
 
 
 _PARQUET_TYPES: dict[Any, Any] = {

@@ -112,6 +112,9 @@ class ValidationReport(BaseModel):
     rows_loaded: int = 0
     rows_rejected: int = 0
     sorted_by_ts: bool = True
+    #: issues counted but not kept in ``issues``, by severity (a file read in batches keeps
+    #: only the first issues in detail, to bound memory); never part of ``errors``/``warnings``
+    omitted: dict[str, int] = Field(default_factory=dict)
 
     @property
     def errors(self) -> list[ValidationIssue]:
@@ -126,12 +129,12 @@ class ValidationReport(BaseModel):
     @property
     def ok(self) -> bool:
         """True when there are no errors (warnings are allowed)."""
-        return not any(i.severity == "error" for i in self.issues)
+        return not self.omitted.get("error") and not any(i.severity == "error" for i in self.issues)
 
     def summary(self) -> str:
         """One line: ``read 10 rows: 8 loaded, 2 rejected; 2 errors, 1 warning``."""
-        n_err = sum(1 for i in self.issues if i.severity == "error")
-        n_warn = len(self.issues) - n_err
+        n_err = sum(1 for i in self.issues if i.severity == "error") + self.omitted.get("error", 0)
+        n_warn = len(self.issues) + sum(self.omitted.values()) - n_err
         return (f"read {_plural(self.rows_read, 'row')}: {self.rows_loaded} loaded, "
                 f"{self.rows_rejected} rejected; {_plural(n_err, 'error')}, "
                 f"{_plural(n_warn, 'warning')}")
@@ -183,6 +186,12 @@ class ValidationReport(BaseModel):
             lines.append(f"... and {_plural(n_hidden, 'more issue')} not shown "
                          f"({_plural(hidden['error'], 'error')}, "
                          f"{_plural(hidden['warning'], 'warning')})")
+        n_omitted = sum(self.omitted.values())
+        if n_omitted:
+            lines.append(f"... and {_plural(n_omitted, 'more issue')} counted but not kept "
+                         f"({_plural(self.omitted.get('error', 0), 'error')}, "
+                         f"{_plural(self.omitted.get('warning', 0), 'warning')}; a file read in "
+                         f"batches keeps the first {len(self.issues):,} issues in detail)")
         return "\n".join(lines)
 
     def __str__(self) -> str:

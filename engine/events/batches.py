@@ -1,0 +1,412 @@
+"""Reading a big file in batches, in bounded memory: ``BatchReader``.
+
+The same readers, rules and messages as ``load_events``, a batch of rows at a time:
+``formats.read_csv_batches`` (pandas' reader, ``chunksize``), ``read_jsonl_batches`` (the
+exact JSON Lines reader, line by line numbers), ``read_parquet_batches``
+(``ParquetFile.iter_batches``); each batch goes through ``validate_frame`` with its row
+offset (and the time kinds the first batches decided), then becomes events with ``seq``
+counting on from the batch before. What differs from loading the whole file, and why:
+
+- **Order.** Rows are not reordered: the file must be sorted by ts (ties keep file order,
+  as ``sort_frame`` would). The first row whose ts is before the ts of the row before it
+  raises ``Unsorted`` naming both lines; the batch holding it is not given out.
+- **Duplicate ids** (a warning, as in ``load_events``): within a batch exactly; across
+  batches, an id is found again when at most ``dup_window`` other distinct ids came
+  between the two rows (the reader remembers the last ``dup_window`` to ``2 * dup_window``
+  distinct ids; farther repeats are not reported).
+- **Issues** are counted in full (``ValidationReport.summary``); the first ``max_issues``
+  are kept in detail, the rest only by severity (``ValidationReport.omitted``).
+- **Whole-input notes** (``no_id_column``, ``shadows_builtin``) are reported once.
+- **JSON Lines**: the id column exists when some record of the first batch has the key;
+  a required or id key that first appears after the first batch is a ``DataError``.
+- **CSV typing** is per batch (pandas types each chunk; it does that inside a big file
+  read whole as well); the rules turn number text into numbers either way, so attribute
+  values compare the same.
+
+A JSON array (not JSON Lines) cannot be read in batches (``can_batch``).
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .formats import (COMPRESSION, is_json_array, parquet_rows, read_csv_batches, read_jsonl_batches,
+                      read_parquet_batches, resolve_format)
+from .frames import build_events
+from .lines import CsvLines, LineIndex, with_lines
+from .mapping import ID_COL, ROW_COL, TS_COL, UNIT_SECONDS, ColumnMapping, TimeKind, guess_mapping
+from .records import Event
+from .report import DataError, ValidationIssue, ValidationReport, location, show_value
+from .validation import numeric_issues, validate_frame
+
+__all__ = ["BatchReader", "EventBatch", "Unsorted", "can_batch", "wants_batches", "BATCH_ROWS",
+           "MAX_ISSUES", "DUP_WINDOW", "BATCH_ABOVE_BYTES", "BATCH_ABOVE_ROWS"]
+
+BATCH_ROWS = 100_000          # rows per batch
+MAX_ISSUES = 10_000           # issues kept in detail
+DUP_WINDOW = 250_000          # distinct ids remembered (at least) for the duplicate-id check
+BATCH_ABOVE_BYTES = 32 << 20  # text files above this size are read in batches by default
+BATCH_ABOVE_ROWS = 250_000    # Parquet inputs above this many rows too
+
+
+class Unsorted(DataError):
+    """A row of a file read in batches has a ts before the ts of the row before it."""
+
+
+@dataclass
+class EventBatch:
+    """Events of one batch (``seq`` counting on from the batch before), each event's input
+    row (``rows[k]`` for ``events[k]``), the batch's issues (lines set where known) and the
+    schema of its events."""
+
+    events: list[Event]
+    rows: list[int]
+    issues: list[ValidationIssue]
+    schema: dict[str, dict[str, str]]
+
+    @property
+    def errors(self) -> list[ValidationIssue]:
+        return [i for i in self.issues if i.severity == "error"]
+
+
+def can_batch(path: str | os.PathLike[str], fmt: str | None = None) -> bool:
+    """Whether ``BatchReader`` can read this file (not a JSON array)."""
+    p = Path(path)
+    if not p.exists():
+        return False
+    try:
+        kind = resolve_format(p, fmt)
+    except DataError:
+        return False
+    if kind == "jsonl":
+        return not p.is_dir() and not is_json_array(p)
+    return kind == "parquet" or not p.is_dir()
+
+
+def wants_batches(path: str | os.PathLike[str], fmt: str | None = None) -> bool:
+    """The default: read in batches a text file over ``BATCH_ABOVE_BYTES`` (five times
+    that compressed) or a Parquet input over ``BATCH_ABOVE_ROWS`` rows."""
+    p = Path(path)
+    if not can_batch(p, fmt):
+        return False
+    kind = resolve_format(p, fmt)
+    if kind == "parquet":
+        return parquet_rows(p) > BATCH_ABOVE_ROWS
+    size = p.stat().st_size
+    if p.suffix.lower() in COMPRESSION:
+        size *= 5
+    return size > BATCH_ABOVE_BYTES
+
+
+@dataclass
+class _Frame:
+    """One raw batch: the frame, each frame row's input row (None: ``offset`` + position),
+    issues of lines that are not records, and the line of a row where the reader knows it."""
+
+    df: pd.DataFrame
+    offset: int
+    rows: np.ndarray | None = None
+    issues: list[ValidationIssue] = field(default_factory=list)
+    lines: Any = None  # JsonlBatch (line_of) or None
+
+    def line_of(self, row: int) -> int | None:
+        return None if self.lines is None else self.lines.line_of(row)
+
+    def raw(self, column: str, row: int) -> Any:
+        pos = row - self.offset if self.rows is None else int(np.searchsorted(self.rows, row))
+        return self.df[column].iloc[pos]
+
+
+class BatchReader:
+    """Iterate a file as ``EventBatch`` es of about ``batch_rows`` rows (see the module).
+
+    After (or during) the iteration: ``report()`` (every issue so far, with lines),
+    ``schema()``, ``mapping``, ``time_is_datetime``, ``seconds_to_ts``; ``add_issues`` keeps
+    issues found by the caller (``numeric_issues``) in the same report.
+    """
+
+    def __init__(self, source: str | os.PathLike[str], mapping: ColumnMapping | None = None,
+                 fmt: str | None = None, *, batch_rows: int | None = None, max_issues: int | None = None,
+                 dup_window: int | None = None) -> None:
+        path = Path(source)
+        if not path.exists():
+            raise DataError(f"file not found: '{path}'")
+        self.path = path
+        self.kind = resolve_format(path, fmt)
+        if path.is_dir() and self.kind != "parquet":
+            raise DataError(f"'{path}' is a directory, not a {self.kind.upper()} file")
+        if self.kind == "jsonl" and is_json_array(path):
+            raise DataError(f"'{path.name}' is a JSON array, not JSON Lines: it cannot be read in batches")
+        self.mapping = mapping
+        self.batch_rows = max(1, int(BATCH_ROWS if batch_rows is None else batch_rows))
+        self.max_issues = MAX_ISSUES if max_issues is None else max_issues
+        self.dup_window = max(1, int(DUP_WINDOW if dup_window is None else dup_window))
+        self.time_kinds: dict[str, TimeKind] = {}
+        self.ids_are_rows: bool | None = None
+        self.rows_read = self.rows_loaded = self.rows_rejected = 0
+        self.events_read = 0
+        self._issues: list[ValidationIssue] = []
+        self._omitted: dict[str, int] = {}
+        self._notes: set[tuple[Any, ...]] = set()
+        self._kinds: dict[str, dict[str, set[str]]] = {}
+        self._last: tuple[float, int, Any] | None = None  # ts, row, raw ts of the last valid row
+        self._ids_new: dict[Any, tuple[int, int | None]] = {}
+        self._ids_old: dict[Any, tuple[int, int | None]] = {}
+        self._has_id_column: bool | None = None
+        self._columns: list[str] | None = None
+        self._line_source: _Frame | None = None
+        self.lines: LineIndex | None = CsvLines(path, "," if self.kind == "csv" else "\t") \
+            if self.kind in ("csv", "tsv") else None
+
+    # ------------------------------------------------------------------ what it read
+
+    @property
+    def time_is_datetime(self) -> bool:
+        return "datetime" in self.time_kinds.values()
+
+    def seconds_to_ts(self, seconds: float) -> float:
+        """As ``LoadResult.seconds_to_ts`` (decided by the batches read so far)."""
+        if self.time_is_datetime:
+            return float(seconds)
+        return seconds / UNIT_SECONDS[(self.mapping or ColumnMapping()).ts_unit]
+
+    @property
+    def columns(self) -> list[str]:
+        """The input's attribute columns (CSV/Parquet: all; JSON Lines: those seen so far)."""
+        return list(self._columns or [])
+
+    def schema(self) -> dict[str, dict[str, str]]:
+        """Event type -> attribute -> kind over the events read so far."""
+        return {t: {c: (next(iter(k)) if len(k) == 1 else "mixed") for c, k in attrs.items()}
+                for t, attrs in self._kinds.items()}
+
+    def report(self) -> ValidationReport:
+        """Counts and the issues so far (sorted by row; lines set where the file has them)."""
+        issues = sorted(self._issues, key=lambda i: (-1 if i.row is None else i.row))
+        if self.lines is not None:
+            issues = with_lines(issues, self.lines)
+        return ValidationReport(issues=issues, rows_read=self.rows_read, rows_loaded=self.rows_loaded,
+                                rows_rejected=self.rows_rejected, sorted_by_ts=True,
+                                omitted=dict(self._omitted))
+
+    def add_issues(self, issues: list[ValidationIssue]) -> None:
+        """Keep ``issues`` (up to ``max_issues`` in all; the rest are counted)."""
+        for it in issues:
+            if it.row is None:
+                key = (it.column, it.code, it.reason)
+                if key in self._notes:
+                    continue
+                self._notes.add(key)
+            if len(self._issues) < self.max_issues:
+                self._issues.append(it)
+            else:
+                self._omitted[it.severity] = self._omitted.get(it.severity, 0) + 1
+
+    def numeric_issues(self, batch: EventBatch, numeric_attrs: Mapping[str, set[str]]) -> list[ValidationIssue]:
+        """``validation.numeric_issues`` for the batch's events (only the attributes whose
+        kind in this batch is not all numbers can hold a non-number), with lines; they are
+        added to the report."""
+        suspect: dict[str, set[str]] = {}
+        for t, attrs in numeric_attrs.items():
+            types = batch.schema if t == "ANY" else {t: batch.schema.get(t, {})}
+            for tt, kinds in types.items():
+                bad = {a for a in attrs if kinds.get(a, "number") != "number"}
+                if bad:
+                    suspect.setdefault(tt, set()).update(bad)
+        if not suspect or not batch.events:
+            return []
+        seq0 = batch.events[0].seq
+        found = numeric_issues(batch.events, suspect, rows=_Shifted(batch.rows, seq0))
+        found = self._with_lines(found, self._line_source)
+        self.add_issues(found)
+        return found
+
+    # ------------------------------------------------------------------ reading
+
+    def __iter__(self) -> Iterator[EventBatch]:
+        seq = 0
+        for raw in self._frames():
+            self._line_source = raw
+            self.add_issues(raw.issues)
+            self.rows_read += len(raw.issues)
+            self.rows_rejected += len(raw.issues)
+            if not len(raw.df):
+                yield EventBatch(events=[], rows=[], issues=list(raw.issues), schema={})
+                continue
+            df = self._with_columns(raw.df, raw)
+            vf, issues = validate_frame(df, self.mapping, row_offset=raw.offset if raw.rows is None else 0,
+                                        rows=raw.rows, time_kinds=self.time_kinds,
+                                        text_source=self.kind in ("csv", "tsv"))
+            self.time_kinds = dict(vf.time_kinds)
+            if self.ids_are_rows is None:
+                self.ids_are_rows = vf.ids_are_rows
+            frame = vf.frame
+            self._check_order(frame, raw)
+            issues = self._cross_batch_duplicates(frame, issues, raw)
+            issues = self._with_lines(issues, raw)
+            events, schema = build_events(frame, vf.attr_columns, seq_start=seq)
+            seq += len(events)
+            self._merge_schema(schema)
+            self.add_issues(issues)
+            self.rows_read += vf.rows_read
+            self.rows_loaded += len(events)
+            self.rows_rejected += vf.rows_rejected
+            self.events_read += len(events)
+            yield EventBatch(events=events, rows=frame[ROW_COL].tolist(), issues=list(raw.issues) + issues,
+                             schema=schema)
+
+    def _frames(self) -> Iterator[_Frame]:
+        offset = 0
+        if self.kind in ("csv", "tsv"):
+            sep = "," if self.kind == "csv" else "\t"
+            for df in read_csv_batches(self.path, sep, self.batch_rows):
+                yield _Frame(df=df, offset=offset)
+                offset += len(df)
+        elif self.kind == "jsonl":
+            for b in read_jsonl_batches(self.path, self.batch_rows):
+                yield _Frame(df=b.frame, offset=b.first_row, rows=b.rows, issues=b.issues, lines=b)
+        else:
+            for df in read_parquet_batches(self.path, self.batch_rows):
+                yield _Frame(df=df, offset=offset)
+                offset += len(df)
+
+    def _with_columns(self, df: pd.DataFrame, raw: _Frame) -> pd.DataFrame:
+        """Decide the mapping and the columns on the first batch; JSON Lines batches get the
+        mapped columns the first batch had (as missing values) when their records lack them."""
+        if self.mapping is None:
+            self.mapping = guess_mapping([str(c) for c in df.columns])
+        m = self.mapping
+        if self._columns is None:
+            self._columns = [str(c) for c in df.columns if c not in m.mapped_columns()]
+            self._has_id_column = m.id_col is not None and m.id_col in df.columns
+        elif self.kind == "jsonl":
+            required = [m.type_col, *m.time_columns] + ([m.id_col] if self._has_id_column else [])
+            missing = [c for c in required if c not in df.columns]
+            if missing:
+                df = df.assign(**{c: None for c in missing})
+            if m.id_col is not None and not self._has_id_column and m.id_col in df.columns:
+                first = int(df[m.id_col].notna().to_numpy().argmax())
+                row = int(raw.rows[first]) if raw.rows is not None else raw.offset + first
+                line = raw.line_of(row)
+                raise DataError(f"'{self.path.name}': the id key '{m.id_col}' first appears on "
+                                f"{'line ' + str(line) if line else 'data row ' + str(row + 1)}, after "
+                                f"the first {self.batch_rows:,} records (whose ids are their row "
+                                f"numbers); give every record an id, or none")
+            self._columns += [str(c) for c in df.columns if c not in m.mapped_columns()
+                              and str(c) not in self._columns]
+        return df
+
+    def _line(self, row: int, raw: _Frame) -> int | None:
+        line = raw.line_of(row)
+        if line is None and self.lines is not None:
+            line = self.lines.lines([row]).get(row)
+        return line
+
+    def _where(self, row: int, raw: _Frame) -> str:
+        return location(row, self._line(row, raw)) or f"data row {row + 1}"
+
+    def _check_order(self, frame: pd.DataFrame, raw: _Frame) -> None:
+        ts = frame[TS_COL].to_numpy()
+        if not len(ts):
+            return
+        prev = np.empty_like(ts)
+        prev[1:] = ts[:-1]
+        prev[0] = ts[0] if self._last is None else self._last[0]
+        back = np.flatnonzero(ts < prev)
+        rows = frame[ROW_COL].to_numpy()
+        col = (self.mapping.lower_col if self.mapping.is_interval else self.mapping.ts_col)  # type: ignore[union-attr]
+        if back.size:
+            k = int(back[0])
+            row = int(rows[k])
+            if k > 0:
+                prev_row, prev_raw = int(rows[k - 1]), raw.raw(col, int(rows[k - 1]))  # type: ignore[arg-type]
+                prev_where = self._where(prev_row, raw)
+            else:
+                assert self._last is not None
+                prev_row, prev_raw = self._last[1], self._last[2]
+                line = self.lines.lines([prev_row]).get(prev_row) if self.lines is not None else None
+                prev_where = location(prev_row, line) or f"data row {prev_row + 1}"
+            raise Unsorted(
+                f"'{self.path.name}' is not sorted by {col}: {self._where(row, raw)} has {col} "
+                f"{_text(raw.raw(col, row))}, before {col} {_text(prev_raw)} on {prev_where} (the row "
+                f"before it). A file read in batches must be sorted by ts (ties keep file order); "
+                f"sort it first, or read it whole (`--read whole`), which sorts it in memory")
+        last = len(ts) - 1
+        self._last = (float(ts[last]), int(rows[last]), raw.raw(col, int(rows[last])))  # type: ignore[arg-type]
+
+    def _cross_batch_duplicates(self, frame: pd.DataFrame, issues: list[ValidationIssue],
+                                raw: _Frame) -> list[ValidationIssue]:
+        """Duplicate ids whose first row is in an earlier batch (the batch's own are in
+        ``issues`` already); remembers this batch's ids."""
+        if self.ids_are_rows or not len(frame) or self.mapping is None or self.mapping.id_col is None:
+            return issues
+        new, old = self._ids_new, self._ids_old
+        hits: list[ValidationIssue] = []
+        hit_rows: set[int] = set()
+        col = self.mapping.id_col
+        for ident, row in zip(frame[ID_COL].tolist(), frame[ROW_COL].tolist()):
+            try:
+                first = new.get(ident) or old.get(ident)
+            except TypeError:  # unhashable: refused by the rules already
+                continue
+            if first is not None:
+                hit_rows.add(row)
+                hits.append(ValidationIssue(row=row, column=col, reason=f"duplicate id {show_value(ident)}",
+                                            severity="warning", code="duplicate_id", first_row=first[0],
+                                            first_line=first[1]))
+            else:
+                new[ident] = (row, raw.line_of(row))
+                if len(new) >= self.dup_window:
+                    self._ids_old, self._ids_new = new, {}
+                    new, old = self._ids_new, self._ids_old
+        if not hits:
+            return issues
+        kept = [i for i in issues if not (i.code == "duplicate_id" and i.row in hit_rows)]
+        return sorted(kept + hits, key=lambda i: (-1 if i.row is None else i.row))
+
+    def _with_lines(self, issues: list[ValidationIssue], raw: _Frame | None) -> list[ValidationIssue]:
+        """JSON Lines: the batch knows the line of each row; CSV lines come in ``report()``."""
+        if raw is None or raw.lines is None:
+            return issues
+        out = []
+        for i in issues:
+            upd: dict[str, Any] = {}
+            if i.row is not None and i.line is None:
+                line = raw.line_of(i.row)
+                if line is not None:
+                    upd["line"] = line
+            if i.first_row is not None and i.first_line is None:
+                line = raw.line_of(i.first_row)
+                if line is not None:
+                    upd["first_line"] = line
+            out.append(i.model_copy(update=upd) if upd else i)
+        return out
+
+    def _merge_schema(self, schema: dict[str, dict[str, str]]) -> None:
+        for t, attrs in schema.items():
+            mine = self._kinds.setdefault(t, {})
+            for c, k in attrs.items():
+                mine.setdefault(c, set()).add(k)
+
+
+def _text(v: Any) -> str:
+    """A raw cell as the file shows it (numbers without numpy's decoration)."""
+    v = v.item() if hasattr(v, "item") else v
+    text = str(v)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+class _Shifted:
+    """``rows[seq - seq0]``: a batch's input rows looked up by global ``seq``."""
+
+    def __init__(self, rows: list[int], seq0: int) -> None:
+        self.rows, self.seq0 = rows, seq0
+
+    def __getitem__(self, seq: int) -> int:
+        return self.rows[seq - self.seq0]
