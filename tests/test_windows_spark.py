@@ -34,8 +34,7 @@ def cohort(tmp_path_factory):
     return str(path)
 
 
-@pytest.mark.parametrize("selection", ["", "earliest_maximal"])
-@pytest.mark.parametrize("source", ["paper", "cohort"])
+@pytest.mark.parametrize("source,selection", [("paper", ""), ("cohort", "earliest_maximal")])
 def test_spark_by_the_derived_key_equals_in_process(spark, small_batches, cohort, selection, source):
     from engine.spark import pipeline
     from engine.spark.io import read_events
