@@ -196,6 +196,8 @@ class UncertainBase(MatcherBase):
         out: list[UncertainMatch] = []
         while self.pending and (final or self.pending[0][0] < f):
             _due, _s, members, lo, hi = heapq.heappop(self.pending)
+            if final:
+                self.work = 0  # the end of the stream: the guard counts per signature
             ok, why = self.nelt_ok(members, self.ell - 1)
             if not ok:
                 self.stats.extra["nelt_pruned"] += 1

@@ -351,6 +351,7 @@ class EventBasedMatcher(UncertainBase):
             return out
         self.floor = min(x.lo for x in batch)
         for x in batch:
+            self.work = 0  # the guard counts per released event
             self.stats.extra["released"] += 1
             if self.tracer is not None:
                 self.tracer.act("search", event=x.id, detail={"released": True})

@@ -126,7 +126,7 @@ class PointBasedMatcher(UncertainBase):
             if not q.type_ok(k, x):
                 continue
             for r in self.runs[k]:
-                if t <= r[-1][1]:
+                if t <= r[-1][1] or (span is not None and t - r[0][1] > span):
                     continue
                 prefix = [e for e, _t in r]
                 self.stats.predicate_evals += 1
