@@ -17,7 +17,7 @@ from engine.events import make_stream
 from engine.matchers.base import EngineUnsupported, run_all
 from engine.model import Selection
 from engine.windows import MatchWindowMatcher, Techniques, analyse, decide, unsound_reason
-from engine.windows.algorithm import KeyWindow, MatchWindows
+from engine.windows.algorithm import KeyWindow
 
 P1 = sample_streams.load("chemo").presets["chemo_cycle"]
 DAY = 86400.0
@@ -325,3 +325,15 @@ def test_auto_mode_keeps_an_all_matches_engine_alone_unless_a_selection_needs_wi
     assert decide(p1(), "auto", "ses")[0] is True
     neg = parse("PATTERN SEQ(AND(C c, P p), !D d, B b) WHERE [PID] WITHIN 16 days")
     assert decide(neg, "auto")[0] is False and decide(neg, "on")[0] is True  # SES has no negation
+
+
+def test_interval_engines_are_never_a_for_match_windows():
+    from engine.planner import ENGINES
+    from engine.windows import choose_inner
+
+    interval = [n for n, i in ENGINES.items() if getattr(i, "interval", False)]
+    for name in interval:
+        with pytest.raises(EngineUnsupported, match="uncertainty intervals"):
+            choose_inner(p1(), name)
+    neg = parse("PATTERN SEQ(AND(C c, P p), !D d, B b) WHERE [PID] WITHIN 16 days")
+    assert choose_inner(neg) not in interval + ["ses", "match-windows"]

@@ -20,7 +20,7 @@ window. The state count is Σ 2^|Bi|; ``to_networkx()`` draws it (Automaton/Debu
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Callable
 
 from ..bindings import Conjunct, conjunct
 from ..events import Event

@@ -25,7 +25,7 @@ cause (a Kleene variable under skip_till_any_match, or too wide a window).
 from __future__ import annotations
 
 from itertools import islice
-from typing import Any, Iterable, Sequence
+from typing import Any, Sequence
 
 from ..automata.ses import SesAutomaton, compile_ses, unsupported_reason
 from ..events import Event
@@ -362,9 +362,3 @@ class SesMatcher(MatcherBase):
         seq = {e.id: e.seq for e in events}
         return select_group(self.selection, found, self.kleene, seq)
 
-
-def run_windows(matcher: SesMatcher, windows: Iterable[Sequence[Event]]) -> list[Match]:
-    out: list[Match] = []
-    for w in windows:
-        out.extend(matcher.match_window(w))
-    return out

@@ -53,7 +53,7 @@ def choose_inner(pattern: Pattern, engine: str = "auto") -> str:
             return "ses"
         plain = _all_matches(pattern)
         for name, info in sorted(ENGINES.items(), key=lambda kv: kv[1].preference):
-            if name in (SELF, "ses") or info.supports(plain) is not None:
+            if name in (SELF, "ses") or getattr(info, "interval", False) or info.supports(plain) is not None:
                 continue
             return name
         return choose(plain, "auto").name  # raises with every engine's reason
@@ -61,6 +61,8 @@ def choose_inner(pattern: Pattern, engine: str = "auto") -> str:
         why = ses_reason(pattern)
     elif engine not in ENGINES:
         return choose(pattern, engine).name  # the planner's unknown-engine message
+    elif getattr(ENGINES[engine], "interval", False):
+        why = "it matches events with uncertainty intervals; match windows run on point events"
     else:
         why = ENGINES[engine].supports(_all_matches(pattern))
     if why:
