@@ -24,8 +24,31 @@ AGG_ENGINES = ("aseq", "aseq-baseline")
 
 
 def supports(pattern: Pattern) -> str | None:
-    """The planner's ``supports`` for aseq and aseq-baseline."""
-    return refusal(pattern)
+    """The planner's ``supports`` for aseq and aseq-baseline: None when A-Seq aggregates the
+    pattern, or its fallback can: the SASE stacks, or a match engine that builds its
+    matches (the planner's reasons for the pattern without AGG)."""
+    why = refusal(pattern)
+    if why:
+        return why
+    from .baseline import stack_unsupported
+    from .plan import AseqUnsupported, compile_query
+
+    try:
+        compile_query(pattern)
+        return None
+    except AseqUnsupported as err:
+        aseq_why = str(err)
+    if stack_unsupported(pattern) is None:
+        return None
+    from .. import planner
+
+    stripped = pattern.model_copy(update={"aggregate": None})
+    others = planner.reasons(stripped)
+    if any(w is None for w in others.values()):
+        return None
+    detail = "; ".join(f"{n}: {w}" for n, w in others.items() if n not in AGG_ENGINES
+                       and not planner.ENGINES[n].interval)
+    return f"A-Seq cannot aggregate it without its matches ({aseq_why}), and no engine builds them ({detail})"
 
 
 def choose_aggregate(pattern: Pattern, engine: str = "auto", interval: bool = False) -> Any:
@@ -42,5 +65,8 @@ def choose_aggregate(pattern: Pattern, engine: str = "auto", interval: bool = Fa
         raise EngineUnsupported("AGG patterns are aggregated over point timestamps; this data has uncertainty "
                                 "intervals")
     if engine == "auto":
+        why = supports(pattern)
+        if why:
+            raise EngineUnsupported(why)
         return planner.ENGINES["aseq"]
     return None
