@@ -655,7 +655,7 @@ class LazyBase(MatcherBase):
         raise NotImplementedError
 
     def _scan(self, inst: Inst, buf: Buf, i: int, j: int, slot: int, var: str, distinct: Any,
-              check: Any) -> Iterator[tuple[Event, float, Any]]:
+              check: Any) -> list[tuple[Event, float, Any]]:
         """The buffered events in [i, j) that ``inst`` can bind to ``var``: not already bound
         (``distinct``), of its ``[attr]`` partition, satisfying ``check``. Shared by the
         chain's buffer take and the tree's take."""
@@ -663,11 +663,16 @@ class LazyBase(MatcherBase):
         eq = inst.eq
         keys, evs, cos = buf.key, buf.ev, buf.co
         used = _used(vals, distinct) if distinct else None
-        st = self.stats
-        tr = self.tracer
         self.work += j - i
         if self.work > self.max_work:
             self._explode_work(var)
+        out = []
+        if check is None and used is None:
+            if eq is None:
+                return [(evs[idx], cos[idx], keys[idx]) for idx in range(i, j)]
+            return [(evs[idx], cos[idx], keys[idx]) for idx in range(i, j) if keys[idx] == eq]
+        st = self.stats
+        tr = self.tracer
         for idx in range(i, j):
             x = evs[idx]
             if used is not None and x.seq in used:
@@ -683,7 +688,8 @@ class LazyBase(MatcherBase):
                 vals[slot] = None
                 if not ok:
                     continue
-            yield x, cos[idx], keys[idx]
+            out.append((x, cos[idx], keys[idx]))
+        return out
 
     def _take_range(self, inst: Inst, plan: RPlan, s: RStep, buf: Buf, i: int, j: int) -> None:
         nxt = s.index + 1
