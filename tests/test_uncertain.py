@@ -113,7 +113,10 @@ def test_t7_window_shorter_than_pattern_and_nested_intervals():
 def test_oracle_size_guard():
     ev = interval_events([(i, "A" if i % 2 else "B", 1, 40) for i in range(8)])
     with pytest.raises(UncertainOracleTooLarge, match="worlds"):
-        run_uncertain(parse("PATTERN SEQ(A a, B b) WITHIN 50"), ev, max_worlds=10_000)
+        run_uncertain(parse("PATTERN SEQ(A a, B b) WITHIN 50"), ev, max_worlds=10_000, joint=True)
+    with pytest.raises(UncertainOracleTooLarge, match="worlds for the signature"):  # spoilers count too
+        run_uncertain(parse("PATTERN SEQ(A a, B b) WHERE skip_till_next_match WITHIN 50"), ev, max_worlds=10_000)
+    assert len(run_uncertain(parse("PATTERN SEQ(A a, B b) WITHIN 50"), ev, max_worlds=10_000)) == 16
 
 
 # --------------------------------------------------------------------------- engines on T1-T7
@@ -367,7 +370,8 @@ def uncertain_patterns(draw):
 @settings(max_examples=50, **SETTINGS)
 @given(uncertain_patterns(), interval_streams(), st.booleans())
 def test_engines_equal_oracle_on_random_small_cases(p, events, known_u_max):
-    expected = as_table(run_uncertain(p, events, pmf="pmf"))
+    expected = as_table(run_uncertain(p, events, pmf="pmf", joint=True))  # the notes' reference, literally
+    assert as_table(run_uncertain(p, events, pmf="pmf")) == expected  # per signature (the default)
     u = u_max_of(events) if known_u_max else None
     for m in MODES:
         assert as_table(run_event_based(p, events, pmf="pmf", u_max=u, mode=m)) == expected, m
@@ -381,3 +385,39 @@ def test_point_and_event_based_agree_on_larger_streams(p, events):
     event = as_table(run_event_based(p, events, u_max=u))
     assert as_table(run_event_based(p, events, u_max=u, mode="selectivity")) == event
     assert as_table(run_point_based(p, events, u_max=u)) == event
+
+
+# --------------------------------------------------------------------------- the cluster sample
+
+def test_cluster_sample_is_made_by_its_generator(tmp_path):
+    from sample_streams import load
+    from sample_streams.cluster import make_csv
+
+    made = make_csv(tmp_path / "cluster.csv")
+    assert made.read_text(encoding="utf-8") == load("cluster").path.read_text(encoding="utf-8")
+
+
+def test_cluster_sample_intervals_and_arrival_order():
+    from sample_streams import events
+    from sample_streams.cluster import CPU_HALF, TASK_WIDTH
+
+    evs = events("cluster")
+    head = [(e.type, e.lower, e.upper) for e in evs[:5]]
+    assert head == [("TaskStart", 1, 1), ("CPU", 2, 2), ("CPU", 3, 3), ("TaskFinish", 4, 4), ("CPU", 5, 5)]
+    rest = evs[5:]
+    assert {e.upper - e.lower for e in rest if e.type == "CPU"} == {2 * CPU_HALF}
+    assert {e.upper - e.lower for e in rest if e.type != "CPU"} == {TASK_WIDTH}
+    now = -math.inf
+    for e in evs:  # the arrival assumption (§1.3) in file order
+        assert e.upper >= now
+        now = max(now, e.lower)
+
+
+@pytest.mark.parametrize("strategy", [ANY, NEXT])
+def test_engines_equal_oracle_on_the_cluster_sample(strategy):
+    from sample_streams import events, load
+
+    p = parse(load("cluster").presets["query1"].replace(ANY, strategy))
+    evs = events("cluster")
+    expected = assert_all_equal_oracle(p, evs, u_max_of(evs))
+    assert len(expected) >= 3 and any(c < 1 for _r, c in expected.values())
