@@ -36,7 +36,7 @@ T6_ROWS = [("TaskStart", 1, 1, 1, 1, 1, None), ("CPU", 2, 2, 2, None, 1, 97), ("
            ("TaskFinish", 4, 4, 4, 1, 1, None), ("CPU", 5, 5, 5, None, 1, 60)]
 
 
-def cluster_sample(seed: int = 2, nodes: int = 3, seconds: int = 120, start: int = 20, tasks_per_node: int = 4,
+def cluster_sample(seed: int = 2, nodes: int = 3, seconds: int = 120, start: int = 25, tasks_per_node: int = 4,
                    busy: float = 0.7) -> pd.DataFrame:
     """The sample as a DataFrame (columns type, id, lower, upper, taskId, nodeId, value)."""
     rng = random.Random(seed)
