@@ -203,7 +203,9 @@ class EventBasedMatcher(UncertainBase):
             if self.tracer is not None:
                 self.tracer.act("expire" if run.why == "ttl" else "discard", run=f"r{rid}",
                                 state=self.state_name(run.mask), reason=self._why_text(run, fe),
-                                detail={"intervals": self._intervals(run)})
+                                detail={"intervals": self._intervals(run),
+                                        "events": {self.q.vars[k]: run.slots[k].id  # type: ignore[union-attr]
+                                                   for k in self.filled(run.mask)}})
 
     def _why_text(self, run: Run, fe: float) -> str:
         v = self.q.vars

@@ -1,0 +1,506 @@
+"""The Uncertain time page (issue 11 item 8; imprecise-timestamps notes §7).
+
+Events with uncertainty intervals, matched under the possible-worlds semantics by the
+uncertain engines (``engine/uncertain``). The run is traced once (the debugger's step trace,
+``engine.trace.record``) and stepped through:
+
+* the intervals as bars per lane with pmf shading, the frontier ``F`` and the window
+  bracket moving with the step;
+* the results so far: range bars and confidence gauges; an oracle agreement badge (the
+  possible-worlds oracle, exact fractions);
+* for a chosen signature, why it has its confidence: the point matches' probability over
+  ``(t_1, t_last)`` (skip_till_next_match: with the spoiler factors and each spoiler's
+  chance to fall in between), the valid intervals (three passes and the fixpoint), NELT
+  after each arrival, and a possible-world explorer over its events and spoilers;
+* the engine's runs after the step with their valid intervals, the pruned ones struck
+  through with the reason, and the step's actions.
+
+Session keys are prefixed ``unc_``.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+import sample_streams
+from app import state, ui
+from engine.dsl import DslError, parse
+from engine.model import Pattern, Strategy
+from engine.trace import Recorder, Step, record
+from engine.uncertain.examples import EXAMPLES
+from engine.uncertain.query import unsupported_reason
+from visualizers import uncertain_view as UV
+
+ENGINES = {"uncertain-event": "event-based (auto)", "uncertain-point": "point-based",
+           "uncertain-oracle": "possible-worlds oracle"}
+MODES = ["auto", "any-state", "sorted", "selectivity"]
+STRATEGIES = {"as written": None, "skip_till_any_match": Strategy.ANY, "skip_till_next_match": Strategy.NEXT}
+MAX_EVENTS = 2000
+ORACLE_WORLDS = 500_000     # per signature, for the agreement badge
+EXPLORER_EVENTS = 8
+
+
+@dataclass
+class Computed:
+    sig: tuple
+    pattern: Pattern
+    events: list[Any]
+    steps: list[Step]
+    engine: str
+    u_max: int
+    seconds: float
+    results: list[dict[str, Any]]
+    oracle: dict[tuple, dict[str, Any]] | None = None
+    oracle_note: str = ""
+    explained: dict[Any, Any] = field(default_factory=dict)
+
+
+def _ss() -> Any:
+    return st.session_state
+
+
+def interval_samples() -> list[str]:
+    return [n for n in sample_streams.names() if sample_streams.load(n).mapping.get("lower_col")]
+
+
+# --------------------------------------------------------------------------- source and pattern
+
+def source_picker() -> tuple[str, list[Any], str]:
+    """(data key, events, the pattern text the source proposes)."""
+    ss = _ss()
+    samples = interval_samples()
+    kind = st.radio("Data", ["sample", "example"], horizontal=True, key="unc_source",
+                    format_func={"sample": "Interval sample", "example": "Paper example (T1–T7)"}.get)
+    if kind == "sample":
+        name = st.selectbox("Sample", samples, key="unc_sample")
+        smp = sample_streams.load(name)
+        options = list(smp.presets)
+        current = state.sample_name() == name
+        if current:
+            options = ["(current pattern)", *options]
+        if ss.get("unc_preset") not in options:
+            ss["unc_preset"] = options[0]
+        preset = st.selectbox("Pattern", options, key="unc_preset")
+        text = state.text() if preset == "(current pattern)" else smp.presets[preset]
+        st.caption(smp.description)
+        return f"sample:{name}", sample_streams.events(name), text
+    names = list(EXAMPLES)
+    name = st.selectbox("Example", names, key="unc_example",
+                        format_func=lambda n: f"{n}: {EXAMPLES[n].title}")
+    ex = EXAMPLES[name]
+    st.caption(ex.note)
+    return f"example:{name}", ex.events(), ex.pattern
+
+
+def pattern_editor(proposed: str) -> Pattern | None:
+    ss = _ss()
+    if ss.get("unc_text_for") != proposed:
+        ss["unc_text"] = proposed.strip()
+        ss["unc_text_for"] = proposed
+    text = st.text_area("Pattern (DSL)", key="unc_text", height=150)
+    st.radio("Strategy", list(STRATEGIES), key="unc_strategy", horizontal=True,
+             help="override the pattern's strategy: the two the imprecise-timestamps paper defines")
+    try:
+        p = parse(text)
+    except DslError as err:
+        ui.show_error(str(err), err)
+        return None
+    s = STRATEGIES[ss.get("unc_strategy", "as written")]
+    if s is not None and s != p.strategy:
+        p = p.model_copy(update={"strategy": s})
+    why = unsupported_reason(p)
+    if why:
+        st.error(f"Not an uncertain-time pattern: {why}", icon=":material/block:")
+        return None
+    return p
+
+
+# --------------------------------------------------------------------------- the run
+
+def _matcher(p: Pattern, engine: str, mode: str, u_max: int, tracer: Any) -> Any:
+    if engine == "uncertain-point":
+        from engine.uncertain.point import PointBasedMatcher
+
+        return PointBasedMatcher(p, tracer=tracer, u_max=u_max)
+    if engine == "uncertain-oracle":
+        from engine.uncertain.oracle import UncertainOracleMatcher
+
+        return UncertainOracleMatcher(p, tracer=tracer, max_worlds=ORACLE_WORLDS)
+    from engine.uncertain.event import EventBasedMatcher
+
+    return EventBasedMatcher(p, tracer=tracer, u_max=u_max, mode=mode)
+
+
+def compute(p: Pattern, data_key: str, events: list[Any], engine: str, mode: str) -> Computed:
+    ss = _ss()
+    sig = (p.model_dump_json(), data_key, engine, mode)
+    got: Computed | None = ss.get("unc_computed")
+    if got is not None and got.sig == sig:
+        return got
+    from engine.uncertain.command import derived_u_max
+
+    events = events[:MAX_EVENTS]
+    u_max = derived_u_max(events)
+    t0 = time.perf_counter()
+    steps = list(record(_matcher(p, engine, mode, u_max, Recorder()), events, limit=None))
+    secs = time.perf_counter() - t0
+    results = [m for s in steps for m in s.matches]
+    got = Computed(sig=sig, pattern=p, events=events, steps=steps, engine=engine, u_max=u_max, seconds=secs,
+                   results=results)
+    try:
+        from engine.uncertain.oracle import run_uncertain
+
+        ores = run_uncertain(p, events, max_worlds=ORACLE_WORLDS)
+        got.oracle = {_key(m.to_json()): m.to_json() for m in ores}
+    except ValueError as err:  # UncertainOracleTooLarge
+        got.oracle_note = str(err)
+    ss["unc_computed"] = got
+    ss["unc_step"] = 0
+    ss.pop("unc_sig_pick", None)
+    return got
+
+
+def _key(m: dict[str, Any]) -> tuple:
+    return tuple((v, tuple(map(str, ids))) for v, ids in m["match"].items())
+
+
+def agreement(c: Computed) -> tuple[bool | None, str]:
+    """(agrees?, text) of the engine's final results against the oracle, exactly."""
+    if c.oracle is None:
+        return None, f"Oracle not run: {c.oracle_note}"
+    mine = {_key(m): m for m in c.results}
+    bad = []
+    for k in set(mine) | set(c.oracle):
+        a, b = mine.get(k), c.oracle.get(k)
+        if a is None or b is None or a["range"] != b["range"] or a["confidence_exact"] != b["confidence_exact"]:
+            bad.append(UV.signature_text(a or b))  # type: ignore[arg-type]
+    if bad:
+        return False, f"✗ {len(bad)} signature(s) differ from the possible-worlds oracle: " + "; ".join(bad[:5])
+    return True, (f"✓ agrees with the possible-worlds oracle on all {len(mine)} signatures "
+                  "(ranges and exact confidences)")
+
+
+# --------------------------------------------------------------------------- steps
+
+def _clamp(c: Computed, k: int) -> int:
+    return max(0, min(int(k), len(c.steps) - 1))
+
+
+def _go(delta: int) -> None:
+    c: Computed = _ss()["unc_computed"]
+    _ss()["unc_step"] = _clamp(c, int(_ss().get("unc_step", 0)) + delta)
+
+
+def _next_result() -> None:
+    c: Computed = _ss()["unc_computed"]
+    k = int(_ss().get("unc_step", 0))
+    for j in range(k + 1, len(c.steps)):
+        if c.steps[j].matches:
+            _ss()["unc_step"] = j
+            return
+
+
+def step_label(c: Computed, j: int) -> str:
+    s = c.steps[j]
+    if s.step == "close":
+        return "end of stream"
+    return f"step {j}: {s.event['id']} ({s.event['type']}) arrives"
+
+
+def event_dicts(c: Computed) -> list[dict[str, Any]]:
+    from engine.uncertain.pmf import IEvent
+
+    out = []
+    for k, e in enumerate(c.events):
+        x = IEvent.of(e, k)
+        out.append({"id": e.id, "type": e.type, "lower": x.lo, "upper": x.hi,
+                    "weights": list(x.weights) if x.weights else None})
+    return out
+
+
+def step_views(c: Computed) -> None:
+    ss = _ss()
+    n = len(c.steps)
+    ss["unc_step"] = _clamp(c, ss.get("unc_step", 0))
+    st.slider("Step", 0, n - 1, key="unc_step", help="0 is the first event's arrival; the last step is the end "
+                                                      "of the stream (everything pending is final)")
+    k = int(ss["unc_step"])
+    b1, b2, b3, b4 = st.columns([1, 1, 1, 5])
+    b1.button("Back", key="unc_back", on_click=_go, args=(-1,), width="stretch", disabled=k == 0,
+              icon=":material/chevron_left:")
+    b2.button("Forward", key="unc_fwd", on_click=_go, args=(1,), width="stretch", disabled=k >= n - 1,
+              icon=":material/chevron_right:")
+    b3.button("Next result", key="unc_next", on_click=_next_result, width="stretch",
+              icon=":material/skip_next:", help="on to the next step that emits a signature")
+    step = c.steps[k]
+    so_far = UV.results_upto(c.steps, k)
+    buf = step.buffer or {}
+    frontier = buf.get("frontier")
+    now = (buf.get("now") or [None])[0]
+    b4.markdown(f"**{step_label(c, k)}** · F = {frontier if frontier is not None else '–'} · "
+                f"{step.runs_total} live run(s) · {len(so_far)} signature(s) final so far"
+                + (f" · :orange[**{len(step.matches)} emitted here**]" if step.matches else ""))
+
+    sel = selected_result(c)
+    w = c.pattern.window
+    W = None if w is None else int(-(-w.size // 1))
+    window = None
+    if W is not None:
+        if sel is not None:
+            window = (sel["range"][0], sel["range"][0] + W - 1)
+        elif now is not None:
+            window = (now - W + 1, now)
+    arrived = len(c.events) if step.step == "close" else k + 1
+    ids = [i for ids in (sel or {"match": {}})["match"].values() for i in ids]
+    st.plotly_chart(UV.interval_timeline_figure(event_dicts(c), arrived, frontier, now, window, ids),
+                    width="stretch", key="unc_timeline", config={"displaylogo": False})
+    st.caption("Each square is an instant an event may have occurred at, shaded by its probability (pmf). "
+               "Faded: events still to come. Red dashed: the frontier F = now.lower − U_max — every event "
+               "still to come starts at F or later, so a result whose events all end before F is final. "
+               "Orange: the window (W instants) of the chosen signature, or reaching back from now.")
+
+    left, right = st.columns([3, 2], gap="medium")
+    with left:
+        st.markdown(f"##### Results so far ({len(so_far)})")
+        df = UV.results_frame(so_far, lambda j: step_label(c, j))
+        if len(df):
+            st.dataframe(df, hide_index=True, width="stretch", key="unc_results",
+                         column_config={"confidence": st.column_config.ProgressColumn(
+                             "confidence", min_value=0.0, max_value=1.0, format="%.4f"),
+                             "from": None, "to": None})
+            st.plotly_chart(UV.range_bars_figure([m for _j, m in so_far], UV.signature_text(sel) if sel else None),
+                            width="stretch", key="unc_ranges", config={"displaylogo": False})
+        else:
+            st.caption("No signature is final yet at this step.")
+    with right:
+        st.markdown(f"##### Runs after this step ({step.runs_total})")
+        runs = UV.runs_frame(step)
+        if len(runs):
+            st.dataframe(UV.style_pruned(runs), hide_index=True, width="stretch", key="unc_runs",
+                         height=min(38 + 35 * len(runs), 360), column_config={"pruned": None})
+            n_pruned = int(runs["pruned"].sum())
+            if n_pruned:
+                st.caption(f"{n_pruned} run(s) pruned on this step (struck through): the reason says which rule "
+                           "(TTL: the window can no longer close; gap: an earlier component can no longer be "
+                           "filled; NELT under skip_till_next_match).")
+        else:
+            st.caption("No live runs." if step.step != "close" else "End of stream: every run is settled.")
+        with st.expander("This step's actions"):
+            from visualizers import trace_view as TV
+
+            acts = TV.actions_frame(step)
+            if len(acts):
+                st.dataframe(acts, hide_index=True, width="stretch", key="unc_actions")
+            else:
+                st.caption("The engine did nothing on this event.")
+
+
+# --------------------------------------------------------------------------- the explainer
+
+def selected_result(c: Computed) -> dict[str, Any] | None:
+    if not c.results:
+        return None
+    names = [UV.signature_text(m) for m in c.results]
+    pick = _ss().get("unc_sig_pick")
+    return c.results[names.index(pick)] if pick in names else c.results[0]
+
+
+def explainer(c: Computed) -> None:
+    ss = _ss()
+    st.markdown("##### Why this confidence?")
+    if not c.results:
+        st.caption("The run has no result to explain.")
+        return
+    names = [UV.signature_text(m) for m in c.results]
+    if ss.get("unc_sig_pick") not in names:
+        ss["unc_sig_pick"] = names[0]
+    st.selectbox("Signature", names, key="unc_sig_pick")
+    m = selected_result(c)
+    assert m is not None
+    ids = [ids[0] for ids in m["match"].values()]
+    key = tuple(map(str, ids))
+    if key not in c.explained:
+        from engine.uncertain.explain import explain_signature
+
+        c.explained[key] = explain_signature(c.pattern, c.events, ids)
+    ex = c.explained[key]
+    lo, hi = m["range"]
+    st.markdown(f"**{names[names.index(UV.signature_text(m))]}**: range **[{lo}, {hi}]**, confidence "
+                f"**{m['confidence_exact']}** ≈ {m['confidence']:.4f}")
+    tabs = st.tabs(["Confidence", "Valid intervals", "NELT", "Possible worlds"])
+    with tabs[0]:
+        confidence_tab(ex, m)
+    with tabs[1]:
+        intervals_tab(ex)
+    with tabs[2]:
+        nelt_tab(c, ex, ids)
+    with tabs[3]:
+        worlds_tab(c, ex, ids)
+
+
+def confidence_tab(ex: Any, m: dict[str, Any]) -> None:
+    if ex.truncated:
+        st.info("Too many point matches to draw (the engine's value stands).", icon=":material/info:")
+        return
+    total = ex.confidence
+    same = str(total.numerator) + "/" + str(total.denominator) == m["confidence_exact"]
+    st.markdown(f"The signature is a point match in a world when its events fall at instants "
+                f"t_1 < … < t_last with t_last − t_1 < W. Each cell is the probability of the worlds whose "
+                f"first and last instants are (t_1, t_last); the cells sum to **{total}** "
+                + ("✓ (the engine's confidence)" if same else f"(the engine says {m['confidence_exact']})")
+                + f"; {ex.point_matches} point matches.")
+    if ex.next:
+        c1, c2 = st.columns(2)
+        c1.plotly_chart(UV.confidence_heatmap(ex.cells_any, "as skip_till_any_match: Eq. 1"), width="stretch",
+                        key="unc_heat_any", config={"displaylogo": False})
+        c2.plotly_chart(UV.confidence_heatmap(ex.cells, "skip_till_next_match: with the spoilers"),
+                        width="stretch", key="unc_heat", config={"displaylogo": False})
+        st.markdown(f"Under skip_till_next_match a world counts only if no other event that could take a "
+                    f"component lies strictly between its neighbours: {ex.confidence_any} shrinks to {total}.")
+        if ex.spoilers:
+            st.dataframe(pd.DataFrame([{**s, "interval": f"[{s['interval'][0]}, {s['interval'][1]}]",
+                                        "p_between": f"{s['p_between']} ≈ {float(s['p_between']):.3f}"}
+                                       for s in ex.spoilers]),
+                         hide_index=True, width="stretch", key="unc_spoilers",
+                         column_config={"p_between": "P(in between)"})
+        else:
+            st.caption("No spoiler can fall in between: the confidence is the skip_till_any_match one.")
+    else:
+        st.plotly_chart(UV.confidence_heatmap(ex.cells), width="stretch", key="unc_heat",
+                        config={"displaylogo": False})
+
+
+def intervals_tab(ex: Any) -> None:
+    rows = []
+    tp = {(s["what"], s["j"]): s["value"] for s in ex.three_pass}
+    for j, v in enumerate(ex.vars):
+        lo, hi = ex.intervals[j]
+        row = {"component": v, "event": ex.ids[j], "interval": f"[{lo}, {hi}]",
+               "vlb (pass 1)": tp.get(("vlb", j)), "rub (pass 2)": tp.get(("rub", j)),
+               "vub (pass 3)": tp.get(("vub", j), tp.get(("rub", j)))}
+        if ex.bounds is not None:
+            row["fixpoint"] = f"[{ex.bounds[0][j]}, {ex.bounds[1][j]}]"
+        rows.append(row)
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="unc_valid")
+    st.caption("The paper's three passes (§4.1): forward valid lower bounds, backward revised upper bounds, "
+               "then the window (T_m = rub_1 + W − 1). They are not tight; the engines iterate to the fixpoint "
+               "of the same constraints, whose first lower and last upper bound are the exact range.")
+
+
+def nelt_tab(c: Computed, ex: Any, ids: list[Any]) -> None:
+    if not ex.next:
+        st.caption("NELT (next event's latest time) matters under skip_till_next_match only: pick that strategy.")
+        return
+    from engine.uncertain.explain import nelt_history
+
+    ell = len(ids)
+    i = st.radio("Pair", list(range(ell - 1)), horizontal=True, key="unc_nelt_pair",
+                 format_func=lambda i: f"{ex.vars[i]} → {ex.vars[i + 1]}")
+    hist = nelt_history(c.pattern, c.events, ids, int(i))
+    k = min(int(_ss().get("unc_step", 0)), len(hist) - 1)
+    value = hist[k]
+    ev = {str(e["id"]): e for e in event_dicts(c)}
+    member = ev[str(ids[i])]
+    nxt = c.pattern.positive[i + 1]
+    cands = [e for e in event_dicts(c)[:k + 1] if nxt.matches_type(e["type"]) and str(e["id"]) not in map(str, ids[:i + 1])]
+    lo = min([member["lower"], *(e["lower"] for e in cands)])
+    hi = max([member["upper"], *(e["upper"] for e in cands)])
+    shown = "not yet (the events before it have not all arrived)" if value is None else (
+        "∞ (no candidate starts after it yet)" if value == float("inf") else f"{value:g}")
+    st.markdown(f"NELT({ex.vars[i]}={ids[i]}) after this step: **{shown}**. The candidates of `{ex.vars[i + 1]}` "
+                f"that start after {ids[i]} ends bound it: no point after NELT can ever be next (one of them "
+                "always lies in between). It only shrinks as events arrive; move the step slider to watch it.")
+    st.plotly_chart(UV.nelt_figure(member, cands, value if isinstance(value, (int, float)) else None, lo, hi),
+                    width="stretch", key="unc_nelt", config={"displaylogo": False})
+
+
+def worlds_tab(c: Computed, ex: Any, ids: list[Any]) -> None:
+    from engine.uncertain.explain import world_view
+    from engine.uncertain.oracle import world_count
+    from engine.uncertain.query import make_ievents
+
+    members = [str(i) for i in ids] + [str(s["id"]) for s in ex.spoilers]
+    chosen = []
+    for e in c.events:
+        if str(e.id) in members and str(e.id) not in [str(x.id) for x in chosen]:
+            chosen.append(e)
+    total = world_count(make_ievents(c.events))
+    st.caption(f"The whole input has {total:,} possible worlds (one instant per event). Whether this signature "
+               f"matches depends only on its events and its spoilers ({len(chosen)} events, "
+               f"{world_count(make_ievents(chosen)):,} worlds): the others' instants sum out.")
+    if len(chosen) > EXPLORER_EVENTS:
+        st.info(f"{len(chosen)} events: the explorer shows at most {EXPLORER_EVENTS}.", icon=":material/info:")
+        chosen = chosen[:EXPLORER_EVENTS]
+    times: dict[Any, int] = {}
+    cols = st.columns(min(len(chosen), 4) or 1)
+    for n, e in enumerate(chosen):
+        lo, hi = int(e.lower if e.lower is not None else e.ts), int(e.upper if e.upper is not None else e.ts)
+        with cols[n % len(cols)]:
+            if lo == hi:
+                st.caption(f"{e.id} ({e.type}) at {lo}")
+                times[e.id] = lo
+            else:
+                times[e.id] = int(st.select_slider(f"{e.id} ({e.type})", list(range(lo, hi + 1)), value=lo,
+                                                   key=f"unc_w_{ex.ids}_{e.id}"))
+    wv = world_view(c.pattern, chosen, times)
+    order = " < ".join(f"{i}@{t}" for i, _ty, t in wv["order"])
+    p: Fraction = wv["probability"]
+    st.markdown(f"This world: {order} · probability **{p}** (of these {len(chosen)} events)")
+    if wv["matches"]:
+        got = ["(" + ", ".join(map(str, mm)) + ")" for mm in wv["matches"]]
+        mine = "(" + ", ".join(map(str, ids)) + ")"
+        st.success("Point matches in this world: " + "; ".join(got)
+                   + (f" — including {mine}" if mine in got else f" — not {mine}"), icon=":material/check:")
+    else:
+        st.warning("No point match in this world.", icon=":material/block:")
+
+
+# --------------------------------------------------------------------------- the page
+
+def render() -> None:
+    ss = _ss()
+    st.title("Uncertain time")
+    st.caption("Events whose time is an interval [lower, upper] of possible instants (imprecise timestamps, "
+               "Zhang, Diao & Immerman, VLDB 2010). A pattern then matches in some *possible worlds* and not in "
+               "others: the result is one row per signature with the range of instants it spans and its "
+               "confidence, the probability of the worlds in which it matches.")
+    c1, c2, c3 = st.columns([3, 4, 2], gap="medium")
+    with c1:
+        data_key, events, proposed = source_picker()
+    with c2:
+        p = pattern_editor(proposed)
+    with c3:
+        engine = st.selectbox("Engine", list(ENGINES), key="unc_engine", format_func=ENGINES.get)
+        mode = "auto"
+        if engine == "uncertain-event":
+            mode = st.selectbox("Evaluation order", MODES, key="unc_mode",
+                                help="any-state (arrival order), sorted (query order; exclusive components "
+                                     "only), selectivity (rarest component first); auto: sorted when it applies")
+    if p is None:
+        st.stop()
+    try:
+        with st.spinner("Running and tracing…"):
+            c = compute(p, data_key, events, engine, mode)
+    except Exception as err:  # noqa: BLE001 - a message (StateExplosion, oracle too large), not a traceback
+        st.error(f"The run stopped: {err}", icon=":material/error:")
+        st.stop()
+    ok, text = agreement(c)
+    msg = (f"**{len(c.events)}** events · **{len(c.results)}** signature(s) · {ENGINES[c.engine]} · "
+           f"U_max = {c.u_max} · traced in {c.seconds:.2f} s")
+    st.info(msg, icon=":material/timeline:")
+    if ok is True:
+        st.success(text, icon=":material/verified:")
+    elif ok is False:
+        st.error(text, icon=":material/error:")
+    else:
+        st.caption(text)
+    step_views(c)
+    st.divider()
+    explainer(c)
+    with st.expander("Events"):
+        st.dataframe(pd.DataFrame(event_dicts(c)).drop(columns=["weights"]), hide_index=True, width="stretch")
