@@ -1,8 +1,10 @@
 """Limits of the app's inputs, and engine errors as messages (issue 16, item 6).
 
-- ``upload_problem(name, size)``: an upload over ``UPLOAD_MAX_BYTES`` (200 MB, Streamlit's
-  own default ``server.maxUploadSize``) gets a message that states the size, the limit and
-  what to do instead (``cep run`` reads big files in batches, in bounded memory).
+- ``upload_problem(name, size)``: an upload over ``UPLOAD_MAX_BYTES`` (100 MB: the app loads
+  a file whole, about ten times its size in memory) gets a message that states the size,
+  the limit and what to do instead (``cep run`` reads big files in batches, in bounded
+  memory). Streamlit's own ``server.maxUploadSize`` (200 MB by default) must stay above it,
+  or Streamlit refuses the file first with its own message.
 - ``call_engine(fn, ...)`` / ``message_of(err)``: any exception of an engine call, the
   expected ones (pattern, data, state explosion) and the unexpected ones (RecursionError,
   OverflowError, MemoryError, a bug) alike, becomes ``EngineFailure`` with one line for a
@@ -23,7 +25,7 @@ __all__ = ["UPLOAD_MAX_BYTES", "upload_problem", "EngineFailure", "call_engine",
 
 T = TypeVar("T")
 
-UPLOAD_MAX_BYTES = 200 << 20
+UPLOAD_MAX_BYTES = 100 << 20
 
 
 def _mb(n: int) -> str:

@@ -402,6 +402,18 @@ def test_stream_file_rejections_name_the_file_and_line():
     assert j.messages == ["f3.jsonl: rejected line 2: invalid JSON: Expecting value at column 1"]
 
 
+def test_stream_parquet_file_rejections_name_the_data_row(tmp_path):
+    import pandas as pd
+
+    from engine.spark.stream_files import read_file
+
+    f = tmp_path / "p.parquet"
+    pd.DataFrame({"type": ["A", None, "B"], "ts": [1.0, 2.0, 3.0], "key": ["k", "k", "k"]}).to_parquet(f)
+    got = read_file("p.parquet", f.read_bytes(), ColumnMapping(), "parquet", None)
+    assert got.messages == ["p.parquet: rejected data row 2, column type: missing event type"]
+    assert [(r[0], r[2], r[3]) for r in got.rows] == [("*", 0, None), ("*", 2, None)]
+
+
 def test_key_text_merges_values_python_finds_equal():
     from engine.events import Event
     from engine.partition import partition_key
