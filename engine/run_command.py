@@ -155,8 +155,7 @@ def _run_batches(args: argparse.Namespace, pattern: Pattern, text: str, data: st
                     _refuse(args, reader, batches, numeric, errors, writer)
                 _run_events(matcher, batch.events, writer, guard)
                 state["events"] += len(batch.events)
-            for m in matcher.close():
-                writer.write(m)
+            _close(matcher, writer)
         except DataError as err:  # e.g. Unsorted, a ragged line
             raise CommandError(f"{args.data}: {err}{_written(writer)}") from None
         elapsed = time.perf_counter() - t0
@@ -211,6 +210,9 @@ def _matcher(args: argparse.Namespace, pattern: Pattern, rates: dict[str, int] |
         info = choose(pattern, args.engine, rates=rates)
     except EngineUnsupported as err:
         raise CommandError(str(err)) from None
+    if args.format == "count" and info.name == "nfab":
+        # matches are counted, never built, where the engine can (``matcher.counted``)
+        options["count_only"] = True
     return make_matcher(pattern, info.name, rates=rates, **options), info.name
 
 
@@ -234,14 +236,20 @@ def _run_events(matcher: Matcher, events: Iterable[Event], writer: MatchWriter, 
 
 
 def _run(matcher: Matcher, events: list[Event], writer: MatchWriter, guard: MemoryGuard) -> None:
+    _run_events(matcher, events, writer, guard)
+    _close(matcher, writer)
+
+
+def _close(matcher: Matcher, writer: MatchWriter) -> None:
+    """End of the stream: what the matcher still reports, and what it only counted."""
     from .matchers.base import StateExplosion
 
-    _run_events(matcher, events, writer, guard)
     try:
         for m in matcher.close():
             writer.write(m)
     except (StateExplosion, ValueError) as err:
         raise CommandError(f"stopped: {err}{_written(writer)}", status=1) from None
+    writer.count += int(getattr(matcher, "counted", 0) or 0)  # count_only: counted, never built
 
 
 def _holds(matcher: Matcher, pattern: Pattern, loaded: int | None) -> str:

@@ -319,6 +319,18 @@ def test_run_in_batches_equals_run_whole(tmp_path, capsys, fmt, monkeypatch):
     assert "12 rejected" in b[2]
 
 
+@pytest.mark.parametrize("read", ["whole", "batches"])
+def test_count_is_the_number_of_matches_written(tmp_path, capsys, read):
+    p = _stream_csv(tmp_path, 400)
+    for engine in ("nfab", "auto"):  # NFA^b counts without building matches
+        code, out, _ = run(capsys, "run", PAT, "--data", str(p), "--format", "jsonl", "--engine", engine,
+                           "--read", read)
+        code2, count, _ = run(capsys, "run", PAT, "--data", str(p), "--format", "count", "--engine", engine,
+                              "--read", read)
+        assert code == code2 == 0
+        assert int(count) == len(out.splitlines()) > 0
+
+
 def test_run_in_batches_refuses_bad_rows_with_the_whole_report(tmp_path, capsys):
     p = _stream_csv(tmp_path, 300, bad_every=100)
     out = tmp_path / "o.jsonl"
