@@ -133,7 +133,11 @@ class EventBasedMatcher(UncertainBase):
         out += self.release_pending(math.inf, final=True)
         if self.tracer is not None:
             for r in list(self.runs.values()):
-                self.tracer.act("discard", run=f"r{r.rid}", state=self.state_name(r.mask), reason="end of stream")
+                self.tracer.act("discard", run=f"r{r.rid}", state=self.state_name(r.mask),
+                                reason="end of stream: no event will fill the rest",
+                                detail={"intervals": self._intervals(r),
+                                        "events": {self.q.vars[k]: r.slots[k].id  # type: ignore[union-attr]
+                                                   for k in self.filled(r.mask)}})
         self.runs.clear()
         self.by_mask.clear()
         self.stats.runs_alive = 0
