@@ -20,7 +20,7 @@ import pandas as pd
 import streamlit as st
 
 import sample_streams
-from app import runner, state, ui
+from app import runner, state, ui, windows_panels
 from engine.events import LoadResult, load_events
 from engine.model import Pattern
 from engine.trace import Step, trace, type_rates
@@ -159,7 +159,11 @@ def data_picker() -> tuple[str, LoadResult] | None:
     if up is None:
         st.info("Choose a file to continue.")
         return None
-    path = runner.save_upload(up.name, up.getvalue())
+    try:
+        path = runner.save_upload(up.name, up.getvalue())
+    except runner.RunError as err:  # over the upload cap
+        st.error(str(err))
+        return None
     src = runner.Source("upload", up.name, path, runner.format_of(up.name))
     try:
         cols = [str(c) for c in runner.read_preview(src.path, src.fmt).columns]
@@ -406,6 +410,7 @@ def step_views(t: Traced) -> None:
     st.markdown("##### Timeline")
     st.plotly_chart(TV.cursor_timeline_figure(t.steps, k, m, TV.live_event_ids(step)), width="stretch",
                     key="dbg_timeline", config={"displaylogo": False})
+    windows_panels.debug_panel(t, k)  # match windows (issue 13): lanes, counters, NMC verdicts
 
     dt = (time.perf_counter() - t0) * 1000
     times = ss.setdefault("dbg_times", [])

@@ -19,7 +19,7 @@ import pandas as pd
 import streamlit as st
 
 import sample_streams
-from app import state
+from app import state, windows_panels
 from engine.dsl import parse, to_text
 from engine.model import Pattern
 from visualizers import learn_view as LV
@@ -178,3 +178,5 @@ def render() -> None:
     strategies_view()
     st.divider()
     lazy_view()
+    st.divider()
+    windows_panels.learn_panel()  # pruning by match windows (issue 13)

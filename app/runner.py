@@ -24,6 +24,8 @@ from engine.events import ColumnMapping, DataError, LoadResult, guess_mapping, l
 from engine.matchers.base import EngineUnsupported, Match, StateExplosion, sort_matches
 from engine.model import Pattern, PatternError, Window
 
+from .limits import message_of, upload_problem
+
 FORMATS = {"csv": "csv", "tsv": "tsv", "json": "jsonl", "jsonl": "jsonl", "ndjson": "jsonl",
            "parquet": "parquet", "pq": "parquet"}
 UPLOAD_TYPES = ["csv", "tsv", "json", "jsonl", "ndjson", "parquet", "pq"]
@@ -85,7 +87,11 @@ def format_of(name: str) -> str | None:
 
 
 def save_upload(name: str, data: bytes) -> str:
-    """Keep an uploaded file on disk (Spark reads paths); same content, same path."""
+    """Keep an uploaded file on disk (Spark reads paths); same content, same path. A file
+    over the upload cap (app.limits) is refused with a message."""
+    problem = upload_problem(name, len(data))
+    if problem:
+        raise RunError(problem)
     digest = hashlib.sha1(data).hexdigest()[:16]
     d = Path(tempfile.gettempdir()) / "cep-studio-uploads" / digest
     d.mkdir(parents=True, exist_ok=True)
@@ -164,6 +170,8 @@ def load(src: Source, mapping: ColumnMapping) -> LoadResult:
         return load_events(src.path, mapping, src.fmt)
     except DataError as err:
         raise RunError(str(err)) from None
+    except Exception as err:  # noqa: BLE001 - any engine error is a message, never a traceback
+        raise RunError(message_of(err)) from None
 
 
 def scale_window(pattern: Pattern, seconds_to_ts: Callable[[float], float]) -> Pattern:
@@ -217,6 +225,8 @@ def run_local(pattern: Pattern, loaded: LoadResult, engine: str = "auto") -> Out
         out.extend(m.close())
     except (StateExplosion, EngineUnsupported, PatternError, ValueError) as err:
         raise RunError(_message(err)) from None
+    except Exception as err:  # noqa: BLE001 - RecursionError, OverflowError, ...: a message, never a traceback
+        raise RunError(message_of(err)) from None
     secs = time.perf_counter() - t0
     if out and hasattr(out[0], "bindings"):
         out = sort_matches(out)

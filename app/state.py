@@ -45,6 +45,13 @@ PRESET_CARDS: list[tuple[str, str, str, str]] = [
     ("Cluster monitoring", "cluster", "query1",
      "A task starts, CPU spikes on its node, the task ends, CPU drops. The events carry uncertainty "
      "intervals [lower, upper] (the imprecise-timestamps paper); the line below names the engine that ran it."),
+    ("Event sets, earliest and maximal", "chemo", "chemo_earliest",
+     "The chemo query as an event-set pattern of the match-windows paper: `earliest_maximal` keeps, per "
+     "start event, the earliest matches that no single further event extends; `cep run` pre-processes "
+     "the stream in match windows (filter, partition by patient, necessary conditions) before matching."),
+    ("Trades in any order", "trades", "rising_then_falling",
+     "NYSE-like trades: rising AAPL and GOOG prices in any order (`AND` of two Kleene sets), then falling "
+     "IBM, within 40 ms, earliest and maximal matches, with match-window pre-processing."),
 ]
 
 

@@ -22,7 +22,8 @@ __all__ = ["CommandError", "MAPPING_FLAGS", "add_mapping_args", "mapping_from_ar
 
 #: ``ColumnMapping`` field -> command-line flag.
 MAPPING_FLAGS = {"type_col": "--type-col", "ts_col": "--ts-col", "id_col": "--id-col",
-                 "lower_col": "--lower-col", "upper_col": "--upper-col"}
+                 "lower_col": "--lower-col", "upper_col": "--upper-col",
+                 "pmf_col": "--pmf-col", "u_max": "--u-max"}  # the last two: interval data only
 
 _OPTIONAL_COLUMNS = ("id_col", "lower_col", "upper_col")
 
@@ -39,7 +40,7 @@ class CommandError(Exception):
 def add_mapping_args(parser: argparse.ArgumentParser) -> None:
     """The column-mapping flags (``--type-col`` ... ``--upper-col``)."""
     for field, flag in MAPPING_FLAGS.items():
-        parser.add_argument(flag, dest=field)
+        parser.add_argument(flag, dest=field, type=int if field == "u_max" else None)
 
 
 def mapping_from_args(args: Any, columns_hint: Mapping[str, Any] | None = None) -> ColumnMapping:

@@ -34,13 +34,12 @@ import importlib
 import os
 import subprocess
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Protocol, Sequence
 
 from .arguments import CommandError, add_mapping_args, load_data, load_pattern
-from .output import FORMATS, format_matches
+from .output import FORMATS
 
 CliError = CommandError  # the former name
 
@@ -81,9 +80,12 @@ def _run_parser(sub: Any) -> argparse.ArgumentParser:
     from .planner import engine_names
 
     p = sub.add_parser("run", help="run a pattern over a data file")
-    p.add_argument("pattern", help=PATTERN_HELP)
+    p.add_argument("pattern", help=PATTERN_HELP + "; or a workload file of `QUERY name` blocks (AGG patterns)")
+    p.add_argument("more", nargs="*", help="more AGG patterns: run them all as one workload (shared counters)")
     p.add_argument("--data", required=True, help="CSV, JSON Lines or Parquet file, or sample:NAME")
     p.add_argument("--engine", default="auto", choices=engine_names())
+    p.add_argument("--emit", default="trig", choices=("trig", "changes"),
+                   help="AGG patterns: a row at every TRIG event (trig), or also when expiry changes a value")
     p.add_argument("--format", default="table", choices=FORMATS)
     p.add_argument("--out", help="write the matches here instead of stdout")
     p.add_argument("--stats", action="store_true", help="print engine statistics to stderr")
@@ -92,22 +94,23 @@ def _run_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--spark", action="store_true", help="run on Spark")
     p.add_argument("--master", default=None, help="Spark master URL (default CEP_SPARK_MASTER or local[*])")
     p.add_argument("--with-events", action="store_true", help="(Spark) add the events' attributes")
+    from .run_command import add_run_args
+
+    add_run_args(p)  # --max-memory, --read
+    p.add_argument("--min-confidence", type=float, default=None, metavar="X",
+                   help="(interval data; an extension, not in the paper) only signatures with confidence >= X")
+    p.add_argument("--match-windows", choices=("auto", "on", "off"), default="auto",
+                   help="match windows (Algorithm 1, match-windows paper) around --engine: on = wherever sound; "
+                        "auto (default) = on for event-set patterns (AND groups, earliest/maximal) where sound")
     add_mapping_args(p)
     return p
 
 
-def _write_matches(matches: list[Any], n: int, fmt: str, out: Any, variables: list[str]) -> None:
-    """``format_matches``, except that ``count`` prints ``n`` (matches counted without being built)."""
-    if fmt == "count":
-        out.write(f"{n}\n")
-    else:
-        format_matches(matches, fmt, out, variables)
-
-
 def cmd_run(args: argparse.Namespace) -> int:
-    from .matchers.base import EngineUnsupported, Match, StateExplosion
-    from .planner import choose, make_matcher
+    from .aseq.command import run_aggregate, wants_aggregate
 
+    if wants_aggregate(args):  # AGG patterns and workloads print aggregate rows (A-Seq, issue 12)
+        return run_aggregate(args)
     pattern, text = load_pattern(args.pattern)
     if args.spark:
         try:
@@ -115,50 +118,20 @@ def cmd_run(args: argparse.Namespace) -> int:
         except ImportError as err:
             raise CommandError(f"Spark is not available: {err}") from None
         return pipeline.run_cli(pattern=pattern, text=text, args=args)
+    from .run_command import handles, run_in_process
+
+    if handles(args, pattern):  # point data: matches written as produced, big files in batches
+        return run_in_process(args, pattern, text)
     events, warnings = load_data(args, pattern, text)
     for w in warnings:
         print(w, file=sys.stderr)
-    rates = None
-    if args.engine == "auto":  # type rates steer `auto` to the lazy chain on skewed data
-        from collections import Counter
+    from .uncertain.command import interval_data, run_interval
 
-        rates = dict(Counter(e.type for e in events))
-    try:
-        info = choose(pattern, args.engine, rates=rates)
-    except EngineUnsupported as err:
-        raise CommandError(str(err)) from None
-    options: dict[str, Any] = {}
-    if args.max_runs is not None:
-        options["max_runs"] = args.max_runs
-    counting = args.format == "count" and info.name == "nfab"
-    if counting:  # matches are counted, never built, where the engine can (one alternative, no negation)
-        options["count_only"] = True
-    matcher = make_matcher(pattern, info.name, rates=rates, **options)
-    t0 = time.perf_counter()
-    matches: list[Match] = []
-    try:
-        for e in events:
-            matches.extend(matcher.feed(e))
-        matches.extend(matcher.close())
-    except StateExplosion as err:
-        raise CommandError(f"stopped: {err}", status=1) from None
-    except ValueError as err:  # e.g. the oracle refusing a large input
-        raise CommandError(f"stopped: {err}", status=1) from None
-    elapsed = time.perf_counter() - t0
-    variables = [c.var for c in pattern.positive]
-    n_matches = len(matches) + (matcher.counted if counting else 0)
-    if args.out:
-        with open(args.out, "w", encoding="utf-8", newline="") as fh:
-            _write_matches(matches, n_matches, args.format, fh, variables)
-    else:
-        _write_matches(matches, n_matches, args.format, sys.stdout, variables)
-    if args.stats:
-        st = matcher.stats.as_dict()
-        rate = len(events) / elapsed if elapsed > 0 else float("inf")
-        print(f"engine={info.name} events={len(events)} matches={n_matches} seconds={elapsed:.3f} "
-              f"events/s={rate:,.0f} " + " ".join(f"{k}={v}" for k, v in st.items() if k != "phase_seconds"),
-              file=sys.stderr)
-    return 0
+    if interval_data(args):  # uncertainty intervals: possible-worlds engines only, never as points
+        return run_interval(args, pattern, events)
+    if getattr(args, "min_confidence", None) is not None:
+        raise CommandError("--min-confidence applies to interval data (--lower-col/--upper-col) only")
+    return run_in_process(args, pattern, text)
 
 
 # --------------------------------------------------------------------------- samples, serve
@@ -188,7 +161,7 @@ def _serve_parser(sub: Any) -> argparse.ArgumentParser:
 def cmd_serve(args: argparse.Namespace) -> int:
     app = Path(__file__).resolve().parent.parent / "app" / "Home.py"
     cmd = [sys.executable, "-m", "streamlit", "run", str(app), "--server.port", str(args.port),
-           "--server.headless", "true", "--browser.gatherUsageStats", "false"]
+           "--server.headless", "true", "--browser.gatherUsageStats", "false", "--client.toolbarMode", "viewer"]
     return subprocess.call(cmd)
 
 

@@ -39,6 +39,7 @@ from .model import (
     Pattern,
     PatternError,
     ReturnItem,
+    Selection,
     Strategy,
     Window,
     check_group_depth,
@@ -147,6 +148,7 @@ def tokenize(text: str) -> list[Tok]:
 CLAUSES = ("WHERE", "WITHIN", "OUTPUT", "AGG", "GROUP", "RETURN")
 KEYWORDS = {"PATTERN", "SEQ", "AND", "OR", "NOT", "WHERE", "WITHIN", "OUTPUT", "AGG", "GROUP", "BY", "RETURN", "AS"}
 STRATEGY_NAMES = [s.value for s in Strategy]
+SELECTION_NAMES = [s.value for s in Selection if s is not Selection.ALL]  # match-windows §3.5
 AGG_FUNCS = ("avg", "sum", "min", "max", "count")
 UNITS: dict[str, tuple[str, float]] = {}
 for _words, _unit in (
@@ -394,6 +396,12 @@ class Parser:
                 self.parse_where(where, equivalence, fields)
                 self.expect_op("}", "to close the predicate block")
             return
+        if self._is_selection(t, self.peek()):
+            self.advance()
+            if "selection" in fields:
+                raise self.error("the selection (earliest / maximal) is given twice", t)
+            fields["selection"] = Selection(t.text.lower())
+            return
         if t.is_op("["):
             self.advance()
             attrs = self.parse_name_list("an attribute name", attr=True)
@@ -439,9 +447,15 @@ class Parser:
         nxt = self.peek()
         if nxt.kind == "strategy" or (nxt.kind == "name" and nxt.text.lower() in STRATEGY_NAMES):
             return False
-        if nxt.is_op("["):
+        if nxt.is_op("[") or self._is_selection(nxt, self.peek(2)):
             return False
         return True
+
+    @staticmethod
+    def _is_selection(t: Tok, nxt: Tok) -> bool:
+        """``earliest`` / ``maximal`` / ``earliest_maximal`` as a WHERE conjunct (not a
+        variable of that name, which is followed by `.` or `[`)."""
+        return t.kind == "name" and t.text.lower() in SELECTION_NAMES and not nxt.is_op(".", "[")
 
     def parse_not(self) -> Any:
         if self.tok.is_kw("NOT"):
@@ -851,6 +865,8 @@ def to_text(p: Pattern) -> str:
     check_group_depth(p.root)
     lines = [f"PATTERN {item_text(p.root)}"]
     conj = [p.strategy.value]
+    if p.selection is not Selection.ALL:
+        conj.append(p.selection.value)
     if p.equivalence:
         conj.append("[" + ", ".join(p.equivalence) + "]")
     conj += [_conjunct_text(e) for e in p.where]

@@ -127,6 +127,17 @@ class Strategy(str, Enum):
     ANY = "skip_till_any_match"
 
 
+class Selection(str, Enum):
+    """Which of the skip_till_any_match matches are reported (match-windows paper §3.5; a
+    WHERE conjunct like the strategy): all of them, or per start event the Pareto-earliest,
+    the maximal (no single-event extension of a Kleene binding is a match) or both."""
+
+    ALL = "all"
+    EARLIEST = "earliest"
+    MAXIMAL = "maximal"
+    EARLIEST_MAXIMAL = "earliest_maximal"
+
+
 TIME_UNITS: dict[str, float] = {"ms": 0.001, "s": 1.0, "min": 60.0, "hour": 3600.0, "day": 86400.0}
 UNIT_WORDS = {"ms": "ms", "s": "s", "min": "min", "hour": "hour", "day": "day", "events": "events"}
 
@@ -187,6 +198,7 @@ class Pattern(_Base):
     where: list[Expr] = Field(default_factory=list)
     equivalence: list[str] = Field(default_factory=list)
     strategy: Strategy = Strategy.ANY
+    selection: Selection = Selection.ALL
     window: Window | None = None
     output: Literal["ALL", "NON_OVERLAP"] = "ALL"
     aggregate: Aggregate | None = None
@@ -306,6 +318,8 @@ class Pattern(_Base):
             raise PatternError("every positive component is optional, so a match could be empty", self.root.span,
                                "make at least one component required")
         _check_group(self.root, self.window is not None, top=True)
+        if self.selection is not Selection.ALL:
+            _check_selection(self)
 
         kleene = {c.var for c in comps if c.kleene}
         negs = {c.var for c in comps if c.negated}
@@ -489,6 +503,27 @@ def _check_group(g: Group, has_window: bool, top: bool) -> None:
             _check_group(i, has_window, top=top and g.op == "OR")
 
 
+def _check_selection(p: "Pattern") -> None:
+    """earliest / maximal select among all matches (match-windows §3.5), per start event."""
+    sel = p.selection.value
+    if p.strategy is not Strategy.ANY:
+        raise PatternError(f"`{sel}` selects among all matches (skip_till_any_match), not {p.strategy.value}",
+                           p.span, "drop the strategy or the selection")
+    if p.output != "ALL" or p.aggregate is not None:
+        raise PatternError(f"`{sel}` cannot be combined with OUTPUT NON_OVERLAP or AGG", p.span)
+    for c in iter_components(p.root):
+        if c.optional and not c.negated:
+            raise PatternError(f"`{sel}` needs every component to be bound: `{c.var}` is optional", c.span,
+                               "use `+` instead of `*`, or drop `?`")
+    stack: list[Component | Group] = [p.root]
+    while stack:
+        g = stack.pop()
+        if isinstance(g, Group):
+            if g.op == "OR":
+                raise PatternError(f"`{sel}` is defined for SEQ/AND patterns, not OR(...)", g.span)
+            stack.extend(g.items)
+
+
 def _has_required(item: Component | Group) -> bool:
     if isinstance(item, Component):
         return not item.negated and not item.optional
@@ -509,7 +544,7 @@ def conjuncts_of(e: Node) -> list[Node]:
 
 __all__ = [
     "ANY_TYPE", "Aggregate", "Component", "Group", "Item", "Pattern", "PatternError", "ReturnItem",
-    "Strategy", "Window", "conjuncts_of", "iter_components", "suggest", "alternative_count",
+    "Selection", "Strategy", "Window", "conjuncts_of", "iter_components", "suggest", "alternative_count",
     "MAX_NESTING", "MAX_NUMBER", "MAX_COMPONENTS", "MAX_ALTERNATIVES", "MAX_PATTERN_LENGTH", "MAX_PREDICATES",
     "MAX_EXPRESSION_NODES",
 ]

@@ -17,6 +17,10 @@ short:
 - window: ``last.ts - first.ts < W`` (count windows: stream positions);
 - ``!C`` between two positive items: no qualifying C strictly between their events;
   trailing ``!C``: none after the last positive event while ``c.ts - first.ts < W``;
+- selections (match-windows §3.5, ``WHERE earliest | maximal | earliest_maximal``): among
+  the matches with the same first event s, *earliest* keeps those whose vector of first
+  positions per variable is Pareto-minimal, *maximal* those that no other match extends by
+  inserting one event (after s) into one Kleene binding, *earliest_maximal* both;
 - OUTPUT NON_OVERLAP: per partition key, in order of completion, a match is kept only if
   it starts after the previous kept match ended.
 """
@@ -30,7 +34,7 @@ from .alternatives import expand as _expand
 from .bindings import Conjunct, conjunct
 from .expr import Agg, Len, Ref
 from .matchers.base import Match, MatcherBase, Stats, make_match, overlap_rank, sort_matches
-from .model import Component, Group, Pattern, Strategy
+from .model import Component, Group, Pattern, Selection, Strategy
 from .partition import partition_key
 
 MAX_EVENTS = 5_000
@@ -196,6 +200,8 @@ def run(pattern: Pattern, events: list[Event], *, max_events: int = MAX_EVENTS,
             m = make_match(order, b)
             found.setdefault(m.key, m)
     matches = sort_matches(found.values())
+    if pattern.selection is not Selection.ALL:
+        matches = select(pattern, matches, events)
     if pattern.output == "NON_OVERLAP":
         matches = non_overlap(pattern, matches, {e.id: e for e in events})
     if stats is not None:
@@ -203,6 +209,40 @@ def run(pattern: Pattern, events: list[Event], *, max_events: int = MAX_EVENTS,
         stats.matches = len(matches)
         stats.extra["oracle_steps"] = en.steps
     return matches
+
+
+def select(pattern: Pattern, matches: list[Match], events: list[Event]) -> list[Match]:
+    """The selection of ``pattern`` (§3.5) applied to all its matches, by definition:
+    pairwise comparisons within each group of matches that start at the same event
+    ("before" and "after" are stream positions, ties in ts broken by input order)."""
+    seq = {e.id: e.seq for e in events}
+    kleene = [c.var for c in pattern.positive if c.kleene]
+    groups: dict[int, list[Match]] = {}
+    for m in matches:
+        groups.setdefault(m.start_seq, []).append(m)
+    keep: set[Any] = set()
+    want_early = pattern.selection in (Selection.EARLIEST, Selection.EARLIEST_MAXIMAL)
+    want_max = pattern.selection in (Selection.MAXIMAL, Selection.EARLIEST_MAXIMAL)
+    for group in groups.values():
+        firsts = {m.key: tuple(min(seq[i] for i in ids) for _, ids in m.bindings) for m in group}
+        for m in group:
+            f = firsts[m.key]
+            if want_early and any(all(a <= b for a, b in zip(firsts[o.key], f)) and firsts[o.key] != f
+                                  for o in group):
+                continue
+            if want_max and any(_extends(o, m, kleene) for o in group):
+                continue
+            keep.add(m.key)
+    return [m for m in matches if m.key in keep]
+
+
+def _extends(big: Match, small: Match, kleene: list[str]) -> bool:
+    """``big`` is ``small`` with one event inserted into the binding of one Kleene variable."""
+    diff = [(v, ids, dict(small.bindings)[v]) for v, ids in big.bindings if ids != dict(small.bindings)[v]]
+    if len(diff) != 1:
+        return False
+    v, b_ids, s_ids = diff[0]
+    return v in kleene and len(b_ids) == len(s_ids) + 1 and set(s_ids) < set(b_ids)
 
 
 def _equivalent(attrs: list[str], evs: list[Event]) -> bool:
@@ -318,3 +358,12 @@ class OracleMatcher(MatcherBase):
 
     def close(self) -> list[Match]:
         return run(self.pattern, self._events, stats=self.stats)
+
+
+def run_uncertain(pattern: Pattern, events: list[Event], **options: Any) -> list[Match]:
+    """The ground truth for interval data (imprecise timestamps): every possible world
+    enumerated, matches collapsed into (signature, range, exact confidence); see
+    ``engine/uncertain/oracle.py`` and docs/semantics.md, "Imprecise timestamps"."""
+    from .uncertain.oracle import run_uncertain as _run
+
+    return _run(pattern, events, **options)

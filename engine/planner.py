@@ -23,6 +23,7 @@ class EngineInfo:
     factory: str  # "module:Class", imported lazily
     supports: Callable[[Pattern], str | None]
     preference: int  # lower is preferred by auto
+    interval: bool = False  # True: runs interval data (imprecise timestamps) only; False: point data only
 
     def load(self) -> Callable[..., Matcher]:
         mod, cls = self.factory.split(":")
@@ -60,7 +61,7 @@ def engine_names() -> list[str]:
     return ["auto", *sorted(ENGINES, key=lambda n: ENGINES[n].preference)]
 
 
-def reasons(pattern: Pattern) -> dict[str, str | None]:
+def reasons(pattern: Pattern, interval: bool = False) -> dict[str, str | None]:
     """Engine name -> None if it supports the pattern, else why not.
 
     A pattern beyond the language's size limits (``Pattern.check_limits``: nesting,
@@ -71,19 +72,34 @@ def reasons(pattern: Pattern) -> dict[str, str | None]:
     answers: dict[Any, str | None] = {}
     out: dict[str, str | None] = {}
     for name, info in sorted(ENGINES.items(), key=lambda kv: kv[1].preference):
+        if info.interval != interval:
+            out[name] = data_reason(info)
+            continue
         if info.supports not in answers:
             answers[info.supports] = info.supports(pattern)
         out[name] = answers[info.supports]
+    if pattern.aggregate is not None:  # an AGG pattern no AGG engine can run is refused by all (A-Seq, issue 12)
+        from .aseq.select import supports as _agg_refusal
+
+        agg_why = _agg_refusal(pattern)
+        if agg_why:
+            out = {n: w or agg_why for n, w in out.items()}
     return out
 
 
-def choose(pattern: Pattern, engine: str = "auto", rates: Any = None) -> EngineInfo:
+def choose(pattern: Pattern, engine: str = "auto", rates: Any = None, interval: bool = False) -> EngineInfo:
     """The engine to run ``pattern``: the named one (refused with the reason when it cannot),
     or for ``auto`` the preferred engine that supports it. With event ``rates`` (by type or
     variable), ``auto`` prefers the lazy chain (Kolchinsky & Schuster) for patterns without
     Kleene components.
     A pattern beyond the size limits is a PatternError (see :func:`reasons`)."""
     pattern.check_limits()
+    if pattern.aggregate is not None:  # AGG patterns: auto is A-Seq (issue 12, engine/aseq/select.py)
+        from .aseq.select import choose_aggregate
+
+        agg = choose_aggregate(pattern, engine, interval)
+        if agg is not None:
+            return agg
     if engine != "auto":
         if engine not in ENGINES:
             from .model import suggest
@@ -92,6 +108,8 @@ def choose(pattern: Pattern, engine: str = "auto", rates: Any = None) -> EngineI
             raise EngineUnsupported(f"unknown engine `{engine}`; known: {', '.join(engine_names())}"
                                     + (f"; {hint}" if hint else ""))
         info = ENGINES[engine]
+        if info.interval != interval:
+            raise EngineUnsupported(f"engine `{engine}` cannot run this data: {data_reason(info)}")
         why = info.supports(pattern)
         if why:
             raise EngineUnsupported(f"engine `{engine}` cannot run this pattern: {why}")
@@ -102,23 +120,58 @@ def choose(pattern: Pattern, engine: str = "auto", rates: Any = None) -> EngineI
     # Kleene components the chain enumerates every subset of a long run while NFA^b merges
     # the runs: auto picks the engine that can finish (issue 16).
     kleene = any(c.kleene for c in pattern.positive)
-    if not kleene and rates and "lazy-chain" in ENGINES and ENGINES["lazy-chain"].supports(pattern) is None:
+    if not interval and not kleene and rates and "lazy-chain" in ENGINES and ENGINES["lazy-chain"].supports(pattern) is None:
         return ENGINES["lazy-chain"]
-    why_not = reasons(pattern)
+    why_not = reasons(pattern, interval)
     for name, why in why_not.items():
         if why is None:
             return ENGINES[name]
-    lines = "; ".join(f"{n}: {w}" for n, w in why_not.items())
+    lines = "; ".join(f"{n}: {w}" for n, w in why_not.items() if ENGINES[n].interval == interval)
+    if interval:
+        raise EngineUnsupported(f"no engine runs this pattern over interval data ({lines})")
     raise EngineUnsupported(f"no engine supports this pattern ({lines})")
 
 
-def make_matcher(pattern: Pattern, engine: str = "auto", rates: Any = None, **options: Any) -> Matcher:
+def make_matcher(pattern: Pattern, engine: str = "auto", rates: Any = None, interval: bool = False,
+                 **options: Any) -> Matcher:
     """Build the chosen matcher; options (tracer, max_runs, ...) go to its constructor, and
-    ``rates`` to the lazy chain (its evaluation order)."""
-    info = choose(pattern, engine, rates=rates)
+    ``rates`` to the lazy chain (its evaluation order). ``interval``: the data has uncertainty
+    intervals (only the uncertain engines run it). A point engine refuses an interval event
+    fed to it (a caller that did not say ``interval=True``) instead of matching it as a point."""
+    info = choose(pattern, engine, rates=rates, interval=interval)
     if rates is not None and info.name == "lazy-chain":
         options.setdefault("rates", rates)
-    return info.load()(pattern, **options)
+    m = info.load()(pattern, **options)
+    if not info.interval:
+        _refuse_intervals(m, info.name)
+    return m
+
+
+def data_reason(info: EngineInfo) -> str:
+    """Why ``info`` cannot run data of the other kind (point vs interval timestamps)."""
+    if info.interval:
+        return ("runs events with uncertainty intervals only (map the interval columns: --lower-col/--upper-col); "
+                "this data has point timestamps")
+    return ("matches point timestamps, and this data has uncertainty intervals [lower, upper]: interval data is "
+            "matched under the possible-worlds semantics by `uncertain-event` (what auto picks), "
+            "`uncertain-point` or `uncertain-oracle`, never as points")
+
+
+def _refuse_intervals(m: Any, name: str) -> None:
+    """Make a point engine refuse interval data: its first ``feed`` checks the event (then
+    the engine's own ``feed`` is put back, so the check costs one call per stream)."""
+    inner = m.feed
+
+    def feed(event: Any) -> Any:
+        if getattr(event, "lower", None) is not None:
+            raise EngineUnsupported(f"engine `{name}` {data_reason(ENGINES[name])}")
+        m.feed = inner
+        return inner(event)
+
+    try:
+        m.feed = feed
+    except AttributeError:  # pragma: no cover - an engine with __slots__
+        pass
 
 
 # Lazy engines (issue 6: lazy chain / tree NFA, Kolchinsky & Schuster; eager baseline).
@@ -139,3 +192,82 @@ register(EngineInfo("lazy-chain", "lazy (Multi-)Chain NFA (Kolchinsky & Schuster
                     "engine.matchers.lazy:LazyChainMatcher", _lazy_supports, 30))
 register(EngineInfo("eager", "eager NFA baseline with the lazy engines' semantics (skip_till_any_match)",
                     "engine.matchers.eager:EagerMatcher", _lazy_supports, 90))
+
+
+
+
+# A-Seq (issue 12; papers/aseq-aggregation.md): AGG patterns, aggregated without building matches.
+
+def _aseq_supports(p: Pattern) -> str | None:
+    from .aseq.select import supports
+
+    return supports(p)
+
+
+register(EngineInfo("aseq", "A-Seq (Qi et al. §3): AGG patterns without building matches: prefix counters per "
+                    "START event, negation recount, hashed partitions, exact SUM/AVG/MIN/MAX; falls back to "
+                    "aseq-baseline (with the reason) for what needs the matches",
+                    "engine.aseq.engine:AseqMatcher", _aseq_supports, 5))
+register(EngineInfo("aseq-baseline", "construct-then-aggregate (Qi et al. §2): SASE stacks build every match, "
+                    "then aggregate (NFA^b's matches for Kleene, AND/OR, other strategies)",
+                    "engine.aseq.baseline:BaselineMatcher", _aseq_supports, 95))
+
+
+# Imprecise timestamps (issue 11; papers/imprecise-timestamps.md): interval data only. Registered last, so that no
+# wrapper above re-registers them (a re-registration must keep `interval`: dataclasses.replace).
+
+def _uncertain_supports(p: Pattern) -> str | None:
+    from .uncertain.query import unsupported_reason as _uncertain_reason
+
+    return _uncertain_reason(p)
+
+
+register(EngineInfo("uncertain-event", "event-based framework (Zhang et al. §4): runs over whole interval events with "
+                    "valid intervals, exact confidence by DP; results as soon as final",
+                    "engine.uncertain.event:EventBasedMatcher", _uncertain_supports, 40, interval=True))
+register(EngineInfo("uncertain-point", "point-based framework (Zhang et al. §3): every instant of an interval as a "
+                    "point event, skip_till_any_match over points, NELT, match collapsing",
+                    "engine.uncertain.point:PointBasedMatcher", _uncertain_supports, 60, interval=True))
+register(EngineInfo("uncertain-oracle", "possible-worlds semantics by enumeration (small inputs only)",
+                    "engine.uncertain.oracle:UncertainOracleMatcher", _uncertain_supports, 110, interval=True))
+
+
+# Match windows and event-set patterns (issue 13: the SES automaton; Algorithm 1 as an engine).
+# Selections (earliest / maximal) are known to the oracle, `ses` and `match-windows` only:
+# every other engine registered so far refuses them (a clear error, never all matches).
+
+def _ses_supports(p: Pattern) -> str | None:
+    from .automata.ses import unsupported_reason as _ses_reason
+
+    return _ses_reason(p)
+
+
+def _windows_supports(p: Pattern) -> str | None:
+    from .windows.matcher import supports as _mw_supports
+
+    return _mw_supports(p)
+
+
+def _all_matches_only(supports: Callable[[Pattern], str | None]) -> Callable[[Pattern], str | None]:
+    def check(p: Pattern) -> str | None:
+        if p.selection.value != "all":
+            return (f"finds all matches, not `{p.selection.value}` ones; use ses, match-windows "
+                    "(cep run --match-windows on) or the oracle")
+        return supports(p)
+    return check
+
+
+from dataclasses import replace as _replace  # noqa: E402
+
+_WRAPPED: dict[Any, Callable[[Pattern], str | None]] = {}
+for _name, _info in list(ENGINES.items()):
+    if _name != "oracle":
+        _fn = _WRAPPED.setdefault(_info.supports, _all_matches_only(_info.supports))
+        register(_replace(_info, supports=_fn))
+
+register(EngineInfo("ses", "SES automaton (match-windows §4.8): states (i, S) over event sets, all matches or "
+                    "earliest/maximal ones per start event",
+                    "engine.matchers.ses:SesMatcher", _ses_supports, 40))
+register(EngineInfo("match-windows", "match windows (Algorithm 1): filter, partition, necessary conditions, then "
+                    "the SES automaton (or another engine) called lazily once per candidate window",
+                    "engine.windows.matcher:MatchWindowMatcher", _windows_supports, 95))

@@ -67,10 +67,16 @@ _REGISTRY: dict[str, tuple[str, str, dict[str, str | None], tuple[str, ...]]] = 
         "P1 uses WITHIN 16 days because the paper's 15 days is inclusive (span <= 15 d) "
         "while WITHIN is strict and T is whole days; 10 matches.",
         _mapping(type_col="L", ts_col="T"), ("T",)),
+    "trades": (
+        "trades.csv",
+        "NYSE-like trades (match-windows §6; sample_streams.match_windows.trades, seed 4): 400 trades of "
+        "12 tickers in 0.8 s, ts in seconds, price a random walk per ticker; P_nyse and P_set presets.",
+        _mapping(), ()),
     "cluster": (
         "cluster.csv",
-        "Cluster monitoring with uncertainty intervals [lower, upper] in seconds: the certain "
-        "a,b1,b2,c,d example T6 of imprecise-timestamps (ids 1..5), then two tasks with real intervals.",
+        "Cluster monitoring with uncertainty intervals [lower, upper] in whole seconds (imprecise-timestamps "
+        "Query 1): the certain example T6 (ids 1..5), then 3 nodes for 2 minutes: CPU load every 15 s with "
+        "[t-7, t+7] (the 15 s period), task starts/finishes with [t, t+1]; made by sample_streams.cluster.",
         _mapping(ts_col=None, lower_col="lower", upper_col="upper"), ()),
     "clicks": (
         "clicks.csv",

@@ -67,9 +67,10 @@ def test_every_page_renders_without_exception(path):
 def test_home_cards_open_design_with_preset():
     at = _app(HOME)
     buttons = [b for b in at.button if b.label == "Open in Design"]
-    assert len(buttons) == 5
+    assert len(buttons) == 7
     assert sorted(s.value for s in at.subheader) == ["Chemotherapy", "Cluster monitoring", "Contamination",
-                                                     "Shoplifting", "Stock trend"]
+                                                     "Event sets, earliest and maximal", "Shoplifting", "Stock trend",
+                                                     "Trades in any order"]
     at.button(key="open_rfid_shoplifting").click().run()
     assert not at.exception
     assert at.title[0].value == "Design"  # switched page
@@ -88,12 +89,12 @@ def test_home_cards_show_whole_patterns_honest_blurbs_and_the_default_strategy()
         box = next(c for c in codes if c.value == text)  # the whole pattern, not an excerpt
         assert box.proto.wrap_lines, "long lines wrap inside the card instead of being cut off"
     blurbs = {b.value for b in at.markdown}
-    chemo = next(b for b in blurbs if "chemo" in b)
+    chemo = next(b for b in blurbs if "chemo dose" in b)
     assert "WITHIN 16 days" in chemo and not chemo.lower().startswith("match windows")
     assert any("uncertainty intervals" in b for b in blurbs)
     assert any("skip_till_any_match" in i.value and "without a strategy" in i.value.lower() for i in at.info)
     captions = [c.value for c in at.caption if c.value.startswith("strategy:")]
-    assert len(captions) == 5
+    assert len(captions) == 7
     assert any("`skip_till_any_match` (the default)" in c and "10 matches (lazy-tree)" in c for c in captions)
     assert any("`skip_till_next_match` ·" in c and "3 matches (nfab)" in c for c in captions)
     # every card names the engine that found its matches (interval data: the engine for intervals)

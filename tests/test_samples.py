@@ -13,10 +13,11 @@ PRESETS = [(s, p) for s in SAMPLES for p in load(s).presets]
 
 
 def test_expected_samples_and_presets():
-    assert set(SAMPLES) == {"stocks_sase", "rfid", "shipments", "chemo", "cluster", "clicks"}
+    assert set(SAMPLES) == {"stocks_sase", "rfid", "shipments", "chemo", "cluster", "clicks", "trades"}
     assert set(PRESETS) == {
         ("stocks_sase", "stock_trend"), ("stocks_sase", "stock_trend_any"),
-        ("rfid", "shoplifting"), ("shipments", "contamination"), ("chemo", "chemo_cycle"),
+        ("rfid", "shoplifting"), ("shipments", "contamination"), ("chemo", "chemo_cycle"), ("chemo", "chemo_earliest"),
+        ("trades", "rising_then_falling"), ("trades", "three_tickers"),
         ("cluster", "query1"), ("clicks", "login_count"), ("clicks", "kindle_bundle"),
     }
 

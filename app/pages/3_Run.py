@@ -43,7 +43,11 @@ elif kind == "upload":
     up = st.file_uploader("CSV, TSV, JSON Lines (or a JSON array) or Parquet", type=runner.UPLOAD_TYPES,
                           key="run_upload")
     if up is not None:
-        path = runner.save_upload(up.name, up.getvalue())
+        try:
+            path = runner.save_upload(up.name, up.getvalue())
+        except runner.RunError as err:  # over the upload cap
+            st.error(str(err))
+            st.stop()
         src = runner.Source("upload", up.name, path, runner.format_of(up.name))
         ss["run_kept_upload"] = src
     elif ss.get("run_kept_upload") is not None:  # uploaded before another page was visited

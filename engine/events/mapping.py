@@ -33,6 +33,10 @@ class ColumnMapping(BaseModel):
     ``id_col``: if the column is absent from the data, ids are the 0-based input row numbers.
     ``lower_col``/``upper_col``: interval events (imprecise timestamps); both or neither;
     when set, ``ts = lower`` and ``ts_col`` is not required.
+    ``pmf_col`` (interval events only): a column of per-event pmf weights, one per instant of
+    ``[lower, upper]`` (``"1 2 1"``; an empty cell is uniform); it stays an attribute too.
+    ``u_max``: the largest ``upper - lower`` any event may have (imprecise-timestamps §1.3);
+    None: derived from the data.
     ``ts_unit``: unit of numeric time values. Numeric time columns stay as they are ("unitless
     = the unit of the time column"); the unit is used only (a) to convert a numeric time column
     to seconds when another time column (lower/upper) holds date-times, and (b) by
@@ -47,6 +51,8 @@ class ColumnMapping(BaseModel):
     lower_col: str | None = None
     upper_col: str | None = None
     ts_unit: Literal["s", "ms", "us", "ns"] = "s"
+    pmf_col: str | None = None
+    u_max: int | None = None
 
     @model_validator(mode="after")
     def _check(self) -> "ColumnMapping":
@@ -57,6 +63,10 @@ class ColumnMapping(BaseModel):
         dup = sorted({c for c in used if used.count(c) > 1})
         if dup:
             raise ValueError(f"column {dup[0]!r} is mapped to more than one role")
+        if (self.pmf_col is not None or self.u_max is not None) and not self.is_interval:
+            raise ValueError("pmf_col and u_max are for interval events: set lower_col and upper_col too")
+        if self.u_max is not None and self.u_max < 0:
+            raise ValueError("u_max must be >= 0")
         return self
 
     @property

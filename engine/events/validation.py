@@ -187,6 +187,83 @@ def check_interval_order(chk: FrameCheck) -> None:
                        f"{show_value(uraw.iloc[i])} (column {m.upper_col})"))
 
 
+def check_interval_instants(chk: FrameCheck) -> None:
+    """Interval events (imprecise timestamps, docs/semantics.md): bounds are whole instants
+    of the time unit (date-times: whole seconds)."""
+    m = chk.mapping
+    if not m.is_interval:
+        return
+    for col, what in ((m.lower_col, "lower"), (m.upper_col, "upper")):
+        v = chk.parsed[col]  # type: ignore[index]
+        raw = chk.df[col]
+        frac = np.isfinite(v) & (v != np.floor(v))
+        unit = "second" if chk.time_kinds.get(col) == "datetime" else "instant"  # type: ignore[arg-type]
+        chk.add(frac & ~chk.bad, col, "not_instant",  # type: ignore[arg-type]
+                lambda i, raw=raw, what=what, unit=unit: (
+                    f"{what} bound {show_value(raw.iloc[i])} is not a whole {unit}: interval bounds are integer "
+                    f"instants (write them in a finer unit, e.g. tenths of a second as integers)"))
+
+
+def check_u_max(chk: FrameCheck) -> None:
+    """Interval events: ``upper - lower <= u_max`` when the mapping gives ``u_max``."""
+    m = chk.mapping
+    if not m.is_interval or m.u_max is None:
+        return
+    lo, hi = chk.parsed[m.lower_col], chk.parsed[m.upper_col]  # type: ignore[index]
+    wide = np.isfinite(lo) & np.isfinite(hi) & (hi - lo > m.u_max) & ~chk.bad
+    chk.add(wide, m.upper_col, "wider_than_u_max",  # type: ignore[arg-type]
+            lambda i: (f"interval [{lo[i]:g}, {hi[i]:g}] is wider than U_max = {m.u_max} "
+                       "(upper - lower must be at most U_max)"))
+
+
+def check_pmf(chk: FrameCheck) -> None:
+    """Interval events: a pmf cell holds one non-negative weight per instant of the interval."""
+    m = chk.mapping
+    if not m.is_interval or m.pmf_col is None or m.pmf_col not in chk.df.columns:
+        return
+    from ..uncertain.pmf import PmfError, parse_pmf  # standard library only
+
+    lo, hi = chk.parsed[m.lower_col], chk.parsed[m.upper_col]  # type: ignore[index]
+    cells = chk.df[m.pmf_col].to_numpy(dtype=object)
+    reasons: dict[int, str] = {}
+    for i in np.flatnonzero(~chk.bad):
+        cell = cells[i]
+        if cell is None or (not isinstance(cell, (str, list, tuple, np.ndarray)) and pd.isna(cell)):
+            continue  # an empty cell: uniform
+        try:
+            parse_pmf(cell, int(lo[i]), int(hi[i]))
+        except PmfError as err:
+            reasons[int(i)] = str(err)
+        except (TypeError, ValueError, OverflowError):
+            continue
+    mask = np.zeros(chk.n, dtype=bool)
+    mask[list(reasons)] = True
+    chk.add(mask, m.pmf_col, "bad_pmf", lambda i: reasons[i])
+
+
+def check_arrival_order(chk: FrameCheck) -> None:
+    """Interval events in file (arrival) order: an event seen before another has
+    ``lower <= the other's upper`` (imprecise-timestamps §1.3); the error names the earlier row."""
+    m = chk.mapping
+    if not m.is_interval or chk.n < 2:
+        return
+    lo = chk.parsed[m.lower_col].copy()  # type: ignore[index]
+    hi = chk.parsed[m.upper_col]  # type: ignore[index]
+    lo[chk.bad | ~np.isfinite(lo)] = -np.inf
+    prev = np.maximum.accumulate(np.concatenate(([-np.inf], lo[:-1])))
+    late = (hi < prev) & ~chk.bad
+    if not late.any():
+        return
+
+    def reason(i: int) -> str:
+        first = int(np.argmax(lo[:i] == prev[i]))
+        return (f"upper bound {hi[i]:g} is before the lower bound {prev[i]:g} of an event seen earlier (data row "
+                f"{int(chk.row_numbers[first]) + 1}): the arrival assumption (an event seen before another has "
+                "lower <= the other's upper) does not hold; reorder the file or widen the intervals")
+
+    chk.add(late, m.upper_col, "arrival_order", reason)  # type: ignore[arg-type]
+
+
 _NESTED = (list, tuple, dict, np.ndarray)
 
 
@@ -310,6 +387,10 @@ RULES: tuple[Rule, ...] = (
     Rule("time values", ("missing_time", "bad_time", "mixed_time"), check_time_values),
     Rule("time unit", (), convert_time_unit),
     Rule("interval order", ("lower_gt_upper",), check_interval_order),
+    Rule("interval instants", ("not_instant",), check_interval_instants),
+    Rule("U_max", ("wider_than_u_max",), check_u_max),
+    Rule("pmf", ("bad_pmf",), check_pmf),
+    Rule("arrival order", ("arrival_order",), check_arrival_order),
     Rule("scalar ids", ("bad_id",), check_scalar_ids),
     Rule("ids", ("missing_id", "no_id_column"), check_ids),
     Rule("control characters", ("control_char",), check_control_characters),
@@ -329,6 +410,8 @@ def check_columns(mapping: ColumnMapping, columns: list[str]) -> None:
                      (mapping.upper_col, "upper bound", "upper")]
     else:
         required.append((mapping.ts_col, "time stamp", "ts"))
+    if mapping.pmf_col is not None:
+        required.append((mapping.pmf_col, "pmf weights", None))
     present = set(columns)
     if len(present) < len(columns):
         dups = sorted({c for c in columns if columns.count(c) > 1})

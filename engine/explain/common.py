@@ -43,6 +43,8 @@ def engine_run(pattern: Pattern, events: Sequence[Event], engine: str = "auto", 
 
     if rates is None:
         rates = type_rates(engine, events)
+    if pattern.aggregate is not None:  # an AGG pattern's matches are what is aggregated: explain those
+        pattern = pattern.model_copy(update={"aggregate": None})
     try:
         info = choose(pattern, engine, rates=rates)
     except EngineUnsupported as err:

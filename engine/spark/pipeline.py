@@ -99,6 +99,8 @@ def default_factory(engine: str = "auto", **options: Any) -> MatcherFactory:
             from ..oracle import OracleMatcher
 
             return OracleMatcher(pattern, **options)
+        if pattern.aggregate is not None:  # this pipeline lists matches; AGG rows: engine/spark/aseq.py
+            pattern = pattern.model_copy(update={"aggregate": None})
         return make_matcher(pattern, engine, **options)
 
     return make
@@ -134,7 +136,8 @@ def plan_mode(pattern: Pattern) -> Plan:
     drop = pattern.strategy in TYPE_FILTERABLE and ANY_TYPE not in types
     warnings: list[str] = []
     if pattern.aggregate is not None:
-        warnings.append("AGG is not computed on Spark: the result lists the matches the aggregate is over")
+        warnings.append("this pipeline lists the matches the aggregate is over; the AGG rows on Spark are "
+                        "engine.spark.aseq.run (what `cep run --spark` uses for AGG patterns)")
     if key is not None and pattern.strategy != Strategy.STRICT:
         return Plan("keyed", key, warnings, drop, f"partition key {key.columns()}")
     w = pattern.window
@@ -527,11 +530,19 @@ def run(pattern: Pattern | str, source: Any, engine: str = "auto", with_events: 
     if isinstance(pattern, str):
         pattern = parse(pattern)
     spark = spark or get_spark()
+    given_factory = factory
     factory = factory or default_factory(engine)
     ctx = Progress(spark) if progress else _Null()
     with ctx:
         ev = source if isinstance(source, SparkEvents) else read_events(source, mapping, data_format, spark)
         pat = scale_window(pattern, ev)
+        if ev.is_interval:  # imprecise timestamps: the uncertain engines only (engine/spark/intervals.py)
+            from .intervals import run_intervals
+
+            own = given_factory is not None and not getattr(given_factory, "__qualname__", "").startswith(
+                "default_factory.")  # default_factory builds point engines: intervals make their own
+            return run_intervals(pat, ev, spark, engine, partitions=partitions, chunk_size=chunk_size,  # type: ignore
+                                 mode=mode, factory=given_factory if own else None)
         factory(pat)  # an unsupported pattern fails here, on the driver, with the engine's message
         plan = plan_mode(pat)
         if mode is not None and mode != plan.mode:
@@ -701,9 +712,12 @@ def run_cli(pattern: Pattern, text: str = "", args: Any = None, **kw: Any) -> in
             options = {}
             if opts.get("max_runs") is not None:
                 options["max_runs"] = opts["max_runs"]
-            res = run(pattern, ev, engine=opts.get("engine") or "auto",
-                      with_events=bool(opts.get("with_events")), spark=spark,
-                      factory=default_factory(opts.get("engine") or "auto", **options))
+            from ..windows.matcher import decide, spark_factory
+
+            engine = opts.get("engine") or "auto"
+            windows, _ = decide(pattern, opts.get("match_windows") or "auto", engine)  # Algorithm 1 per key
+            res = run(pattern, ev, engine=engine, with_events=bool(opts.get("with_events")), spark=spark,
+                      factory=(spark_factory if windows else default_factory)(engine, **options))
             for w in res.warnings:
                 print(f"warning: {w}", file=sys.stderr)
             if fmt == "jsonl" and opts.get("with_events"):
@@ -717,11 +731,16 @@ def run_cli(pattern: Pattern, text: str = "", args: Any = None, **kw: Any) -> in
             else:
                 matches = res.to_matches()
                 variables = [c.var for c in pattern.positive]
+                uncertain = bool(getattr(res, "interval", False))  # interval data: one row per signature
+                if uncertain:
+                    from ..uncertain.command import apply_min_confidence
+
+                    matches = apply_min_confidence(matches, opts.get("min_confidence"))
                 if opts.get("out"):
                     with open(opts["out"], "w", encoding="utf-8", newline="") as fh:
-                        format_matches(matches, fmt, fh, variables)
+                        format_matches(matches, fmt, fh, variables, uncertain=uncertain)
                 else:
-                    format_matches(matches, fmt, sys.stdout, variables)
+                    format_matches(matches, fmt, sys.stdout, variables, uncertain=uncertain)
     except DataError as err:
         raise CommandError(f"{opts['data']}: {err}") from None
     except EngineUnsupported as err:
