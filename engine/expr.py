@@ -23,6 +23,24 @@ from pydantic import BaseModel, ConfigDict, Field
 
 Span = tuple[int, int, int]  # line (1-based), column (1-based), length
 
+
+class PatternError(ValueError):
+    """A pattern that cannot be run, with where (span) and why, and an optional hint."""
+
+    def __init__(self, message: str, span: Span | None = None, hint: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.span = span
+        self.hint = hint
+
+    def __str__(self) -> str:
+        s = self.message
+        if self.span:
+            s = f"line {self.span[0]}, column {self.span[1]}: {s}"
+        if self.hint:
+            s += f" ({self.hint})"
+        return s
+
 # Limits of the pattern language (issue 16, "patterns never crash"). They keep every
 # recursive walk of a pattern (the parser, the printers, pydantic's serializer, the
 # compilers) far from Python's recursion limit, and every number a finite float.
@@ -216,7 +234,6 @@ def number_problem(v: Any, shown: str | None = None) -> str | None:
 
 
 def _limit_error(message: str, span: Span | None, hint: str | None = None) -> Exception:
-    from .model import PatternError  # model imports this module
 
     return PatternError(message, span, hint)
 

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from .expr import (
     MAX_NESTING,
     MAX_NUMBER,
+    PatternError,
     Agg,
     BoolOp,
     Expr,
@@ -41,24 +42,6 @@ MAX_ALTERNATIVES = 64  # SEQ/AND alternatives after rewriting `?`, `*` and OR (a
 MAX_PATTERN_LENGTH = 100_000  # characters of DSL text
 MAX_PREDICATES = 256  # WHERE conjuncts plus `[attr]` attributes (each engine places every one per alternative)
 MAX_EXPRESSION_NODES = 4096  # nodes of all WHERE and RETURN expressions together
-
-
-class PatternError(ValueError):
-    """A pattern that cannot be run, with where (span) and why, and an optional hint."""
-
-    def __init__(self, message: str, span: Span | None = None, hint: str | None = None):
-        super().__init__(message)
-        self.message = message
-        self.span = span
-        self.hint = hint
-
-    def __str__(self) -> str:
-        s = self.message
-        if self.span:
-            s = f"line {self.span[0]}, column {self.span[1]}: {s}"
-        if self.hint:
-            s += f" ({self.hint})"
-        return s
 
 
 def suggest(name: str, known: list[str] | set[str]) -> str | None:

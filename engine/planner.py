@@ -30,6 +30,22 @@ class EngineInfo:
         return getattr(importlib.import_module(mod), cls)
 
 
+def plugin(ref: str) -> Callable[..., Any]:
+    """A function of an engine's own package, named ``"module:function"`` and imported on the
+    first call, like the factories: the engines depend on the planner (they ask it to choose
+    an inner engine), never the planner on them at import."""
+    fn: list[Callable[..., Any]] = []
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if not fn:
+            mod, name = ref.split(":")
+            fn.append(getattr(importlib.import_module(mod), name))
+        return fn[0](*args, **kwargs)
+
+    call.__qualname__ = call.__name__ = ref
+    return call
+
+
 def _oracle_supports(p: Pattern) -> str | None:
     if p.strategy != Strategy.ANY:
         return f"defines skip_till_any_match only, not {p.strategy.value}"
@@ -79,9 +95,7 @@ def reasons(pattern: Pattern, interval: bool = False) -> dict[str, str | None]:
             answers[info.supports] = info.supports(pattern)
         out[name] = answers[info.supports]
     if pattern.aggregate is not None:  # an AGG pattern no AGG engine can run is refused by all (A-Seq, issue 12)
-        from .aseq.select import supports as _agg_refusal
-
-        agg_why = _agg_refusal(pattern)
+        agg_why = _aseq_supports(pattern)
         if agg_why:
             out = {n: w or agg_why for n, w in out.items()}
     return out
@@ -95,9 +109,7 @@ def choose(pattern: Pattern, engine: str = "auto", rates: Any = None, interval: 
     A pattern beyond the size limits is a PatternError (see :func:`reasons`)."""
     pattern.check_limits()
     if pattern.aggregate is not None:  # AGG patterns: auto is A-Seq (issue 12, engine/aseq/select.py)
-        from .aseq.select import choose_aggregate
-
-        agg = choose_aggregate(pattern, engine, interval)
+        agg = _choose_aggregate(pattern, engine, interval)
         if agg is not None:
             return agg
     if engine != "auto":
@@ -198,10 +210,8 @@ register(EngineInfo("eager", "eager NFA baseline with the lazy engines' semantic
 
 # A-Seq (issue 12; papers/aseq-aggregation.md): AGG patterns, aggregated without building matches.
 
-def _aseq_supports(p: Pattern) -> str | None:
-    from .aseq.select import supports
-
-    return supports(p)
+_aseq_supports = plugin("engine.aseq.select:supports")
+_choose_aggregate = plugin("engine.aseq.select:choose_aggregate")
 
 
 register(EngineInfo("aseq", "A-Seq (Qi et al. §3): AGG patterns without building matches: prefix counters per "
@@ -216,10 +226,7 @@ register(EngineInfo("aseq-baseline", "construct-then-aggregate (Qi et al. §2): 
 # Imprecise timestamps (issue 11; papers/imprecise-timestamps.md): interval data only. Registered last, so that no
 # wrapper above re-registers them (a re-registration must keep `interval`: dataclasses.replace).
 
-def _uncertain_supports(p: Pattern) -> str | None:
-    from .uncertain.query import unsupported_reason as _uncertain_reason
-
-    return _uncertain_reason(p)
+_uncertain_supports = plugin("engine.uncertain.query:unsupported_reason")
 
 
 register(EngineInfo("uncertain-event", "event-based framework (Zhang et al. §4): runs over whole interval events with "
@@ -242,10 +249,7 @@ def _ses_supports(p: Pattern) -> str | None:
     return _ses_reason(p)
 
 
-def _windows_supports(p: Pattern) -> str | None:
-    from .windows.matcher import supports as _mw_supports
-
-    return _mw_supports(p)
+_windows_supports = plugin("engine.windows.matcher:supports")
 
 
 def _all_matches_only(supports: Callable[[Pattern], str | None]) -> Callable[[Pattern], str | None]:

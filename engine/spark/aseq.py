@@ -249,7 +249,7 @@ class _Null:
 
 def run_cli(pattern: Pattern, text: str, args: Any) -> int:
     """``cep run AGG-PATTERN --spark``: the rows in ``--format`` (as in-process)."""
-    from ..aseq.command import _emit_out
+    from ..aseq.output import emit_rows
     from ..arguments import CommandError, mapping_from_args, resolve_data
     from ..dsl import DslError, check_schema
     from ..events import DataError
@@ -287,7 +287,7 @@ def run_cli(pattern: Pattern, text: str, args: Any) -> int:
         raise CommandError(f"stopped: {err}", status=1) from None
     for w in res.warnings:
         print(f"warning: {w}", file=sys.stderr)
-    _emit_out(res.rows, args, False)
+    emit_rows(res.rows, args, False)
     if getattr(args, "stats", False):
         print(f"spark mode={res.mode} events={res.events} rows={len(res.rows)} seconds={res.seconds:.3f} "
               + " ".join(f"{k}={v}" for k, v in res.info.items()), file=sys.stderr)

@@ -1,0 +1,84 @@
+"""Writing A-Seq rows: ``{"ts", "event", "group", "value"}`` (and ``query`` for a
+workload) as table, CSV, JSON Lines or Parquet. Shared by ``cep run`` in-process
+(engine/aseq/command.py) and on Spark (engine/spark/aseq.py)."""
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from typing import Any, Iterable, TextIO
+
+from .values import AggRow
+
+ROW_COLUMNS = ["ts", "event", "group", "value"]
+
+
+def _json_default(o: Any) -> Any:
+    if hasattr(o, "item"):
+        return o.item()
+    return str(o)
+
+
+def _cell(v: Any) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, float) and v.is_integer() and abs(v) < 2 ** 53:
+        return str(int(v))
+    if isinstance(v, list):
+        return json.dumps(v, default=_json_default)
+    return str(v)
+
+
+def write_rows(rows: Iterable[AggRow], fmt: str, out: TextIO, workload: bool = False) -> int:
+    """Write aggregate rows in ``fmt`` (table, jsonl, csv, count); returns the row count."""
+    cols = (["query"] if workload else []) + ROW_COLUMNS
+    rows = list(rows)
+    if fmt == "count":
+        out.write(f"{len(rows)}\n")
+    elif fmt == "jsonl":
+        for r in rows:
+            out.write(json.dumps(r.to_json(), default=_json_default) + "\n")
+    elif fmt == "csv":
+        w = csv.writer(out)
+        w.writerow(cols)
+        for r in rows:
+            d = r.to_json()
+            w.writerow([_cell(d.get(c)) for c in cols])
+    else:
+        table = [cols] + [[_cell(r.to_json().get(c)) if r.to_json().get(c) is not None else "null" for c in cols]
+                          for r in rows]
+        widths = [max(len(t[c]) for t in table) for c in range(len(cols))]
+        for t in table:
+            out.write("  ".join(cell.ljust(widths[c]) for c, cell in enumerate(t)).rstrip() + "\n")
+        out.write(f"({len(rows)} row{'s' if len(rows) != 1 else ''})\n")
+    return len(rows)
+
+
+def write_parquet(rows: list[AggRow], path: str, workload: bool = False) -> None:
+    """The rows as Parquet: ts (double), event / group (text; JSON for a list), value (double)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    def text(v: Any) -> Any:
+        return None if v is None else (json.dumps(v, default=_json_default) if isinstance(v, list) else str(v))
+
+    cols: dict[str, Any] = {}
+    if workload:
+        cols["query"] = pa.array([r.query for r in rows], pa.string())
+    cols["ts"] = pa.array([float(r.ts) for r in rows], pa.float64())
+    cols["event"] = pa.array([text(r.event) for r in rows], pa.string())
+    cols["group"] = pa.array([text(r.group) for r in rows], pa.string())
+    cols["value"] = pa.array([None if r.value is None else float(r.value) for r in rows], pa.float64())
+    pq.write_table(pa.table(cols), path)
+
+
+def emit_rows(rows: list[AggRow], args: Any, workload: bool) -> None:
+    """Write AGG rows where ``cep run`` was told to: ``--out`` (Parquet by extension) or stdout."""
+    out = getattr(args, "out", None)
+    if out and out.lower().endswith((".parquet", ".pq")):
+        write_parquet(rows, out, workload)
+    elif out:
+        with open(out, "w", encoding="utf-8", newline="") as fh:
+            write_rows(rows, args.format, fh, workload)
+    else:
+        write_rows(rows, args.format, sys.stdout, workload)
