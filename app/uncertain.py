@@ -463,7 +463,6 @@ def worlds_tab(c: Computed, ex: Any, ids: list[Any]) -> None:
 # --------------------------------------------------------------------------- the page
 
 def render() -> None:
-    ss = _ss()
     st.title("Uncertain time")
     st.caption("Events whose time is an interval [lower, upper] of possible instants (imprecise timestamps, "
                "Zhang, Diao & Immerman, VLDB 2010). A pattern then matches in some *possible worlds* and not in "

@@ -5,7 +5,6 @@ go to ``tests/artifacts/uncertain-*.png``."""
 from __future__ import annotations
 
 import os
-import re
 import socket
 import subprocess
 import sys

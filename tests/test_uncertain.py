@@ -12,7 +12,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine.dsl import parse
-from engine.events import Event
 from engine.matchers.base import StateExplosion
 from engine.uncertain.bounds import three_pass, tighten
 from engine.uncertain.common import ArrivalError

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 from ..bindings import Conjunct, conjunct
 from ..expr import variables
@@ -199,5 +199,3 @@ def make_ievents(events: Sequence[Any], pmf_attr: str | None = None) -> list[IEv
     """IEvents for engine events, numbered in the given (arrival) order."""
     return [IEvent.of(e, i, pmf_attr) for i, e in enumerate(events)]
 
-
-Checker = Callable[[int, IEvent, Sequence[IEvent]], bool]
