@@ -47,15 +47,16 @@ def run(args: argparse.Namespace) -> int:
     if len(events) > args.limit:
         raise CommandError(f"the data has {len(events):,} events, more than --limit {args.limit:,}: a trace keeps "
                            "every step in memory. Trace a prefix of the file, or raise --limit", status=1)
-    rates = type_rates(args.engine, events)
+    interval = any(e.lower is not None for e in events[:1])  # interval data: the uncertain engines only
+    rates = None if interval else type_rates(args.engine, events)
     try:
-        info = choose(pattern, args.engine, rates=rates)
+        info = choose(pattern, args.engine, rates=rates, interval=interval)
     except EngineUnsupported as err:
         raise CommandError(str(err)) from None
     options: dict[str, Any] = {"tracer": Recorder()}
     if args.max_runs is not None:
         options["max_runs"] = args.max_runs
-    matcher = make_matcher(pattern, info.name, rates=rates, **options)
+    matcher = make_matcher(pattern, info.name, rates=rates, interval=interval, **options)
     out: TextIO = open(args.out, "w", encoding="utf-8") if args.out else sys.stdout
     try:
         write = _write_jsonl if args.format == "jsonl" else _write_table

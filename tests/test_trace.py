@@ -164,3 +164,13 @@ def test_cep_trace_table_and_limit(capsys):
     code, out, err = _cli(capsys, "trace", "preset:stocks_sase/stock_trend", "--data", "sample:stocks_sase",
                           "--limit", "3")
     assert code == 1 and out == "" and "more than --limit 3" in err
+
+
+def test_cep_trace_on_interval_data_uses_the_uncertain_engines(capsys):
+    code, out, _ = _cli(capsys, "trace", "preset:cluster/query1", "--data", "sample:cluster")
+    assert code == 0
+    traced = [m for line in out.splitlines() for m in json.loads(line)["matches"]]
+    code, run_out, _ = _cli(capsys, "run", "preset:cluster/query1", "--data", "sample:cluster", "--format", "jsonl")
+    want = [json.loads(line) for line in run_out.splitlines()]
+    assert want and _key(traced) == _key(want)
+    assert {m["confidence_exact"] for m in traced} == {m["confidence_exact"] for m in want}
