@@ -4,132 +4,13 @@ the page opens on the cluster preset, steps, and shows ranges and confidences. S
 go to ``tests/artifacts/uncertain-*.png``."""
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
-from pathlib import Path
-from urllib.parse import urlparse
 
 import pytest
 
-CHROMIUM = "/usr/bin/chromium"
-ROOT = Path(__file__).resolve().parent.parent
-ARTIFACTS = ROOT / "tests" / "artifacts"
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-         "--disable-sync", "--no-first-run", "--disable-dev-shm-usage"]
+from tests.browser_support import ARTIFACTS, _idle, _no_exception, _shot, app_url, browser, page  # noqa: F401 (fixtures)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
-if not os.path.exists(CHROMIUM):
-    _why = f"Debian's chromium is not installed at {CHROMIUM} (`make test` installs it: apt-get install chromium)"
-    if os.environ.get("CI"):
-        raise RuntimeError(_why)
-    pytest.skip(_why, allow_module_level=True)
-sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def app_url():
-    """``streamlit run app/Home.py`` on a free loopback port; no Spark warm-up (the Debug and
-    Learn pages run in-process)."""
-    port = _free_port()
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    log = open(ARTIFACTS / "streamlit-uncertain.log", "w")
-    env = dict(os.environ, CEP_SPARK_WARMUP="0", PYTHONUNBUFFERED="1")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app" / "Home.py"),
-         "--server.port", str(port), "--server.address", "127.0.0.1", "--server.headless", "true",
-         "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
-         "--global.developmentMode", "false"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 90
-    while True:
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                if r.read().strip() == b"ok":
-                    break
-        except OSError:
-            pass
-        if proc.poll() is not None or time.time() > deadline:
-            proc.kill()
-            log.close()
-            pytest.fail("the app did not start:\n" + (ARTIFACTS / "streamlit-uncertain.log").read_text()[-3000:])
-        time.sleep(0.5)
-    yield url
-    proc.terminate()
-    try:
-        proc.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(timeout=10)
-    log.close()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
-        yield b
-        b.close()
-
-
-@pytest.fixture
-def page(browser, app_url):
-    ctx = browser.new_context(viewport={"width": 1500, "height": 1300})
-
-    def loopback_only(route):
-        host = urlparse(route.request.url).hostname
-        if host in ("127.0.0.1", "localhost", "::1") or route.request.url.startswith(("data:", "blob:")):
-            route.continue_()
-        else:
-            route.abort()
-
-    ctx.route("**/*", loopback_only)
-    pg = ctx.new_page()
-    pg.set_default_timeout(60_000)
-    yield pg
-    ctx.close()
-
-
-def _idle(pg, settle: float = 1.0, timeout: float = 60) -> None:
-    pg.wait_for_selector("[data-testid=stApp]")
-    deadline = time.time() + timeout
-    time.sleep(0.5)
-    while time.time() < deadline:
-        if pg.locator("[data-testid=stStatusWidget]").count() == 0 and pg.locator("[data-stale=true]").count() == 0:
-            break
-        time.sleep(0.3)
-    time.sleep(settle)
-
-
-def _no_exception(pg) -> None:
-    boxes = pg.locator("[data-testid=stException]")
-    assert boxes.count() == 0, boxes.all_inner_texts()
-
-
-def _shot(pg, name: str, height: int = 1300, scroll_to: str | None = None) -> Path:
-    """A screenshot of what a person sees (Streamlit scrolls inside its own container, so a
-    taller viewport shows more of the page)."""
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    pg.set_viewport_size({"width": 1500, "height": height})
-    _idle(pg, settle=1.0)
-    if scroll_to:
-        pg.get_by_role("heading", name=scroll_to, exact=True).first.evaluate(
-            "e => e.scrollIntoView({block: 'start'})")
-        time.sleep(1.0)
-    path = ARTIFACTS / f"{name}.png"
-    pg.screenshot(path=str(path))
-    return path
 
 
 def _step_value(pg) -> int:
