@@ -24,7 +24,10 @@ FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--
          "--disable-sync", "--no-first-run", "--disable-dev-shm-usage"]
 EDITOR = "Pattern (press Ctrl+Enter or click outside to apply)"
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
+# The Design page's canvas and uploader can lose an edit that lands during a rerun (a known
+# race, see issue 15's note); a test that fails on it is run again, at most twice. A test
+# that fails three times in a row fails the build.
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.flaky(reruns=2, reruns_delay=2)]
 
 if not os.path.exists(CHROMIUM):
     _why = f"Debian's chromium is not installed at {CHROMIUM} (`make test` installs it: apt-get install chromium)"
