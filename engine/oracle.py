@@ -300,7 +300,7 @@ def non_overlap(pattern: Pattern, matches: list[Match], by_id: dict[Any, Event])
     last_end: dict[Any, int] = {}
     out = []
     events = sorted(by_id.values(), key=lambda e: e.seq)
-    trailing = pattern.window is not None and _has_trailing_negation(pattern)
+    trailing = pattern.window is not None and has_trailing_negation(pattern)
 
     def completed(m: Match) -> int:
         """Stream position at which the match is known: its last event, or for a trailing
@@ -325,7 +325,8 @@ def non_overlap(pattern: Pattern, matches: list[Match], by_id: dict[Any, Event])
     return out
 
 
-def _has_trailing_negation(pattern: Pattern) -> bool:
+def has_trailing_negation(pattern: Pattern) -> bool:
+    """A top-level SEQ (or an OR branch) ends with a negated component (optional ones may follow it)."""
     tops = [pattern.root] if pattern.root.op != "OR" else [i for i in pattern.root.items if isinstance(i, Group)]
     for g in tops:
         if isinstance(g, Group) and g.op == "SEQ" and g.items:

@@ -28,7 +28,8 @@ from typing import Any, Callable
 
 from ..events import Event
 from ..expr import Cmp, Node, Ref, compile_expr, to_text, variables
-from ..model import ANY_TYPE, Component, Group, Pattern, Strategy, conjuncts_of
+from ..model import ANY_TYPE, Component, Pattern, Strategy, conjuncts_of
+from ..oracle import has_trailing_negation
 from ..partition import PartitionKey, partition_key
 from .values import value_kind
 
@@ -116,7 +117,7 @@ def refusal(pattern: Pattern) -> str | None:
     """Why no AGG engine (A-Seq or the baseline) runs this pattern, or None."""
     if pattern.aggregate is None:
         return "A-Seq computes aggregates: the pattern needs an AGG clause (e.g. `AGG COUNT`)"
-    if _trailing_negation(pattern):
+    if has_trailing_negation(pattern):
         return ("AGG with a trailing negation: a match is confirmed only when its window has closed, and then it "
                 "no longer counts (A7); put the negation between two positive components")
     return None
@@ -178,18 +179,6 @@ def trig_components(pattern: Pattern) -> list[Component]:
         if c.var not in {x.var for x in out}:
             out.append(c)
     return out
-
-
-def _trailing_negation(p: Pattern) -> bool:
-    tops = [p.root] if p.root.op != "OR" else [i for i in p.root.items if isinstance(i, Group)]
-    for g in tops:
-        if isinstance(g, Group) and g.op == "SEQ" and g.items:
-            k = len(g.items) - 1
-            while k >= 0 and isinstance(g.items[k], Component) and (g.items[k].negated or g.items[k].optional):
-                if g.items[k].negated:
-                    return True
-                k -= 1
-    return False
 
 
 # --------------------------------------------------------------------------- compile
