@@ -36,8 +36,10 @@ from ..aseq.values import AggRow
 from ..events import TS_COL, TYPE_COL, arrow_to_pandas
 from ..model import ANY_TYPE, Pattern, Strategy
 from ..partition import PartitionKey
+from .errors import task_error as _task_error
 from .io import KEY_COL, SEQ_COL, SparkEvents, build_events, read_events
-from .pipeline import Progress, _task_error, key_expr, scale_window
+from .keys import key_expr
+from .pipeline import Progress, scale_window
 
 __all__ = ["run", "AggRunResult", "plan_mode", "ROW_SCHEMA", "canonical"]
 
@@ -254,7 +256,8 @@ def run_cli(pattern: Pattern, text: str, args: Any) -> int:
     from ..dsl import DslError, check_schema
     from ..events import DataError
     from ..matchers.base import EngineUnsupported
-    from .pipeline import PipelineError, numeric_issues
+    from .errors import PipelineError
+    from .pipeline import numeric_issues
     from .session import SparkUnavailable, get_spark
 
     data, hint = resolve_data(args.data)

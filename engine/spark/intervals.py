@@ -172,7 +172,8 @@ def run_intervals(pattern: Pattern, ev: SparkEvents, spark: Any, engine: str = "
     from pyspark.sql import functions as F
 
     from ..planner import choose
-    from .pipeline import _task_error, key_expr
+    from .errors import task_error as _task_error
+    from .keys import key_expr
 
     t0 = time.perf_counter()
     info_engine = choose(pattern, engine, interval=True).name

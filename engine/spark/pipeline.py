@@ -54,12 +54,14 @@ from typing import Any, Callable, Iterable, Iterator
 
 import pyarrow as pa
 
-from ..events import (ID_COL, LOWER_COL, ROW_COL, TS_COL, TYPE_COL, UPPER_COL, BUILTIN_FIELDS,
-                      DataError, Event, arrow_to_pandas)
+from ..events import ROW_COL, TS_COL, TYPE_COL, DataError, Event, arrow_to_pandas
 from ..matchers.base import Match, Matcher
 from ..model import ANY_TYPE, Pattern, Strategy, Window
 from ..partition import PartitionKey, partition_key
-from .io import JSON_COL, KEY_COL, SEQ_COL, SparkEvents, build_events, read_events
+from .errors import PipelineError
+from .errors import task_error as _task_error
+from .io import KEY_COL, SEQ_COL, SparkEvents, build_events, read_events
+from .keys import key_expr
 
 __all__ = ["run", "SparkRunResult", "plan_mode", "Plan", "PipelineError", "matches_from_rows",
            "run_cli", "default_factory", "scale_window", "MATCH_SCHEMA", "Progress"]
@@ -77,11 +79,6 @@ _OWNER = "__cep_owner"
 CHUNKABLE = {Strategy.ANY}
 # Strategies under which events of types no component uses can be dropped before matching.
 TYPE_FILTERABLE = {Strategy.ANY, Strategy.NEXT}
-
-
-class PipelineError(RuntimeError):
-    """A matcher failed inside a Spark task (state explosion, oracle too large, ...); the
-    message is the matcher's own, without the Spark/Py4J stack."""
 
 
 # --------------------------------------------------------------------------- matcher factory
@@ -157,85 +154,6 @@ def plan_mode(pattern: Pattern) -> Plan:
 
 
 # --------------------------------------------------------------------------- key expressions
-
-_INT_RE = r"^\s*[+-]?\d{1,18}\s*$"
-_FLOAT_RE = r"^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$"
-
-
-def _norm_number(e: Any) -> Any:
-    """A double as key text: integral values as integers (1.0 and 1 are equal in Python)."""
-    from pyspark.sql import functions as F
-
-    return (F.when(F.isnan(e), F.lit(None))
-            .when((e == F.floor(e)) & (F.abs(e) < F.lit(9.0e18)), e.cast("long").cast("string"))
-            .otherwise(e.cast("string")))
-
-
-def _norm_text(e: Any) -> Any:
-    """Text as key text: number-like text as the number, true/false as 1/0. Merging values
-    that Python may tell apart only makes a partition coarser, which is safe: the matcher
-    still checks every predicate; splitting equal values would lose matches."""
-    from pyspark.sql import functions as F
-
-    low = F.lower(F.trim(e))
-    return (F.when(e.rlike(_INT_RE), F.trim(e).cast("long").cast("string"))
-            .when(e.rlike(_FLOAT_RE), _norm_number(F.trim(e).cast("double")))
-            .when(low == "true", F.lit("1")).when(low == "false", F.lit("0"))
-            .otherwise(e))
-
-
-def _attr_key_expr(attr: str, ev: SparkEvents) -> Any:
-    from pyspark.sql import functions as F
-    from pyspark.sql import types as T
-
-    df = ev.df
-    if attr in ev.attr_columns:
-        col = F.col(f"`{attr}`")
-        dt = df.schema[attr].dataType
-        if isinstance(dt, T.BooleanType):
-            return col.cast("int").cast("string")
-        if isinstance(dt, (T.FloatType, T.DoubleType, T.DecimalType)):
-            return _norm_number(col.cast("double"))
-        if isinstance(dt, T.NumericType):
-            return col.cast("string")
-        if isinstance(dt, T.StringType):
-            return _norm_text(col)
-        return col.cast("string")
-    if attr in ev.json_attrs and JSON_COL in df.columns:
-        path = "$['" + attr.replace("\\", "\\\\").replace("'", "\\'") + "']"
-        return _norm_text(F.get_json_object(F.col(JSON_COL), path))
-    builtin = {"ts": TS_COL, "id": ID_COL, "type": TYPE_COL, "seq": SEQ_COL,
-               "lower": LOWER_COL, "upper": UPPER_COL}
-    if attr in BUILTIN_FIELDS and builtin[attr] in df.columns:
-        c = F.col(builtin[attr])
-        if attr == "id" and ev.id_json:
-            return _norm_text(c)
-        return _norm_number(c.cast("double")) if attr in ("ts", "lower", "upper") else c.cast("string")
-    return F.lit(None).cast("string")
-
-
-def key_expr(key: PartitionKey, ev: SparkEvents, strategy: Strategy) -> Any:
-    """The partition key of every event as a string column: JSON array of the normalised
-    key values (one value: the value itself); null for events in no partition."""
-    from pyspark.sql import functions as F
-
-    def for_attrs(attrs: tuple[str, ...]) -> Any:
-        parts = [_attr_key_expr(a, ev) for a in attrs]
-        if len(parts) == 1:
-            return F.coalesce(parts[0], F.lit("null"))
-        return F.to_json(F.array(*parts))
-
-    by_type = key.by_type
-    other = key.default
-    if other is None and strategy in (Strategy.PARTITION, Strategy.STRICT):
-        other = key.uniform  # contiguity: same-key events of other types break runs
-    expr = None
-    for t, attrs in sorted(by_type.items()):
-        cond = F.col(TYPE_COL) == F.lit(t)
-        expr = F.when(cond, for_attrs(attrs)) if expr is None else expr.when(cond, for_attrs(attrs))
-    rest = for_attrs(other) if other is not None else F.lit(None).cast("string")
-    return rest if expr is None else expr.otherwise(rest)
-
 
 # --------------------------------------------------------------------------- workers
 
@@ -608,21 +526,6 @@ class _Null:
 
     def __exit__(self, *exc: Any) -> None:
         return None
-
-
-def _task_error(e: Exception) -> Exception:
-    """The matcher's own message from a failed Spark task (the last 'Name: message' line
-    of the Python traceback)."""
-    text = str(e)
-    lines = [ln for ln in text.splitlines() if ln.strip()]
-    for ln in reversed(lines):
-        s = ln.strip()
-        head, sep, msg = s.partition(": ")
-        if sep and head.replace(".", "").replace("_", "").isalnum() and (
-                head.endswith("Error") or head.endswith("Explosion") or head.endswith("Large")
-                or head.endswith("Unsupported") or head.endswith("Exception")):
-            return PipelineError(f"{head.rsplit('.', 1)[-1]}: {msg}")
-    return PipelineError(lines[0] if lines else repr(e))
 
 
 # --------------------------------------------------------------------------- output
