@@ -35,7 +35,8 @@ from .report import DataError, Severity, ValidationIssue, ValidationReport
 if TYPE_CHECKING:  # pragma: no cover
     from .formats import arrow_to_pandas
     from .frames import events_from_frame, sort_frame
-    from .batches import BatchReader, EventBatch, Unsorted, can_batch, wants_batches
+    from .batches import BatchReader, EventBatch, Unsorted
+    from .sources import can_batch, wants_batches
     from .load import LoadResult, load_events
     from .validation import ValidatedFrame, numeric_issues, validate_frame
 
@@ -44,8 +45,8 @@ _LAZY = {
     "arrow_to_pandas": "formats",
     "events_from_frame": "frames", "sort_frame": "frames",
     "LoadResult": "load", "load_events": "load",
-    "BatchReader": "batches", "EventBatch": "batches", "Unsorted": "batches", "can_batch": "batches",
-    "wants_batches": "batches",
+    "BatchReader": "batches", "EventBatch": "batches", "Unsorted": "batches", "can_batch": "sources",
+    "wants_batches": "sources",
     "ValidatedFrame": "validation", "numeric_issues": "validation", "validate_frame": "validation",
 }
 

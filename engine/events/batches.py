@@ -36,8 +36,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .formats import (COMPRESSION, is_json_array, parquet_rows, read_csv_batches, read_jsonl_batches,
-                      read_parquet_batches, resolve_format)
+from .formats import read_csv_batches, read_jsonl_batches, read_parquet_batches
+from .sources import BATCH_ABOVE_BYTES, BATCH_ABOVE_ROWS, can_batch, is_json_array, resolve_format, wants_batches
 from .frames import build_events
 from .lines import CsvLines, LineIndex, with_lines
 from .mapping import ID_COL, ROW_COL, TS_COL, UNIT_SECONDS, ColumnMapping, TimeKind, guess_mapping
@@ -51,8 +51,6 @@ __all__ = ["BatchReader", "EventBatch", "Unsorted", "can_batch", "wants_batches"
 BATCH_ROWS = 100_000          # rows per batch
 MAX_ISSUES = 10_000           # issues kept in detail
 DUP_WINDOW = 250_000          # distinct ids remembered (at least) for the duplicate-id check
-BATCH_ABOVE_BYTES = 32 << 20  # text files above this size are read in batches by default
-BATCH_ABOVE_ROWS = 250_000    # Parquet inputs above this many rows too
 
 
 class Unsorted(DataError):
@@ -73,35 +71,6 @@ class EventBatch:
     @property
     def errors(self) -> list[ValidationIssue]:
         return [i for i in self.issues if i.severity == "error"]
-
-
-def can_batch(path: str | os.PathLike[str], fmt: str | None = None) -> bool:
-    """Whether ``BatchReader`` can read this file (not a JSON array)."""
-    p = Path(path)
-    if not p.exists():
-        return False
-    try:
-        kind = resolve_format(p, fmt)
-    except DataError:
-        return False
-    if kind == "jsonl":
-        return not p.is_dir() and not is_json_array(p)
-    return kind == "parquet" or not p.is_dir()
-
-
-def wants_batches(path: str | os.PathLike[str], fmt: str | None = None) -> bool:
-    """The default: read in batches a text file over ``BATCH_ABOVE_BYTES`` (five times
-    that compressed) or a Parquet input over ``BATCH_ABOVE_ROWS`` rows."""
-    p = Path(path)
-    if not can_batch(p, fmt):
-        return False
-    kind = resolve_format(p, fmt)
-    if kind == "parquet":
-        return parquet_rows(p) > BATCH_ABOVE_ROWS
-    size = p.stat().st_size
-    if p.suffix.lower() in COMPRESSION:
-        size *= 5
-    return size > BATCH_ABOVE_BYTES
 
 
 @dataclass

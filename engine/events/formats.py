@@ -5,7 +5,6 @@ reader uses it too).
 """
 from __future__ import annotations
 
-import csv
 import io
 import json
 import warnings
@@ -19,6 +18,8 @@ import pyarrow as pa
 
 from .lines import CsvLines, JsonlLines, LineIndex, TableLines, open_binary, with_lines
 from .report import DataError, ValidationIssue, show_value
+from .sources import (COMPRESSION, FORMATS, check_csv_header, csv_header, is_json_array, open_text,
+                      resolve_format)
 
 __all__ = ["FORMATS", "COMPRESSION", "CSV_OPTIONS", "resolve_format", "read_csv", "read_csv_batches",
            "csv_failure", "csv_header", "check_csv_header", "check_csv_fields",
@@ -26,10 +27,6 @@ __all__ = ["FORMATS", "COMPRESSION", "CSV_OPTIONS", "resolve_format", "read_csv"
            "is_json_array", "JsonlBatch", "read_jsonl_batches", "parquet_files", "read_parquet_batches",
            "parquet_rows",
            "arrow_to_pandas", "open_text"]
-
-FORMATS = {"csv": "csv", "tsv": "tsv", "jsonl": "jsonl", "ndjson": "jsonl", "json": "jsonl",
-           "parquet": "parquet", "pq": "parquet"}
-COMPRESSION = (".gz", ".bz2", ".xz", ".zst", ".zip")
 
 #: ``pandas.read_csv`` options of every CSV reader: values are what the file says (only an
 #: empty cell is missing; "NA", "null", "nan" ... stay text), nullable dtypes.
@@ -40,26 +37,6 @@ CSV_OPTIONS: dict[str, Any] = {"dtype_backend": "numpy_nullable", "keep_default_
 def _short(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return text[0] if text else type(exc).__name__
-
-
-def resolve_format(path: Path, fmt: str | None) -> str:
-    if fmt is not None:
-        key = fmt.lower().lstrip(".")
-        if key not in FORMATS:
-            raise DataError(f"unknown format '{fmt}'; use one of: csv, tsv, jsonl (json, ndjson), "
-                            f"parquet")
-        return FORMATS[key]
-    if path.is_dir():
-        return "parquet"
-    suffixes = [s.lower() for s in path.suffixes]
-    if suffixes and suffixes[-1] in COMPRESSION:
-        suffixes = suffixes[:-1]
-    ext = suffixes[-1].lstrip(".") if suffixes else ""
-    if ext not in FORMATS:
-        raise DataError(f"cannot tell the format of '{path.name}' from its extension "
-                        f"('{ext or 'none'}'); use .csv, .tsv, .jsonl/.json/.ndjson or .parquet, "
-                        f"or pass fmt='csv' | 'jsonl' | 'parquet'")
-    return FORMATS[ext]
 
 
 def read_csv(path: Path, sep: str = ",") -> pd.DataFrame:
@@ -196,40 +173,6 @@ def check_csv_fields(path: Path, sep: str = ",") -> None:
                     f"saw {row.actual_columns}: {text!r}")
 
 
-def csv_header(path: Path, sep: str = ",") -> tuple[list[str], int] | None:
-    """The header of a CSV/TSV file and its line (blank lines before it are skipped, as the
-    readers do); None when the file is empty or cannot be read here."""
-    fh = open_binary(path)
-    if fh is None:
-        return None
-    try:
-        with io.TextIOWrapper(fh, encoding="utf-8-sig", newline="") as text:
-            reader = csv.reader(text, delimiter=sep)
-            start = 1
-            for rec in reader:
-                if rec and not (len(rec) == 1 and not rec[0].strip()):
-                    return rec, start
-                start = reader.line_num + 1
-    except (OSError, EOFError, csv.Error, UnicodeDecodeError):
-        return None  # the reader says what is wrong with the file
-    return None
-
-
-def check_csv_header(path: Path, sep: str = ",") -> None:
-    """Raise ``DataError`` for a column name that occurs twice in the header (readers would
-    rename the second one silently)."""
-    found = csv_header(path, sep)
-    if found is None:
-        return
-    names, line = found
-    seen: dict[str, int] = {}
-    for k, name in enumerate(names, 1):
-        if name in seen:
-            raise DataError(f"'{path.name}': duplicate column '{name}' in the header (line {line}): "
-                            f"columns {seen[name]} and {k}; rename one of them")
-        seen[name] = k
-
-
 def _nul_sentinel(path: Path) -> str | None:
     """None when the file has no NUL byte; else a character the file does not contain
     (both found reading the file a chunk at a time)."""
@@ -265,21 +208,6 @@ def _restore_nul(df: pd.DataFrame, sentinel: str) -> pd.DataFrame:
                 col[has] = col[has].str.replace(sentinel, "\x00", regex=False)
                 df[c] = col
     return df
-
-
-def open_text(path: Path) -> IO[str]:
-    """The file as UTF-8 text, decompressed (.gz, .bz2, .xz)."""
-    suffix = path.suffix.lower()
-    if suffix == ".gz":
-        import gzip
-        return gzip.open(path, "rt", encoding="utf-8")
-    if suffix == ".bz2":
-        import bz2
-        return bz2.open(path, "rt", encoding="utf-8")
-    if suffix == ".xz":
-        import lzma
-        return lzma.open(path, "rt", encoding="utf-8")
-    return open(path, encoding="utf-8")
 
 
 def _read_jsonl_arrow(path: Path) -> pd.DataFrame | None:
@@ -447,19 +375,6 @@ def read_jsonl(path: Path) -> tuple[pd.DataFrame, np.ndarray | None, list[Valida
                         f"({first})")
     df = pd.DataFrame(records, dtype=object)
     return df, np.asarray(rows, dtype=np.int64), issues, index
-
-
-def is_json_array(path: Path) -> bool:
-    """True when the file's first non-blank character is ``[`` (a JSON array, not JSON Lines)."""
-    try:
-        with open_text(path) as f:
-            while chunk := f.read(1 << 16):
-                stripped = chunk.lstrip()
-                if stripped:
-                    return stripped.startswith("[")
-    except (OSError, EOFError, UnicodeDecodeError):
-        return False
-    return False
 
 
 @dataclass

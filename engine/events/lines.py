@@ -14,10 +14,11 @@ import csv
 import gzip
 import lzma
 import re
-from collections.abc import Iterable, Sequence
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Protocol
+from typing import IO, ClassVar, Protocol
 
 from .report import ValidationIssue
 
@@ -93,12 +94,15 @@ def _plain_lines(path: Path, quotes_matter: bool) -> bool | None:
 
 
 @dataclass
-class CsvLines:
-    """Lines of a CSV/TSV file's records, counted as pandas counts records: blank lines are
-    skipped, a quoted cell may span lines, the first record is the header."""
+class _RecordLines(ABC):
+    """Lines of a text file's records, found lazily: when every line is one record (no blank
+    line, no lone CR, and for CSV no quote) record ``r`` is on line ``r + FIRST_LINE``;
+    otherwise the file is read as far as the last wanted record (``_starts``)."""
+
+    FIRST_LINE: ClassVar[int] = 1       # the line of record 0 in a file of plain lines
+    QUOTES_MATTER: ClassVar[bool] = False  # whether a quote may hold a line break
 
     path: Path
-    sep: str = ","
     _fast: bool | None = field(default=None, init=False, repr=False)
 
     def lines(self, rows: Iterable[int]) -> dict[int, int]:
@@ -106,20 +110,41 @@ class CsvLines:
         if not wanted:
             return {}
         if self._fast is None:
-            self._fast = bool(_plain_lines(self.path, quotes_matter=True))
+            self._fast = bool(_plain_lines(self.path, quotes_matter=self.QUOTES_MATTER))
         if self._fast:
-            return OffsetLines(2).lines(wanted)
-        return self._scan(wanted)
-
-    def _scan(self, wanted: list[int]) -> dict[int, int]:
+            return OffsetLines(self.FIRST_LINE).lines(wanted)
         fh = open_binary(self.path)
         if fh is None:
             return {}
-        import io
-
         out: dict[int, int] = {}
         want = set(wanted)
         last = wanted[-1]
+        with fh:
+            for row, line in self._starts(fh):
+                if row in want:
+                    out[row] = line
+                if row >= last:
+                    break
+        return out
+
+    @abstractmethod
+    def _starts(self, fh: IO[bytes]) -> Iterator[tuple[int, int]]:
+        """(record, the line it starts on) for every record of the file, in order."""
+
+
+@dataclass
+class CsvLines(_RecordLines):
+    """Lines of a CSV/TSV file's records, counted as pandas counts records: blank lines are
+    skipped, a quoted cell may span lines, the first record is the header (record -1)."""
+
+    FIRST_LINE: ClassVar[int] = 2
+    QUOTES_MATTER: ClassVar[bool] = True
+
+    sep: str = ","
+
+    def _starts(self, fh: IO[bytes]) -> Iterator[tuple[int, int]]:
+        import io
+
         with io.TextIOWrapper(fh, encoding="utf-8-sig", errors="replace", newline="") as text:
             reader = csv.reader(text, delimiter=self.sep)
             row = -1  # the header is record -1
@@ -129,45 +154,20 @@ class CsvLines:
                 start = reader.line_num + 1
                 if not rec or (len(rec) == 1 and not rec[0].strip()):
                     continue  # a blank line: not a record
-                if row in want:
-                    out[row] = line
-                if row >= last:
-                    break
+                yield row, line
                 row += 1
-        return out
 
 
 @dataclass
-class JsonlLines:
+class JsonlLines(_RecordLines):
     """Lines of a JSON Lines file's records: the non-blank lines."""
 
-    path: Path
-    _fast: bool | None = field(default=None, init=False, repr=False)
-
-    def lines(self, rows: Iterable[int]) -> dict[int, int]:
-        wanted = sorted({r for r in rows if r >= 0})
-        if not wanted:
-            return {}
-        if self._fast is None:
-            self._fast = bool(_plain_lines(self.path, quotes_matter=False))
-        if self._fast:
-            return OffsetLines(1).lines(wanted)
-        fh = open_binary(self.path)
-        if fh is None:
-            return {}
-        out: dict[int, int] = {}
-        want = set(wanted)
+    def _starts(self, fh: IO[bytes]) -> Iterator[tuple[int, int]]:
         row = 0
-        with fh:
-            for number, raw in enumerate(fh, 1):
-                if not raw.strip():
-                    continue
-                if row in want:
-                    out[row] = number
-                    if row >= wanted[-1]:
-                        break
+        for number, raw in enumerate(fh, 1):
+            if raw.strip():
+                yield row, number
                 row += 1
-        return out
 
 
 def with_lines(issues: list[ValidationIssue], index: LineIndex | None) -> list[ValidationIssue]:
