@@ -3,8 +3,9 @@
 ``--match K`` explains the K-th match ``cep run`` prints (1-based) step by step;
 ``--why-not 1,2,3,6`` (or ``"a=1,2,3;b=6"`` to fix variables) says whether those events
 form a match that ``cep run`` reports and, if not, the furthest partial run and the first
-condition that fails (docs/trace.md, "cep explain"). The engine is chosen as ``cep run``
-chooses it. Exit status: 0 an answer, 1 the engine was stopped, 2 bad input.
+condition that fails (docs/trace.md, "cep explain"). The matcher is chosen as ``cep run``
+chooses it (``engine.run_choice``: ``--engine`` and ``--match-windows auto|on|off``, the same
+default), so match K is the K-th match ``cep run`` prints. Exit status: 0 an answer, 1 the engine was stopped, 2 bad input.
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from .arguments import CommandError, add_mapping_args, load_data, load_pattern
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
     from .planner import engine_names
+    from .trace_command import add_match_windows_arg
 
     p = sub.add_parser("explain", help="why did match K fire / why didn't these events match")
     p.add_argument("pattern", help="a .cep/.json file, preset:SAMPLE/PRESET, or the pattern text")
@@ -29,6 +31,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--engine", default="auto", choices=engine_names())
     p.add_argument("--format", default="text", choices=("text", "json"))
     p.add_argument("--skip-bad-rows", action="store_true", help="run without rows the validation rejected")
+    add_match_windows_arg(p)
     add_mapping_args(p)
     return p
 
@@ -43,9 +46,11 @@ def run(args: argparse.Namespace) -> int:
         print(w, file=sys.stderr)
     try:
         if args.match is not None:
-            result = explain_match(pattern, events, args.match, engine=args.engine)
+            result = explain_match(pattern, events, args.match, engine=args.engine,
+                                   match_windows=args.match_windows)
         else:
-            result = explain_why_not(pattern, events, args.why_not, engine=args.engine)
+            result = explain_why_not(pattern, events, args.why_not, engine=args.engine,
+                                     match_windows=args.match_windows)
     except ExplainError as err:
         raise CommandError(str(err), status=err.status) from None
     except PatternError as err:

@@ -195,25 +195,18 @@ def _refuse(args: argparse.Namespace, reader: BatchReader, rest: Iterator[Any], 
 # --------------------------------------------------------------------------- shared
 
 def _matcher(args: argparse.Namespace, pattern: Pattern, rates: dict[str, int] | None) -> tuple[Matcher, str]:
+    """The matcher of this run, chosen as ``cep trace`` and ``cep explain`` choose it
+    (``engine.run_choice``): match windows around ``--engine`` when ``--match-windows`` says
+    so, else the planner's engine; matches are only counted where the engine can."""
     from .matchers.base import EngineUnsupported
-    from .planner import choose, make_matcher
+    from .run_choice import choose_run
 
-    from .windows.matcher import for_run
-
-    options: dict[str, Any] = {}
-    if args.max_runs is not None:
-        options["max_runs"] = args.max_runs
     try:
-        windows = for_run(pattern, args.engine, getattr(args, "match_windows", "off"), options)
-        if windows is not None:  # Algorithm 1 of the match-windows paper, A = --engine
-            return windows, windows.name
-        info = choose(pattern, args.engine, rates=rates)
+        choice = choose_run(pattern, args.engine, getattr(args, "match_windows", "off"), rates=rates,
+                            count_only=args.format == "count")
+        return choice.build(pattern, max_runs=args.max_runs), choice.engine
     except EngineUnsupported as err:
         raise CommandError(str(err)) from None
-    if args.format == "count" and info.name == "nfab":
-        # matches are counted, never built, where the engine can (``matcher.counted``)
-        options["count_only"] = True
-    return make_matcher(pattern, info.name, rates=rates, **options), info.name
 
 
 def _run_events(matcher: Matcher, events: Iterable[Event], writer: MatchWriter, guard: MemoryGuard) -> None:

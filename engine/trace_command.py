@@ -1,9 +1,10 @@
 """``cep trace PATTERN --data FILE [--engine E] [--limit N] [--format jsonl|table]``.
 
 One JSON object per event step (``step``, ``event``, ``actions``, ``runs``, ``buffer``,
-``matches``), then ``{"step": "close", "matches": [...]}`` (docs/trace.md). The engine
-is chosen as ``cep run`` chooses it, so the union of the trace's matches is what
-``cep run`` prints. Past ``--limit`` events (default 5,000) it stops with a message.
+``matches``), then ``{"step": "close", "matches": [...]}`` (docs/trace.md). The matcher
+is chosen as ``cep run`` chooses it (``engine.run_choice``: ``--engine`` and
+``--match-windows auto|on|off``, the same default), so the trace's matches, in order, are
+what ``cep run`` prints. Past ``--limit`` events (default 5,000) it stops with a message.
 """
 from __future__ import annotations
 
@@ -29,13 +30,23 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--out", help="write the trace here instead of stdout")
     p.add_argument("--max-runs", type=int, default=None, help="state guard: live runs + buffer entries limit")
     p.add_argument("--skip-bad-rows", action="store_true", help="run without rows the validation rejected")
+    add_match_windows_arg(p)
     add_mapping_args(p)
     return p
 
 
+def add_match_windows_arg(p: argparse.ArgumentParser) -> None:
+    """``--match-windows auto|on|off`` as ``cep run`` has it (the same default)."""
+    from .run_choice import MATCH_WINDOW_MODES
+
+    p.add_argument("--match-windows", choices=MATCH_WINDOW_MODES, default="auto",
+                   help="match windows (Algorithm 1, match-windows paper) around --engine, as in `cep run`: "
+                        "on = wherever sound; auto (default) = on for event-set patterns where sound")
+
+
 def run(args: argparse.Namespace) -> int:
     from .matchers.base import EngineUnsupported, StateExplosion
-    from .planner import choose, make_matcher
+    from .run_choice import choose_run
     from .trace import Recorder, TraceLimit, record, type_rates
 
     if args.limit is not None and args.limit < 1:
@@ -50,18 +61,15 @@ def run(args: argparse.Namespace) -> int:
     interval = any(e.lower is not None for e in events[:1])  # interval data: the uncertain engines only
     rates = None if interval else type_rates(args.engine, events)
     try:
-        info = choose(pattern, args.engine, rates=rates, interval=interval)
+        choice = choose_run(pattern, args.engine, args.match_windows, rates=rates, interval=interval)
+        matcher = choice.build(pattern, tracer=Recorder(), max_runs=args.max_runs)
     except EngineUnsupported as err:
         raise CommandError(str(err)) from None
-    options: dict[str, Any] = {"tracer": Recorder()}
-    if args.max_runs is not None:
-        options["max_runs"] = args.max_runs
-    matcher = make_matcher(pattern, info.name, rates=rates, interval=interval, **options)
     out: TextIO = open(args.out, "w", encoding="utf-8") if args.out else sys.stdout
     try:
         write = _write_jsonl if args.format == "jsonl" else _write_table
         if args.format == "table":
-            out.write(f"engine: {info.name}\n")
+            out.write(f"engine: {choice.engine}" + (f" (A = {choice.inner})" if choice.inner else "") + "\n")
         for step in record(matcher, events, limit=args.limit):
             write(step, out)
     except StateExplosion as err:
@@ -121,7 +129,16 @@ def describe(a: Any) -> str:
         s += " [" + "; ".join(f"{p.text} {_vals(p.values)}{'✓' if p.result else '✗'}" for p in a.predicates) + "]"
     if a.reason:
         s += f" — {a.reason}"
-    return s
+    return s + _window_state(a.detail)
+
+
+def _window_state(d: dict[str, Any]) -> str:
+    """Match windows (``store`` of Algorithm 1): the window's events, counters and β_s."""
+    if "counters" not in d or "window" not in d:
+        return ""
+    counters = " ".join(f"{v}={n}" for v, n in d["counters"].items())
+    return (f" (window {' '.join(f'e{i}' for i in d['window'])}; counters {counters}; β_s={d.get('beta_s', '')}"
+            + (f"; β_e={d['beta_e']}" if d.get("beta_e") else "") + ")")
 
 
 def _vals(values: dict[str, Any]) -> str:

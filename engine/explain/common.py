@@ -26,19 +26,25 @@ class ExplainError(ValueError):
 
 @dataclass
 class EngineRun:
-    """The engine ``cep run`` would use and what it printed (``error``: why it stopped)."""
+    """The matcher ``cep run`` would use and what it printed (``error``: why it stopped).
+    ``name`` is what ran (``match-windows`` for Algorithm 1 around the engine), ``engine``
+    the ``--engine`` asked for and ``match_windows`` the ``--match-windows`` mode."""
 
     name: str
     matches: list[Match]
     error: str | None = None
     rates: Any = None
+    engine: str = "auto"
+    match_windows: str = "auto"
 
 
-def engine_run(pattern: Pattern, events: Sequence[Event], engine: str = "auto", rates: Any = None) -> EngineRun:
-    """Run ``pattern`` exactly as ``cep run`` does: for ``auto`` with the data's type rates
-    (unless ``rates`` are given), the matches in the order the matcher emits them."""
+def engine_run(pattern: Pattern, events: Sequence[Event], engine: str = "auto", rates: Any = None,
+               match_windows: str = "auto") -> EngineRun:
+    """Run ``pattern`` exactly as ``cep run`` does (``engine.run_choice``: the engine and
+    ``--match-windows``; for ``auto`` with the data's type rates unless ``rates`` are
+    given), the matches in the order the matcher emits them."""
     from ..matchers.base import EngineUnsupported, StateExplosion, run_all
-    from ..planner import choose, make_matcher
+    from ..run_choice import choose_run
     from ..trace import type_rates
 
     if rates is None:
@@ -46,16 +52,15 @@ def engine_run(pattern: Pattern, events: Sequence[Event], engine: str = "auto", 
     if pattern.aggregate is not None:  # an AGG pattern's matches are what is aggregated: explain those
         pattern = pattern.model_copy(update={"aggregate": None})
     try:
-        info = choose(pattern, engine, rates=rates)
+        choice = choose_run(pattern, engine, match_windows, rates=rates)
+        matcher = choice.build(pattern)
     except EngineUnsupported as err:
         raise ExplainError(str(err)) from None
     try:
-        matches = run_all(make_matcher(pattern, info.name, rates=rates), events)
-    except StateExplosion as err:
-        return EngineRun(info.name, [], f"stopped: {err}", rates)
-    except ValueError as err:  # the oracle refusing a large input
-        return EngineRun(info.name, [], f"stopped: {err}", rates)
-    return EngineRun(info.name, matches, None, rates)
+        matches = run_all(matcher, events)
+    except (StateExplosion, ValueError) as err:  # ValueError: the oracle refusing a large input
+        return EngineRun(choice.engine, [], f"stopped: {err}", rates, engine, match_windows)
+    return EngineRun(choice.engine, matches, None, rates, engine, match_windows)
 
 
 # --------------------------------------------------------------------------- the pattern's shape

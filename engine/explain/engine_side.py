@@ -37,9 +37,9 @@ def engine_reason(pattern: Pattern, events: Sequence[Event], b: dict[str, list[E
     if pattern.output == "NON_OVERLAP":
         probe = pattern.model_copy(update={"output": "ALL"})
         try:
-            every = engine_run(probe, events, run.name, run.rates)
+            every = engine_run(probe, events, run.engine, run.rates, run.match_windows)
         except ExplainError:
-            every = engine_run(probe, events, "auto", None)
+            every = engine_run(probe, events, "auto", None, run.match_windows)
         if any(m.as_dict() == cand for m in every.matches):
             return _overlap_reason(pattern, events, run.matches, b), dict(b)
     if pattern.strategy is not Strategy.ANY:

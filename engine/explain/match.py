@@ -26,15 +26,16 @@ from .checks import (
 from .common import Alternative, ExplainError, Naming, alternatives, engine_run, fmt_ids, js, num, partitioner
 
 
-def explain_match(pattern: Pattern, events: Sequence[Event], k: int, engine: str = "auto", rates: Any = None
-                  ) -> dict[str, Any]:
-    """The ``k``-th match (1-based, in ``cep run``'s printed order) explained step by step.
+def explain_match(pattern: Pattern, events: Sequence[Event], k: int, engine: str = "auto", rates: Any = None,
+                  match_windows: str = "auto") -> dict[str, Any]:
+    """The ``k``-th match (1-based, in ``cep run``'s printed order for the same ``engine``
+    and ``match_windows`` mode, ``engine.run_choice``) explained step by step.
 
     Returns ``{"verdict": "match", "index": k, "engine", "match": {var: [ids]}, "start",
     "end", "steps": [...]}`` (docs/trace.md, "cep explain", lists the step fields).
     An out-of-range ``k`` raises :class:`ExplainError` naming how many matches there are."""
     events = list(events)
-    run = engine_run(pattern, events, engine, rates)
+    run = engine_run(pattern, events, engine, rates, match_windows)
     if run.error:
         raise ExplainError(run.error, status=1)
     n = len(run.matches)

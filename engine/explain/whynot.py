@@ -378,8 +378,9 @@ def _fixed_outcome(pattern: Pattern, events: Sequence[Event], fixed: dict[str, l
 # --------------------------------------------------------------------------- the answer
 
 def explain_why_not(pattern: Pattern, events: Sequence[Event], spec: str, engine: str = "auto",
-                    rates: Any = None) -> dict[str, Any]:
-    """Do the events of ``spec`` form a match that ``cep run`` reports?
+                    rates: Any = None, match_windows: str = "auto") -> dict[str, Any]:
+    """Do the events of ``spec`` form a match that ``cep run`` reports (for the same
+    ``engine`` and ``match_windows`` mode)?
 
     ``spec`` is ``"1,2,3,6"`` (the variables are assigned in stream order, every
     assignment consistent with types and order is tried, the one that gets furthest is
@@ -388,7 +389,7 @@ def explain_why_not(pattern: Pattern, events: Sequence[Event], spec: str, engine
     "furthest", "reason": {"kind", "text", "values", "event", ...}, "nearest"}``."""
     events = list(events)
     fixed, evs = parse_spec(spec, pattern, events)
-    run = engine_run(pattern, events, engine, rates)
+    run = engine_run(pattern, events, engine, rates, match_windows)
     order = [c.var for c in pattern.positive]
     ids = {e.id for e in evs}
     for j, m in enumerate(run.matches, 1):
