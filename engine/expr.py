@@ -408,6 +408,172 @@ _CMP: dict[str, Callable[[Any, Any], bool]] = {
 }
 
 _UNDEFINED_ERRORS = (TypeError, ZeroDivisionError, ValueError, OverflowError)
+_REFLECT = {"=": "=", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
+
+
+def slot_attr(slot: int, attr: str) -> Getter:
+    """A resolver's getter of attribute ``attr`` of the event at ``ctx[slot]`` (a context
+    that is a vector of events, one per variable, as the lazy engines use). It is tagged,
+    so that :func:`compile_expr` compiles a comparison of two such attributes (or of one
+    and a constant) into one closure that reads ``event.attrs`` directly (see
+    :func:`_fast_cmp`)."""
+
+    def get(ctx: Any) -> Any:
+        return ctx[slot].get(attr)
+
+    get.slot_attr = (slot, attr)  # type: ignore[attr-defined]
+    return get
+
+
+def returns_bool(e: Node) -> bool:
+    """Whether the compiled closure of ``e`` always returns a ``bool`` (so callers need no
+    ``bool()`` around it): comparisons, AND/OR, NOT and boolean literals."""
+    return isinstance(e, (Cmp, BoolOp, Not, Bool))
+
+
+def _as_bool(f: Getter) -> Getter:
+    return lambda ctx: bool(f(ctx))
+
+
+def _compile_cmp(e: Cmp, resolve: Resolver) -> Getter:
+    cop = _CMP[e.op]
+    left, right, op = e.left, e.right, e.op
+    if isinstance(left, (Num, Str, Bool)) and not isinstance(right, (Num, Str, Bool)):
+        left, right, op = right, left, _REFLECT[op]  # constant on the right: `3 < a.x` is `a.x > 3`
+        cop = _CMP[op]
+    lf = compile_expr(left, resolve)
+    if isinstance(right, (Num, Str, Bool)):
+        rv = right.number if isinstance(right, Num) else right.value
+
+        def cmp_const(ctx: Any) -> bool:
+            try:
+                return cop(lf(ctx), rv) is True
+            except _UNDEFINED_ERRORS:
+                return False
+
+        la = getattr(lf, "slot_attr", None)
+        if la is not None:
+            return _fast_cmp(op, la[0], la[1], None, rv, cmp_const)
+        return cmp_const
+    rf = compile_expr(right, resolve)
+
+    def cmp(ctx: Any) -> bool:
+        try:
+            return cop(lf(ctx), rf(ctx)) is True
+        except _UNDEFINED_ERRORS:
+            return False
+
+    la, ra = getattr(lf, "slot_attr", None), getattr(rf, "slot_attr", None)
+    if la is not None and ra is not None:
+        return _fast_cmp(op, la[0], la[1], ra[0], ra[1], cmp)
+    return cmp
+
+
+def _fast_cmp(op: str, s1: int, a1: str, s2: int | None, a2: Any, slow: Getter) -> Getter:
+    """``ctx[s1].attrs[a1] OP ctx[s2].attrs[a2]`` (``s2`` None: ``OP a2``, a constant) as one
+    closure per operator, with the semantics of the generic comparison: an attribute the
+    event's dict lacks goes to ``slow`` (the generic closure: built-in fields, missing = None),
+    an undefined comparison (str vs number, None) is false, a non-bool result is false."""
+    if s2 is None:
+        c = a2
+        if op == "<":
+            def f(v: Any) -> bool:
+                try:
+                    return (v[s1].attrs[a1] < c) is True
+                except KeyError:
+                    return slow(v)
+                except _UNDEFINED_ERRORS:
+                    return False
+        elif op == "<=":
+            def f(v: Any) -> bool:
+                try:
+                    return (v[s1].attrs[a1] <= c) is True
+                except KeyError:
+                    return slow(v)
+                except _UNDEFINED_ERRORS:
+                    return False
+        elif op == ">":
+            def f(v: Any) -> bool:
+                try:
+                    return (v[s1].attrs[a1] > c) is True
+                except KeyError:
+                    return slow(v)
+                except _UNDEFINED_ERRORS:
+                    return False
+        elif op == ">=":
+            def f(v: Any) -> bool:
+                try:
+                    return (v[s1].attrs[a1] >= c) is True
+                except KeyError:
+                    return slow(v)
+                except _UNDEFINED_ERRORS:
+                    return False
+        elif op == "=":
+            def f(v: Any) -> bool:
+                try:
+                    return (v[s1].attrs[a1] == c) is True
+                except KeyError:
+                    return slow(v)
+                except _UNDEFINED_ERRORS:
+                    return False
+        else:
+            def f(v: Any) -> bool:
+                try:
+                    return (v[s1].attrs[a1] != c) is True
+                except KeyError:
+                    return slow(v)
+                except _UNDEFINED_ERRORS:
+                    return False
+        return f
+    if op == "<":
+        def g(v: Any) -> bool:
+            try:
+                return (v[s1].attrs[a1] < v[s2].attrs[a2]) is True
+            except KeyError:
+                return slow(v)
+            except _UNDEFINED_ERRORS:
+                return False
+    elif op == "<=":
+        def g(v: Any) -> bool:
+            try:
+                return (v[s1].attrs[a1] <= v[s2].attrs[a2]) is True
+            except KeyError:
+                return slow(v)
+            except _UNDEFINED_ERRORS:
+                return False
+    elif op == ">":
+        def g(v: Any) -> bool:
+            try:
+                return (v[s1].attrs[a1] > v[s2].attrs[a2]) is True
+            except KeyError:
+                return slow(v)
+            except _UNDEFINED_ERRORS:
+                return False
+    elif op == ">=":
+        def g(v: Any) -> bool:
+            try:
+                return (v[s1].attrs[a1] >= v[s2].attrs[a2]) is True
+            except KeyError:
+                return slow(v)
+            except _UNDEFINED_ERRORS:
+                return False
+    elif op == "=":
+        def g(v: Any) -> bool:
+            try:
+                return (v[s1].attrs[a1] == v[s2].attrs[a2]) is True
+            except KeyError:
+                return slow(v)
+            except _UNDEFINED_ERRORS:
+                return False
+    else:
+        def g(v: Any) -> bool:
+            try:
+                return (v[s1].attrs[a1] != v[s2].attrs[a2]) is True
+            except KeyError:
+                return slow(v)
+            except _UNDEFINED_ERRORS:
+                return False
+    return g
 
 
 def compile_expr(e: Node, resolve: Resolver) -> Getter:
@@ -439,37 +605,18 @@ def compile_expr(e: Node, resolve: Resolver) -> Getter:
             return lambda ctx: op(lf(ctx), rv)
         return lambda ctx: op(lf(ctx), rf(ctx))
     if isinstance(e, Cmp):
-        cop = _CMP[e.op]
-        lf = compile_expr(e.left, resolve)
-        if isinstance(e.right, (Num, Str, Bool)):
-            rv = e.right.number if isinstance(e.right, Num) else e.right.value
-
-            def cmp_const(ctx: Any) -> bool:
-                try:
-                    return cop(lf(ctx), rv) is True
-                except _UNDEFINED_ERRORS:
-                    return False
-
-            return cmp_const
-        rf = compile_expr(e.right, resolve)
-
-        def cmp(ctx: Any) -> bool:
-            try:
-                return cop(lf(ctx), rf(ctx)) is True
-            except _UNDEFINED_ERRORS:
-                return False
-
-        return cmp
+        return _compile_cmp(e, resolve)
     if isinstance(e, BoolOp):
-        fs = [compile_expr(i, resolve) for i in e.items]
+        fs = [compile_expr(i, resolve) if returns_bool(i) else _as_bool(compile_expr(i, resolve))
+              for i in e.items]
         if e.op == "AND":
             if len(fs) == 2:
                 f0, f1 = fs
-                return lambda ctx: bool(f0(ctx)) and bool(f1(ctx))
+                return lambda ctx: f0(ctx) and f1(ctx)
             return lambda ctx: all(f(ctx) for f in fs)
         if len(fs) == 2:
             f0, f1 = fs
-            return lambda ctx: bool(f0(ctx)) or bool(f1(ctx))
+            return lambda ctx: f0(ctx) or f1(ctx)
         return lambda ctx: any(f(ctx) for f in fs)
     if isinstance(e, Not):
         f = compile_expr(e.item, resolve)

@@ -62,7 +62,7 @@ from ..automata.chain import (ChainNFA, Cond, NegSpec, PatternInfo, Step, analys
 from ..automata.tree import TreeClause, TreeNFA, compile_tree
 from ..bindings import conjunct
 from ..events import Event
-from ..expr import Ref, compile_expr, variables
+from ..expr import Ref, compile_expr, returns_bool, slot_attr, variables
 from ..model import ANY_TYPE, Pattern
 from . import lazy_trace
 from .base import EngineUnsupported, Match, MatcherBase, Tracer
@@ -223,11 +223,12 @@ def _compile_cond(node: Any, info: PatternInfo, last: str | None = None) -> Call
 
         def resolve(n: Any) -> Callable[[list[Any]], Any]:
             if isinstance(n, Ref):
-                s, a = slots[n.var], n.attr
-                return lambda v: v[s].get(a)
+                return slot_attr(slots[n.var], n.attr)
             raise TypeError(f"{n!r} on a single-event variable")
 
         f = compile_expr(node, resolve)
+        if returns_bool(node):
+            return f
         return lambda v: bool(f(v))
     cj = conjunct(node, {v for v, i in info.vars.items() if i.kleene})
     pairs = [(v, info.vars[v].slot, info.vars[v].kleene) for v in cj.vars]

@@ -1,0 +1,88 @@
+"""The lazy engines' compiled predicates: comparisons over slot attributes (``expr.slot_attr``)
+compile to specialised closures that must agree with the generic comparison on every value,
+including missing attributes, built-in fields, None, mixed types and constants on either side."""
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.events import Event
+from engine.expr import Bool, BoolOp, Cmp, Node, Num, Ref, Str, compile_expr, returns_bool, slot_attr
+
+OPS = ["=", "!=", "<", "<=", ">", ">="]
+SLOTS = {"a": 0, "b": 1}
+
+values = st.one_of(st.integers(0, 2), st.sampled_from([1.0, 1.5, None, "x", "y", True]))
+# ``p`` is always there (the fast path), ``q`` sometimes (missing: the generic path)
+attrs = st.fixed_dictionaries({"p": values}, optional={"q": values})
+
+
+def generic(node: Node) -> Any:
+    """The reference: the same expression with untagged getters (``Event.get``)."""
+    def resolve(n: Any) -> Any:
+        s, a = SLOTS[n.var], n.attr
+        return lambda v: v[s].get(a)
+    return compile_expr(node, resolve)
+
+
+def fast(node: Node) -> Any:
+    return compile_expr(node, lambda n: slot_attr(SLOTS[n.var], n.attr))
+
+
+def operand(kind: str, var: str, attr: str, const: Any) -> Node:
+    if kind == "ref":
+        return Ref(var=var, attr=attr)
+    if isinstance(const, bool):
+        return Bool(value=const)
+    if isinstance(const, str):
+        return Str(value=const)
+    return Num(value=const)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(op=st.sampled_from(OPS), left=st.sampled_from(["ref", "ref", "const"]),
+       right=st.sampled_from(["ref", "ref", "const"]),
+       la=st.sampled_from(["p", "p", "q", "ts", "seq"]), ra=st.sampled_from(["p", "p", "q", "ts", "id"]),
+       lc=st.one_of(st.integers(0, 2), st.sampled_from([1.5, "x", True])),
+       rc=st.one_of(st.integers(0, 2), st.sampled_from(["y"])), x=attrs, y=attrs,
+       ts=st.sampled_from([0.0, 1.0, 2.5]))
+def test_specialised_comparison_agrees_with_generic(op: str, left: str, right: str, la: str, ra: str, lc: Any,
+                                                    rc: Any, x: dict[str, Any], y: dict[str, Any],
+                                                    ts: float) -> None:
+    node = Cmp(op=op, left=operand(left, "a", la, lc), right=operand(right, "b", ra, rc))
+    vals = [Event(id=1, type="A", ts=ts, seq=0, attrs=x), Event(id=2, type="B", ts=1.0, seq=1, attrs=y)]
+    got = fast(node)(vals)
+    assert got is generic(node)(vals)
+    assert got is True or got is False
+
+
+def test_comparison_of_slot_attributes_is_specialised() -> None:
+    """The tag is what makes the difference: a comparison of two slot attributes, or of one
+    and a constant on either side, is not the generic closure (which calls the getters)."""
+    g = generic(Cmp(op="<", left=Ref(var="a", attr="p"), right=Ref(var="b", attr="p")))
+    for node in (Cmp(op="<", left=Ref(var="a", attr="p"), right=Ref(var="b", attr="p")),
+                 Cmp(op="<", left=Ref(var="a", attr="p"), right=Num(value=3)),
+                 Cmp(op="<", left=Num(value=3), right=Ref(var="a", attr="p"))):
+        f = fast(node)
+        assert f.__code__ is not g.__code__
+        assert f.__name__ in ("f", "g")  # the per-operator closures of expr._fast_cmp
+    ev = [Event(id=1, type="A", ts=0.0, seq=0, attrs={"p": 1}), Event(id=2, type="A", ts=0.0, seq=1, attrs={"p": 5})]
+    assert fast(Cmp(op="<", left=Num(value=3), right=Ref(var="b", attr="p")))(ev) is True
+    assert fast(Cmp(op="<", left=Num(value=3), right=Ref(var="a", attr="p")))(ev) is False
+
+
+def test_boolean_nodes_return_bools_without_wrapping() -> None:
+    ev = [Event(id=1, type="A", ts=0.0, seq=0, attrs={"p": 1}), Event(id=2, type="A", ts=0.0, seq=1, attrs={"p": 5})]
+    lt = Cmp(op="<", left=Ref(var="a", attr="p"), right=Ref(var="b", attr="p"))
+    gt = Cmp(op=">", left=Ref(var="a", attr="p"), right=Ref(var="b", attr="p"))
+    for node, want in ((BoolOp(op="AND", items=[lt, gt]), False), (BoolOp(op="OR", items=[gt, lt]), True),
+                       (BoolOp(op="AND", items=[lt, lt, lt]), True), (BoolOp(op="OR", items=[gt, gt, gt]), False)):
+        assert returns_bool(node)
+        assert fast(node)(ev) is want
+        assert generic(node)(ev) is want
+    # an arithmetic item of AND/OR is still made a bool
+    num = BoolOp(op="AND", items=[Ref(var="a", attr="p"), lt])
+    assert not returns_bool(Ref(var="a", attr="p"))
+    assert fast(num)(ev) is True
