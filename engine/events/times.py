@@ -10,10 +10,9 @@ from decimal import Decimal
 import numpy as np
 import pandas as pd
 
-__all__ = ["parse_time", "T_MISSING", "T_NUMBER", "T_DATETIME", "T_BAD", "T_INFINITE"]
+from .columns import T_BAD, T_DATETIME, T_INFINITE, T_MISSING, T_NUMBER
 
-# Per-row outcome of parsing a time column.
-T_MISSING, T_NUMBER, T_DATETIME, T_BAD, T_INFINITE = 0, 1, 2, 3, 4
+__all__ = ["parse_time", "T_MISSING", "T_NUMBER", "T_DATETIME", "T_BAD", "T_INFINITE"]
 
 
 def _datetime_seconds(s: pd.Series) -> np.ndarray:

@@ -1,11 +1,13 @@
 """Validation: the row-level checks of an input frame, as named rules.
 
-``validate_frame`` checks the required columns (a missing one is a ``DataError``), then
+``check_table`` checks the required columns (a missing one is a ``DataError``), then
 applies every rule of ``RULES`` in order to one ``FrameCheck``; a rule reports issues for
 the rows of a mask (``FrameCheck.add``) or for the whole input (``FrameCheck.note``) and may
 leave results (types, parsed times, ids) for the rules after it. Rows with an error are
-left out of the result. The Spark reader runs the same function on every Arrow batch, with
-a row offset, so both report the same rows.
+left out of the result. The rules see the input through ``columns.Table``, so the same
+rules check a pandas frame (``validate_frame``: files read whole or in batches, Parquet,
+and the Spark reader on every Arrow batch with a row offset) and a small CSV file read
+without pandas (``small_csv``). Only ``validate_frame`` imports pandas, when called.
 
 ``numeric_issues`` is the check that needs the pattern: values compared numerically that
 are not numbers.
@@ -13,24 +15,26 @@ are not numbers.
 from __future__ import annotations
 
 import json
+import math
 import numbers
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
-import pandas as pd
 
+from .columns import T_BAD, T_DATETIME, T_INFINITE, T_MISSING, T_NUMBER, Column, Table
 from .mapping import (CANONICAL, ID_COL, LOWER_COL, ROW_COL, TS_COL, TYPE_COL, UNIT_SECONDS, UPPER_COL,
                       ColumnMapping, TimeKind, suggest_column)
 from .records import BUILTIN_FIELDS, Event
 from .report import DataError, Severity, ValidationIssue, show_value
-from .times import T_BAD, T_DATETIME, T_INFINITE, T_MISSING, T_NUMBER, parse_time
-from .values import coerce_numeric_text, column_values
 
-__all__ = ["ValidatedFrame", "FrameCheck", "Rule", "RULES", "validate_frame", "check_columns",
-           "numeric_issues"]
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+__all__ = ["ValidatedFrame", "FrameCheck", "Rule", "RULES", "check_table", "validate_frame",
+           "check_columns", "numeric_issues"]
 
 
 @dataclass
@@ -67,10 +71,10 @@ class ValidatedFrame:
 
 @dataclass
 class FrameCheck:
-    """One frame under validation: the input, the issues so far, the rows with an error
+    """One table under validation: the input, the issues so far, the rows with an error
     (``bad``), and what rules leave for later rules (``types``, ``parsed``, ``ids``)."""
 
-    df: pd.DataFrame
+    table: Table
     mapping: ColumnMapping
     row_numbers: np.ndarray
     time_kinds: dict[str, TimeKind]
@@ -83,16 +87,19 @@ class FrameCheck:
 
     @property
     def n(self) -> int:
-        return len(self.df)
+        return len(self.table)
 
     @property
     def columns(self) -> list[str]:
-        return list(self.df.columns)
+        return self.table.columns
+
+    def col(self, name: str) -> Column:
+        return self.table.column(name)
 
     @property
     def attr_columns(self) -> list[str]:
         mapped = self.mapping.mapped_columns()
-        return [c for c in self.df.columns if c not in mapped]
+        return [c for c in self.table.columns if c not in mapped]
 
     @property
     def ts(self) -> np.ndarray:
@@ -125,9 +132,8 @@ def check_event_type(chk: FrameCheck) -> None:
     """Every row has a non-empty event type; leaves ``chk.types`` (str, stripped)."""
     col = chk.mapping.type_col
     # Factorize first: there are few distinct types, and equal type names share one str.
-    tcodes, tuniques = pd.factorize(chk.df[col], use_na_sentinel=True)
-    names, _ = column_values(pd.Series(tuniques))
-    names = [None if v is None else str(v).strip() for v in names]
+    tcodes, uniques = chk.col(col).factorize()
+    names = [None if v is None else str(v).strip() for v in uniques]
     lookup = np.array(names + [None], dtype=object)  # code -1 (missing) -> None
     chk.types = lookup[tcodes]
     empty_codes = [i for i, v in enumerate(names) if v == ""]
@@ -141,8 +147,8 @@ def check_time_values(chk: FrameCheck) -> None:
     the two (the majority kind wins, ties: numbers, unless ``time_kinds`` fixes it);
     leaves ``chk.parsed`` (float64, NaN where unusable)."""
     for col in chk.mapping.time_columns:
-        values, codes = parse_time(chk.df[col])
-        raw = chk.df[col]
+        raw = chk.col(col)
+        values, codes = raw.parse_time()
         n_num = int(np.count_nonzero(codes == T_NUMBER))
         n_dt = int(np.count_nonzero(codes == T_DATETIME))
         kind = chk.time_kinds.get(col) or ("datetime" if n_dt > n_num else "number")
@@ -151,15 +157,15 @@ def check_time_values(chk: FrameCheck) -> None:
         minority = T_NUMBER if kind == "datetime" else T_DATETIME
         chk.add(codes == T_MISSING, col, "missing_time", "missing value")
         chk.add(codes == T_BAD, col, "bad_time",
-                lambda i, raw=raw: f"cannot parse {show_value(raw.iloc[i])} as a number or ISO date-time")
+                lambda i, raw=raw: f"cannot parse {show_value(raw.raw(i))} as a number or ISO date-time")
         chk.add(codes == T_INFINITE, col, "bad_time",
-                lambda i, raw=raw: f"{show_value(raw.iloc[i])} is not a finite number")
+                lambda i, raw=raw: f"{show_value(raw.raw(i))} is not a finite number")
         if kind == "datetime":
             msg = "{} is a number but this column holds date-times"
         else:
             msg = "{} is a date-time but this column holds numbers"
         chk.add(codes == minority, col, "mixed_time",
-                lambda i, raw=raw, msg=msg: msg.format(show_value(raw.iloc[i])))
+                lambda i, raw=raw, msg=msg: msg.format(show_value(raw.raw(i))))
         values = values.copy()
         values[codes == minority] = np.nan
         chk.parsed[col] = values
@@ -181,10 +187,10 @@ def check_interval_order(chk: FrameCheck) -> None:
     if not m.is_interval:
         return
     lo, hi = chk.parsed[m.lower_col], chk.parsed[m.upper_col]  # type: ignore[index]
-    lraw, uraw = chk.df[m.lower_col], chk.df[m.upper_col]
+    lraw, uraw = chk.col(m.lower_col), chk.col(m.upper_col)  # type: ignore[arg-type]
     chk.add(lo > hi, m.lower_col, "lower_gt_upper",  # type: ignore[arg-type]  # NaN compares False
-            lambda i: (f"lower bound {show_value(lraw.iloc[i])} is after upper bound "
-                       f"{show_value(uraw.iloc[i])} (column {m.upper_col})"))
+            lambda i: (f"lower bound {show_value(lraw.raw(i))} is after upper bound "
+                       f"{show_value(uraw.raw(i))} (column {m.upper_col})"))
 
 
 def check_interval_instants(chk: FrameCheck) -> None:
@@ -195,12 +201,12 @@ def check_interval_instants(chk: FrameCheck) -> None:
         return
     for col, what in ((m.lower_col, "lower"), (m.upper_col, "upper")):
         v = chk.parsed[col]  # type: ignore[index]
-        raw = chk.df[col]
+        raw = chk.col(col)  # type: ignore[arg-type]
         frac = np.isfinite(v) & (v != np.floor(v))
         unit = "second" if chk.time_kinds.get(col) == "datetime" else "instant"  # type: ignore[arg-type]
         chk.add(frac & ~chk.bad, col, "not_instant",  # type: ignore[arg-type]
                 lambda i, raw=raw, what=what, unit=unit: (
-                    f"{what} bound {show_value(raw.iloc[i])} is not a whole {unit}: interval bounds are integer "
+                    f"{what} bound {show_value(raw.raw(i))} is not a whole {unit}: interval bounds are integer "
                     f"instants (write them in a finer unit, e.g. tenths of a second as integers)"))
 
 
@@ -219,12 +225,14 @@ def check_u_max(chk: FrameCheck) -> None:
 def check_pmf(chk: FrameCheck) -> None:
     """Interval events: a pmf cell holds one non-negative weight per instant of the interval."""
     m = chk.mapping
-    if not m.is_interval or m.pmf_col is None or m.pmf_col not in chk.df.columns:
+    if not m.is_interval or m.pmf_col is None or m.pmf_col not in chk.columns:
         return
+    import pandas as pd  # pd.isna: every missing value a reader may give
+
     from ..uncertain.pmf import PmfError, parse_pmf  # standard library only
 
     lo, hi = chk.parsed[m.lower_col], chk.parsed[m.upper_col]  # type: ignore[index]
-    cells = chk.df[m.pmf_col].to_numpy(dtype=object)
+    cells = chk.col(m.pmf_col).objects()
     reasons: dict[int, str] = {}
     for i in np.flatnonzero(~chk.bad):
         cell = cells[i]
@@ -270,9 +278,9 @@ _NESTED = (list, tuple, dict, np.ndarray)
 def check_scalar_ids(chk: FrameCheck) -> None:
     """An id is one value (a number or a string), not a list or an object (JSON, Parquet)."""
     m = chk.mapping
-    if m.id_col is None or m.id_col not in chk.df.columns or chk.df[m.id_col].dtype != object:
+    if m.id_col is None or m.id_col not in chk.columns or not chk.col(m.id_col).is_object:
         return
-    raw = chk.df[m.id_col].to_numpy(dtype=object)
+    raw = chk.col(m.id_col).objects()
     nested = np.fromiter((isinstance(v, _NESTED) for v in raw), dtype=bool, count=len(raw))
     chk.add(nested, m.id_col, "bad_id",
             lambda i: f"an id must be one value (a number or a string), not {_shown_nested(raw[i])}")
@@ -301,11 +309,11 @@ def check_control_characters(chk: FrameCheck) -> None:
     """A text cell holding a control character (NUL, ESC, ...; tab and line breaks are
     text) is an error naming the character: such bytes are almost always a damaged or
     binary file, and some readers cut the value at them."""
-    for c in chk.df.columns:
-        col = chk.df[c]
-        if not (col.dtype == object or isinstance(col.dtype, pd.StringDtype)):
+    for c in chk.columns:
+        col = chk.col(c)
+        if not col.is_text:
             continue
-        values = col.to_numpy(dtype=object)
+        values = col.objects()
         texts = [v for v in values if type(v) is str]
         if not texts or not _CONTROL.search("".join(texts)):
             continue
@@ -320,7 +328,7 @@ def check_ids(chk: FrameCheck) -> None:
     """Every row has an id when the id column exists; without it ids are the input row
     numbers (a warning when the mapping named another column). Leaves ``chk.ids``."""
     m = chk.mapping
-    chk.ids_are_rows = m.id_col is None or m.id_col not in chk.df.columns
+    chk.ids_are_rows = m.id_col is None or m.id_col not in chk.columns
     if chk.ids_are_rows:
         chk.ids = chk.row_numbers.astype(object)
         if m.id_col is not None and m.id_col != "id":
@@ -330,16 +338,20 @@ def check_ids(chk: FrameCheck) -> None:
                 text += f" (did you mean '{hint}'?)"
             chk.note(m.id_col, "no_id_column", text)
         return
-    icol = chk.df[m.id_col]
-    if pd.api.types.is_float_dtype(icol.dtype):  # whole floats (ints with gaps read as floats)
-        arr = icol.to_numpy(dtype="float64", na_value=np.nan)
-        finite = arr[np.isfinite(arr)]
-        if len(finite) and np.all(finite == np.round(finite)) and np.all(np.abs(finite) < 2**53):
-            icol = icol.astype("Int64")
-    id_values, _ = column_values(icol)
+    icol = chk.col(m.id_col)
+    id_values, _ = icol.values()
+    if icol.is_float and _whole_numbers(id_values):  # ints with gaps read as floats
+        id_values = [None if v is None else int(v) for v in id_values]
     chk.ids = np.empty(chk.n, dtype=object)
     chk.ids[:] = id_values
-    chk.add(pd.isna(chk.ids), m.id_col, "missing_id", "missing id")
+    missing = np.fromiter((v is None for v in id_values), dtype=bool, count=chk.n)
+    chk.add(missing, m.id_col, "missing_id", "missing id")
+
+
+def _whole_numbers(values: list[Any]) -> bool:
+    """Some value is present, and every present one is a whole number of magnitude below 2**53."""
+    present = [v for v in values if v is not None]
+    return bool(present) and all(math.isfinite(v) and v == int(v) and abs(v) < 2**53 for v in present)
 
 
 def check_duplicate_ids(chk: FrameCheck) -> None:
@@ -349,19 +361,20 @@ def check_duplicate_ids(chk: FrameCheck) -> None:
         return
     ids = chk.ids
     assert ids is not None
-    kept_pos = np.flatnonzero(keep)
+    kept_pos = np.flatnonzero(keep).tolist()
+    kept = ids[kept_pos].tolist()
     try:
-        id_series = pd.Series(ids[kept_pos], dtype=object)
-        dup = id_series.duplicated(keep="first").to_numpy()
+        if len(set(kept)) == len(kept):
+            return
     except TypeError:  # unhashable ids
         return
-    if not dup.any():
-        return
     first: dict[Any, int] = {}
-    for p, v in zip(kept_pos, id_series):
-        first.setdefault(v, int(chk.row_numbers[p]))
     mask = np.zeros(chk.n, dtype=bool)
-    mask[kept_pos[dup]] = True
+    for p, v in zip(kept_pos, kept):
+        if v in first:
+            mask[p] = True
+        else:
+            first[v] = int(chk.row_numbers[p])
     chk.add(mask, chk.mapping.id_col, "duplicate_id",  # type: ignore[arg-type]
             lambda i: f"duplicate id {show_value(ids[i])}", severity="warning",
             first=lambda i: first[ids[i]])
@@ -433,6 +446,21 @@ def check_columns(mapping: ColumnMapping, columns: list[str]) -> None:
         raise DataError(f"column name '{bad[0]}' is reserved; rename the column")
 
 
+def check_table(table: Table, mapping: ColumnMapping, row_numbers: np.ndarray,
+                time_kinds: dict[str, TimeKind] | None = None) -> FrameCheck:
+    """Check ``table`` (input rows whose input row numbers are ``row_numbers``) with
+    ``RULES``; the result holds the issues (sorted by position), the rows with an error
+    (``bad``), and the parsed types, times and ids. Raises ``DataError`` for a missing
+    required column."""
+    check_columns(mapping, table.columns)
+    chk = FrameCheck(table=table, mapping=mapping, row_numbers=row_numbers,
+                     time_kinds=dict(time_kinds or {}), bad=np.zeros(len(table), dtype=bool))
+    for rule in RULES:
+        rule.check(chk)
+    chk.issues.sort(key=lambda x: (x[0], x[1]))
+    return chk
+
+
 def validate_frame(df: pd.DataFrame, mapping: ColumnMapping | None = None, row_offset: int = 0,
                    *, rows: Sequence[int] | np.ndarray | None = None,
                    time_kinds: dict[str, TimeKind] | None = None,
@@ -447,27 +475,29 @@ def validate_frame(df: pd.DataFrame, mapping: ColumnMapping | None = None, row_o
     Raises ``DataError`` for a missing required column. The frame is neither sorted nor
     copied more than needed.
     """
+    from .pandas_table import FrameTable
+
     mapping = mapping or ColumnMapping()
     if any(not isinstance(c, str) for c in df.columns):
         df = df.set_axis([str(c) for c in df.columns], axis=1)
-    check_columns(mapping, list(df.columns))
     n = len(df)
     if rows is None:
         row_numbers = np.arange(row_offset, row_offset + n, dtype=np.int64)
     else:
         row_numbers = np.asarray(rows, dtype=np.int64) + row_offset
         if len(row_numbers) != n:
+            check_columns(mapping, list(df.columns))
             raise ValueError("rows must give one input row per frame row")
-    chk = FrameCheck(df=df, mapping=mapping, row_numbers=row_numbers,
-                     time_kinds=dict(time_kinds or {}), bad=np.zeros(n, dtype=bool))
-    for rule in RULES:
-        rule.check(chk)
-    chk.issues.sort(key=lambda x: (x[0], x[1]))
-    return _valid_rows(chk, text_source), [it for _, _, it in chk.issues]
+    chk = check_table(FrameTable(df), mapping, row_numbers, time_kinds)
+    return _valid_rows(chk, df, text_source), [it for _, _, it in chk.issues]
 
 
-def _valid_rows(chk: FrameCheck, text_source: bool) -> ValidatedFrame:
+def _valid_rows(chk: FrameCheck, df: pd.DataFrame, text_source: bool) -> ValidatedFrame:
     """The rows without errors, canonical columns first, then the attribute columns."""
+    import pandas as pd
+
+    from .values import coerce_numeric_text
+
     keep = ~chk.bad
     m = chk.mapping
     assert chk.types is not None and chk.ids is not None
@@ -483,7 +513,7 @@ def _valid_rows(chk: FrameCheck, text_source: bool) -> ValidatedFrame:
     frame = pd.DataFrame(canon)
     attr_columns = chk.attr_columns
     if attr_columns:
-        attrs = chk.df[attr_columns]
+        attrs = df[attr_columns]
         if not keep.all():
             attrs = attrs[keep]
         attrs = attrs.reset_index(drop=True)
