@@ -23,12 +23,15 @@ import sample_streams
 from app import runner, state, ui, windows_panels
 from engine.events import LoadResult, load_events
 from engine.model import Pattern
-from engine.trace import Step, trace, type_rates
+from engine.trace import Recorder, Step, record, type_rates
 from visualizers import trace_view as TV
 
 MAX_EVENTS = 5000          # the trace keeps every step in memory: a prefix of the data at most this long
 DEFAULT_EVENTS = 2000
 SPEEDS = [0.5, 1.0, 2.0, 4.0, 8.0]   # steps per second
+MATCH_WINDOWS = ["auto", "on", "off"]  # engine.run_choice.MATCH_WINDOW_MODES, in the order cep run documents them
+MATCH_WINDOW_TITLES = {"auto": "auto (as cep run: on for event-set patterns)", "on": "on (wherever sound)",
+                       "off": "off (the engine alone)"}
 TIMINGS = 40               # per-step render times kept for the caption
 ENGINE_TITLES = {"auto": "auto (as cep run chooses)", "nfab": "NFA^b (SASE+)", "lazy-chain": "lazy chain NFA",
                  "lazy-tree": "lazy tree NFA", "eager": "eager NFA", "oracle": "oracle (brute force)",
@@ -45,7 +48,7 @@ class Traced:
     sig: tuple
     steps: list[Step]
     events: list[Any]
-    engine: str                 # the engine that ran (auto resolved)
+    engine: str                 # the engine that ran (auto resolved; match-windows for Algorithm 1)
     requested: str              # the engine asked for (explanations run it the same way: auto with type rates)
     seconds: float
     pattern: Pattern            # as traced (window in the unit of ts)
@@ -55,6 +58,9 @@ class Traced:
     total_events: int
     time_is_datetime: bool = False
     interval: bool = False      # events with uncertainty intervals (the uncertain engines)
+    match_windows: str = "auto"  # the --match-windows mode (engine.run_choice, as cep run chooses)
+    windows_reason: str = ""    # why match windows are on or off for this run
+    inner: str | None = None    # matcher A of a match-windows run
     explained: dict[Any, Any] = field(default_factory=dict)
     matches: list[tuple[int, dict[str, Any]]] = field(default_factory=list)   # (step, match), emission order
     by_number: dict[int, dict[str, Any]] = field(default_factory=dict)        # cep run's number -> match
@@ -219,27 +225,31 @@ def _interval_kw(loaded: LoadResult) -> dict[str, Any]:
         return {}
 
 
-def compute(p: Pattern, data_key: str, loaded: LoadResult, engine: str, cap: int) -> Traced:
-    """The trace for (pattern, data, engine, prefix), from session state when it is there."""
+def compute(p: Pattern, data_key: str, loaded: LoadResult, engine: str, cap: int,
+            match_windows: str = "auto") -> Traced:
+    """The trace for (pattern, data, engine, match-windows mode, prefix), from session state
+    when it is there. The matcher is chosen as ``cep run`` chooses it (``engine.run_choice``),
+    so match #K here is the K-th match ``cep run`` prints for the same data."""
+    from engine.run_choice import choose_run
+
     ss = _ss()
     pat = runner.scale_window(p, loaded.seconds_to_ts)
-    sig = (p.model_dump_json(), data_key, engine, cap)
+    sig = (p.model_dump_json(), data_key, engine, cap, match_windows)
     got: Traced | None = ss.get("dbg_traced")
     if got is not None and got.sig == sig:
         return got
     events = loaded.events[:cap]
-    from engine.planner import choose
-
     kw = _interval_kw(loaded)
-    name = choose(pat, engine, rates=type_rates(engine, events), **kw).name
+    choice = choose_run(pat, engine, match_windows, rates=None if kw else type_rates(engine, events), **kw)
     t0 = time.perf_counter()
-    steps = trace(pat, events, engine=engine, limit=None, **kw)
+    steps = list(record(choice.build(pat, tracer=Recorder()), events, limit=None))
     secs = time.perf_counter() - t0
     seq_of = {e.id: e.seq for e in events}
+    name = choice.engine
     got = Traced(sig=sig, steps=steps, events=events, engine=name, requested=engine, seconds=secs, pattern=pat,
                  graph=TV.debug_graph(pat, name, steps), seq_of=seq_of, canon=TV.match_numbers(steps),
                  total_events=len(loaded.events), time_is_datetime=bool(loaded.time_is_datetime),
-                 interval=bool(kw))
+                 interval=bool(kw), match_windows=match_windows, windows_reason=choice.reason, inner=choice.inner)
     ss["dbg_traced"] = got
     ss["dbg_step"] = 0
     ss["dbg_playing"] = False
@@ -501,7 +511,7 @@ def explanation(t: Traced, m: dict[str, Any], path: list[Any]) -> None:
             st.caption("Pause to read why it fired.")
             return
         try:
-            res = ex.explain_match(t.pattern, t.events, idx, engine=t.requested)
+            res = ex.explain_match(t.pattern, t.events, idx, engine=t.requested, match_windows=t.match_windows)
             text = ex.format_text(res)
             if res.get("match") != m["match"]:
                 text = (f"(note: cep explain numbers this match differently: its #{idx} is "
@@ -585,7 +595,8 @@ def why_not(t: Traced) -> None:
         else:
             try:
                 with st.spinner("Explaining…"):
-                    res = ex.explain_why_not(t.pattern, t.events, spec, engine=t.requested)
+                    res = ex.explain_why_not(t.pattern, t.events, spec, engine=t.requested,
+                                             match_windows=t.match_windows)
                 ss["dbg_whynot_result"] = (spec, res, ex.format_text(res))
             except Exception as err:  # noqa: BLE001 - a message for a person (ExplainError, a bad spec)
                 ss["dbg_whynot_result"] = (spec, None, str(err) or type(err).__name__)
@@ -663,6 +674,12 @@ def render() -> None:
         if ss.get("dbg_engine") not in names:
             ss["dbg_engine"] = "auto"
         engine = st.selectbox("Engine", names, key="dbg_engine", format_func=lambda n: ENGINE_TITLES.get(n, n))
+        windows = st.selectbox("Match windows", MATCH_WINDOWS, key="dbg_match_windows",
+                               format_func=MATCH_WINDOW_TITLES.get,
+                               help="As `cep run --match-windows`: Algorithm 1 of the match-windows paper (filter, "
+                                    "partition, necessary conditions) around the engine. auto, the default of "
+                                    "`cep run`, is on for event-set patterns where it is sound, so the matches "
+                                    "are numbered as `cep run` prints them.")
         total = len(loaded.events)
         cap = int(st.number_input("Events to trace (a prefix)", 1, MAX_EVENTS, min(DEFAULT_EVENTS, MAX_EVENTS),
                                   step=100, key="dbg_cap",
@@ -676,13 +693,15 @@ def render() -> None:
         st.stop()
     try:
         with st.spinner("Tracing the run…"):
-            t = compute(p, data_key, loaded, engine, cap)
+            t = compute(p, data_key, loaded, engine, cap, windows)
     except Exception as err:  # noqa: BLE001 - StateExplosion, EngineUnsupported ... as a message
         st.error(f"The trace stopped: {err}", icon=":material/error:")
         st.stop()
     nm = len(t.matches)
     n_rows = sum(len(TV.step_rows(s)) for s in t.steps)
     msg = (f"**{len(t.events):,}** events traced with **{ENGINE_TITLES.get(t.engine, t.engine)}**"
+           + (f" around {ENGINE_TITLES.get(t.inner, t.inner)} (match windows {t.match_windows})"
+              if t.inner and t.engine != engine else "")
            + (" (chosen by auto)" if engine == "auto" else "")
            + (f" · **{n_rows}** aggregate row{'s' if n_rows != 1 else ''}" if n_rows else
               f" · **{nm}** match{'es' if nm != 1 else ''}")

@@ -1,7 +1,8 @@
 """Match-window views of the Debug and Learn pages (issue 13.7; match-windows paper §4).
 
-``debug_panel(t, k)`` is called by the Debug page with its trace: for a run of the
-``match-windows`` engine it shows the lanes per partition key with the live windows, the
+``debug_panel(t, k)`` is called by the Debug page with its trace: for a run in match windows
+(``cep run``'s default for event-set patterns, chosen by ``engine.run_choice``, or the engine
+``match-windows``) it shows the lanes per partition key with the live windows, the
 filtered events greyed, the summary statistic of the current window (counters, β_s, β_e, the
 masks β_b) and the NMC verdict of every window evaluated so far. ``learn_panel()`` is the
 Learn page's pruning view: how many calls of A, and how many events given to A, each
@@ -29,9 +30,12 @@ def debug_panel(t: Any, k: int) -> None:
     steps = t.steps
     if not WV.has_windows(steps):
         p = t.pattern
-        if is_event_set_pattern(p) and unsound_reason(p) is None:
-            st.caption("This is an event-set pattern: choose the engine **match-windows** above to step through "
-                       "its match windows (filtering, partitions, counters, why a window was skipped).")
+        if unsound_reason(p) is None and (is_event_set_pattern(p) or getattr(t, "match_windows", "auto") == "off"):
+            why = getattr(t, "windows_reason", "")
+            st.caption("This run has no match windows" + (f" ({why})" if why and why != "off" else "")
+                       + ": set **Match windows** to **on** above (or choose the engine **match-windows**) to step "
+                         "through its match windows (filtering, partitions, counters, why a window was skipped); "
+                         "`cep run --match-windows on` numbers its matches the same way.")
         return
     h = _history(t)
     plan = WV.plan_for(t.pattern)

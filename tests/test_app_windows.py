@@ -53,10 +53,17 @@ def _frame(at: AppTest, key: str):
     return next((d.value for d in at.dataframe if FRAMES[key] in d.value.columns), None)
 
 
-def test_debug_suggests_the_match_windows_engine_for_an_event_set_pattern():
+def test_debug_runs_an_event_set_pattern_in_match_windows_as_cep_run_does():
     at = _chemo(DEBUG)
+    assert at.selectbox(key="dbg_match_windows").value == "auto"
     assert "match windows" in at.selectbox(key="dbg_engine").options
-    assert "choose the engine **match-windows**" in _text(at)
+    info = at.info[0].value.replace("**", "")
+    assert "traced with match windows around event sets (SES) (match windows auto) (chosen by auto)" in info
+    assert "10 matches" in info and "##### Match windows" in _text(at)
+    at.selectbox(key="dbg_match_windows").set_value("off").run()
+    _ok(at)
+    assert "traced with lazy tree NFA (chosen by auto)" in at.info[0].value.replace("**", "")
+    assert "set **Match windows** to **on** above" in _text(at)
     assert _frame(at, "mw_verdicts") is None
 
 
@@ -117,3 +124,57 @@ def test_learn_pruning_view_refuses_an_unsound_pattern():
     at.radio(key="mw_src").set_value("current").run()
     _ok(at)
     assert any("skip_till_next_match" in w.value for w in at.warning)
+
+
+# --------------------------------------------------------------------------- numbering as cep run
+
+PRESETS = [("chemo", "chemo_cycle"), ("chemo", "chemo_earliest"), ("trades", "three_tickers"),
+           ("trades", "rising_then_falling")]
+
+
+def _cep_run(capsys, sample: str, preset: str, mode: str) -> list[dict]:
+    import json
+
+    from engine.cli import main
+
+    capsys.readouterr()
+    assert main(["run", f"preset:{sample}/{preset}", "--data", f"sample:{sample}", "--format", "jsonl",
+                 "--match-windows", mode]) == 0
+    return [json.loads(line)["match"] for line in capsys.readouterr().out.splitlines() if line.strip()]
+
+
+def _preset(sample: str, preset: str) -> AppTest:
+    at = AppTest.from_file(DEBUG, default_timeout=180)
+    txt = sample_streams.load(sample).presets[preset]
+    at.session_state["cep_sample"] = sample
+    at.session_state["cep_pattern"] = parse(txt)
+    at.session_state["cep_text"] = txt
+    at.session_state["cep_preset"] = preset
+    at.session_state["cep_rev"] = 1
+    at.run()
+    _ok(at)
+    return at
+
+
+@pytest.mark.parametrize("mode", ["on", "off"])
+@pytest.mark.parametrize("sample,preset", PRESETS)
+def test_debug_numbers_and_explains_every_match_as_cep_run(capsys, sample, preset, mode):
+    """Match #K of the Debug page (its table, its highlight, its explanation) is match #K of
+    `cep run --match-windows MODE` and of `cep explain --match K`, for every K."""
+    printed = _cep_run(capsys, sample, preset, mode)
+    at = _preset(sample, preset)
+    at.selectbox(key="dbg_match_windows").set_value(mode).run()
+    _ok(at)
+    t = at.session_state["dbg_traced"]
+    assert t.match_windows == mode and (t.engine == "match-windows") == (mode == "on")
+    assert {k: m["match"] for k, m in t.by_number.items()} == dict(enumerate(printed, 1))
+    ks = range(1, len(printed) + 1) if sample == "chemo" else sorted({1, (len(printed) + 1) // 2, len(printed)})
+    for k in ks:
+        at.session_state["dbg_match_no"] = k
+        at.run()
+        _ok(at)
+        assert at.session_state["dbg_traced"] is t  # the trace is computed once
+        res, text = t.explained[("match", k)]
+        assert res is not None, text
+        assert res["index"] == k and res["match"] == printed[k - 1] and "numbers this match differently" not in text
+        assert f"**Why match #{k} fired**" in _text(at)
