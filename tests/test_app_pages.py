@@ -545,6 +545,8 @@ def test_automaton_interval_data_is_marked():
     _preset(at, "cluster", "query1")
     at.run()
     assert not at.exception
+    assert at.selectbox(key="au_engine").value == "uncertain-event"  # what runs interval data (issue 15.5)
+    at.selectbox(key="au_engine").set_value("nfab").run()
     assert any("uncertainty intervals" in i.value and "point automaton" in i.value for i in at.info)
     assert "interval data: point automaton" in at.get("plotly_chart")[0].proto.spec
 

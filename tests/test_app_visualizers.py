@@ -243,8 +243,8 @@ def test_automaton_figure_draws_edge_kinds_and_final_double_circle():
     assert {"solid", "dash", "dot"} <= dashes
     states = next(t for t in fig.data if t.name == "states")
     assert set(states.text) == {"a", "c", "F", "!b"}
-    ring = [t for t in fig.data if t.mode == "markers" and t.marker.size == 60]
-    assert len(ring) == 1  # F's outer circle
+    ring = [t for t in fig.data if t.name == "final ring"]
+    assert len(ring) == 1 and list(ring[0].marker.size) == [60]  # F's outer circle, 12 px wider than F
     edges = next(t for t in fig.data if t.name == "edges")
     assert any("no Register" in h for h in edges.hovertext)
 
@@ -265,7 +265,8 @@ def _hits(a, b):
 
 
 @pytest.mark.parametrize("sample,preset", PRESETS)
-@pytest.mark.parametrize("engine", ["nfab", "lazy-chain", "lazy-tree", "eager"])
+@pytest.mark.parametrize("engine", ["nfab", "lazy-chain", "lazy-tree", "eager", "ses", "uncertain-event",
+                                    "uncertain-point"])
 def test_automaton_labels_never_overlap(sample, preset, engine):
     """Issue 15.5: every engine that can draw a preset draws it with no label on another label
     or on a state, within the width the page has (labels get shorter before they collide)."""
@@ -273,9 +274,10 @@ def test_automaton_labels_never_overlap(sample, preset, engine):
 
     p = _pat(sample, preset)
     try:
-        g = automaton_graph(p, engine)
+        g = automaton_graph(p, engine, interval=engine.startswith("uncertain"))
     except AutomatonUnavailable:
-        assert engine == "nfab", "the lazy engines draw every preset (under skip_till_any_match if need be)"
+        assert engine in ("nfab", "ses", "uncertain-event", "uncertain-point"), \
+            "the lazy engines draw every preset (under skip_till_any_match if need be)"
         return
     fig = automaton_figure(g)
     boxes = label_boxes(fig)

@@ -36,6 +36,7 @@ import networkx as nx
 import pandas as pd
 import plotly.graph_objects as go
 
+from engine.automata.columns import centre_columns
 from engine.model import Pattern, Strategy
 
 EDGE_STYLE: dict[str, dict[str, Any]] = {
@@ -47,7 +48,7 @@ EDGE_STYLE: dict[str, dict[str, Any]] = {
 }
 STATE_FILL = {"singleton": "#dbe9f6", "kleene_first": "#dbe9f6", "kleene_rest": "#e3f4e8",
               "final": "#fff3cd", "negation": "#fdecea", "initial": "#eef2f7", "state": "#dbe9f6",
-              "negative": "#fdecea", "reject": "#e5e5e5"}
+              "negative": "#fdecea", "reject": "#e5e5e5", "signature": "#fde9d9"}
 
 # What each state kind and each move means (the legend under the figure, the hover text).
 STATE_MEANING: dict[str, tuple[str, str]] = {
@@ -60,6 +61,31 @@ STATE_MEANING: dict[str, tuple[str, str]] = {
     "state": ("q", "some variables bound; waits for the next variable (from the stream or its buffer)"),
     "negative": ("¬x", "post-processing negation: looks for a qualifying negated event"),
     "reject": ("R", "reject: the partial match is dropped (its window closed, or a negated event was found)"),
+    "signature": ("α", "a signature emitted as (signature, range, confidence)"),
+}
+# Where an engine's states mean something else than the generic kinds above.
+ENGINE_STATE_MEANING: dict[str, dict[str, tuple[str, str]]] = {
+    "ses": {
+        "initial": ("(1,{})", "no variable bound: every event that fits a variable of the first set starts an "
+                              "instance"),
+        "state": ("(i,S)", "event set i is being filled and S holds its variables bound so far; the sets before i "
+                           "are complete"),
+        "final": ("(k,Bk)", "accepting: the last set is complete; a match is reported (after the conditions that "
+                            "need the whole binding)"),
+        "reject": ("R", "the instance is dropped: its window closed"),
+    },
+    "uncertain-event": {
+        "initial": ("start", "no run yet: an arriving interval event begins runs"),
+        "state": ("q{S}", "a run with one event per component in S and a valid interval [lo, hi] for each"),
+        "final": ("F", "a complete run: a signature with its valid intervals"),
+        "reject": ("R", "the run or signature is dropped (pruned by TTL or gap, NELT, or confidence 0)"),
+    },
+    "uncertain-point": {
+        "initial": ("a", "waits for a point of the first component's events"),
+        "state": ("x", "a point run that waits for a point of component x"),
+        "final": ("F", "a point match: one instant per event, in strict order, within the window"),
+        "reject": ("R", "the point run or signature is dropped (window passed, or confidence 0)"),
+    },
 }
 MOVE_MEANING: dict[str, str] = {
     "begin": "consume the event and move to the next state",
@@ -73,6 +99,17 @@ MOVE_MEANING: dict[str, str] = {
     "timeout": "the window closed: to R (or, after a trailing negation, to F)",
     "search_failed": "no qualifying negated event was found: on to the next state",
     "epsilon": "ε: start this clause's chain",
+    "next_set": "the current event set is complete: the event starts the next set",
+    "skip": "the instance ignores the event and stays (a take clones it: skip_till_any_match)",
+    "expire": "the window has passed: the run is dropped",
+    "stay": "the run stays for later events (a take clones it)",
+    "prune": "pruned against the frontier F': TTL (its window closes before F') or gap (an earlier component "
+             "can no longer be filled)",
+    "emit": "skip_till_any_match: the signature is emitted at once with its exact confidence and range",
+    "wait": "skip_till_next_match: held until F > its last event's upper bound (every spoiler seen), then NELT "
+            "and the confidence",
+    "collapse": "the point matches of one signature, once all are seen, become one (signature, range, confidence)",
+    "drop": "the signature has confidence 0 and is not emitted",
 }
 
 SCALE = 57.0  # pixels per data unit: the figure is drawn at its own size, so labels never scale
@@ -167,122 +204,41 @@ def _lazy(which: str) -> Callable[[Pattern], nx.MultiDiGraph]:
 
 
 def _eager(pattern: Pattern) -> nx.MultiDiGraph:
-    """The eager NFA baseline (Kolchinsky & Schuster §2.2; ``engine.matchers.eager``): per DNF
-    clause, a state per set of bound variables that respects the order (``q{a}`` → ``q{a,b}``),
-    every event applied on arrival in pattern order; a take clones the instance (the ignore
-    loop keeps the old one); Kleene variables loop while nothing after them is bound;
-    negations are checked on the complete match (post-processing). State names are the
-    engine's trace names (``engine.matchers.lazy_trace``)."""
-    from engine.automata.chain import _conds_text, analyse, filter_text, unsupported_reason
-    from engine.expr import uses_iteration
+    """The eager NFA baseline's bound-set lattice (``engine.automata.eager``)."""
+    from engine.automata.eager import eager_graph, unsupported_reason
 
     why = unsupported_reason(pattern)
     if why:
         raise AutomatonUnavailable(f"the eager NFA cannot compile this pattern: {why}")
-    info = analyse(pattern)
-    multi = len(info.clauses) > 1
-    win = written_window(pattern)
-    g = nx.MultiDiGraph(engine="eager", clauses=len(info.clauses), window=info.window,
-                        count_window=info.count_window)
-    g.add_node("R", kind="reject", label="R", order=None, alternative=-1)
-    last_col = 0
-    finals: list[str] = []
-    row_base = 0
-    for cl in info.clauses:
-        pre = f"c{cl.index}:" if multi else ""
-        order = [v for v in info.positive if v in cl.vars]
-        full = frozenset(cl.vars)
-        negs = sorted(cl.negations, key=lambda n: (n.trailing, n.pos))
-        klee = {v for v in cl.vars if info.vars[v].kleene}
+    return _style(eager_graph(pattern), "eager", pattern)
 
-        def name(s: frozenset[str]) -> str:
-            if s == full and not negs:
-                return "F"
-            return f"{pre}q{{{','.join(v for v in order if v in s)}}}"
 
-        states: list[frozenset[str]] = [frozenset()]
-        seen = {frozenset()}
-        edges: list[tuple[frozenset[str], frozenset[str], str]] = []
-        k = 0
-        while k < len(states):
-            s = states[k]
-            k += 1
-            for v in order:
-                if v in s or not cl.before[v] <= s or cl.after[v] & s:
-                    continue
-                t = s | {v}
-                edges.append((s, t, v))
-                if t not in seen:
-                    seen.add(t)
-                    states.append(t)
-        rows: dict[int, int] = {}
-        for s in sorted(states, key=lambda x: (len(x), [order.index(v) for v in order if v in x])):
-            n = name(s)
-            col = len(s)
-            r = rows.get(col, 0)
-            rows[col] = r + 1
-            kind = "initial" if not s else ("final" if n == "F" else "state")
-            if not g.has_node(n):
-                g.add_node(n, kind=kind, label=n.split(":")[-1] if n != "F" else "F", order=col,
-                           alternative=row_base + r, clause=cl.index, var=None, bound=sorted(s))
-            last_col = max(last_col, col)
-        for s, t, v in edges:
-            conds = [c for c in cl.conds if v in c.vars and c.vars <= t and not uses_iteration(c.node)]
-            vi = info.vars[v]
-            parts = [f"take {v}:{vi.type}"]
-            f = filter_text(info, v)
-            if f != "true":
-                parts.append(f"filter: {f}")
-            if conds:
-                parts.append(f"cond: {_conds_text(conds)}")
-            if win and s:
-                parts.append(f"span < {win}")
-            g.add_edge(name(s), name(t), key=f"take:{v}", kind="take", move="take", var=v, type=vi.type,
-                       label=parts[0], formula=" | ".join(parts), formula_optimised=" | ".join(parts))
-        for s in states:
-            n = name(s)
-            for v in order:
-                if v in s and v in klee and not (cl.after[v] & s):
-                    lab = f"iterate {v}:{info.vars[v].type}"
-                    conds = [c for c in cl.conds if v in c.vars and c.vars <= s]
-                    full_txt = lab + (f" | cond: {_conds_text(conds)}" if conds else "")
-                    g.add_edge(n, n, key=f"iterate:{v}", kind="take", move="iterate", var=v, label=lab,
-                               formula=full_txt, formula_optimised=full_txt)
-            if s and n != "F":
-                g.add_edge(n, n, key="ignore", kind="ignore", move="ignore", label="ignore",
-                           formula="ignore", formula_optimised="ignore")
-                if info.window is not None:
-                    g.add_edge(n, "R", key="timeout", kind="proceed", move="timeout", label="timeout",
-                               formula=f"timeout | span ≥ {win}", formula_optimised="timeout")
-        prev = name(full)
-        for j, neg in enumerate(negs):
-            nm = f"{pre}¬{neg.var}"
-            nxt = "F" if j + 1 == len(negs) else f"{pre}¬{negs[j + 1].var}"
-            g.add_node(nm, kind="negative", label=f"¬{neg.var}", order=len(full) + 1 + j,
-                       alternative=row_base, clause=cl.index, var=neg.var)
-            if j == 0:
-                g.add_edge(prev, nm, key="complete", kind="proceed", move="epsilon", label="complete",
-                           formula="complete: check the negations", formula_optimised="complete")
-            cond = _conds_text(neg.conds)
-            lab = f"take ¬{neg.var}:{neg.type}"
-            g.add_edge(nm, "R", key=f"take:{neg.var}", kind="negation", move="negation", var=neg.var,
-                       label=lab, formula=lab + (f" | cond: {cond}" if cond != "true" else ""),
-                       formula_optimised=lab)
-            ev = "timeout" if neg.trailing else "search_failed"
-            g.add_edge(nm, nxt, key=ev, kind="proceed", move=ev, label=ev, formula=ev, formula_optimised=ev)
-            last_col = max(last_col, len(full) + 1 + j)
-        if negs:
-            finals.append("F")
-        row_base += max(rows.values(), default=1)
-    if "F" not in g:
-        g.add_node("F", kind="final", label="F", order=None, alternative=0)
-    if not any(v == "R" for _u, v in g.edges()):
-        g.remove_node("R")
-    for n, d in g.nodes(data=True):
-        if d.get("order") is None:
-            d["order"] = last_col + 1
-        d["start"] = d.get("kind") == "initial"
-    return g
+def _ses(pattern: Pattern) -> nx.MultiDiGraph:
+    """The SES automaton (match-windows §4.8): states (i, S) with the runtime's moves
+    (``engine.automata.ses_moves``)."""
+    from engine.automata.ses_moves import ses_moves_graph, unsupported_reason
+
+    why = unsupported_reason(pattern)
+    if why:
+        raise AutomatonUnavailable(f"the SES automaton cannot compile this pattern: {why}")
+    return _style(ses_moves_graph(pattern), "ses", pattern)
+
+
+def _uncertain(which: str) -> Callable[[Pattern], nx.MultiDiGraph]:
+    """What ``uncertain-event`` / ``uncertain-point`` run over interval data
+    (``engine.automata.uncertain``)."""
+
+    def compile_fn(pattern: Pattern) -> nx.MultiDiGraph:
+        from engine.automata.uncertain import event_based_graph, point_based_graph
+        from engine.uncertain.query import unsupported_reason
+
+        why = unsupported_reason(pattern)
+        if why:
+            raise AutomatonUnavailable(f"the uncertain engines cannot run this pattern: {why}")
+        g = event_based_graph(pattern) if which == "event" else point_based_graph(pattern)
+        return _style(g, f"uncertain-{which}", pattern)
+
+    return compile_fn
 
 
 # engine name -> (title, compile function pattern -> MultiDiGraph, strategies it implements)
@@ -291,8 +247,13 @@ COMPILERS: dict[str, tuple[str, Callable[[Pattern], nx.MultiDiGraph]]] = {
     "lazy-chain": ("Lazy chain NFA (evaluation in ascending frequency)", _lazy("chain")),
     "lazy-tree": ("Lazy tree NFA (rarest remaining type first)", _lazy("tree")),
     "eager": ("Eager NFA (every event on arrival, pattern order)", _eager),
+    "ses": ("SES automaton (event sets, states (i, S))", _ses),
+    "uncertain-event": ("Uncertain, event-based (runs over intervals)", _uncertain("event")),
+    "uncertain-point": ("Uncertain, point-based (a point NFA, then collapsing)", _uncertain("point")),
 }
-ANY_ONLY = {"lazy-chain", "lazy-tree", "eager"}  # skip_till_any_match and OUTPUT ALL only
+ANY_ONLY = {"lazy-chain", "lazy-tree", "eager", "ses"}  # skip_till_any_match and OUTPUT ALL only
+UNCERTAIN = {"uncertain-event", "uncertain-point"}  # interval data; skip_till_any/next_match
+SELECTING = {"ses"}  # the drawn engines that select earliest / maximal matches (the others find all)
 ENGINE_HELP: dict[str, str] = {
     "nfab": "NFA^b (SASE+ §4): a state per component (a pair `a[1] → a[i]` for Kleene +) and F. **begin** and "
             "**take** edges consume an event, **ignore** skips it (dashed), **proceed** (ε) moves on without "
@@ -309,6 +270,23 @@ ENGINE_HELP: dict[str, str] = {
              "arrival, in pattern order; a state is the set of variables bound so far (`q{c,p}`). A **take** clones "
              "the partial match and the **ignore** loop keeps the original, so partial matches live until their "
              "window closes (**timeout** → R).",
+    "ses": "SES automaton (Cadonna et al., as the match-windows paper §4.8 uses it): a pattern is a sequence of "
+           "event sets; a state `(i,S)` says set i is being filled and S of its variables are bound. An instance "
+           "**begin**s at every event that fits a variable of the first set, **take**s the variables of the current "
+           "set in any order (a clone; the original **skip**s), **iterate**s a Kleene variable, and on a complete "
+           "set takes the **next set**'s first variable; it **expire**s when the window closes. With "
+           "`earliest`/`maximal` the matches of each start event are selected when its window closes.",
+    "uncertain-event": "Event-based evaluation over uncertainty intervals (Zhang et al. §4): runs hold whole events "
+                       "and a *valid interval* per component, shrunk by order and window. Any-state: a run is any set "
+                       "of filled components `q{S}`, so events may arrive out of time order; sorted (exclusive "
+                       "components): events wait in a reorder buffer and extend prefixes. Runs are **prune**d "
+                       "against the frontier F' (TTL, gap); a complete run is a signature, **emit**ted at once "
+                       "(skip_till_any_match) or after it **wait**s for its spoilers (skip_till_next_match, NELT).",
+    "uncertain-point": "Point-based evaluation over uncertainty intervals (Zhang et al. §3): every instant t of an "
+                       "interval becomes a point `e^t`, released in time order behind the frontier F; a "
+                       "skip_till_any_match NFA over points (id check, window, and NELT for skip_till_next_match) "
+                       "builds point matches, which are **collapse**d per signature into (signature, range, "
+                       "confidence).",
 }
 
 
@@ -319,14 +297,17 @@ def interval_engines() -> list[str]:
     return [n for n, i in sorted(ENGINES.items(), key=lambda kv: kv[1].preference) if getattr(i, "interval", False)]
 
 
-def default_engine(pattern: Pattern) -> str:
-    """The engine ``auto`` runs the pattern with, when it is drawn; else the first drawn one."""
+def default_engine(pattern: Pattern, interval: bool = False) -> str:
+    """The engine ``auto`` runs the pattern with (on interval data: the interval engine), when
+    it is drawn (``match-windows`` calls the SES automaton: drawn as ``ses``); else NFA^b."""
     try:
         from engine.planner import choose
 
-        name = choose(pattern).name
+        name = choose(pattern, interval=interval).name
     except Exception:  # noqa: BLE001 - no engine runs it: still draw what can be drawn
-        name = "nfab"
+        name = "uncertain-event" if interval else "nfab"
+    if name == "match-windows":
+        name = "ses"
     return name if name in COMPILERS else "nfab"
 
 
@@ -376,50 +357,94 @@ def shown_formula(kind: str, basic: str, optimised: str, into_final: bool, wtxt:
     return basic
 
 
+CITED = {"ses": "the match-windows paper §4.8", "uncertain-event": "Zhang et al.",
+         "uncertain-point": "Zhang et al."}
+
+
+def _restrict(pattern: Pattern, engine: str, title: str) -> tuple[Pattern, list[str]]:
+    """The pattern as ``engine`` can be drawn (strategy, OUTPUT, selection it implements) and
+    notes that say what was changed and that the engine cannot run the pattern as designed."""
+    from engine.model import Selection
+
+    what: list[str] = []
+    update: dict[str, Any] = {}
+    allowed = {ANY, Strategy.NEXT.value} if engine in UNCERTAIN else {ANY} if engine in ANY_ONLY else None
+    if allowed is not None and pattern.strategy.value not in allowed:
+        what.append(pattern.strategy.value)
+        update["strategy"] = Strategy.ANY
+    if (engine in ANY_ONLY or engine in UNCERTAIN) and pattern.output != "ALL":
+        what.append(f"OUTPUT {pattern.output}")
+        update["output"] = "ALL"
+    sel = pattern.selection
+    if sel is not Selection.ALL and engine not in SELECTING:
+        what.append(f"the selection {sel.value}")
+        update["selection"] = Selection.ALL
+    if not what:
+        return pattern, []
+    name = title.split(" (")[0]
+    does = ("skip_till_any_match and skip_till_next_match" if engine in UNCERTAIN else
+            "skip_till_any_match" if engine in ANY_ONLY else "every strategy")
+    finds = "all matches (no earliest / maximal selection)" if engine not in SELECTING else "OUTPUT ALL"
+    note = (f"The {name} implements {does} with {finds} ({CITED.get(engine, 'Kolchinsky & Schuster') if engine != 'nfab' else 'SASE+'}), "
+            f"not {' with '.join(what)}: it is drawn as it runs without that and cannot run this pattern as "
+            "designed.")
+    if "strategy" in update:
+        note += " NFA^b runs every strategy."
+    if "selection" in update:
+        note += " The SES automaton and match windows select earliest / maximal matches."
+    return pattern.model_copy(update=update), [note]
+
+
+def _interval_note(engine: str, interval: bool) -> str | None:
+    if engine in UNCERTAIN:
+        if interval:
+            return (f"The data has uncertainty intervals [lower, upper]: drawn is what `{engine}` runs under the "
+                    "possible-worlds semantics of the imprecise-timestamps paper (the other is "
+                    f"`{(UNCERTAIN - {engine}).pop()}`; both give the same signatures, ranges and confidences).")
+        return (f"`{engine}` runs events with uncertainty intervals only (map the lower/upper columns); the data in "
+                "use has point timestamps, so the point engines run it.")
+    if not interval:
+        return None
+    runners = interval_engines()
+    if runners:
+        return ("The data has uncertainty intervals [lower, upper]: it is run by "
+                + ", ".join(f"`{n}`" for n in runners) + " under the possible-worlds semantics of the "
+                "imprecise-timestamps paper, not by this automaton. Drawn here is the pattern's point automaton "
+                "(what the point engines run on point data); choose an uncertain engine above for what runs it.")
+    return ("The data has uncertainty intervals [lower, upper]; the engines of this build match interval events as "
+            "points at their lower bound, so this is the point automaton they run.")
+
+
 def automaton_graph(pattern: Pattern, engine: str = "nfab", strategy: str | Strategy | None = None,
-                    push_window: bool = True, peek: bool = True, interval: bool = False) -> nx.MultiDiGraph:
+                    push_window: bool = True, peek: bool = True, interval: bool = False,
+                    fold: bool = False) -> nx.MultiDiGraph:
     """The compiled automaton with ``shown`` formulas; ``strategy`` overrides the pattern's.
 
-    The lazy and eager engines implement skip_till_any_match and OUTPUT ALL only: for
-    another strategy (or NON_OVERLAP) they are compiled under skip_till_any_match / ALL and
-    ``graph["note"]`` says so. ``interval``: the data has uncertainty intervals (noted in
-    ``graph["note"]`` and the figure's title: the engines match them as points)."""
+    An engine that does not implement the pattern's strategy, OUTPUT or selection (the lazy,
+    eager and SES engines: skip_till_any_match with OUTPUT ALL; the uncertain engines:
+    skip_till_any/next_match; only SES selects earliest/maximal matches) is drawn as it runs
+    without it, and ``graph["note"]`` says so (``graph["runs_as_designed"]`` is False).
+    ``interval``: the data has uncertainty intervals (noted in ``graph["note"]`` and the title).
+    ``fold``: draw states that behave alike as one (:func:`fold_states`)."""
     if strategy is not None:
         pattern = pattern.model_copy(update={"strategy": Strategy(strategy)})
     try:
         title, compile_fn = COMPILERS[engine]
     except KeyError:
         raise AutomatonUnavailable(f"no automaton view for engine `{engine}`") from None
-    notes: list[str] = []
-    as_designed = True
-    if engine in ANY_ONLY and (pattern.strategy.value != ANY or pattern.output != "ALL"):
-        what = []
-        if pattern.strategy.value != ANY:
-            what.append(pattern.strategy.value)
-        if pattern.output != "ALL":
-            what.append(f"OUTPUT {pattern.output}")
-        notes.append(f"The {title.split(' (')[0]} implements skip_till_any_match with OUTPUT ALL only "
-                     f"(Kolchinsky & Schuster), not {' with '.join(what)}: it is drawn under "
-                     "skip_till_any_match and cannot run this pattern as designed. NFA^b runs every strategy.")
-        pattern = pattern.model_copy(update={"strategy": Strategy.ANY, "output": "ALL"})
-        as_designed = False
+    pattern, notes = _restrict(pattern, engine, title)
+    as_designed = not notes
     g = compile_fn(pattern)
+    if fold:
+        g = fold_states(g)
     g.graph["engine"] = engine
     g.graph["title"] = title
     g.graph["strategy"] = pattern.strategy.value
     g.graph.setdefault("partition", list(pattern.equivalence))
     g.graph["runs_as_designed"] = as_designed
-    if interval:
-        runners = interval_engines()
-        if runners:
-            notes.append("The data has uncertainty intervals [lower, upper]: it is run by "
-                         + ", ".join(f"`{n}`" for n in runners) + " under the possible-worlds semantics of the "
-                         "imprecise-timestamps paper, not by this automaton. Drawn here is the pattern's point "
-                         "automaton (what the point engines run on point data).")
-        else:
-            notes.append("The data has uncertainty intervals [lower, upper]; the engines of this build match "
-                         "interval events as points at their lower bound, so this is the point automaton they "
-                         "run (the possible-worlds evaluation of the imprecise-timestamps paper is not drawn here).")
+    inote = _interval_note(engine, interval)
+    if inote:
+        notes.append(inote)
     g.graph["interval"] = interval
     g.graph["note"] = " ".join(notes)
     first = {}
@@ -439,6 +464,64 @@ def automaton_graph(pattern: Pattern, engine: str = "nfab", strategy: str | Stra
     g.graph["push_window"] = push_window
     g.graph["peek"] = peek
     return g
+
+
+def foldable(g: nx.MultiDiGraph) -> int:
+    """How many states :func:`fold_states` would save (0: nothing to fold)."""
+    keys = {_fold_key(n, d) for n, d in g.nodes(data=True)}
+    return g.number_of_nodes() - len(keys)
+
+
+def _fold_key(n: str, d: dict[str, Any]) -> tuple[Any, ...]:
+    path = d.get("path")
+    if d.get("kind") == "state" and isinstance(path, tuple) and path:
+        return ("set", d.get("clause"), frozenset(path))
+    return ("node", n)
+
+
+def fold_states(g: nx.MultiDiGraph) -> nx.MultiDiGraph:
+    """The lazy tree with the states that bound the same variables (in another order) drawn
+    as one: their outgoing edges depend on the set bound, not on its order (``tree.py``
+    builds each edge from the bound mask), so the folded graph has the same moves. A folded
+    state ``q{b,c}`` stands for ``folded`` tree states; ``graph["folded"]`` is (before, after)."""
+    groups: dict[tuple[Any, ...], list[str]] = {}
+    for n, d in g.nodes(data=True):
+        groups.setdefault(_fold_key(n, d), []).append(n)
+    if all(len(ns) == 1 for ns in groups.values()):
+        return g
+    order = list(g.nodes["root"].get("reads") or []) if "root" in g else []  # pattern order
+    rep: dict[str, str] = {}
+    out = nx.MultiDiGraph(**g.graph)
+    rows: dict[Any, int] = {}
+    for key, ns in groups.items():
+        d0 = dict(g.nodes[ns[0]])
+        if key[0] == "set":
+            path = d0["path"]
+            pre = ns[0].split(":")[0] + ":" if ":" in ns[0] else ""
+            bound = sorted(path, key=lambda v: (order.index(v) if v in order else len(order), v))
+            name = f"{pre}q{{{','.join(bound)}}}"
+            d0.update(label=name.split(":")[-1], folded=len(ns), orders=[g.nodes[n]["path"] for n in ns])
+            if len(ns) > 1:
+                d0["formula"] = f"{len(ns)} tree states (every order of {{{', '.join(bound)}}}) folded into one"
+        else:
+            name = ns[0]
+        for n in ns:
+            rep[n] = name
+        out.add_node(name, **d0)
+    for n, d in out.nodes(data=True):  # rows again: one per state in its column, centred
+        if d.get("kind") != "reject" and isinstance(d.get("order"), int):
+            d["alternative"] = rows.get(d["order"], 0)
+            rows[d["order"]] = d["alternative"] + 1
+    centre_columns(out)
+    seen: set[tuple[str, str, Any]] = set()
+    for u, v, k, d in g.edges(keys=True, data=True):
+        ru, rv = rep[u], rep[v]
+        if (ru, rv, k) in seen:
+            continue
+        seen.add((ru, rv, k))
+        out.add_edge(ru, rv, key=k, **d)
+    out.graph["folded"] = (g.number_of_nodes(), out.number_of_nodes())
+    return out
 
 
 # --------------------------------------------------------------------------- drawing
@@ -583,6 +666,9 @@ def _state_px(label: str) -> float:
 
 def _label_lines(head: str, body: str, mode: str, width: int) -> list[tuple[str, bool]]:
     """The bold name (``take b:CPU · prec={a}`` on two lines), then the formula by ``mode``."""
+    if mode == "names":  # the move and its variable only: `take c`, `begin a^t`
+        first = head.split(" · ")[0]
+        return [(_short(first.split(":")[0] if " " in first.split(":")[0] else first, width), True)] if first else []
     lines: list[tuple[str, bool]] = [(_short(part, width), True) for part in head.split(" · ") if part]
     if mode == "none" or not body:
         return lines
@@ -844,9 +930,12 @@ def _best_plan(g: nx.MultiDiGraph, labels: str, label_width: int) -> _Plan:
     if labels == "short":
         tries = ([("none", label_width)] if g.number_of_nodes() > MANY_STATES else
                  [("short", label_width), ("short", max(14, label_width - 8)), ("none", label_width)])
+    if labels != "full":
+        tries.append(("names", label_width))  # the last resort: `take c` without the type
     plan: _Plan | None = None
     for mode, width in tries:
-        gap, pad = 170.0 if mode != "none" else 130.0, 40.0 if mode != "none" else 16.0
+        terse = mode in ("none", "names")
+        gap, pad = 130.0 if terse else 170.0, 16.0 if terse else 40.0
         plan = _plan(g, mode, width, gap, pad)
         for _ in range(4):
             if plan.overlaps == 0:
@@ -854,7 +943,7 @@ def _best_plan(g: nx.MultiDiGraph, labels: str, label_width: int) -> _Plan:
             gap, pad = gap * 1.35, pad + 40
             plan = _plan(g, mode, width, gap, pad)
         x0, _y0, x1, _y1 = _extent(plan)
-        g.graph["labels_drawn"] = mode if (mode, width) == tries[0] or mode == "none" else f"{mode} (narrower)"
+        g.graph["labels_drawn"] = mode if (mode, width) == tries[0] or terse else f"{mode} (narrower)"
         if plan.overlaps == 0 and x1 - x0 <= MAX_WIDTH:
             break
     assert plan is not None
@@ -892,7 +981,7 @@ def legend_rows(g: nx.MultiDiGraph) -> pd.DataFrame:
         if k not in kinds:
             kinds.append(k)
     for k in kinds:
-        sym, meaning = STATE_MEANING.get(k, (k, ""))
+        sym, meaning = state_meaning(g, k)
         rows.append({"drawn as": f"state {sym}" if k not in ("final", "reject") else f"state {sym} ({k})",
                      "kind": k, "meaning": meaning})
     moves = []
@@ -904,7 +993,15 @@ def legend_rows(g: nx.MultiDiGraph) -> pd.DataFrame:
         st = EDGE_STYLE.get(style or "take", EDGE_STYLE["take"])
         line = {"solid": "solid", "dash": "dashed", "dot": "dotted"}[st["dash"]]
         rows.append({"drawn as": f"{line} {_colour_name(style)} edge", "kind": m, "meaning": MOVE_MEANING.get(m, m)})
+    for term, meaning in g.graph.get("terms", []):
+        rows.append({"drawn as": "term", "kind": term, "meaning": meaning})
     return pd.DataFrame(rows, columns=["drawn as", "kind", "meaning"])
+
+
+def state_meaning(g: nx.MultiDiGraph, kind: str) -> tuple[str, str]:
+    """(symbol, meaning) of a state kind in this engine's drawing."""
+    own = ENGINE_STATE_MEANING.get(g.graph.get("engine", ""), {})
+    return own.get(kind) or STATE_MEANING.get(kind, (kind, ""))
 
 
 def _colour_name(kind: str | None) -> str:
@@ -912,14 +1009,54 @@ def _colour_name(kind: str | None) -> str:
             "negation": "red"}.get(kind or "", "")
 
 
+COMPACT_EDGES = 30  # a graph with more edges is drawn compact by default (see common_moves)
+
+
+def common_moves(g: nx.MultiDiGraph, least: int = 4) -> dict[str, int]:
+    """Moves that are not takes, from a state to itself or to R, that ``least`` or more states
+    have (skip / stay / ignore loops, timeout / expire / prune to R): move -> how many states."""
+    count: dict[str, set[str]] = {}
+    for u, v, d in g.edges(data=True):
+        if d.get("kind") in ("ignore", "proceed") and (u == v or g.nodes[v].get("kind") == "reject"):
+            count.setdefault(d.get("move", d.get("kind", "")), set()).add(u)
+    return {m: len(us) for m, us in count.items() if len(us) >= least}
+
+
+def _without(g: nx.MultiDiGraph, moves: dict[str, int]) -> nx.MultiDiGraph:
+    h = g.copy()
+    drop = [(u, v, k) for u, v, k, d in h.edges(keys=True, data=True)
+            if d.get("move", d.get("kind")) in moves and d.get("kind") in ("ignore", "proceed")
+            and (u == v or h.nodes[v].get("kind") == "reject")]
+    h.remove_edges_from(drop)
+    for n, d in list(h.nodes(data=True)):
+        if d.get("kind") == "reject" and h.degree(n) == 0:
+            h.remove_node(n)
+    return h
+
+
 def automaton_figure(g: nx.MultiDiGraph, labels: str = "short", label_width: int = 26,
-                     height: int | None = None) -> go.Figure:
+                     height: int | None = None, compact: bool | None = None) -> go.Figure:
     """Plotly figure of an automaton graph from :func:`automaton_graph`, drawn at its own
     pixel size (show it with ``width="content"``).
 
     ``labels``: ``short`` (wrapped, two lines of formula), ``full`` or ``none`` (the edge's
     name only); the hover text always has the full formulas (basic θ and optimised θ*).
-    ``height``: a minimum height in pixels."""
+    ``height``: a minimum height in pixels. ``compact`` (default: for more than
+    :data:`COMPACT_EDGES` edges): the moves that many states share (:func:`common_moves`) are
+    not drawn; ``g.graph["omitted"]`` names them (the legend and the edge table keep them)."""
+    if compact is None:
+        compact = g.number_of_edges() > COMPACT_EDGES
+    omitted = common_moves(g) if compact else {}
+    g.graph["omitted"] = omitted
+    drawn = _without(g, omitted) if omitted else g
+    fig = _figure(drawn, labels, label_width, height)
+    for k in ("positions", "label_overlaps", "labels_drawn"):
+        if k in drawn.graph:
+            g.graph[k] = drawn.graph[k]
+    return fig
+
+
+def _figure(g: nx.MultiDiGraph, labels: str, label_width: int, height: int | None) -> go.Figure:
     plan = _best_plan(g, labels, label_width)
     nodes = dict(g.nodes(data=True))
     fig = go.Figure()
@@ -1008,7 +1145,7 @@ def automaton_figure(g: nx.MultiDiGraph, labels: str = "short", label_width: int
         label = _display(d, n)
         texts.append(_esc(label))
         sizes.append(_state_px(label))
-        info = f"<b>state {_esc(label)}</b><br>kind: {kind} — {STATE_MEANING.get(kind, ('', ''))[1]}"
+        info = f"<b>state {_esc(label)}</b><br>kind: {kind} — {_esc(state_meaning(g, kind)[1])}"
         if d.get("type"):
             info += f"<br>event type: {d.get('type')}"
         if d.get("var"):
@@ -1019,11 +1156,12 @@ def automaton_figure(g: nx.MultiDiGraph, labels: str = "short", label_width: int
         fills.append(STATE_FILL.get(kind, "#eeeeee"))
         lines.append("#c0392b" if kind in ("negation", "negative") else "#1f2d3d")
         custom.append(["state", n, "", d.get("formula", "") or "", "", ""])
-    finals = [U(*plan.pos[n]) for n, d in nodes.items() if d.get("kind") == "final"]
+    finals = [(*U(*plan.pos[n]), _state_px(_display(d, n)) + 12) for n, d in nodes.items() if d.get("kind") == "final"]
     if finals:  # the outer ring of F's double circle
         fig.add_trace(go.Scatter(x=[p[0] for p in finals], y=[p[1] for p in finals], mode="markers",
-                                 hoverinfo="skip", showlegend=False,
-                                 marker=dict(size=60, color="rgba(0,0,0,0)", line=dict(color="#1f2d3d", width=2))))
+                                 hoverinfo="skip", showlegend=False, name="final ring",
+                                 marker=dict(size=[p[2] for p in finals], color="rgba(0,0,0,0)",
+                                             line=dict(color="#1f2d3d", width=2))))
     fig.add_trace(go.Scatter(x=xs, y=ys, mode="markers+text", text=texts, textposition="middle center",
                              hovertext=hovers, hoverinfo="text", customdata=custom, showlegend=False,
                              name="states", textfont=dict(size=12, color="#111"),
@@ -1049,7 +1187,7 @@ def automaton_figure(g: nx.MultiDiGraph, labels: str = "short", label_width: int
         if k not in seen_kinds:
             seen_kinds.append(k)
     for k in seen_kinds:
-        sym = STATE_MEANING.get(k, (k, ""))[0]
+        sym = state_meaning(g, k)[0]
         name = f"{sym}: {k.replace('_', ' ')}" if sym not in (k,) else k
         legend_names.append(name)
         fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=name,
@@ -1074,7 +1212,9 @@ def automaton_figure(g: nx.MultiDiGraph, labels: str = "short", label_width: int
     if g.graph.get("partition"):
         parts.append(f"partition: [{', '.join(g.graph.get('partition') or [])}]")
     if g.graph.get("interval"):
-        parts.append("interval data: point automaton")
+        parts.append("interval data" + ("" if g.graph.get("engine") in UNCERTAIN else ": point automaton"))
+    if g.graph.get("mode"):
+        parts.append(f"mode: {g.graph['mode']}")
     fig.update_layout(
         annotations=annotations,
         xaxis=dict(visible=False, range=[x0 / SCALE, x1 / SCALE], fixedrange=True),

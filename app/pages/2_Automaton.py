@@ -5,31 +5,39 @@ import streamlit as st
 
 from app import state, ui
 from engine.planner import reasons
-from visualizers.automaton import (COMPILERS, ENGINE_HELP, AutomatonUnavailable, automaton_figure, automaton_graph,
-                                   default_engine, edge_table, legend_rows, state_table)
+from visualizers.automaton import (COMPILERS, ENGINE_HELP, MANY_STATES, UNCERTAIN, AutomatonUnavailable,
+                                   automaton_figure, automaton_graph, default_engine, edge_table, fold_states,
+                                   foldable, legend_rows, state_table)
+
+SCROLL_AT = 900  # pixels: a taller drawing scrolls inside a box of this height
+LABELS_DRAWN = {"none": "as the edges' names only", "names": "as the move and variable only (`take c`)",
+                "short (narrower)": "narrower"}
 
 ui.page("Automaton", "🕸️")
 ss = st.session_state
 p = state.pattern()
+interval = state.data_is_interval()
 
 st.title("Automaton")
 
-if ss.get("au_rev") != state.rev():
+if ss.get("au_rev") != (state.rev(), interval):
     ss["au_strategy"] = p.strategy.value
-    ss["au_engine"] = default_engine(p)
-    ss["au_rev"] = state.rev()
+    ss["au_engine"] = default_engine(p, interval)
+    ss["au_rev"] = (state.rev(), interval)
 
 c1, c2, c3 = st.columns([3, 2, 2])
 with c3:
-    st.selectbox("Engine", list(COMPILERS), format_func=lambda k: COMPILERS[k][0], key="au_engine")
+    st.selectbox("Engine", list(COMPILERS), format_func=lambda k: COMPILERS[k][0], key="au_engine",
+                 help="interval data (uncertainty intervals) is run by the uncertain engines; point data by the others")
     st.radio("Edge labels", ["short", "full", "none"], horizontal=True, key="au_labels")
 engine = ss.get("au_engine", "nfab")
 with c1:
     st.radio("Strategy (view only; change it on Design)",
              ["strict_contiguity", "partition_contiguity", "skip_till_next_match", "skip_till_any_match"],
              key="au_strategy", horizontal=False,
-             help="applies to every engine that implements the strategy; the lazy and eager engines "
-                  "implement skip_till_any_match only and say so below")
+             help="applies to every engine that implements the strategy: NFA^b all four, the uncertain engines "
+                  "skip_till_any/next_match, the lazy, eager and SES engines skip_till_any_match only; an engine "
+                  "that does not implement it is drawn without it and says so below")
 with c2:
     nfab = engine == "nfab"
     why = None if nfab else "an NFA^b optimisation: the other engines place the window on their own edges"
@@ -43,17 +51,18 @@ st.caption(ENGINE_HELP.get(engine, ""))
 with st.expander("Pattern", expanded=False):
     st.code(state.text().strip(), language="sql")
 
-why_not = reasons(p)
-with st.expander("Engines and whether they run this pattern as designed", expanded=False):
+why_not = reasons(p, interval=interval)
+with st.expander("Engines and whether they run this pattern on this data", expanded=False):
     st.dataframe([{"engine": k, "runs it": "yes" if v is None else "no", "why not": v or ""}
-                  for k, v in why_not.items() if k != "oracle"], hide_index=True, width="stretch")
+                  for k, v in why_not.items() if not k.endswith("oracle")], hide_index=True, width="stretch")
 
 try:
     g = automaton_graph(p, engine, ss["au_strategy"], ss.get("au_push", True), ss.get("au_peek", True),
-                        interval=state.data_is_interval())
+                        interval=interval)
 except AutomatonUnavailable as err:
     st.warning(str(err), icon=":material/warning:")
-    st.caption("Choose another engine above: the table says which engines run this pattern.")
+    st.caption("Choose another engine above: the table says which engines run this pattern"
+               + (" (interval data: the uncertain engines)." if interval and engine not in UNCERTAIN else "."))
     st.stop()
 
 if g.graph.get("note"):
@@ -61,12 +70,35 @@ if g.graph.get("note"):
 if g.graph.get("alternatives", 1) > 1:
     st.info(f"The pattern expands into {g.graph['alternatives']} SEQ alternatives (optional components, OR, "
             "AND of single events); each is its own chain, and matches are de-duplicated.", icon=":material/info:")
-fig = automaton_figure(g, labels=ss.get("au_labels", "short"))
+
+saves = foldable(g)
+d1, d2 = st.columns(2)
+with d1:
+    fold = st.toggle(f"Fold states that bind the same variables ({g.number_of_nodes()} → "
+                     f"{g.number_of_nodes() - saves} states)", value=g.number_of_nodes() > MANY_STATES,
+                     key=f"au_fold_{engine}", disabled=saves == 0,
+                     help="the lazy tree has a state per order of the variables taken so far; the edges out of a "
+                          "state depend only on which variables are bound, so states with the same set behave "
+                          "alike and can be drawn as one" if saves else "no two states of this automaton behave alike")
+if fold and saves:
+    g = fold_states(g)
+with d2:
+    every = st.toggle("Draw every edge", value=False, key="au_every",
+                      help="a big automaton leaves out the loops and the edges to R that most states share "
+                           "(they are listed under the drawing and in the Edges table)")
+fig = automaton_figure(g, labels=ss.get("au_labels", "short"), compact=False if every else None)
 if g.graph.get("labels_drawn") not in (None, ss.get("au_labels", "short")):
-    st.caption(f"Edge labels are drawn {g.graph['labels_drawn']} here so that none overlaps another "
-               f"({g.number_of_nodes()} states); hover over an edge, or see the Edges table, for its formula.")
-event = st.plotly_chart(fig, width="content", key="au_chart", on_select="rerun",
-                        selection_mode="points", config={"displaylogo": False, "displayModeBar": False})
+    how = LABELS_DRAWN.get(g.graph["labels_drawn"], g.graph["labels_drawn"])
+    st.caption(f"Edge labels are drawn {how} here so that none overlaps another ({g.number_of_nodes()} states); "
+               "hover over an edge, or see the Edges table, for its formula.")
+if g.graph.get("omitted"):
+    st.caption("Not drawn, to keep the picture readable (switch on *Draw every edge*): "
+               + "; ".join(f"**{m}** on {n} states" for m, n in g.graph["omitted"].items())
+               + ". The legend explains them and the Edges table lists them.")
+tall = (fig.layout.height or 0) > SCROLL_AT
+with st.container(height=SCROLL_AT if tall else "content", border=tall):
+    event = st.plotly_chart(fig, width="content", key="au_chart", on_select="rerun",
+                            selection_mode="points", config={"displaylogo": False, "displayModeBar": False})
 
 points = []
 try:
