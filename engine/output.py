@@ -112,35 +112,31 @@ _JSON_NAMES: dict[str, str] = {}
 
 
 def match_json(m: Match) -> str:
-    """``json.dumps(m.to_json(), default=json_default)``, built directly for a plain
-    ``Match`` whose ids are ints or strings and whose start / end are finite numbers (the
-    same text, about three times faster); anything else goes through ``json.dumps``."""
+    """``json.dumps(m.to_json(), default=json_default)``, built from the parts for a plain
+    ``Match`` whose start / end are finite numbers: each variable's ids are encoded by
+    ``json.dumps`` on the tuple (C speed per id; a tuple encodes as the list ``as_dict``
+    gives) and joined with the separators ``json.dumps`` uses, so the text is the same.
+    Anything else goes through ``json.dumps`` whole."""
     from .matchers.base import Match as _Match
 
     if type(m) is _Match:
-        parts = []
-        for v, ids in m.bindings:
-            name = _JSON_NAMES.get(v)
-            if name is None:
-                name = _JSON_NAMES[v] = json.dumps(v)
-            items = []
-            for i in ids:
-                t = type(i)
-                if t is int:
-                    items.append(str(i))
-                elif t is str:
-                    items.append(json.dumps(i))
-                else:
-                    break
-            else:
-                parts.append(f"{name}: [{', '.join(items)}]")
-                continue
-            break
-        else:
-            s, e = m.start, m.end
-            if _plain_number(s) and _plain_number(e):
-                return f'{{"match": {{{", ".join(parts)}}}, "start": {s!r}, "end": {e!r}}}'
+        s, e = m.start, m.end
+        if _plain_number(s) and _plain_number(e):
+            parts = []
+            for v, ids in m.bindings:
+                name = _JSON_NAMES.get(v)
+                if name is None:
+                    name = _JSON_NAMES[v] = json.dumps(v)
+                try:
+                    text = _dumps(ids)
+                except (TypeError, ValueError):
+                    text = json.dumps(ids, default=json_default)
+                parts.append(f"{name}: {text}")
+            return f'{{"match": {{{", ".join(parts)}}}, "start": {s!r}, "end": {e!r}}}'
     return json.dumps(m.to_json(), default=json_default)
+
+
+_dumps = json.dumps
 
 
 def _plain_number(v: Any) -> bool:

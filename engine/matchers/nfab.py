@@ -78,14 +78,74 @@ class Entry:
 
 
 class Member:
-    """A run merged into another: its start and where its own version path takes over."""
+    """A run merged into another: its start and where its own version path takes over.
 
-    __slots__ = ("start", "start_seq", "switches")
+    ``cut`` is the depth of the newest switch entry on the representative's path (entries
+    from the oldest up to it): the member's match is its own older part (``tail``, read
+    back once and kept) and the representative's path after ``cut``."""
 
-    def __init__(self, start: float, start_seq: int, switches: tuple[tuple[Entry, tuple[int, ...]], ...]):
+    __slots__ = ("start", "start_seq", "switches", "cut", "tail")
+
+    def __init__(self, start: float, start_seq: int, switches: tuple[tuple[Entry, tuple[int, ...]], ...],
+                 cut: int = 0):
         self.start = start
         self.start_seq = start_seq
         self.switches = switches
+        self.cut = cut
+        self.tail: PathIds | None = None
+
+
+class PathIds:
+    """The event ids of a path, oldest first, cut into one slice per variable (``segs``:
+    (variable, lo, hi), in path order; a linear chain visits each variable once), with the
+    path's first event. ``cell`` is the trail cell of its newest entry and ``depth`` the
+    number of entries, so that a longer path of the same lineage extends it instead of
+    walking back to the start (the memo of ``Run.memo``)."""
+
+    __slots__ = ("cell", "depth", "ids", "segs", "first")
+
+    def __init__(self, cell: Any, depth: int, ids: tuple[Any, ...], segs: tuple[tuple[Any, int, int], ...],
+                 first: Event | None):
+        self.cell = cell
+        self.depth = depth
+        self.ids = ids
+        self.segs = segs
+        self.first = first
+
+    def extend(self, cell: Any, depth: int, newer: list[Entry], var_of: list[Any]) -> "PathIds":
+        """This path followed by ``newer`` (oldest first), ending at ``cell``."""
+        if not newer:
+            return PathIds(cell, depth, self.ids, self.segs, self.first)
+        segs = list(self.segs)
+        k = len(self.ids)
+        for x in newer:
+            v = var_of[x.state]
+            if segs and segs[-1][0] == v:
+                segs[-1] = (v, segs[-1][1], k + 1)
+            else:
+                segs.append((v, k, k + 1))
+            k += 1
+        return PathIds(cell, depth, self.ids + tuple([x.event.id for x in newer]), tuple(segs),
+                       self.first if self.first is not None else newer[0].event)
+
+    def bindings(self, order: list[str], tail: "PathIds | None" = None, cut: int = 0) -> tuple[Any, ...]:
+        """``(variable, ids)`` per variable of ``order``: this path, or with ``tail`` the
+        tail's ids followed by this path's after position ``cut``."""
+        ids = self.ids
+        if tail is None:
+            parts = {v: ids[lo:hi] for v, lo, hi in self.segs}
+        else:
+            tids = tail.ids
+            parts = {v: tids[lo:hi] for v, lo, hi in tail.segs}
+            for v, lo, hi in self.segs:
+                if hi > cut:
+                    more = ids[lo if lo > cut else cut:hi]
+                    have = parts.get(v)
+                    parts[v] = have + more if have else more
+        return tuple([(v, parts.get(v, ())) for v in order])
+
+
+_NO_PATH = PathIds(None, 0, (), (), None)
 
 
 class Members(list):
@@ -100,7 +160,8 @@ class Members(list):
 
 
 class Run:
-    __slots__ = ("chain", "state", "V", "start", "start_seq", "version", "nchild", "pe", "members", "part", "trail")
+    __slots__ = ("chain", "state", "V", "start", "start_seq", "version", "nchild", "pe", "members", "part", "trail",
+                 "depth", "memo")
 
     def __init__(self, chain: int, state: int, V: list[Any], start: float, start_seq: int,
                  version: tuple[int, ...], pe: Entry | None, part: Any):
@@ -118,6 +179,10 @@ class Run:
         # (entry, rest): the path §4.9 reads back by following version-labelled pointers,
         # kept so that match construction walks it without choosing among pointers
         self.trail: tuple[Any, Any] | None = None
+        self.depth = 0  # entries on the trail
+        # the ids of the latest path prefix read back in this run's lineage (shared with
+        # its clones), so that the next match extends it (PathIds)
+        self.memo: list[PathIds] = [_NO_PATH]
 
     def clone(self) -> "Run":
         self.nchild += 1
@@ -125,6 +190,8 @@ class Run:
                 self.version + (self.nchild,), self.pe, self.part)
         r.members = self.members
         r.trail = self.trail
+        r.depth = self.depth
+        r.memo = self.memo
         return r
 
 
@@ -413,6 +480,7 @@ class NfabMatcher(MatcherBase):
             nfab_trace.buffer_write(self, ent, r)
         r.pe = ent
         r.trail = (ent, r.trail)
+        r.depth += 1
         return ent
 
     # ------------------------------------------------------------------ the step
@@ -665,8 +733,8 @@ class NfabMatcher(MatcherBase):
             return
         order = self.order
         var_of = rt.var_of
-        if not r.members and not chain.negations:
-            self._construct_one(r, var_of, order, emitted, e)
+        if not chain.negations:
+            self._construct_paths(r, rt, e, emitted, live if r.members else None)
             return
         # Walk the representative's path once, as deep as the live members need (§4.9).
         need_full = any(not sw for _, sw in members)
@@ -740,19 +808,61 @@ class NfabMatcher(MatcherBase):
             if self.tracer is not None:
                 nfab_trace.matched(self, r, rt, m, e)
 
-    def _construct_one(self, r: Run, var_of: list[Any], order: list[str], emitted: dict, e: Event) -> None:
-        """The common case: one unmerged run, no negation. Its match is its trail."""
-        ids: dict[Any, list[Any]] = {v: [] for v in order}
-        trail = r.trail
-        last_ev = trail[0].event  # type: ignore[index]
-        n = 0
-        while trail is not None:
-            ent, trail = trail
-            ids[var_of[ent.state]].append(ent.event.id)
-            n += 1
-        first_ev = ent.event
-        m = Match(tuple((v, tuple(reversed(ids[v]))) for v in order), first_ev.ts, last_ev.ts,
-                  first_ev.seq, last_ev.seq)
+    def _construct_paths(self, r: Run, rt: _ChainRT, e: Event, emitted: dict, live: list[Member] | None) -> None:
+        """No negation: each live member's match is read from the run's path (extending the
+        lineage's memo) and, for a merged member, its own older part (kept on the member)."""
+        path = self._path(r, rt.var_of)
+        order = self.order
+        last_ev = r.trail[0].event  # type: ignore[index]
+        if live is None:
+            self._add(Match(path.bindings(order), path.first.ts, last_ev.ts,  # type: ignore[union-attr]
+                            path.first.seq, last_ev.seq), len(path.ids), r, rt, e, emitted)
+            return
+        for mem in live:
+            if not mem.switches:
+                first, b, n = path.first, path.bindings(order), len(path.ids)
+            else:
+                tail = mem.tail
+                if tail is None:
+                    ents = self._walk(mem.switches[0][0], r.version, mem.switches)
+                    ents.reverse()
+                    tail = mem.tail = _NO_PATH.extend(None, len(ents), ents, rt.var_of)
+                first, b = tail.first, path.bindings(order, tail, mem.cut)
+                n = len(tail.ids) + len(path.ids) - mem.cut
+            self._add(Match(b, first.ts, last_ev.ts, first.seq, last_ev.seq), n,  # type: ignore[union-attr]
+                      r, rt, e, emitted)
+
+    def _path(self, r: Run, var_of: list[Any]) -> PathIds:
+        """The ids of the run's whole path. The path without its newest entry is kept as the
+        lineage's memo; a later match of the lineage walks back only to it."""
+        head, rest = r.trail  # type: ignore[misc]
+        depth = r.depth - 1
+        holder = r.memo
+        memo = holder[0]
+        newer: list[Entry] = []
+        c = rest
+        steps = depth - memo.depth
+        if memo.cell is not None and steps >= 0:
+            for _ in range(steps):
+                newer.append(c[0])
+                c = c[1]
+            if c is not memo.cell:
+                memo = None  # another branch's prefix
+        else:
+            memo = None
+        if memo is None:
+            memo = _NO_PATH
+            while c is not None:
+                newer.append(c[0])
+                c = c[1]
+        newer.reverse()
+        prefix = memo.extend(rest, depth, newer, var_of)
+        if rest is not None:
+            holder[0] = prefix
+        return prefix.extend(r.trail, depth + 1, [head], var_of)
+
+    def _add(self, m: Match, n: int, r: Run, rt: _ChainRT, e: Event, emitted: dict) -> None:
+        """A built match of ``n`` events: counted against the work limit, de-duplicated."""
         self.work += 1 + n
         if self.work > self.max_work:
             self.explode(f"one event completed {len(emitted):,} matches and had more to build",
@@ -761,7 +871,7 @@ class NfabMatcher(MatcherBase):
             return
         emitted[m.key] = m
         if self.tracer is not None:
-            nfab_trace.matched(self, r, self.rts[r.chain], m, e)
+            nfab_trace.matched(self, r, rt, m, e)
 
     def _negation_blocker(self, chain: Chain, bound: dict[str, list[Event]], part: Any,
                           trailing: bool) -> Event | None:
@@ -851,8 +961,9 @@ class NfabMatcher(MatcherBase):
                 if len(rep.members) + len(own) > self.max_runs:
                     self._explode(members=len(rep.members) + len(own))
                 mem = rep.members
+                cut = rep.depth
                 for m in own:
-                    mem.append(Member(m.start, m.start_seq, ((ent, r.version),) + m.switches))
+                    mem.append(Member(m.start, m.start_seq, ((ent, r.version),) + m.switches, cut))
                     if m.start < mem.lo:
                         mem.lo = m.start
                 if r.start > rep.start:
