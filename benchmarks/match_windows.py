@@ -34,17 +34,21 @@ Timings are printed, never asserted.
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import platform
 import random
 import statistics
 import sys
+import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
+from baseline import extract_base  # noqa: E402
 from engine.dsl import parse  # noqa: E402
 from engine.events import ColumnMapping, Event, load_events  # noqa: E402
 from engine.matchers.base import StateExplosion  # noqa: E402
@@ -56,8 +60,43 @@ from sample_streams import load as load_sample  # noqa: E402
 from sample_streams.match_windows import chemo, trades  # noqa: E402
 
 CHEMO_COLUMNS = ColumnMapping(type_col="L", ts_col="T", id_col="id")
-CONFIGS = [("baseline", Techniques(False, False, False)), ("f", Techniques(True, False, False)),
-           ("f+p", Techniques(True, True, False)), ("f+p+c", Techniques(True, True, True))]
+FLAGS = [("baseline", (False, False, False)), ("f", (True, False, False)), ("f+p", (True, True, False)),
+         ("f+p+c", (True, True, True))]
+CONFIGS = [(name, Techniques(*flags)) for name, flags in FLAGS]
+
+
+BEFORE_NOTE = (" *f+p+c before*: the factor of f+p+c over the baseline with the engine of revision `{rev}` (run "
+               "in the same process, interleaved with this tree's runs); *now / before*: how many times faster "
+               "f+p+c runs now than at `{rev}`.")
+
+
+@dataclass
+class Impl:
+    """One revision of the engine: ``engine`` (this tree) or ``engine_base`` (``--base REV``)."""
+
+    label: str
+    rev: str
+    parse: Callable[[str], Any]
+    matcher: Any
+    techniques: Any
+    load_events: Callable[..., Any]
+    mapping: Any
+    explosion: type
+    events: dict[str, list[Any]] = field(default_factory=dict)
+
+    def stream(self, name: str, frame: Callable[[], Any], mapping: bool = False) -> list[Any]:
+        """The events of a generated stream, loaded once per revision (its own Event class)."""
+        if name not in self.events:
+            df = frame()
+            self.events[name] = (self.load_events(df, self.mapping(type_col="L", ts_col="T", id_col="id")) if mapping
+                                 else self.load_events(df)).events
+        return self.events[name]
+
+
+def load_impl(pkg: str, label: str, rev: str) -> Impl:
+    mod = {m: importlib.import_module(f"{pkg}.{m}") for m in ("dsl", "windows", "events", "matchers.base")}
+    return Impl(label, rev, mod["dsl"].parse, mod["windows"].MatchWindowMatcher, mod["windows"].Techniques,
+                mod["events"].load_events, mod["events"].ColumnMapping, mod["matchers.base"].StateExplosion)
 
 
 @dataclass
@@ -70,19 +109,40 @@ class Run:
     stopped: str = ""
 
 
-def run_windows(p: Pattern, events: list[Event], tech: Techniques, inner: str) -> Run:
-    m = MatchWindowMatcher(p, inner=inner, techniques=tech, max_runs=2_000_000)
+def run_windows(p: Pattern, events: list[Event], tech: Techniques, inner: str, impl: Impl | None = None) -> Run:
+    """Algorithm 1 with ``tech`` on ``events``, fed one event at a time (as ``cep run`` does)."""
+    cls, explosion = (impl.matcher, impl.explosion) if impl is not None else (MatchWindowMatcher, StateExplosion)
+    m = cls(p, inner=inner, techniques=tech, max_runs=2_000_000)
+    feed = m.feed
     t0 = time.process_time()
     out = []
     try:
         for e in events:
-            out.extend(m.feed(e))
+            out.extend(feed(e))
         out.extend(m.close())
-    except StateExplosion as err:
+    except explosion as err:
         return Run(time.process_time() - t0, 0, 0, 0, None, str(err)[:60])
     dt = time.process_time() - t0
     st = m.algo.stats
     return Run(dt, len(out), st.calls, st.events_to_matcher, sorted(x.key for x in out))
+
+
+def run_ab(text: str, stream: str, frame: Callable[[], Any], impls: list[Impl], inner: str, repeats: int,
+           mapping: bool = False) -> dict[str, dict[str, Run]]:
+    """Every configuration on every revision, interleaved (baseline, f, f+p, f+p+c of one
+    revision, then of the next, ``repeats`` times); per revision and configuration the run
+    with the median time. Keys ``f+p+c`` (this tree) and ``before:f+p+c`` (the base)."""
+    runs: dict[str, list[Run]] = {}
+    for _ in range(repeats):
+        for impl in impls:
+            p = impl.parse(text)
+            ev = impl.stream(stream, frame, mapping)
+            for name, flags in FLAGS:
+                runs.setdefault(impl.label + name, []).append(run_windows(p, ev, impl.techniques(*flags), inner, impl))
+    out: dict[str, dict[str, Run]] = {}
+    for key, rs in runs.items():
+        out[key] = sorted(rs, key=lambda r: r.seconds)[len(rs) // 2]  # type: ignore[assignment]
+    return out  # type: ignore[return-value]
 
 
 def run_alone(p: Pattern, events: list[Event], engine: str) -> Run:
@@ -95,28 +155,36 @@ def run_alone(p: Pattern, events: list[Event], engine: str) -> Run:
     return Run(time.process_time() - t0, len(out), 0, 0, sorted(x.key for x in out))
 
 
+def trade_frame(n: int, seed: int = 1) -> Any:
+    return trades(n, 100, seed=seed, per_ms=5.0, skew=1.0)
+
+
 def trade_events(n: int, seed: int = 1) -> tuple[list[Event], list[str]]:
-    df = trades(n, 100, seed=seed, per_ms=5.0, skew=1.0)
+    df = trade_frame(n, seed)
     ranked = list(df["ticker"].value_counts().index)
     return load_events(df).events, ranked[10:100]
 
 
-def workload(shape: str, tickers: list[str], window: str, selection: str) -> Pattern:
+def workload_text(shape: str, tickers: list[str], window: str, selection: str) -> str:
     vs = [f"Trade v{i + 1}" for i in range(len(tickers))]
     body = (f"SEQ({', '.join(vs)})" if shape == "P_seq" else f"AND({', '.join(vs)})") if len(vs) > 1 \
         else f"SEQ({vs[0]})"
     conj = [selection] if selection else []
     conj += [f"v{i + 1}.ticker = '{t}'" for i, t in enumerate(tickers)]
-    return parse(f"PATTERN {body} WHERE {' AND '.join(conj)} WITHIN {window}")
+    return f"PATTERN {body} WHERE {' AND '.join(conj)} WITHIN {window}"
+
+
+def workload(shape: str, tickers: list[str], window: str, selection: str) -> Pattern:
+    return parse(workload_text(shape, tickers, window, selection))
 
 
 def fmt_rate(n: int, s: float) -> str:
     return f"{n / s:,.0f}" if s > 0 else "∞"
 
 
-def factors(rows: list[dict[str, Run]], name: str) -> str:
-    fs = [r["baseline"].seconds / r[name].seconds for r in rows if r[name].seconds > 0 and not r[name].stopped
-          and not r["baseline"].stopped]
+def factors(rows: list[dict[str, Run]], name: str, base: str = "baseline") -> str:
+    fs = [r[base].seconds / r[name].seconds for r in rows if r[name].seconds > 0 and not r[name].stopped
+          and not r[base].stopped]
     if not fs:
         return "–"
     if len(fs) == 1:
@@ -130,6 +198,14 @@ def check_same(rows: dict[str, Run], what: str) -> None:
     for n, k in keys.items():
         if k != ref:
             raise SystemExit(f"{what}: {n} differs from the others ({len(k)} vs {len(ref)} matches)")
+
+
+def before_after(rows: list[dict[str, Run]], ab: bool) -> str:
+    """With a base revision: its f+p+c factor over its own baseline, and how much faster
+    f+p+c runs now than before (same process, interleaved)."""
+    if not ab:
+        return ""
+    return f" | {factors(rows, 'before:f+p+c', 'before:baseline')} | {factors(rows, 'f+p+c', 'before:f+p+c')}"
 
 
 # --------------------------------------------------------------------------- tables
@@ -148,72 +224,79 @@ def table_chemo(out: Callable[[str], None]) -> None:
     out("")
 
 
-def table_k(out: Callable[[str], None], n: int, ks: list[int], n_patterns: int, inner: str, selection: str,
-            window: str = "50 ms") -> dict[str, list[dict[str, Run]]]:
-    events, pool = trade_events(n)
+def table_k(out: Callable[[str], None], impls: list[Impl], n: int, ks: list[int], n_patterns: int, inner: str,
+            selection: str, repeats: int, window: str = "50 ms") -> None:
+    _, pool = trade_events(n)
     rng = random.Random(13)
+    ab = len(impls) > 1
     label = "SES automaton, earliest_maximal" if inner == "ses" else f"{inner}, all matches"
     out(f"## P_seq and P_set, k = {ks[0]}…{ks[-1]} ({label})\n")
-    out(f"{n:,} trades, WITHIN {window}; {n_patterns} random pattern(s) per k. Throughput of the baseline "
-        "(events/s), then the factor over it per configuration; calls of A and events given to A for "
-        "f+p+c against the baseline's.\n")
-    out("| workload | k | baseline events/s | f | f+p | f+p+c | calls f+p+c / baseline | events to A f+p+c / baseline "
-        "| matches |")
-    out("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-    result: dict[str, list[dict[str, Run]]] = {}
+    out(f"{n:,} trades, WITHIN {window}; {n_patterns} random pattern(s) per k; each configuration run {repeats}× "
+        "interleaved, the median kept. Throughput of the baseline (events/s), then the factor over it per "
+        "configuration; calls of A and events given to A for f+p+c against the baseline's."
+        + (BEFORE_NOTE.format(rev=impls[1].rev) if ab else "") + "\n")
+    head = "| workload | k | baseline events/s | f | f+p | f+p+c |"
+    if ab:
+        head += " f+p+c before | f+p+c now / before |"
+    out(head + " calls f+p+c / baseline | events to A f+p+c / baseline | matches |")
+    out("|---|---:|---:|---:|---:|---:|" + ("---:|---:|" if ab else "") + "---:|---:|---:|")
     for shape in ("P_seq", "P_set"):
         for k in ks:
             rows = []
             for _ in range(n_patterns):
-                p = workload(shape, rng.sample(pool, k), window, selection)
-                r = {name: run_windows(p, events, tech, inner) for name, tech in CONFIGS}
+                text = workload_text(shape, rng.sample(pool, k), window, selection)
+                r = run_ab(text, f"trades{n}", lambda: trade_frame(n), impls, inner, repeats)
                 check_same(r, f"{shape} k={k}")
                 rows.append(r)
-            result[f"{shape}/{k}"] = rows
             base = statistics.mean(r["baseline"].seconds for r in rows)
             calls = sum(r["f+p+c"].calls for r in rows), sum(r["baseline"].calls for r in rows)
             to_a = sum(r["f+p+c"].to_a for r in rows), sum(r["baseline"].to_a for r in rows)
-            out(f"| {shape} | {k} | {fmt_rate(len(events), base)} | {factors(rows, 'f')} | {factors(rows, 'f+p')} "
-                f"| **{factors(rows, 'f+p+c')}** | {calls[0]:,} / {calls[1]:,} | {to_a[0]:,} / {to_a[1]:,} "
-                f"| {sum(r['baseline'].matches for r in rows):,} |")
+            out(f"| {shape} | {k} | {fmt_rate(n, base)} | {factors(rows, 'f')} | {factors(rows, 'f+p')} "
+                f"| **{factors(rows, 'f+p+c')}**{before_after(rows, ab)} | {calls[0]:,} / {calls[1]:,} "
+                f"| {to_a[0]:,} / {to_a[1]:,} | {sum(r['baseline'].matches for r in rows):,} |")
             print(f"  {shape} k={k} done", file=sys.stderr)
     out("")
-    return result
 
 
-def table_tau(out: Callable[[str], None], n: int, patients: int, days: int, n_patterns: int) -> None:
+def table_tau(out: Callable[[str], None], impls: list[Impl], n: int, patients: int, days: int, n_patterns: int,
+              repeats: int) -> None:
+    ab = len(impls) > 1
     out("## Duration τ\n")
     out("P_set with k = 4 and k = 8 on the trades (random tickers as above, SES earliest_maximal), and the P_onco stand-in "
         f"on a generated cohort of {patients} patients over {days} days "
         "(`SEQ(AND(C c, P+ p[], D d), AND(B b, H h)) WHERE earliest_maximal AND [PID] AND p[i].V > p[i-1].V`). "
         "Factors over the baseline.\n")
-    out("| workload | WITHIN | baseline events/s | f | f+p | f+p+c | calls f+p+c / baseline | matches |")
-    out("|---|---:|---:|---:|---:|---:|---:|---:|")
-    events, pool = trade_events(n)
+    head = "| workload | WITHIN | baseline events/s | f | f+p | f+p+c |"
+    if ab:
+        head += " f+p+c before | f+p+c now / before |"
+    out(head + " calls f+p+c / baseline | matches |")
+    out("|---|---:|---:|---:|---:|---:|" + ("---:|---:|" if ab else "") + "---:|---:|")
+    _, pool = trade_events(n)
     rng = random.Random(7)
     for k in (4, 8):
         picks = [rng.sample(pool, k) for _ in range(n_patterns)]
         for ms in (10, 20, 50, 100, 200, 1000):
             rows = []
             for tick in picks:
-                p = workload("P_set", tick, f"{ms} ms", "earliest_maximal")
-                r = {name: run_windows(p, events, tech, "ses") for name, tech in CONFIGS}
+                text = workload_text("P_set", tick, f"{ms} ms", "earliest_maximal")
+                r = run_ab(text, f"trades{n}", lambda: trade_frame(n), impls, "ses", repeats)
                 check_same(r, f"P_set tau={ms}")
                 rows.append(r)
             base = statistics.mean(r["baseline"].seconds for r in rows)
-            out(f"| P_set k={k} | {ms} ms | {fmt_rate(len(events), base)} | {factors(rows, 'f')} "
-                f"| {factors(rows, 'f+p')} | **{factors(rows, 'f+p+c')}** | {sum(r['f+p+c'].calls for r in rows):,} / "
+            out(f"| P_set k={k} | {ms} ms | {fmt_rate(n, base)} | {factors(rows, 'f')} "
+                f"| {factors(rows, 'f+p')} | **{factors(rows, 'f+p+c')}**{before_after(rows, ab)} "
+                f"| {sum(r['f+p+c'].calls for r in rows):,} / "
                 f"{sum(r['baseline'].calls for r in rows):,} | {sum(r['baseline'].matches for r in rows):,} |")
         print(f"  tau k={k} done", file=sys.stderr)
-    onco_ev = load_events(chemo(patients, days, seed=3), CHEMO_COLUMNS).events
     for d in (5, 10, 20, 50):
-        p = parse("PATTERN SEQ(AND(C c, P+ p[], D d), AND(B b, H h)) WHERE earliest_maximal AND [PID] "
-                  f"AND p[i].V > p[i-1].V WITHIN {d} days")
-        r = {name: run_windows(p, onco_ev, tech, "ses") for name, tech in CONFIGS}
+        text = ("PATTERN SEQ(AND(C c, P+ p[], D d), AND(B b, H h)) WHERE earliest_maximal AND [PID] "
+                f"AND p[i].V > p[i-1].V WITHIN {d} days")
+        r = run_ab(text, "onco", lambda: chemo(patients, days, seed=3), impls, "ses", repeats, mapping=True)
         check_same(r, f"onco tau={d}")
-        out(f"| P_onco | {d} days | {fmt_rate(len(onco_ev), r['baseline'].seconds)} | {factors([r], 'f')} "
-            f"| {factors([r], 'f+p')} | **{factors([r], 'f+p+c')}** | {r['f+p+c'].calls:,} / {r['baseline'].calls:,} "
-            f"| {r['baseline'].matches:,} |")
+        n_onco = len(impls[0].events["onco"])
+        out(f"| P_onco | {d} days | {fmt_rate(n_onco, r['baseline'].seconds)} | {factors([r], 'f')} "
+            f"| {factors([r], 'f+p')} | **{factors([r], 'f+p+c')}**{before_after([r], ab)} "
+            f"| {r['f+p+c'].calls:,} / {r['baseline'].calls:,} | {r['baseline'].matches:,} |")
         print(f"  onco {d} days done", file=sys.stderr)
     out("")
 
@@ -249,34 +332,54 @@ def main() -> None:
     ap.add_argument("--out", help="write the Markdown tables here")
     ap.add_argument("--events", type=int, default=None, help="trades per run")
     ap.add_argument("--patterns", type=int, default=None, help="random patterns per k")
+    ap.add_argument("--repeats", type=int, default=None, help="runs per configuration (the median is kept)")
+    ap.add_argument("--base", help="also run the engine of this git revision (before/after columns)")
+    ap.add_argument("--tables", default="chemo,k,tree,tau,eager", help="which tables (comma-separated)")
     args = ap.parse_args()
     n = args.events or (2_000 if args.quick else 20_000)
     n_pat = args.patterns or (1 if args.quick else 3)
+    reps = args.repeats or (1 if args.quick else 3)
     ks = [1, 2, 4] if args.quick else list(range(1, 9))
     patients, days = (10, 60) if args.quick else (40, 180)
+    tables = set(args.tables.split(","))
     lines: list[str] = []
     t0 = time.time()
+    impls = [load_impl("engine", "", "HEAD")]
+    tmp = None
+    if args.base:
+        tmp = tempfile.TemporaryDirectory()
+        extract_base(args.base, Path(tmp.name))
+        impls.append(load_impl("engine_base", "before:", args.base))
 
     def out(s: str) -> None:
         lines.append(s)
         print(s)
 
-    table_chemo(out)
-    table_k(out, n, ks, n_pat, "ses", "earliest_maximal")
-    table_k(out, max(n // 5, 1000), [k for k in ks if k <= 4], 1 if args.quick else 2, "lazy-tree", "")
-    table_tau(out, n, patients, days, n_pat)
-    table_eager(out, n, patients, days)
+    if "chemo" in tables:
+        table_chemo(out)
+    if "k" in tables:
+        table_k(out, impls, n, ks, n_pat, "ses", "earliest_maximal", reps)
+    if "tree" in tables:
+        table_k(out, impls, max(n // 5, 1000), [k for k in ks if k <= 4], 1 if args.quick else 2, "lazy-tree", "",
+                1)
+    if "tau" in tables:
+        table_tau(out, impls, n, patients, days, n_pat, reps)
+    if "eager" in tables:
+        table_eager(out, n, patients, days)
     took = time.time() - t0
     if args.out:
+        cmd = " ".join(sys.argv[1:])
         head = [
             "# Match windows: throughput over the plain-window baseline", "",
-            f"Generated by `python benchmarks/match_windows.py{' --quick' if args.quick else ''} --out "
-            f"{args.out}` ({took:.0f} s; Python {platform.python_version()}, {platform.machine()}, "
-            f"{os.cpu_count()} CPUs, a machine shared with other work: compare the factors, not the absolute "
-            "numbers). The script's docstring describes the workloads.", "",
+            f"Generated by `python benchmarks/match_windows.py {cmd}` ({took:.0f} s; Python "
+            f"{platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs, a machine shared with other "
+            "work: compare the factors, not the absolute numbers). The script's docstring describes the workloads.",
+            "",
         ]
         with open(args.out, "w", encoding="utf-8") as fh:
             fh.write("\n".join(head + lines) + "\n")
+    if tmp is not None:
+        tmp.cleanup()
 
 
 if __name__ == "__main__":

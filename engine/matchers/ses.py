@@ -338,19 +338,20 @@ class SesMatcher(MatcherBase):
             return []
         first = events[0]
         cand0 = bits[0] if bits is not None else nm.cand_bits(first)
+        if not cand0 & nm.set_mask[0]:
+            return []  # no instance starts at first(W): no match starts there (nothing else is read)
         found: list[Match] = []
         live: list[Inst] = []
         self._window_mode = True
         try:
-            if cand0 & nm.set_mask[0]:
-                self._start(first, cand0, live, found)
+            self._start(first, cand0, live, found)
             peak = len(live)
             rest = islice(events, 1, None)
             more = islice(bits, 1, None) if bits is not None else None
             for e in rest:
-                cand = next(more) if more is not None else nm.cand_bits(e)  # type: ignore[arg-type]
                 if not live:
                     break
+                cand = next(more) if more is not None else nm.cand_bits(e)  # type: ignore[arg-type]
                 if cand:  # an event no variable fits changes nothing inside W (nothing expires there)
                     live = self._step(e, cand, live, found)
                     peak = max(peak, len(live))

@@ -29,13 +29,14 @@ from __future__ import annotations
 
 import time
 from collections import deque
+from operator import attrgetter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Sequence
 
 from ..events import Event
 from ..matchers.base import Match
 from .analysis import WindowPlan
-from .statistic import ClauseStat, Verdict, nmc
+from .statistic import PASSED, ClauseStat, Verdict, first_failed, nmc
 
 __all__ = ["Techniques", "WindowStats", "KeyWindow", "MatchWindows", "Call"]
 
@@ -90,30 +91,35 @@ class WindowStats:
 
 
 class KeyWindow:
-    """The window of one key: its events, their β_e, per clause the counted mask and
-    epochs of each event, and the clauses' statistics."""
+    """The window of one key: its events, their coordinates and β_e, per clause the
+    counted mask and epochs of each event, and the clauses' statistics."""
 
-    __slots__ = ("key", "events", "bits", "marks", "stats", "counting")
+    __slots__ = ("key", "events", "coords", "bits", "marks", "stats", "counting", "count")
 
     def __init__(self, key: Any, plan: WindowPlan, literal: bool, counting: bool = True) -> None:
         self.key = key
         self.events: deque[Event] = deque()
+        self.coords: deque[float] = deque()
         self.bits: deque[int] = deque()
         self.marks: deque[tuple[Any, ...]] = deque()
         self.stats = [ClauseStat(cl, len(plan.vars), literal) for cl in plan.clauses]
         self.counting = counting  # the statistic is kept only for the NMC
+        self.count = plan.count   # coordinates are stream positions (WITHIN n events)
 
     def __len__(self) -> int:
         return len(self.events)
 
-    def add(self, e: Event, bits: int) -> None:
+    def add(self, e: Event, bits: int, coord: float | None = None) -> None:
+        """Append e with β_e = ``bits`` (``coord``: e's seq or ts, computed when not given)."""
         self.events.append(e)
+        self.coords.append(coord if coord is not None else (e.seq if self.count else e.ts))
         self.bits.append(bits)
         if self.counting:
             self.marks.append(tuple(st.add(bits) for st in self.stats))
 
     def pop(self) -> tuple[Event, int]:
         e = self.events.popleft()
+        self.coords.popleft()
         bits = self.bits.popleft()
         if self.counting:
             marks = self.marks.popleft()
@@ -129,18 +135,26 @@ class KeyWindow:
 
 class MatchWindows:
     """Algorithm 1 over a stream; ``call`` is A. ``feed`` returns the matches of the
-    windows that ``e`` completed; ``close`` drains every window."""
+    windows that ``e`` completed; ``close`` drains every window. ``guard(n)`` is called
+    when an event is buffered, with the number of buffered events (it may raise).
+
+    Cost per event: an event that fits no variable (the common case of a selective
+    pattern) costs one call of the compiled β_e (``beta``) and a counter; the buffered
+    ones go through the window of their key, the statistic and the NMC."""
 
     def __init__(self, plan: WindowPlan, call: Call, techniques: Techniques = Techniques(),
                  tracer: Any = None, on_window: Callable[[KeyWindow, Verdict | None, list[Match] | None], None]
-                 | None = None) -> None:
+                 | None = None, guard: Callable[[int], None] | None = None) -> None:
         self.plan = plan
         self.call = call
         self.t = techniques
         self.tracer = tracer
         self.on_window = on_window
+        self.guard = guard
         self.windows: dict[Any, KeyWindow] = {}
-        self.stats = WindowStats()
+        self._stats = WindowStats()
+        self._filtered = 0   # events_in = _filtered + _kept (one counter on the filtered path)
+        self._kept = 0
         self.buffered = 0
         self._seen_keys: set[Any] = set()
         self._since_sweep = 0
@@ -148,22 +162,42 @@ class MatchWindows:
         # Without filtering and NMC there is no pre-processing: A tests the properties itself
         # (the paper's baseline, a plain match window); else β_e is computed once per event.
         self._needs_bits = techniques.filter or techniques.nmc
+        self._beta = plan.beta
+        self._filtering = techniques.filter
+        self._coord = attrgetter("seq" if plan.count else "ts")
+        self._gate_count: Callable[[], int] | None = None
+        if tracer is None and techniques.filter:
+            # The step without a trace: filtering and the counter in one call (``beta.compile_gate``).
+            self.feed, self._gate_count = plan.gate(self._buffer)  # type: ignore[method-assign]
+
+    @property
+    def stats(self) -> WindowStats:
+        """The statistics (brought up to date when read)."""
+        st = self._stats
+        st.events_filtered = self._filtered + (self._gate_count() if self._gate_count is not None else 0)
+        st.events_in = st.events_filtered + self._kept
+        return st
 
     # ------------------------------------------------------------------ the loop
 
     def feed(self, e: Event) -> list[Match]:
-        st = self.stats
-        st.events_in += 1
-        plan = self.plan
-        bits = plan.bits(e) if self._needs_bits else 0
-        tr = self.tracer
-        if not bits and self.t.filter:  # the common case first, without the phase timer
-            st.events_filtered += 1
-            if tr is not None:
-                tr.act("discard", event=e.id, reason="filtered: the event satisfies no variable's properties (Thm 1)",
-                       detail={"filtered": True})
+        bits = self._beta(e) if self._needs_bits else 0
+        if not bits and self._filtering:
+            self._filtered += 1
+            if self.tracer is not None:
+                self.tracer.act("discard", event=e.id,
+                                reason="filtered: the event satisfies no variable's properties (Thm 1)",
+                                detail={"filtered": True})
             return []
+        return self._buffer(e, bits)
+
+    def _buffer(self, e: Event, bits: int) -> list[Match]:
+        """Steps 2-4 of Algorithm 1 for an event that passed the filter."""
         t0 = time.perf_counter()
+        st = self._stats
+        in_matcher = st.seconds_matcher
+        self._kept += 1
+        plan = self.plan
         key = plan.key_of(e) if self.t.partition else None
         kw = self.windows.get(key)
         if kw is None:
@@ -171,36 +205,36 @@ class MatchWindows:
             if key not in self._seen_keys:
                 self._seen_keys.add(key)
                 st.partitions += 1
-        now = plan.coord(e)
+        now = self._coord(e)
         out: list[Match] = []
-        size = plan.size
-        if kw.events and now - plan.coord(kw.events[0]) >= size:
-            st.seconds_pre += time.perf_counter() - t0
+        if kw.coords and now - kw.coords[0] >= plan.size:
             out = self._evict(kw, now, e)
-            t0 = time.perf_counter()
-        kw.add(e, bits)
+        kw.add(e, bits, now)
         self.buffered += 1
         if self.buffered > st.peak_buffered:
             st.peak_buffered = self.buffered
+        tr = self.tracer
         if tr is not None:
             self.changed.add(key)
             tr.act("store", state=f"window {key_text(key)}", event=e.id,
                    detail={"key": key_text(key), "beta_e": plan.bitstring(bits), "window": [x.id for x in kw.events],
                            "counters": kw.counters(plan), "beta_s": plan.bitstring(kw.stats[0].beta_s)})
         self._since_sweep += 1
-        st.seconds_pre += time.perf_counter() - t0
         if self._since_sweep >= SWEEP_EVERY and len(self.windows) > 1:
             out.extend(self._sweep(now, e))
+        st.seconds_pre += time.perf_counter() - t0 - (st.seconds_matcher - in_matcher)
+        if self.guard is not None:
+            self.guard(self.buffered)
         return out
 
     def _evict(self, kw: KeyWindow, now: float, e: Event | None) -> list[Match]:
-        plan = self.plan
-        size = plan.size
+        size = self.plan.size
         out: list[Match] = []
-        events = kw.events
-        while events and now - plan.coord(events[0]) >= size:
+        coords = kw.coords
+        while coords and now - coords[0] >= size:
             out.extend(self._complete(kw, e))
-            self._pop(kw)
+            kw.pop()
+            self.buffered -= 1
         return out
 
     def _sweep(self, now: float, e: Event) -> list[Match]:
@@ -209,7 +243,7 @@ class MatchWindows:
         self._since_sweep = 0
         out: list[Match] = []
         for kw in list(self.windows.values()):
-            if kw.events and now - self.plan.coord(kw.events[0]) >= self.plan.size:
+            if kw.coords and now - kw.coords[0] >= self.plan.size:
                 if self.tracer is not None:
                     self.changed.add(kw.key)
                 out.extend(self._evict(kw, now, e))
@@ -217,29 +251,23 @@ class MatchWindows:
                     del self.windows[kw.key]
         return out
 
-    def _pop(self, kw: KeyWindow) -> None:
-        t0 = time.perf_counter()
-        kw.pop()
-        self.buffered -= 1
-        self.stats.seconds_pre += time.perf_counter() - t0
-
     def _complete(self, kw: KeyWindow, e: Event | None) -> list[Match]:
         """W = kw is complete for matches starting at first(W): NMC, then maybe A."""
-        t0 = time.perf_counter()
-        st = self.stats
+        st = self._stats
         st.windows_completed += 1
         n = len(kw.events)
-        first = kw.events[0]
         verdict: Verdict | None = None
+        reporting = self.tracer is not None or self.on_window is not None
         if self.t.nmc:
-            verdict = nmc(self.plan, kw.stats, n, kw.bits[0], first.id)
-            if not verdict.passed:
-                st.nmc_fail[verdict.failed or "7"] += 1
-                st.seconds_pre += time.perf_counter() - t0
-                self._report(kw, verdict, None, e)
+            failed = first_failed(kw.stats, n, kw.bits[0])
+            if failed is not None:
+                st.nmc_fail[failed] += 1
+                if reporting:
+                    self._report(kw, nmc(self.plan, kw.stats, n, kw.bits[0], kw.events[0].id), None, e)
                 return []
             st.nmc_pass += 1
-        st.seconds_pre += time.perf_counter() - t0
+            if reporting:
+                verdict = PASSED
         t1 = time.perf_counter()
         found = self.call(kw.events, kw.bits if self._needs_bits else None)  # A reads W in place (no copy)
         st.seconds_matcher += time.perf_counter() - t1
@@ -248,7 +276,8 @@ class MatchWindows:
         st.matches += len(found)
         if not found:
             st.false_positives += 1
-        self._report(kw, verdict, found, e)
+        if reporting:
+            self._report(kw, verdict, found, e)
         return found
 
     def _report(self, kw: KeyWindow, verdict: Verdict | None, found: list[Match] | None, e: Event | None) -> None:
@@ -280,10 +309,13 @@ class MatchWindows:
     # ------------------------------------------------------------------ end of input
 
     def close(self) -> list[Match]:
+        t0 = time.perf_counter()
+        in_matcher = self._stats.seconds_matcher
         out: list[Match] = []
         for kw in list(self.windows.values()):
             out.extend(self._drain(kw))
         self.windows.clear()
+        self._stats.seconds_pre += time.perf_counter() - t0 - (self._stats.seconds_matcher - in_matcher)
         return out
 
     def _drain(self, kw: KeyWindow) -> list[Match]:
@@ -292,17 +324,19 @@ class MatchWindows:
             self.changed.add(kw.key)
         while kw.events:
             if self.t.nmc and all(s.dead(len(kw.events)) for s in kw.stats):
-                self.stats.drain_stopped += len(kw.events)
+                self._stats.drain_stopped += len(kw.events)
                 if self.tracer is not None:
                     self.tracer.act("discard", state=f"window {key_text(kw.key)}",
                                     reason=f"drain stopped: {len(kw.events)} window(s) cannot hold a match "
                                            "(|W| < m or a zero counter, monotone under removal)",
                                     detail={"key": key_text(kw.key), "window": [x.id for x in kw.events]})
+                self.buffered -= len(kw.events)
                 while kw.events:
-                    self._pop(kw)
+                    kw.pop()
                 break
             out.extend(self._complete(kw, None))
-            self._pop(kw)
+            kw.pop()
+            self.buffered -= 1
         return out
 
     # ------------------------------------------------------------------ state for views

@@ -31,6 +31,7 @@ from ..events import Event
 from ..expr import Agg, Cmp, Len, Node, Ref, compile_expr, to_text, uses_iteration, variables
 from ..model import ANY_TYPE, Component, Group, Pattern, Selection, Strategy
 from ..partition import PartitionKey, partition_key
+from .beta import Beta, Gate, TypeSpec, compile_beta, compile_gate
 
 __all__ = ["VarSpec", "Clause", "WindowPlan", "analyse", "unsound_reason", "local_conjuncts", "event_bits"]
 
@@ -98,6 +99,7 @@ class WindowPlan:
     sets: list[list[str]] | None = None    # B1..Bk when the pattern is an SES pattern (display)
     _by_type: dict[str, "_TypeIndex"] = field(default_factory=dict, repr=False)
     _any: "_TypeIndex | None" = field(default=None, repr=False)
+    beta: Beta = field(init=False, repr=False)  # β_e compiled (``beta.compile_beta``); equals ``bits``
 
     def __post_init__(self) -> None:
         groups: dict[str, list[VarSpec]] = {}
@@ -109,9 +111,16 @@ class WindowPlan:
                 self._any = idx
             else:
                 self._by_type[t] = idx
+        self.beta = compile_beta({t: i.spec() for t, i in self._by_type.items()},
+                                 self._any.spec() if self._any is not None else None)
+
+    def gate(self, kept: Callable[[Event, int], list[Any]]) -> Gate:
+        """Filtering (Thm 1) as one call per event: see ``beta.compile_gate``."""
+        return compile_gate(self.beta, {t: i.spec() for t, i in self._by_type.items()},
+                            self._any.spec() if self._any is not None else None, kept)
 
     def bits(self, e: Event) -> int:
-        """β_e: bit v set iff e satisfies θ^p_v (§4.5)."""
+        """β_e: bit v set iff e satisfies θ^p_v (§4.5); the reference form of ``beta``."""
         idx = self._by_type.get(e.type)
         b = idx.bits(e) if idx is not None else 0
         if self._any is not None:
@@ -153,7 +162,7 @@ class _TypeIndex:
                     consts.setdefault(v.name, {}).setdefault(c[0], c[1])
         attrs = [a for a in {a for d in consts.values() for a in d}
                  if all(a in consts.get(v.name, {}) for v in vs)]
-        self.attr: str | None = min(attrs) if attrs and len(vs) > 1 else None
+        self.attr: str | None = min(attrs) if attrs else None
         self.table: dict[Any, list[tuple[int, Callable[[Event], bool] | None]]] = {}
         self.rest: list[tuple[int, Callable[[Event], bool] | None]] = []
         if self.attr is not None:
@@ -163,6 +172,10 @@ class _TypeIndex:
                 except TypeError:  # pragma: no cover - constants are numbers, strings, booleans
                     self.attr = None
                     break
+
+    def spec(self) -> TypeSpec:
+        """(hashed attribute, value -> candidates, all candidates) for ``beta.compile_beta``."""
+        return self.attr, self.table, self.all
 
     def bits(self, e: Event) -> int:
         b = 0

@@ -133,7 +133,10 @@ class MatchWindowMatcher(MatcherBase):
             self._opts["max_runs"] = max_runs
         self._kleene = frozenset(c.var for c in pattern.positive if c.kleene)
         self._call = self._ses_call(target) if self.inner == "ses" else self._engine_call(target)
-        self.algo = MatchWindows(self.plan, self._call, self.techniques, tracer)
+        self.algo = MatchWindows(self.plan, self._call, self.techniques, tracer, guard=self._guard)
+        if tracer is None:
+            # Without a trace there is nothing to do around Algorithm 1's step: skip a call per event.
+            self.feed = self.algo.feed  # type: ignore[method-assign]
 
     # ------------------------------------------------------------------ A
 
@@ -188,13 +191,14 @@ class MatchWindowMatcher(MatcherBase):
     def stats(self, value: Stats) -> None:
         self._stats = value
 
+    def _guard(self, buffered: int) -> None:
+        if buffered > self.max_buffered:
+            self.explode(f"{buffered:,} events buffered in match windows", f"{self.max_buffered:,}")
+
     def feed(self, event: Event) -> list[Match]:
-        if self.tracer is not None:
-            self.algo.changed.clear()
-        out = self.algo.feed(event)
-        if self.algo.buffered > self.max_buffered:
-            self.explode(f"{self.algo.buffered:,} events buffered in match windows", f"{self.max_buffered:,}")
-        return out
+        """Algorithm 1's step for ``event`` (without a tracer ``__init__`` binds ``algo.feed`` here)."""
+        self.algo.changed.clear()
+        return self.algo.feed(event)
 
     def close(self) -> list[Match]:
         if self.tracer is not None:

@@ -31,7 +31,7 @@ from typing import Any
 
 from .analysis import Clause, WindowPlan
 
-__all__ = ["ClauseStat", "Verdict", "nmc", "CONDITIONS"]
+__all__ = ["ClauseStat", "Verdict", "nmc", "first_failed", "PASSED", "CONDITIONS"]
 
 CONDITIONS = ("4", "5", "6", "7")
 
@@ -97,6 +97,22 @@ class ClauseStat:
                 self.beta_s |= succ
         return reset
 
+    def failed(self, size: int, first_bits: int) -> str | None:
+        """The first of (4), (5), (6), (7) that fails for this clause, None when all hold
+        (the same answer as ``conditions``, without building it)."""
+        cl = self.clause
+        if size < cl.m:
+            return "4"
+        if not first_bits & cl.first_mask:
+            return "5"
+        if not self.beta_s & cl.mask:
+            return None
+        cand = self.cand
+        for v in _bits(cl.mask):
+            if cand[v] <= 0:
+                return "6"
+        return "7"
+
     def conditions(self, size: int, first_bits: int) -> dict[str, bool]:
         """(4), (5), (6), (7) as this statistic knows them; (7) is the counters' part beyond (6)."""
         cl = self.clause
@@ -113,16 +129,25 @@ class ClauseStat:
         return size < self.clause.m or (self.beta_s & self.clause.mask) != 0
 
 
-def _bits(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
+_BITS: dict[int, tuple[int, ...]] = {}
+
+
+def _bits(mask: int) -> tuple[int, ...]:
+    """The positions of the set bits of ``mask``, lowest first (remembered per mask: a
+    pattern has few variables, so few masks)."""
+    out = _BITS.get(mask)
+    if out is None:
+        found = []
+        m = mask
+        while m:
+            low = m & -m
+            found.append(low.bit_length() - 1)
+            m ^= low
+        out = _BITS[mask] = tuple(found)
     return out
 
 
-@dataclass
+@dataclass(frozen=True)
 class Verdict:
     """The NMC verdict of a window: passed, the first failing condition ("4", "5", "6",
     "7" or None) of the clause that got furthest, and a sentence for a person."""
@@ -135,12 +160,30 @@ class Verdict:
         return {"passed": self.passed, "failed": self.failed, "reason": self.reason}
 
 
+PASSED = Verdict(True, None, "candidate window: (4) (5) (6) (7) hold")
+
+
+def first_failed(stats: list[ClauseStat], size: int, first_bits: int) -> str | None:
+    """NMC(W, S) as Algorithm 1 needs it: None when some clause satisfies (4)-(7), else the
+    first failing condition of the clause that got furthest (what ``nmc`` reports)."""
+    if len(stats) == 1:
+        return stats[0].failed(size, first_bits)
+    worst = "4"
+    for st in stats:
+        f = st.failed(size, first_bits)
+        if f is None:
+            return None
+        if f > worst:  # "4" < "5" < "6" < "7": the rank is the string order
+            worst = f
+    return worst
+
+
 def nmc(plan: WindowPlan, stats: list[ClauseStat], size: int, first_bits: int, first_id: Any) -> Verdict:
     """NMC(W, S) (Algorithm 1): some clause satisfies (4), (5) and all counters > 0."""
     best: tuple[int, str | None, ClauseStat | None] = (-1, None, None)
     for st in stats:
         if st.passes(size, first_bits):
-            return Verdict(True, None, "candidate window: (4) (5) (6) (7) hold")
+            return PASSED
         c = st.conditions(size, first_bits)
         failed = next(k for k in CONDITIONS if not c[k])
         rank = CONDITIONS.index(failed)
