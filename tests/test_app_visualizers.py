@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from itertools import combinations
 
 import pytest
 
@@ -321,6 +322,97 @@ def test_eager_automaton_is_the_bound_set_lattice():
     assert loops == {"q{p}", "q{c,p}"}  # p keeps iterating until b is bound
     first_p = next(d for u, v, d in g.edges(data=True) if (u, v) == ("q{}", "q{p}"))
     assert "p[i]" not in first_p["formula"]  # the rising condition is on the iteration, not the first p
+
+
+def test_ses_and_uncertain_drawings_explain_their_states_and_moves():
+    """Issue 13.7 / 15.5: the SES automaton of the chemotherapy preset and the uncertain engines of
+    the cluster preset, each with a legend row for every state kind, move and term drawn."""
+    from visualizers.automaton import legend_rows
+
+    ses = automaton_graph(_pat("chemo", "chemo_cycle"), "ses")
+    legend = legend_rows(ses)
+    assert {"initial", "state", "final", "reject", "begin", "take", "iterate", "next_set", "skip", "expire"} \
+        <= set(legend["kind"])
+    assert "(i,S)" in " ".join(legend["drawn as"]) and all(legend["meaning"].str.len() > 10)
+    assert "span < 16 days" in " ".join(edge_table(ses)["shown"]) and ses.graph["runs_as_designed"]
+    for engine, moves in (("uncertain-event", {"begin", "take", "stay", "prune", "emit", "drop"}),
+                          ("uncertain-point", {"begin", "take", "stay", "expire", "collapse", "drop"})):
+        g = automaton_graph(_pat("cluster", "query1"), engine, interval=True)
+        legend = legend_rows(g)
+        assert moves <= set(legend["kind"]), engine
+        assert {"frontier F", "STAM / STNM"} <= set(legend.query("`drawn as` == 'term'")["kind"]), engine
+        assert "signature" in set(legend["kind"])
+        assert "drawn is what" in g.graph["note"] and "point automaton" not in g.graph["note"]
+        fig = automaton_figure(g)
+        assert "interval data" in fig.layout.title.text and "point automaton" not in fig.layout.title.text
+
+
+def test_strategy_and_selection_notes_reach_ses_and_uncertain_engines():
+    chemo = _pat("chemo", "chemo_cycle")
+    g = automaton_graph(chemo, "ses", strategy="skip_till_next_match")
+    assert not g.graph["runs_as_designed"] and "skip_till_next_match" in g.graph["note"]
+    assert g.graph["strategy"] == "skip_till_any_match"
+    earliest = _pat("chemo", "chemo_earliest")
+    assert automaton_graph(earliest, "ses").graph["runs_as_designed"]  # SES selects earliest/maximal
+    lazy = automaton_graph(earliest, "lazy-tree")
+    assert not lazy.graph["runs_as_designed"] and "earliest_maximal" in lazy.graph["note"]
+    cluster = _pat("cluster", "query1")
+    nxt = automaton_graph(cluster, "uncertain-point", strategy="skip_till_next_match", interval=True)
+    assert nxt.graph["runs_as_designed"] and any("NELT" in f for f in edge_table(nxt)["shown"])
+    strict = automaton_graph(cluster, "uncertain-event", strategy="strict_contiguity", interval=True)
+    assert not strict.graph["runs_as_designed"] and "strict_contiguity" in strict.graph["note"]
+    assert "point timestamps" in automaton_graph(cluster, "uncertain-event").graph["note"]
+
+
+def test_default_engine_is_what_runs_the_pattern_on_the_data():
+    from visualizers.automaton import default_engine
+
+    assert default_engine(_pat("chemo", "chemo_earliest")) == "ses"
+    assert default_engine(_pat("chemo", "chemo_cycle")) == "lazy-tree"
+    assert default_engine(_pat("cluster", "query1"), interval=True) == "uncertain-event"
+    assert default_engine(parse(STOCK)) == "nfab"
+
+
+def test_big_lazy_tree_folds_into_the_bound_set_lattice():
+    """Issue 15 item 4: the cluster preset's lazy tree (an order of the variables per state)
+    folds into one state per bound set, with the same moves, and is drawn at a readable size."""
+    from visualizers.automaton import fold_states, foldable
+
+    g = automaton_graph(_pat("cluster", "query1"), "lazy-tree")
+    assert foldable(g) > 0
+    f = fold_states(g)
+    states = {n for n, d in f.nodes(data=True) if d["kind"] == "state"}
+    assert states == {"q{" + ",".join(c) + "}" for k in (1, 2, 3) for c in combinations("abcd", k)}
+    assert f.graph["folded"] == (g.number_of_nodes(), f.number_of_nodes())
+
+    def moves(h):
+        out = set()
+        for u, v, d in h.edges(data=True):
+            bu = frozenset(h.nodes[u].get("path") or ())
+            bv = frozenset(h.nodes[v].get("path") or ()) if h.nodes[v]["kind"] == "state" else h.nodes[v]["kind"]
+            out.add((bu, bv, d["move"], d.get("var"), d["formula"]))
+        return out
+
+    assert moves(f) == moves(g)  # folding merges equal moves only
+    assert fold_states(f) is f and foldable(automaton_graph(parse(STOCK))) == 0
+    tall, short = automaton_figure(g), automaton_figure(f)
+    assert short.layout.height < tall.layout.height / 2 and f.graph["label_overlaps"] == 0
+
+
+def test_compact_drawing_leaves_out_shared_loops_and_rejects_only():
+    from visualizers.automaton import COMPACT_EDGES, common_moves
+
+    g = automaton_graph(_pat("cluster", "query1"), "uncertain-event", interval=True)
+    assert g.number_of_edges() > COMPACT_EDGES
+    assert common_moves(g) == {"stay": 14, "prune": 14}
+    fig = automaton_figure(g)
+    assert g.graph["omitted"] == {"stay": 14, "prune": 14}
+    drawn = {a.name for a in fig.layout.annotations if a.name}
+    assert not any(":stay" in n or "->R:prune" in n for n in drawn)
+    assert any("->R:drop" in n for n in drawn)  # R stays: α → R is not a shared move
+    full = automaton_figure(g, compact=False)
+    assert g.graph["omitted"] == {} and len(full.layout.annotations) > len(fig.layout.annotations)
+    assert "prune" in set(edge_table(g)["edge"]) or "prune" in " ".join(edge_table(g)["shown"])
 
 
 def test_automaton_refuses_with_reason():
