@@ -23,6 +23,7 @@ import streamlit as st
 
 import sample_streams
 from app import state
+from app.step_controls import Jump, Stepper
 from engine.aseq.baseline import BaselineMatcher
 from engine.aseq.engine import AseqMatcher
 from engine.aseq.workload import Query, WorkloadMatcher, parse_workload
@@ -33,7 +34,6 @@ from engine.trace import Recorder, Step, record
 from visualizers import aseq_view as AV
 
 MAX_EVENTS = 2000
-SPEEDS = [0.5, 1.0, 2.0, 4.0, 8.0]
 
 
 @dataclass(frozen=True)
@@ -164,39 +164,10 @@ def _ss() -> Any:
 
 # --------------------------------------------------------------------------- controls
 
-def _clamp(t: Traced, k: int) -> int:
-    return max(0, min(int(k), len(t.steps) - 1))
-
-
-def _go(delta: int) -> None:
-    t: Traced = _ss()["agg_traced"]
-    _ss()["agg_step"] = _clamp(t, int(_ss().get("agg_step", 0)) + delta)
-    _ss()["agg_playing"] = False
-
-
-def _next_trig(direction: int = 1) -> None:
-    t: Traced = _ss()["agg_traced"]
-    k = int(_ss().get("agg_step", 0))
-    rng = range(k + 1, len(t.steps)) if direction > 0 else range(k - 1, -1, -1)
-    for j in rng:
-        if t.steps[j].matches:
-            _ss()["agg_step"] = j
-            break
-    _ss()["agg_playing"] = False
-
-
-def _toggle_play() -> None:
-    ss = _ss()
-    t: Traced = ss["agg_traced"]
-    playing = not ss.get("agg_playing", False)
-    if playing and int(ss.get("agg_step", 0)) >= len(t.steps) - 1:
-        ss["agg_step"] = 0
-    ss["agg_playing"] = playing
-    ss["agg_play_from"] = (time.monotonic(), int(ss.get("agg_step", 0)))
-
-
-def _speed_changed() -> None:
-    _ss()["agg_play_from"] = (time.monotonic(), int(_ss().get("agg_step", 0)))
+STEPPER = Stepper("agg", "agg_traced", (
+    Jump("agg_prev_trig", "TRIG", -1, "back to the previous step that output a row"),
+    Jump("agg_next_trig", "Next TRIG", 1, "on to the next step that outputs a row"),
+))
 
 
 # --------------------------------------------------------------------------- views
@@ -243,29 +214,7 @@ def baseline_panel(t: Traced, k: int) -> None:
 
 def step_views(t: Traced) -> None:
     """Everything that changes with the step (the body of the fragment)."""
-    ss = _ss()
-    n = len(t.steps)
-    if ss.get("agg_playing"):
-        speed = float(ss.get("agg_speed", 2.0))
-        t_start, k_start = ss.get("agg_play_from", (time.monotonic(), int(ss.get("agg_step", 0))))
-        target = k_start + int((time.monotonic() - t_start) * speed)
-        if target >= n - 1:
-            ss["agg_step"] = n - 1
-            ss["agg_playing"] = False
-            st.rerun(scope="app")
-        ss["agg_step"] = max(int(ss.get("agg_step", 0)), target)
-    ss["agg_step"] = _clamp(t, ss.get("agg_step", 0))
-    st.slider("Step", 0, n - 1, key="agg_step", help="0 is the first event; the last step is the end of the stream")
-    k = int(ss["agg_step"])
-    b1, b2, b3, b4, b5 = st.columns([1, 1, 1, 1, 4])
-    b1.button("Back", key="agg_back", on_click=_go, args=(-1,), width="stretch", disabled=k == 0,
-              icon=":material/chevron_left:")
-    b2.button("Forward", key="agg_fwd", on_click=_go, args=(1,), width="stretch", disabled=k >= n - 1,
-              icon=":material/chevron_right:")
-    b3.button("TRIG", key="agg_prev_trig", on_click=_next_trig, args=(-1,), width="stretch",
-              icon=":material/skip_previous:", help="back to the previous step that output a row")
-    b4.button("Next TRIG", key="agg_next_trig", on_click=_next_trig, args=(1,), width="stretch",
-              icon=":material/skip_next:", help="on to the next step that outputs a row")
+    k, b5 = STEPPER.controls()
     step = t.steps[k]
     if step.event is not None:
         e = step.event
@@ -374,16 +323,9 @@ def render() -> None:
             for g, tree in enumerate(t.tree):
                 st.plotly_chart(AV.pretree_figure(tree), width="stretch", key=f"agg_pretree_{g}",
                                 config={"displaylogo": False})
-    playing = bool(ss.get("agg_playing", False))
-    p1, p2, p3 = st.columns([1, 3, 4])
-    p1.button("Pause" if playing else "Play", key="agg_play", on_click=_toggle_play, type="primary",
-              icon=":material/pause:" if playing else ":material/play_arrow:", width="stretch")
-    p2.select_slider("Speed (steps per second)", SPEEDS, value=2.0, key="agg_speed", on_change=_speed_changed,
-                     label_visibility="collapsed", format_func=lambda v: f"{v:g} steps/s")
-    p3.caption("Play keeps to the chosen speed and redraws only the views below; Back, Forward and the TRIG "
-               "buttons stop it.")
-    interval = 1.0 / float(ss.get("agg_speed", 2.0))
-    frag = st.fragment(run_every=interval if playing else None)(step_views)
+    every = STEPPER.play_bar("Play keeps to the chosen speed and redraws only the views below; Back, Forward and "
+                             "the TRIG buttons stop it.")
+    frag = st.fragment(run_every=every)(step_views)
     frag(t)
 
 

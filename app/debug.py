@@ -21,6 +21,7 @@ import streamlit as st
 
 import sample_streams
 from app import runner, state, ui, windows_panels
+from app.step_controls import Jump, Stepper
 from engine.events import LoadResult, load_events
 from engine.model import Pattern
 from engine.trace import Recorder, Step, record, type_rates
@@ -28,7 +29,6 @@ from visualizers import trace_view as TV
 
 MAX_EVENTS = 5000          # the trace keeps every step in memory: a prefix of the data at most this long
 DEFAULT_EVENTS = 2000
-SPEEDS = [0.5, 1.0, 2.0, 4.0, 8.0]   # steps per second
 MATCH_WINDOWS = ["auto", "on", "off"]  # engine.run_choice.MATCH_WINDOW_MODES, in the order cep run documents them
 MATCH_WINDOW_TITLES = {"auto": "auto (as cep run: on for event-set patterns)", "on": "on (wherever sound)",
                        "off": "off (the engine alone)"}
@@ -268,39 +268,10 @@ def _explain() -> Any:
 
 # --------------------------------------------------------------------------- controls
 
-def _clamp(t: Traced, k: int) -> int:
-    return max(0, min(int(k), len(t.steps) - 1))
-
-
-def _go(delta: int) -> None:
-    t: Traced = _ss()["dbg_traced"]
-    _ss()["dbg_step"] = _clamp(t, int(_ss().get("dbg_step", 0)) + delta)
-    _ss()["dbg_playing"] = False
-
-
-def _next_match(direction: int = 1) -> None:
-    t: Traced = _ss()["dbg_traced"]
-    k = int(_ss().get("dbg_step", 0))
-    rng = range(k + 1, len(t.steps)) if direction > 0 else range(k - 1, -1, -1)
-    for j in rng:
-        if t.steps[j].matches:  # a match, or an aggregate row of an AGG pattern
-            _ss()["dbg_step"] = j
-            break
-    _ss()["dbg_playing"] = False
-
-
-def _toggle_play() -> None:
-    ss = _ss()
-    t: Traced = ss["dbg_traced"]
-    playing = not ss.get("dbg_playing", False)
-    if playing and int(ss.get("dbg_step", 0)) >= len(t.steps) - 1:
-        ss["dbg_step"] = 0
-    ss["dbg_playing"] = playing
-    ss["dbg_play_from"] = (time.monotonic(), int(ss.get("dbg_step", 0)))
-
-
-def _speed_changed() -> None:
-    _ss()["dbg_play_from"] = (time.monotonic(), int(_ss().get("dbg_step", 0)))
+STEPPER = Stepper("dbg", "dbg_traced", (
+    Jump("dbg_prev_match", "Match", -1, "back to the previous step that completed a match"),
+    Jump("dbg_next_match", "Next match", 1, "on to the next step that completes a match (or emits an aggregate row)"),
+), slider_help="0 is the first event; the last step is the end of the stream (close)")
 
 
 # --------------------------------------------------------------------------- step views
@@ -318,33 +289,7 @@ def chosen_match(t: Traced, k: int) -> dict[str, Any] | None:
 def step_views(t: Traced) -> None:
     """Everything that changes with the step (the body of the fragment)."""
     t0 = time.perf_counter()
-    ss = _ss()
-    n = len(t.steps)
-    if ss.get("dbg_playing"):
-        # play keeps time: the step is where the clock says it should be, so a slow browser
-        # shows fewer frames but never plays slower than the chosen speed
-        speed = float(ss.get("dbg_speed", 2.0))
-        t_start, k_start = ss.get("dbg_play_from", (time.monotonic(), int(ss.get("dbg_step", 0))))
-        target = k_start + int((time.monotonic() - t_start) * speed)
-        if target >= n - 1:
-            ss["dbg_step"] = n - 1
-            ss["dbg_playing"] = False
-            st.rerun(scope="app")
-        ss["dbg_step"] = max(int(ss.get("dbg_step", 0)), target)
-    ss["dbg_step"] = _clamp(t, ss.get("dbg_step", 0))
-    # no on_change=pause here: while playing, the browser may echo an older slider value back
-    st.slider("Step", 0, n - 1, key="dbg_step",
-              help="0 is the first event; the last step is the end of the stream (close)")
-    k = int(ss["dbg_step"])
-    b1, b2, b3, b4, b5 = st.columns([1, 1, 1, 1, 4])
-    b1.button("Back", key="dbg_back", on_click=_go, args=(-1,), width="stretch", disabled=k == 0,
-              icon=":material/chevron_left:")
-    b2.button("Forward", key="dbg_fwd", on_click=_go, args=(1,), width="stretch", disabled=k >= n - 1,
-              icon=":material/chevron_right:")
-    b3.button("Match", key="dbg_prev_match", on_click=_next_match, args=(-1,), width="stretch",
-              icon=":material/skip_previous:", help="back to the previous step that completed a match")
-    b4.button("Next match", key="dbg_next_match", on_click=_next_match, args=(1,), width="stretch",
-              icon=":material/skip_next:", help="on to the next step that completes a match (or emits an aggregate row)")
+    k, b5 = STEPPER.controls()
     step = t.steps[k]
     done = TV.step_matches(step)
     so_far = t.so_far(k)
@@ -423,7 +368,7 @@ def step_views(t: Traced) -> None:
     windows_panels.debug_panel(t, k)  # match windows (issue 13): lanes, counters, NMC verdicts
 
     dt = (time.perf_counter() - t0) * 1000
-    times = ss.setdefault("dbg_times", [])
+    times = _ss().setdefault("dbg_times", [])
     times.append(dt)
     del times[:-TIMINGS]
     st.caption(f"This step rendered in {dt:.0f} ms on the server (median of the last {len(times)}: "
@@ -714,17 +659,9 @@ def render() -> None:
     if t.engine == "oracle":
         st.caption("The oracle enumerates matches at the end of the stream: its trace has no runs or buffers.")
 
-    # play controls (outside the fragment: toggling changes the fragment's timer)
-    playing = bool(ss.get("dbg_playing", False))
-    p1, p2, p3 = st.columns([1, 3, 4])
-    p1.button("Pause" if playing else "Play", key="dbg_play", on_click=_toggle_play, type="primary",
-              icon=":material/pause:" if playing else ":material/play_arrow:", width="stretch")
-    p2.select_slider("Speed (steps per second)", SPEEDS, value=2.0, key="dbg_speed", on_change=_speed_changed,
-                     label_visibility="collapsed", format_func=lambda v: f"{v:g} steps/s")
-    p3.caption("Play keeps to the chosen speed and redraws only the views below; Back, Forward and the "
-               "match buttons stop it.")
-    interval = 1.0 / float(ss.get("dbg_speed", 2.0))
-    frag = st.fragment(run_every=interval if playing else None)(step_views)
+    every = STEPPER.play_bar("Play keeps to the chosen speed and redraws only the views below; Back, Forward and "
+                             "the match buttons stop it.")
+    frag = st.fragment(run_every=every)(step_views)
     frag(t)
     st.divider()
     why_not(t)

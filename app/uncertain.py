@@ -29,6 +29,7 @@ import streamlit as st
 
 import sample_streams
 from app import state, ui
+from app.step_controls import Jump, Stepper
 from engine.dsl import DslError, parse
 from engine.model import Pattern, Strategy
 from engine.trace import Recorder, Step, record
@@ -187,22 +188,9 @@ def agreement(c: Computed) -> tuple[bool | None, str]:
 
 # --------------------------------------------------------------------------- steps
 
-def _clamp(c: Computed, k: int) -> int:
-    return max(0, min(int(k), len(c.steps) - 1))
-
-
-def _go(delta: int) -> None:
-    c: Computed = _ss()["unc_computed"]
-    _ss()["unc_step"] = _clamp(c, int(_ss().get("unc_step", 0)) + delta)
-
-
-def _next_result() -> None:
-    c: Computed = _ss()["unc_computed"]
-    k = int(_ss().get("unc_step", 0))
-    for j in range(k + 1, len(c.steps)):
-        if c.steps[j].matches:
-            _ss()["unc_step"] = j
-            return
+STEPPER = Stepper("unc", "unc_computed", (
+    Jump("unc_next", "Next result", 1, "on to the next step that emits a signature"),
+), slider_help="0 is the first event's arrival; the last step is the end of the stream (everything pending is final)")
 
 
 def step_label(c: Computed, j: int) -> str:
@@ -224,19 +212,7 @@ def event_dicts(c: Computed) -> list[dict[str, Any]]:
 
 
 def step_views(c: Computed) -> None:
-    ss = _ss()
-    n = len(c.steps)
-    ss["unc_step"] = _clamp(c, ss.get("unc_step", 0))
-    st.slider("Step", 0, n - 1, key="unc_step", help="0 is the first event's arrival; the last step is the end "
-                                                      "of the stream (everything pending is final)")
-    k = int(ss["unc_step"])
-    b1, b2, b3, b4 = st.columns([1, 1, 1, 5])
-    b1.button("Back", key="unc_back", on_click=_go, args=(-1,), width="stretch", disabled=k == 0,
-              icon=":material/chevron_left:")
-    b2.button("Forward", key="unc_fwd", on_click=_go, args=(1,), width="stretch", disabled=k >= n - 1,
-              icon=":material/chevron_right:")
-    b3.button("Next result", key="unc_next", on_click=_next_result, width="stretch",
-              icon=":material/skip_next:", help="on to the next step that emits a signature")
+    k, b4 = STEPPER.controls()
     step = c.steps[k]
     so_far = UV.results_upto(c.steps, k)
     buf = step.buffer or {}
