@@ -207,18 +207,20 @@ def is_interval(loaded: LoadResult) -> bool:
 
 
 def run_local(pattern: Pattern, loaded: LoadResult, engine: str = "auto") -> Outcome:
-    """Feed the in-process matcher (the planner's choice for point or interval data); the
-    state guard's error becomes a RunError. An AGG pattern gives A-Seq rows, not matches."""
-    from engine.planner import choose, make_matcher
+    """Feed the in-process matcher that ``cep run`` uses (``engine.run_choice``: match windows
+    for event-set patterns, else the planner's choice for point or interval data), so point
+    matches keep ``cep run``'s order and numbers; the state guard's error becomes a RunError.
+    An AGG pattern gives A-Seq rows, not matches."""
+    from engine.run_choice import choose_run
+    from engine.trace import type_rates
 
     pat = scale_window(pattern, loaded.seconds_to_ts)
-    kw: dict[str, Any] = {}
-    if is_interval(loaded) and _takes(choose, "interval"):
-        kw["interval"] = True
+    interval = is_interval(loaded)
     t0 = time.perf_counter()
     try:
-        info = choose(pat, engine, **kw)
-        m = make_matcher(pat, engine, **kw)
+        info = choose_run(pat, engine, "auto", rates=None if interval else type_rates(engine, loaded.events),
+                          interval=interval)
+        m = info.build(pat)
         out: list[Any] = []
         for e in loaded.events:
             out.extend(m.feed(e))
@@ -229,11 +231,12 @@ def run_local(pattern: Pattern, loaded: LoadResult, engine: str = "auto") -> Out
         raise RunError(message_of(err)) from None
     secs = time.perf_counter() - t0
     if out and hasattr(out[0], "bindings"):
-        out = sort_matches(out)
+        if interval:
+            out = sort_matches(out)
     else:
         out.sort(key=lambda r: (getattr(r, "seq", -1), str(getattr(r, "group", ""))))
     stats = m.stats.as_dict() if hasattr(getattr(m, "stats", None), "as_dict") else {}
-    return Outcome(matches=out, engine="in-process", mode=info.name, seconds=secs,
+    return Outcome(matches=out, engine="in-process", mode=info.engine, seconds=secs,
                    events=len(loaded.events), stats=stats)
 
 

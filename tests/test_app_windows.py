@@ -178,3 +178,27 @@ def test_debug_numbers_and_explains_every_match_as_cep_run(capsys, sample, prese
         assert res is not None, text
         assert res["index"] == k and res["match"] == printed[k - 1] and "numbers this match differently" not in text
         assert f"**Why match #{k} fired**" in _text(at)
+
+
+@pytest.mark.parametrize("sample,preset", PRESETS)
+def test_run_page_numbers_matches_as_cep_run(capsys, sample, preset):
+    """The Run page runs the matcher `cep run` runs (match windows by default for these
+    presets) and lists its matches in `cep run`'s order: row #K is `cep run`'s #K."""
+    printed = _cep_run(capsys, sample, preset, "auto")
+    at = AppTest.from_file(str(ROOT / "app" / "pages" / "3_Run.py"), default_timeout=180)
+    txt = sample_streams.load(sample).presets[preset]
+    at.session_state["cep_sample"] = sample
+    at.session_state["cep_pattern"] = parse(txt)
+    at.session_state["cep_text"] = txt
+    at.session_state["cep_preset"] = preset
+    at.session_state["cep_rev"] = 1
+    at.run()
+    _ok(at)
+    at.button(key="run_go").click().run()
+    _ok(at)
+    assert any("match-windows" in s.value for s in at.success), [s.value for s in at.success]
+    table = next(d.value for d in at.dataframe if "#" in d.value.columns and "events" in d.value.columns)
+    variables = list(printed[0])
+    rows = [{v: [int(i) for i in str(r[v]).split()] for v in variables} for _, r in table.iterrows()]
+    assert list(table["#"]) == list(range(1, len(printed) + 1))
+    assert rows == printed
