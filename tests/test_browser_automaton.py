@@ -1,0 +1,110 @@
+"""Browser test of the Automaton page (issues 13.7 and 15.5): the SES automaton of the event-set
+preset and the uncertain engines' drawings of the cluster-monitoring preset, opened from their
+Home cards, have no edge label over another label or a state's name, and no label text spills
+out of its box (the SVG boxes as chromium lays them out). Playwright with Debian's chromium,
+loopback only (tests/browser_support.py). Screenshots: ``tests/artifacts/automaton-*.png``."""
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from tests.browser_support import ARTIFACTS, _idle, _no_exception, app_url, browser, page  # noqa: F401 (fixtures)
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+# every annotation's text (edge labels) with its background box, and every state's name
+_BOXES_JS = """e => {
+  const out = [];
+  e.querySelectorAll('g.annotation').forEach(a => {
+    const t = a.querySelector('text');
+    if (!t || !t.textContent.trim()) return;
+    const r = t.getBoundingClientRect();
+    const bg = a.querySelector('rect.bg');
+    const b = bg ? bg.getBoundingClientRect() : r;
+    out.push({kind: 'label', text: t.textContent, box: [r.left, r.top, r.right, r.bottom],
+              bg: [b.left, b.top, b.right, b.bottom]});
+  });
+  e.querySelectorAll('g.trace.scatter g.textpoint text').forEach(t => {
+    const r = t.getBoundingClientRect();
+    out.push({kind: 'state', text: t.textContent, box: [r.left, r.top, r.right, r.bottom]});
+  });
+  return out;
+}"""
+
+
+def _hits(a: list[float], b: list[float]) -> bool:
+    return min(a[2], b[2]) - max(a[0], b[0]) > 0.5 and min(a[3], b[3]) - max(a[1], b[1]) > 0.5
+
+
+def _open_automaton(pg, url: str, card_title: str) -> None:
+    pg.goto(url)
+    _idle(pg)
+    card = pg.locator("[data-testid=stVerticalBlock]").filter(has=pg.get_by_role("heading", name=card_title)).last
+    card.get_by_role("button", name="Open in Design").click()
+    pg.get_by_role("heading", name="Design", exact=True).first.wait_for(timeout=180_000)
+    _idle(pg, timeout=180)
+    pg.get_by_role("link", name="Automaton").click()
+    pg.get_by_role("heading", name="Automaton", exact=True).first.wait_for(timeout=180_000)
+    pg.locator(".js-plotly-plot").first.wait_for(timeout=180_000)
+    _idle(pg, settle=1.5, timeout=180)
+    _no_exception(pg)
+
+
+def _choose(pg, option: str) -> None:
+    box = pg.locator("[data-testid=stSelectbox]", has_text="Engine")
+    box.scroll_into_view_if_needed()
+    box.locator("input").click()
+    pg.get_by_role("option", name=option).first.click()
+    _idle(pg, settle=1.5)
+    _no_exception(pg)
+
+
+def _check_drawing(pg, name: str, states: set[str]) -> list[dict]:
+    """The drawing's labels and state names: none overlaps another, none spills out of its box."""
+    plot = pg.locator(".js-plotly-plot").first
+    plot.evaluate("e => e.scrollIntoView({block: 'start'})")
+    time.sleep(1.0)
+    items = plot.evaluate(_BOXES_JS)
+    labels = [i for i in items if i["kind"] == "label" and i["text"] != "start"]
+    drawn = [i for i in items if i["kind"] == "state"]
+    assert states <= {s["text"] for s in drawn}, (name, [s["text"] for s in drawn])
+    assert len(labels) >= 4, (name, items)
+    everything = labels + drawn
+    clashes = [(a["text"], b["text"]) for k, a in enumerate(everything) for b in everything[k + 1:]
+               if _hits(a["box"], b["box"])]
+    assert not clashes, (name, clashes)
+    spills = [lb["text"] for lb in labels
+              if lb["box"][2] - lb["box"][0] > lb["bg"][2] - lb["bg"][0] + 1
+              or lb["box"][3] - lb["box"][1] > lb["bg"][3] - lb["bg"][1] + 1]
+    assert not spills, (name, spills)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    pg.screenshot(path=str(ARTIFACTS / f"automaton-{name}.png"))
+    return labels
+
+
+def test_ses_automaton_of_the_event_set_preset_has_no_overlapping_labels(page, app_url):
+    _open_automaton(page, app_url, "Event sets, earliest and maximal")
+    title = page.locator(".js-plotly-plot .gtitle").first.text_content()
+    assert title.startswith("SES automaton"), title  # the engine that selects earliest / maximal matches
+    labels = _check_drawing(page, "ses-chemo-earliest", {"(1,{})", "(1,{c})", "(1,{p})", "(1,{c,p})", "(2,{b})"})
+    text = " ".join(lb["text"] for lb in labels)
+    assert "next set" in text and "16 days" in text
+    legend = page.locator("[data-testid=stDataFrame]").first
+    legend.scroll_into_view_if_needed()
+    assert page.get_by_text("Legend").count() >= 1
+
+
+def test_uncertain_automata_of_the_cluster_preset_have_no_overlapping_labels(page, app_url):
+    _open_automaton(page, app_url, "Cluster monitoring")
+    title = page.locator(".js-plotly-plot .gtitle").first.text_content()
+    assert title.startswith("Uncertain, event-based"), title  # interval data opens on what runs it
+    assert "interval data" in title and "point automaton" not in title
+    assert page.locator("[data-testid=stAlert]", has_text="drawn is what uncertain-event runs").count() == 1
+    labels = _check_drawing(page, "uncertain-event-cluster", {"start", "q{a}", "q{a,b,c}", "F", "α"})
+    assert any(lb["text"].startswith("begin") for lb in labels)
+    _choose(page, "Uncertain, point-based")
+    title = page.locator(".js-plotly-plot .gtitle").first.text_content()
+    assert title.startswith("Uncertain, point-based"), title
+    labels = _check_drawing(page, "uncertain-point-cluster", {"a", "b", "c", "d", "F", "α", "R"})
+    assert any("collapse" in lb["text"] for lb in labels) and any("expire" in lb["text"] for lb in labels)
