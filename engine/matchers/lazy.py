@@ -270,6 +270,26 @@ def _compile_local(nodes: Sequence[Any]) -> Callable[[Event], bool] | None:
     return lambda e: all(f(e) for f in fs)
 
 
+def _single_emission(info: PatternInfo) -> tuple[tuple[tuple[str, int], ...] | None, tuple[int, int] | None]:
+    """For a pattern whose every clause binds every positive variable to exactly one event
+    (no Kleene variable, nothing optional): the (variable, slot) pairs of a match, and, with
+    one clause whose precedence has a first and a last variable (a SEQ), their slots (the
+    match's span without comparing positions). (None, None) for the other patterns."""
+    pos = info.positive
+    if any(info.vars[v].kleene for v in pos) or any(cl.absent for cl in info.clauses):
+        return None, None
+    single = tuple((v, info.vars[v].slot) for v in pos)
+    span = None
+    if len(info.clauses) == 1:
+        cl = info.clauses[0]
+        others = len(cl.vars) - 1
+        first = [v for v in cl.vars if len(cl.after[v]) == others]
+        last = [v for v in cl.vars if len(cl.before[v]) == others]
+        if first and last:
+            span = (info.vars[first[0]].slot, info.vars[last[0]].slot)
+    return single, span
+
+
 class VarRT:
     """Per-variable runtime data: type, unary filter, slot, buffer (if buffered)."""
 
@@ -306,7 +326,7 @@ class RStep:
     """A compiled chain step (state q_{k+1} and its take / iterate edge)."""
 
     __slots__ = ("step", "index", "var", "slot", "kleene", "vrt", "prec", "succ", "stream_ok", "check", "mono",
-                 "final", "distinct", "fc", "has_check")
+                 "final", "distinct", "fc", "has_check", "next_after")
 
     def __init__(self, s: Step, info: PatternInfo, vrt: VarRT, negs: dict[str, VarRT]) -> None:
         self.step = s
@@ -325,6 +345,10 @@ class RStep:
         self.has_check = self.check is not None
         self.distinct = tuple((info.vars[u].slot, info.vars[u].kleene) for u in sorted(s.distinct))
         self.fc = [RNeg(n, info, negs[n.var]) for n in s.fc]
+        # the next step's buffer search finds nothing after a take of this step from the
+        # stream: the next variable must follow this one, and nothing buffered is newer
+        # than the event just taken (it is stored after the takes). Set by RPlan.
+        self.next_after = False
 
 
 class RPlan:
@@ -337,12 +361,29 @@ class RPlan:
         self.steps = steps
         for i, st in enumerate(steps):
             st.index = i  # position in this plan (a tree's tail starts after the tree variables)
+            st.next_after = i + 1 < len(steps) and st.var in steps[i + 1].step.prec
         self.n = len(steps)
         self.pp = pp
         self.between = [n for n in pp if not n.trailing]
         self.trailing = [n for n in pp if n.trailing]
         self.plan = plan
         self.root: Inst | None = None
+
+
+def _searches(plan: RPlan) -> list[bool]:
+    """Per step of a chain: can the buffer search on entering it find anything? Not the first
+    step (its instance is the root, which only waits), and not a step entered only right after
+    a take of the stream's newest event by a step it must follow (``next_after``): nothing
+    buffered is newer. Once a step may take from its buffer, every later one may search.
+    A variable no step searches needs no buffer (a Kleene variable's own stream iteration
+    reads it, so it always has one)."""
+    out = []
+    may = False
+    for k, s in enumerate(plan.steps):
+        if k > 0:
+            may = may or not plan.steps[k - 1].next_after
+        out.append(may)
+    return out
 
 
 def clause_signature(cl: Any) -> Any:
@@ -386,6 +427,7 @@ class LazyBase(MatcherBase):
                                  len(info.local[v]))
         self.nslots = len(info.vars)
         self.pos_slots = [(v, info.vars[v].slot, info.vars[v].kleene) for v in info.positive]
+        self._single_slots, self._span_slots = _single_emission(info)
         self._type_cache: dict[str, tuple[list[VarRT], list[VarRT]]] = {}
         # the event types some variable can take or forbid (ANY: every type)
         self._relevant_types: Any = (_EveryType() if any(v.type == ANY_TYPE for v in self.vrts.values())
@@ -573,9 +615,25 @@ class LazyBase(MatcherBase):
 
     def _emit(self, inst: Inst) -> None:
         vals = inst.vals
+        single = self._single_slots
+        if single is not None:  # one event per variable, in fixed slots
+            span = self._span_slots
+            if span is not None:
+                first, last = vals[span[0]], vals[span[1]]
+            else:
+                first = last = vals[single[0][1]]
+                for _, slot in single:
+                    x = vals[slot]
+                    if x.seq < first.seq:
+                        first = x
+                    elif x.seq > last.seq:
+                        last = x
+            self._emit_match(inst, Match(tuple([(var, (vals[slot].id,)) for var, slot in single]),
+                                         first.ts, last.ts, first.seq, last.seq), len(single) + 1, last)
+            return
         bindings = []
-        first: Event | None = None
-        last: Event | None = None
+        first = None
+        last = None
         size = 1
         for var, slot, k in self.pos_slots:
             x = vals[slot]
@@ -595,7 +653,9 @@ class LazyBase(MatcherBase):
             if last is None or l.seq > last.seq:
                 last = l
         assert first is not None and last is not None
-        m = Match(tuple(bindings), first.ts, last.ts, first.seq, last.seq)
+        self._emit_match(inst, Match(tuple(bindings), first.ts, last.ts, first.seq, last.seq), size, last)
+
+    def _emit_match(self, inst: Inst, m: Match, size: int, last: Event) -> None:
         self.work += size  # output is work too: bound what one event emits
         if self.work > self.max_work:
             self._explode_output()
@@ -933,9 +993,9 @@ class LazyChainMatcher(LazyBase):
             steps = [RStep(s, info, self.vrts[s.var], negs) for s in p.steps]
             self.plans.append(RPlan(p.clause.index, steps, [RNeg(n, info, negs[n.var]) for n in p.pp], p))
         self.multi = len(self.plans) > 1
-        for rp in self.plans:  # buffers for every variable some state searches
-            for s in rp.steps:
-                if (s.index > 0 or s.kleene) and s.vrt.buf is None:
+        for rp in self.plans:  # buffers for every variable some state can find something in
+            for s, search in zip(rp.steps, _searches(rp)):
+                if (search or s.kleene) and s.vrt.buf is None:
                     s.vrt.buf = Buf()
         self._type_cache.clear()
         self._bufs = None
@@ -977,7 +1037,19 @@ class LazyChainMatcher(LazyBase):
         self.stats.events += 1
         if self._warm is not None:
             return self._warm_feed(e)
+        if e.type not in self._relevant_types and not self.pending and self.tracer is None:
+            self._pass_by(e.seq if self.count_window else e.ts)
+            return []
         return self._process(e)
+
+    def _pass_by(self, coord: float) -> None:
+        """An event no variable can take or forbid changes nothing: timeouts and buffer
+        expiry wait for the next relevant event (which checks the window itself) or the
+        periodic sweep. (With a tracer they happen on time, for the step view.)"""
+        self._since_sweep += 1
+        if self._since_sweep >= SWEEP_EVERY:
+            self._since_sweep = 0
+            self._sweep(coord)
 
     def _warm_feed(self, e: Event) -> list[Match]:
         warm = self._warm
@@ -1014,13 +1086,7 @@ class LazyChainMatcher(LazyBase):
         if self.pending:
             self._finalize(coord)
         elif tr is None and e.type not in self._relevant_types:
-            # an event no variable can take or forbid changes nothing: timeouts and buffer
-            # expiry wait for the next relevant event (which checks the window itself) or
-            # the periodic sweep. With a tracer they happen on time, for the step view.
-            self._since_sweep += 1
-            if self._since_sweep >= SWEEP_EVERY:
-                self._since_sweep = 0
-                self._sweep(coord)
+            self._pass_by(coord)
             return out
         if W is not None:
             heap = self.heap
@@ -1062,18 +1128,27 @@ class LazyChainMatcher(LazyBase):
         return out
 
     def _dispatch(self, lst: list[Inst], n: int, e: Event, coord: float, key: Any) -> None:
+        """Offer the stream event ``e`` to the first ``n`` instances of ``lst`` (those that
+        waited before it). The take of a single-event variable is inlined here (no tracer, no
+        First-Chance check): its condition is checked with ``e`` in the instance's vector,
+        only a passing event costs a child, and the child skips the buffer search of its
+        next state when ``next_after`` says it is empty (see ``_enter``)."""
         W = self.W
+        tr = self.tracer
+        st = self.stats
         dead = 0
+        evals = 0
         for idx in range(n):
             inst = lst[idx]
             if inst.dead:
                 dead += 1
                 continue
-            if W is not None and coord - inst.cmin >= W:
+            cmin = inst.cmin
+            if W is not None and coord - cmin >= W:
                 inst.dead = True
                 self.alive -= 1
                 dead += 1
-                if self.tracer is not None:
+                if tr is not None:
                     lazy_trace.expire(self, inst, e)
                 continue
             plan = inst.plan
@@ -1082,12 +1157,61 @@ class LazyChainMatcher(LazyBase):
                 buf = s.vrt.buf
                 if buf is not None:
                     lo = _lo(inst.vals, s.prec) if s.prec else None
-                    i, j = buf.range(lo, None, inst.cmin if inst.cmin < coord else coord, coord, W)
+                    i, j = buf.range(lo, None, cmin if cmin < coord else coord, coord, W)
                 else:
                     i = j = 0
                 self._iterate(inst, plan, s, buf or Buf(), i, j, (e, coord, key))
-            else:
+                continue
+            if tr is not None or s.fc:
                 self._take_stream(inst, plan, s, e, coord, key)
+                continue
+            eq = inst.eq
+            if eq is not None and key != eq:
+                continue
+            vals = inst.vals
+            slot = s.slot
+            vals[slot] = e
+            check = s.check
+            if check is not None:
+                evals += 1
+                if not check(vals):
+                    vals[slot] = None
+                    continue
+            child_vals = vals.copy()
+            vals[slot] = None
+            # e is the newest event: the child's span ends at it
+            child = Inst(child_vals, cmin if cmin < coord else coord, coord, eq if eq is not None else key)
+            if inst.cur is not None:
+                child.mask = inst.mask
+                child.cur = inst.cur
+            k = s.index + 1
+            if k == plan.n:
+                if plan.pp:
+                    self._complete(child, plan)
+                else:
+                    self._emit(child)
+            elif not s.next_after:
+                self._enter(child, plan, k)
+            else:  # _enter without the search, inlined
+                st.runs_created += 1
+                transient = self.alive + self._depth + 1
+                if transient > st.runs_peak:
+                    st.runs_peak = transient
+                    if transient > self.max_instances:
+                        self._explode()
+                nxt = plan.steps[k]
+                if nxt.stream_ok:
+                    child.plan = plan
+                    child.step = k
+                    wl = self.waiting.get(nxt.var)
+                    if wl is None:
+                        wl = self.waiting[nxt.var] = []
+                    wl.append(child)
+                    self.alive += 1
+                    if W is not None:
+                        heapq.heappush(self.heap, (child.cmin, next(self._tick), child))
+        if evals:
+            st.predicate_evals += evals
         if dead:
             lst[:] = [i for i in lst[:n] if not i.dead] + lst[n:]
 
