@@ -157,3 +157,14 @@ def test_the_built_matcher_is_the_chosen_one():
     assert m.name == "match-windows" and m.max_buffered == 50 and m.inner == "ses"
     n = sum(len(m.feed(e)) for e in events) + len(m.close())
     assert n == 10
+
+
+def test_explain_says_which_match_window_a_match_came_from(capsys):
+    got = _explain(capsys, "chemo", "chemo_cycle", "on", 5)
+    assert got["match"] == {"c": [7], "p": [5, 8], "b": [12]}
+    mw = got["match_window"]
+    assert (mw["first"], mw["key"], mw["matcher"]) == (5, {"PID": 2}, "ses")
+    assert mw["until"] - mw["from"] == 16 * 86400
+    text = _cli(capsys, "explain", "preset:chemo/chemo_cycle", "--data", "sample:chemo", "--match", "5")
+    assert "match windows: the match lies in the match window of its first event 5 (PID=2;" in text
+    assert "match_window" not in _explain(capsys, "chemo", "chemo_cycle", "off", 5)

@@ -36,6 +36,7 @@ class EngineRun:
     rates: Any = None
     engine: str = "auto"
     match_windows: str = "auto"
+    inner: str | None = None  # matcher A of a match-windows run
 
 
 def engine_run(pattern: Pattern, events: Sequence[Event], engine: str = "auto", rates: Any = None,
@@ -59,8 +60,8 @@ def engine_run(pattern: Pattern, events: Sequence[Event], engine: str = "auto", 
     try:
         matches = run_all(matcher, events)
     except (StateExplosion, ValueError) as err:  # ValueError: the oracle refusing a large input
-        return EngineRun(choice.engine, [], f"stopped: {err}", rates, engine, match_windows)
-    return EngineRun(choice.engine, matches, None, rates, engine, match_windows)
+        return EngineRun(choice.engine, [], f"stopped: {err}", rates, engine, match_windows, choice.inner)
+    return EngineRun(choice.engine, matches, None, rates, engine, match_windows, choice.inner)
 
 
 # --------------------------------------------------------------------------- the pattern's shape

@@ -42,7 +42,32 @@ def explain_match(pattern: Pattern, events: Sequence[Event], k: int, engine: str
     if not isinstance(k, int) or k < 1 or k > n:
         what = "no matches" if n == 0 else f"{n} match{'es' if n != 1 else ''} (1..{n})"
         raise ExplainError(f"there is no match #{k}: engine `{run.name}` reports {what}")
-    return explain_found(pattern, events, run.matches[k - 1], k, run.name, run.matches)
+    out = explain_found(pattern, events, run.matches[k - 1], k, run.name, run.matches)
+    if run.inner is not None:
+        out["match_window"] = match_window(pattern, events, run.matches[k - 1], run.inner)
+    return out
+
+
+def match_window(pattern: Pattern, events: Sequence[Event], m: Match, inner: str) -> dict[str, Any]:
+    """Where a match-windows run found ``m``: in the match window of its first event, of
+    that event's partition key (Def. 6), which passed the necessary conditions, so the
+    matcher A was called on it (Algorithm 1; ``cep trace`` shows every window's verdict)."""
+    from ..windows import analyse
+
+    first = next(e for e in events if e.seq == m.start_seq)
+    plan = analyse(pattern)
+    key: dict[str, Any] = {}
+    if plan.key is not None:
+        vals = plan.key.of(first) or ()
+        key = {c: js(v) for c, v in zip(plan.key.columns(), vals)}
+    lo = coord(pattern, first)
+    hi = lo + pattern.window.size if pattern.window is not None else None
+    c = coord_name(pattern)
+    where = ", ".join(f"{k}={v}" for k, v in key.items()) or "one window for all events"
+    text = (f"the match lies in the match window of its first event {first.id} ({where}; {c} in "
+            f"[{_exact(lo)}, {_exact(hi)}), {window_text(pattern)}); the window passed the necessary match conditions, "
+            f"so the matcher A = {inner} was called on it and reported this match")
+    return {"first": js(first.id), "key": key, "from": js(lo), "until": js(hi), "matcher": inner, "text": text}
 
 
 def explain_found(pattern: Pattern, events: Sequence[Event], m: Match, k: int, engine_name: str,
@@ -149,6 +174,12 @@ def steps_for(pattern: Pattern, events: Sequence[Event], b: dict[str, list[Event
     if pattern.output == "NON_OVERLAP" and match is not None:
         steps.append(_output_step())
     return steps
+
+
+def _exact(v: Any) -> str:
+    """A bound to 12 significant digits (``34200.009``, not ``34200``)."""
+    v = js(v)
+    return f"{v:.12g}" if isinstance(v, float) else str(v)
 
 
 def negation_step(pattern: Pattern, n: Any) -> dict[str, Any]:

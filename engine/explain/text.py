@@ -57,6 +57,8 @@ def format_text(result: dict[str, Any]) -> str:
     if result.get("verdict") == "match":
         out.append(f"match #{result['index']} (engine {result.get('engine', '?')}): {_ids(result['match'])}"
                    f"  ts {_num(result.get('start'))} .. {_num(result.get('end'))}")
+        if result.get("match_window"):
+            out.append(f"  match windows: {result['match_window']['text']}")
         for s in result.get("steps", []):
             out.extend("  " + line for line in _step(s))
         return "\n".join(out) + "\n"
