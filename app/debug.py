@@ -1,6 +1,7 @@
 """The Debug page: step through a pattern's run event by event (issue 10, item 4).
 
-The trace (``engine.trace.trace``) is computed once per (pattern, data, engine, prefix)
+The trace is computed once per (pattern, data, engine, match-windows mode, prefix) with
+the matcher ``cep run`` would use (``engine.run_choice``, so match #K is ``cep run``'s #K)
 and kept in session state; stepping and playing only read it. The step views live in one
 ``st.fragment``: while playing, the fragment reruns itself every ``1/speed`` seconds
 (``run_every``) and moves one step on, so the page never recomputes the trace or redraws

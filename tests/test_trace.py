@@ -174,3 +174,19 @@ def test_cep_trace_on_interval_data_uses_the_uncertain_engines(capsys):
     want = [json.loads(line) for line in run_out.splitlines()]
     assert want and _key(traced) == _key(want)
     assert {m["confidence_exact"] for m in traced} == {m["confidence_exact"] for m in want}
+
+
+def test_trace_with_match_windows_emits_cep_runs_matches_in_its_order():
+    """``trace(..., match_windows=...)`` runs the matcher ``cep run --match-windows`` runs
+    (engine/run_choice.py); off, the named engine traces itself."""
+    from engine.run_choice import choose_run
+    from engine.trace import type_rates
+
+    chemo = sample_streams.events("chemo")
+    p = parse(sample_streams.load("chemo").presets["chemo_cycle"])
+    for mode in ("auto", "on", "off"):
+        want = [m.to_json() for m in run_all(choose_run(p, "auto", mode, rates=type_rates("auto", chemo)).build(p),
+                                             chemo)]
+        steps = trace(p, chemo, match_windows=mode)
+        assert trace_matches(steps) == want, mode
+        assert any(s.buffer.get("kind") == "windows" for s in steps) == (mode != "off")
