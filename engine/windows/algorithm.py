@@ -27,15 +27,17 @@ pruning": one call of A per event. Statistics are counted in ``WindowStats``.
 """
 from __future__ import annotations
 
-import time
+import math
 from collections import deque
 from operator import attrgetter
+from time import perf_counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Sequence
 
 from ..events import Event
 from ..matchers.base import Match
 from .analysis import WindowPlan
+from .beta import Prefilter
 from .statistic import PASSED, ClauseStat, Verdict, first_failed, nmc
 
 __all__ = ["Techniques", "WindowStats", "KeyWindow", "MatchWindows", "Call"]
@@ -94,7 +96,7 @@ class KeyWindow:
     """The window of one key: its events, their coordinates and β_e, per clause the
     counted mask and epochs of each event, and the clauses' statistics."""
 
-    __slots__ = ("key", "events", "coords", "bits", "marks", "stats", "counting", "count")
+    __slots__ = ("key", "events", "coords", "bits", "marks", "stats", "one", "counting", "count")
 
     def __init__(self, key: Any, plan: WindowPlan, literal: bool, counting: bool = True) -> None:
         self.key = key
@@ -103,6 +105,7 @@ class KeyWindow:
         self.bits: deque[int] = deque()
         self.marks: deque[tuple[Any, ...]] = deque()
         self.stats = [ClauseStat(cl, len(plan.vars), literal) for cl in plan.clauses]
+        self.one = self.stats[0] if len(self.stats) == 1 else None  # one clause: marks hold its pair only
         self.counting = counting  # the statistic is kept only for the NMC
         self.count = plan.count   # coordinates are stream positions (WITHIN n events)
 
@@ -115,7 +118,8 @@ class KeyWindow:
         self.coords.append(coord if coord is not None else (e.seq if self.count else e.ts))
         self.bits.append(bits)
         if self.counting:
-            self.marks.append(tuple(st.add(bits) for st in self.stats))
+            one = self.one
+            self.marks.append(one.add(bits) if one is not None else tuple(st.add(bits) for st in self.stats))
 
     def pop(self) -> tuple[Event, int]:
         e = self.events.popleft()
@@ -123,8 +127,12 @@ class KeyWindow:
         bits = self.bits.popleft()
         if self.counting:
             marks = self.marks.popleft()
-            for st, (counted, epochs) in zip(self.stats, marks):
-                st.remove(bits, counted, epochs)
+            one = self.one
+            if one is not None:
+                one.remove(bits, marks[0], marks[1])
+            else:
+                for st, (counted, epochs) in zip(self.stats, marks):
+                    st.remove(bits, counted, epochs)
         return e, bits
 
     def counters(self, plan: WindowPlan) -> dict[str, int]:
@@ -136,7 +144,7 @@ class KeyWindow:
 class MatchWindows:
     """Algorithm 1 over a stream; ``call`` is A. ``feed`` returns the matches of the
     windows that ``e`` completed; ``close`` drains every window. ``guard(n)`` is called
-    when an event is buffered, with the number of buffered events (it may raise).
+    when more than ``limit`` events are buffered, with their number (it may raise).
 
     Cost per event: an event that fits no variable (the common case of a selective
     pattern) costs one call of the compiled β_e (``beta``) and a counter; the buffered
@@ -144,13 +152,14 @@ class MatchWindows:
 
     def __init__(self, plan: WindowPlan, call: Call, techniques: Techniques = Techniques(),
                  tracer: Any = None, on_window: Callable[[KeyWindow, Verdict | None, list[Match] | None], None]
-                 | None = None, guard: Callable[[int], None] | None = None) -> None:
+                 | None = None, guard: Callable[[int], None] | None = None, limit: float = math.inf) -> None:
         self.plan = plan
         self.call = call
         self.t = techniques
         self.tracer = tracer
         self.on_window = on_window
         self.guard = guard
+        self.limit = limit if guard is not None else math.inf
         self.windows: dict[Any, KeyWindow] = {}
         self._stats = WindowStats()
         self._filtered = 0   # events_in = _filtered + _kept (one counter on the filtered path)
@@ -165,10 +174,13 @@ class MatchWindows:
         self._beta = plan.beta
         self._filtering = techniques.filter
         self._coord = attrgetter("seq" if plan.count else "ts")
+        self._key_of = plan.key.of if techniques.partition and plan.key is not None else None
         self._gate_count: Callable[[], int] | None = None
+        self._prefilter: Prefilter | None = None
         if tracer is None and techniques.filter:
             # The step without a trace: filtering and the counter in one call (``beta.compile_gate``).
             self.feed, self._gate_count = plan.gate(self._buffer)  # type: ignore[method-assign]
+            self._prefilter = plan.prefilter()
 
     @property
     def stats(self) -> WindowStats:
@@ -191,14 +203,30 @@ class MatchWindows:
             return []
         return self._buffer(e, bits)
 
+    def feed_many(self, events: Sequence[Event]) -> list[Match]:
+        """``feed`` for each event in turn (the same matches in the same order, the same
+        statistics), with the filter's necessary condition evaluated for the whole batch
+        at C level (``beta.compile_prefilter``): only the events it keeps cost a Python call."""
+        out: list[Match] = []
+        feed = self.feed
+        if self._prefilter is None:
+            for e in events:
+                out.extend(feed(e))
+            return out
+        keep = self._prefilter(events)
+        self._filtered += len(events) - len(keep)
+        for i in keep:
+            out.extend(feed(events[i]))
+        return out
+
     def _buffer(self, e: Event, bits: int) -> list[Match]:
         """Steps 2-4 of Algorithm 1 for an event that passed the filter."""
-        t0 = time.perf_counter()
+        t0 = perf_counter()
         st = self._stats
         in_matcher = st.seconds_matcher
         self._kept += 1
         plan = self.plan
-        key = plan.key_of(e) if self.t.partition else None
+        key = self._key_of(e) if self._key_of is not None else None
         kw = self.windows.get(key)
         if kw is None:
             kw = self.windows[key] = KeyWindow(key, plan, self.t.literal, self.t.nmc)
@@ -207,7 +235,8 @@ class MatchWindows:
                 st.partitions += 1
         now = self._coord(e)
         out: list[Match] = []
-        if kw.coords and now - kw.coords[0] >= plan.size:
+        coords = kw.coords
+        if coords and now - coords[0] >= plan.size:
             out = self._evict(kw, now, e)
         kw.add(e, bits, now)
         self.buffered += 1
@@ -222,9 +251,9 @@ class MatchWindows:
         self._since_sweep += 1
         if self._since_sweep >= SWEEP_EVERY and len(self.windows) > 1:
             out.extend(self._sweep(now, e))
-        st.seconds_pre += time.perf_counter() - t0 - (st.seconds_matcher - in_matcher)
-        if self.guard is not None:
-            self.guard(self.buffered)
+        st.seconds_pre += perf_counter() - t0 - (st.seconds_matcher - in_matcher)
+        if self.buffered > self.limit:
+            self.guard(self.buffered)  # type: ignore[misc]
         return out
 
     def _evict(self, kw: KeyWindow, now: float, e: Event | None) -> list[Match]:
@@ -259,7 +288,8 @@ class MatchWindows:
         verdict: Verdict | None = None
         reporting = self.tracer is not None or self.on_window is not None
         if self.t.nmc:
-            failed = first_failed(kw.stats, n, kw.bits[0])
+            one = kw.one
+            failed = one.failed(n, kw.bits[0]) if one is not None else first_failed(kw.stats, n, kw.bits[0])
             if failed is not None:
                 st.nmc_fail[failed] += 1
                 if reporting:
@@ -268,9 +298,9 @@ class MatchWindows:
             st.nmc_pass += 1
             if reporting:
                 verdict = PASSED
-        t1 = time.perf_counter()
+        t1 = perf_counter()
         found = self.call(kw.events, kw.bits if self._needs_bits else None)  # A reads W in place (no copy)
-        st.seconds_matcher += time.perf_counter() - t1
+        st.seconds_matcher += perf_counter() - t1
         st.calls += 1
         st.events_to_matcher += n
         st.matches += len(found)
@@ -309,13 +339,13 @@ class MatchWindows:
     # ------------------------------------------------------------------ end of input
 
     def close(self) -> list[Match]:
-        t0 = time.perf_counter()
+        t0 = perf_counter()
         in_matcher = self._stats.seconds_matcher
         out: list[Match] = []
         for kw in list(self.windows.values()):
             out.extend(self._drain(kw))
         self.windows.clear()
-        self._stats.seconds_pre += time.perf_counter() - t0 - (self._stats.seconds_matcher - in_matcher)
+        self._stats.seconds_pre += perf_counter() - t0 - (self._stats.seconds_matcher - in_matcher)
         return out
 
     def _drain(self, kw: KeyWindow) -> list[Match]:

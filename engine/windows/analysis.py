@@ -31,7 +31,7 @@ from ..events import Event
 from ..expr import Agg, Cmp, Len, Node, Ref, compile_expr, to_text, uses_iteration, variables
 from ..model import ANY_TYPE, Component, Group, Pattern, Selection, Strategy
 from ..partition import PartitionKey, partition_key
-from .beta import Beta, Gate, TypeSpec, compile_beta, compile_gate
+from .beta import Beta, Gate, Prefilter, TypeSpec, compile_beta, compile_gate, compile_prefilter
 
 __all__ = ["VarSpec", "Clause", "WindowPlan", "analyse", "unsound_reason", "local_conjuncts", "event_bits"]
 
@@ -118,6 +118,11 @@ class WindowPlan:
         """Filtering (Thm 1) as one call per event: see ``beta.compile_gate``."""
         return compile_gate(self.beta, {t: i.spec() for t, i in self._by_type.items()},
                             self._any.spec() if self._any is not None else None, kept)
+
+    def prefilter(self) -> Prefilter | None:
+        """Filtering of a batch, as a necessary condition: see ``beta.compile_prefilter``."""
+        return compile_prefilter({t: i.spec() for t, i in self._by_type.items()},
+                                 self._any.spec() if self._any is not None else None)
 
     def bits(self, e: Event) -> int:
         """β_e: bit v set iff e satisfies θ^p_v (§4.5); the reference form of ``beta``."""

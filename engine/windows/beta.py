@@ -17,11 +17,13 @@ checks it (tests/test_windows_properties.py).
 """
 from __future__ import annotations
 
+from itertools import compress, repeat
+from operator import attrgetter
 from typing import Any, Callable, Sequence, Union
 
 from ..events import BUILTIN_FIELDS, Event
 
-__all__ = ["compile_beta", "compile_gate", "TypeSpec", "Beta", "Gate"]
+__all__ = ["compile_beta", "compile_gate", "compile_prefilter", "TypeSpec", "Beta", "Gate", "Prefilter"]
 
 Props = Union[Callable[[Event], bool], None]
 #: One event type's variables: the hashed attribute (or None), value -> [(bit, θ^p_v)], and all [(bit, θ^p_v)].
@@ -84,6 +86,39 @@ def compile_gate(beta: Beta, by_type: dict[str, TypeSpec], any_type: TypeSpec | 
             n += 1
             return []
     return gate, count
+
+
+#: The positions in a batch of the events that may fit a variable (all the others fit none).
+Prefilter = Callable[[Sequence[Event]], list[int]]
+_TYPE = attrgetter("type")
+_ATTRS = attrgetter("attrs")
+
+
+def compile_prefilter(by_type: dict[str, TypeSpec], any_type: TypeSpec | None) -> Prefilter | None:
+    """A necessary condition of β_e != 0 for a whole batch, evaluated by C-level iteration
+    (``map``, ``compress``: no Python code per event): for one event type with a hashed
+    attribute, the attribute's value is a key of the hash table; else the event's type is
+    one of the variables' types. None with an ``ANY`` variable (every event may fit). The
+    positions it keeps still go through the gate, which decides exactly."""
+    if any_type is not None:
+        return None
+    specs = list(by_type.values())
+    if len(specs) == 1 and specs[0][0] is not None and specs[0][0] not in BUILTIN_FIELDS:
+        attr, table, _pairs = specs[0]
+        keys = table.keys()
+
+        def hashed(events: Sequence[Event]) -> list[int]:
+            try:
+                return list(compress(range(len(events)),
+                                     map(keys.__contains__, map(dict.get, map(_ATTRS, events), repeat(attr)))))
+            except TypeError:  # an unhashable value somewhere: keep the whole batch
+                return list(range(len(events)))
+        return hashed
+    types = frozenset(by_type)
+
+    def typed(events: Sequence[Event]) -> list[int]:
+        return list(compress(range(len(events)), map(types.__contains__, map(_TYPE, events))))
+    return typed
 
 
 def _scan(pairs: Sequence[tuple[int, Props]]) -> Beta:

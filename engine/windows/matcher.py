@@ -133,7 +133,8 @@ class MatchWindowMatcher(MatcherBase):
             self._opts["max_runs"] = max_runs
         self._kleene = frozenset(c.var for c in pattern.positive if c.kleene)
         self._call = self._ses_call(target) if self.inner == "ses" else self._engine_call(target)
-        self.algo = MatchWindows(self.plan, self._call, self.techniques, tracer, guard=self._guard)
+        self.algo = MatchWindows(self.plan, self._call, self.techniques, tracer, guard=self._guard,
+                                 limit=self.max_buffered)
         if tracer is None:
             # Without a trace there is nothing to do around Algorithm 1's step: skip a call per event.
             self.feed = self.algo.feed  # type: ignore[method-assign]
@@ -199,6 +200,15 @@ class MatchWindowMatcher(MatcherBase):
         """Algorithm 1's step for ``event`` (without a tracer ``__init__`` binds ``algo.feed`` here)."""
         self.algo.changed.clear()
         return self.algo.feed(event)
+
+    def feed_many(self, events: Sequence[Event]) -> list[Match]:
+        """Feed a batch of events in stream order: equal to ``feed`` on each (``MatchWindows.feed_many``)."""
+        if self.tracer is not None:
+            out: list[Match] = []
+            for e in events:
+                out.extend(self.feed(e))
+            return out
+        return self.algo.feed_many(events)
 
     def close(self) -> list[Match]:
         if self.tracer is not None:
