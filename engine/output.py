@@ -112,14 +112,19 @@ _JSON_NAMES: dict[str, str] = {}
 
 
 def match_json(m: Match) -> str:
-    """``json.dumps(m.to_json(), default=json_default)``, built from the parts for a plain
-    ``Match`` whose start / end are finite numbers: each variable's ids are encoded by
-    ``json.dumps`` on the tuple (C speed per id; a tuple encodes as the list ``as_dict``
-    gives) and joined with the separators ``json.dumps`` uses, so the text is the same.
-    Anything else goes through ``json.dumps`` whole."""
+    """``json.dumps(m.to_json(), default=json_default)``: the match's own ``json_text()``
+    where it has one (NFA^b matches read from a path slice it from the path's text); for a
+    plain ``Match`` whose start / end are finite numbers, built from the parts: each
+    variable's ids are encoded by ``json.dumps`` on the tuple (a tuple encodes as the list
+    ``as_dict`` gives) and joined with the separators ``json.dumps`` uses, so the text is
+    the same. Anything else goes through ``json.dumps`` whole."""
     from .matchers.base import Match as _Match
 
-    if type(m) is _Match:
+    if type(m) is not _Match:
+        text = m.json_text() if isinstance(m, _Match) else None
+        if text is not None:
+            return text
+    else:
         s, e = m.start, m.end
         if _plain_number(s) and _plain_number(e):
             parts = []

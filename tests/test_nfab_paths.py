@@ -12,6 +12,9 @@ same engine with each match read back by the §4.9 walk over version-labelled po
 """
 from __future__ import annotations
 
+import json
+import pickle
+
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -21,6 +24,7 @@ from engine.events import make_stream
 from engine.matchers.base import Match, StateExplosion, run_all
 from engine.matchers.nfab import Member, NfabMatcher, Run
 from engine.model import PatternError
+from engine.output import json_default, match_json
 from engine.planner import ENGINES
 
 SHAPES = (
@@ -46,10 +50,12 @@ STRATEGIES = ("skip_till_next_match", "partition_contiguity", "strict_contiguity
 @st.composite
 def streams(draw, max_size: int):
     n = draw(st.integers(4, max_size))
+    ident = draw(st.sampled_from([lambda i: i, lambda i: f"e{i}", lambda i: f'q"é{i}', lambda i: -i]))
+    scale = draw(st.sampled_from([1, 0.5]))
     rows, ts = [], 0
     for i in range(n):
         ts += draw(st.sampled_from([0, 1, 1, 2]))
-        rows.append(dict(type=draw(st.sampled_from("AAAB")), ts=ts, id=i, x=draw(st.integers(0, 3)),
+        rows.append(dict(type=draw(st.sampled_from("AAAB")), ts=ts * scale, id=ident(i), x=draw(st.integers(0, 3)),
                          y=draw(st.integers(0, 3)), k=draw(st.sampled_from("pq"))))
     return make_stream(rows)
 
@@ -105,6 +111,11 @@ def _check(p, events) -> None:
             got = run_all(NfabMatcher(p, share=share, merge=merge), events)
         except StateExplosion:
             assume(False)
+        for m in got:  # the JSON Lines text, equality and hashing of a plain Match
+            assert match_json(m) == json.dumps(m.to_json(), default=json_default)
+            plain = Match(m.bindings, m.start, m.end, m.start_seq, m.end_seq)
+            assert m == plain and plain == m and hash(m) == hash(plain)
+            assert pickle.loads(pickle.dumps(m)) == plain
         keys = [m.key for m in got]
         assert len(keys) == len(set(keys)), f"duplicates (share={share}, merge={merge})"
         assert set(keys) == set(expected), f"share={share} merge={merge}\n{p}"
@@ -134,3 +145,20 @@ def test_a_lineage_extends_its_memo():
     assert [m.key for m in got] == [m.key for m in run_all(WalkedNfab(p), events)]
     assert [m.ids("a") for m in got] == [tuple(range(i)) for i in range(2, 60, 3)]
     assert m.runs() and m.runs()[0].memo[0].depth == 59  # the last match without its b: 59 events of a
+
+
+def test_output_heavy_sase_queries_equal_the_pointer_walk():
+    """The SASE template of benchmarks/nfab_output.py on 3,000 stock events: merged runs
+    whose paths outlive their oldest members (the memo drops the positions no live member
+    reads); every match and its JSON Lines text equal the §4.9 walk's."""
+    from sample_streams.generators import stocks
+
+    events = make_stream(stocks(3000, seed=7, p_up=0.55, price_step=10).to_dict("records"))
+    template = ("PATTERN SEQ(Stock+ a[], Stock b) WHERE {es} AND [symbol] AND a[1].price % 500 = 0 "
+                "AND {p} AND b.volume < 150 WITHIN 200 events")
+    for es, p in (("partition_contiguity", "true"), ("skip_till_next_match", "a[i].price > a[i-1].price"),
+                  ("skip_till_next_match", "a[i].price > min(a[..i-1].price)")):
+        pat = parse(template.format(es=es, p=p))
+        got, want = run_all(NfabMatcher(pat), events), run_all(WalkedNfab(pat), events)
+        assert len(got) > 500
+        assert [match_json(m) for m in got] == [json.dumps(m.to_json(), default=json_default) for m in want]

@@ -42,6 +42,11 @@ class Match:
         """The public JSON Lines contract: ``{"match": {...}, "start": ts, "end": ts}``."""
         return {"match": self.as_dict(), "start": self.start, "end": self.end}
 
+    def json_text(self) -> str | None:
+        """``to_json()`` as JSON text when the match can give it without encoding it (a
+        match read from an NFA^b path, engine/matchers/nfab_paths.py); None otherwise."""
+        return None
+
 
 def make_match(order: list[str], bound: dict[str, list[Event]]) -> Match:
     """Build a Match from var -> events (missing vars bind nothing)."""

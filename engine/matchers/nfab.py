@@ -31,6 +31,7 @@ from ..model import ANY_TYPE, Pattern, Strategy
 from ..automata.nfab import Chain, Nfab, compile_pattern
 from .base import Match, MatcherBase, Tracer, overlap_rank
 from . import nfab_trace
+from .nfab_paths import NO_PATH, PathIds, PathMatch
 
 DEFAULT_MAX_RUNS = 2_000_000
 DEFAULT_MAX_BUFFER = 6_000_000
@@ -95,57 +96,6 @@ class Member:
         self.tail: PathIds | None = None
 
 
-class PathIds:
-    """The event ids of a path, oldest first, cut into one slice per variable (``segs``:
-    (variable, lo, hi), in path order; a linear chain visits each variable once), with the
-    path's first event. ``cell`` is the trail cell of its newest entry and ``depth`` the
-    number of entries, so that a longer path of the same lineage extends it instead of
-    walking back to the start (the memo of ``Run.memo``)."""
-
-    __slots__ = ("cell", "depth", "ids", "segs", "first")
-
-    def __init__(self, cell: Any, depth: int, ids: tuple[Any, ...], segs: tuple[tuple[Any, int, int], ...],
-                 first: Event | None):
-        self.cell = cell
-        self.depth = depth
-        self.ids = ids
-        self.segs = segs
-        self.first = first
-
-    def extend(self, cell: Any, depth: int, newer: list[Entry], var_of: list[Any]) -> "PathIds":
-        """This path followed by ``newer`` (oldest first), ending at ``cell``."""
-        if not newer:
-            return PathIds(cell, depth, self.ids, self.segs, self.first)
-        segs = list(self.segs)
-        k = len(self.ids)
-        for x in newer:
-            v = var_of[x.state]
-            if segs and segs[-1][0] == v:
-                segs[-1] = (v, segs[-1][1], k + 1)
-            else:
-                segs.append((v, k, k + 1))
-            k += 1
-        return PathIds(cell, depth, self.ids + tuple([x.event.id for x in newer]), tuple(segs),
-                       self.first if self.first is not None else newer[0].event)
-
-    def bindings(self, order: list[str], tail: "PathIds | None" = None, cut: int = 0) -> tuple[Any, ...]:
-        """``(variable, ids)`` per variable of ``order``: this path, or with ``tail`` the
-        tail's ids followed by this path's after position ``cut``."""
-        ids = self.ids
-        if tail is None:
-            parts = {v: ids[lo:hi] for v, lo, hi in self.segs}
-        else:
-            tids = tail.ids
-            parts = {v: tids[lo:hi] for v, lo, hi in tail.segs}
-            for v, lo, hi in self.segs:
-                if hi > cut:
-                    more = ids[lo if lo > cut else cut:hi]
-                    have = parts.get(v)
-                    parts[v] = have + more if have else more
-        return tuple([(v, parts.get(v, ())) for v in order])
-
-
-_NO_PATH = PathIds(None, 0, (), (), None)
 
 
 class Members(list):
@@ -182,7 +132,7 @@ class Run:
         self.depth = 0  # entries on the trail
         # the ids of the latest path prefix read back in this run's lineage (shared with
         # its clones), so that the next match extends it (PathIds)
-        self.memo: list[PathIds] = [_NO_PATH]
+        self.memo: list[PathIds] = [NO_PATH]
 
     def clone(self) -> "Run":
         self.nchild += 1
@@ -397,8 +347,10 @@ class NfabMatcher(MatcherBase):
         # that is exact: one SEQ alternative (no de-duplication across alternatives), no
         # negation to check per match, OUTPUT ALL. Elsewhere matches are built as usual.
         self.count_only = count_only
+        # Without the peek (the unoptimised proceed), runs reaching the same state by an
+        # ε-move can complete the same match, so the count needs de-duplication there.
         self._countable = (len(self.rts) == 1 and not self.rts[0].chain.negations
-                           and pattern.output != "NON_OVERLAP")
+                           and pattern.output != "NON_OVERLAP" and peek)
         self.counted = 0
         self.work = 0  # matched event ids built for the current event
         self.stats.extra.update({"clones_take_proceed": 0, "clones_ignore_proceed": 0, "clones_take_ignore": 0,
@@ -810,31 +762,38 @@ class NfabMatcher(MatcherBase):
 
     def _construct_paths(self, r: Run, rt: _ChainRT, e: Event, emitted: dict, live: list[Member] | None) -> None:
         """No negation: each live member's match is read from the run's path (extending the
-        lineage's memo) and, for a merged member, its own older part (kept on the member)."""
-        path = self._path(r, rt.var_of)
+        lineage's memo) and, for a merged member, its own older part (kept on the member).
+        The matches are :class:`PathMatch`: bindings built when read, JSON text by slicing."""
+        lo = 0 if live is None or any(not mem.switches for mem in live) else min(mem.cut for mem in live)
+        path = self._path(r, rt.var_of, lo)
         order = self.order
         last_ev = r.trail[0].event  # type: ignore[index]
         if live is None:
-            self._add(Match(path.bindings(order), path.first.ts, last_ev.ts,  # type: ignore[union-attr]
-                            path.first.seq, last_ev.seq), len(path.ids), r, rt, e, emitted)
+            first = path.first
+            self._add(PathMatch(path, None, 0, order, first.ts, last_ev.ts, first.seq, last_ev.seq),
+                      path.depth, r, rt, e, emitted)
             return
         for mem in live:
             if not mem.switches:
-                first, b, n = path.first, path.bindings(order), len(path.ids)
+                first = path.first
+                m = PathMatch(path, None, 0, order, first.ts, last_ev.ts, first.seq, last_ev.seq)
+                n = path.depth
             else:
                 tail = mem.tail
                 if tail is None:
                     ents = self._walk(mem.switches[0][0], r.version, mem.switches)
                     ents.reverse()
-                    tail = mem.tail = _NO_PATH.extend(None, len(ents), ents, rt.var_of)
-                first, b = tail.first, path.bindings(order, tail, mem.cut)
-                n = len(tail.ids) + len(path.ids) - mem.cut
-            self._add(Match(b, first.ts, last_ev.ts, first.seq, last_ev.seq), n,  # type: ignore[union-attr]
-                      r, rt, e, emitted)
+                    tail = mem.tail = NO_PATH.extend(None, len(ents), ents, rt.var_of)
+                first = tail.first
+                m = PathMatch(path, tail, mem.cut, order, first.ts, last_ev.ts, first.seq, last_ev.seq)
+                n = len(tail.ids) + path.depth - mem.cut
+            self._add(m, n, r, rt, e, emitted)
 
-    def _path(self, r: Run, var_of: list[Any]) -> PathIds:
-        """The ids of the run's whole path. The path without its newest entry is kept as the
-        lineage's memo; a later match of the lineage walks back only to it."""
+    def _path(self, r: Run, var_of: list[Any], lo: int) -> PathIds:
+        """The ids of the run's path from position ``lo`` on. The path without its newest
+        entry is kept as the lineage's memo; a later match of the lineage walks back only
+        to it. Positions before ``lo`` (read by no live member: they only expire) are
+        dropped from the memo once they are most of it."""
         head, rest = r.trail  # type: ignore[misc]
         depth = r.depth - 1
         holder = r.memo
@@ -842,7 +801,7 @@ class NfabMatcher(MatcherBase):
         newer: list[Entry] = []
         c = rest
         steps = depth - memo.depth
-        if memo.cell is not None and steps >= 0:
+        if memo.cell is not None and steps >= 0 and memo.depth - len(memo.ids) <= lo:
             for _ in range(steps):
                 newer.append(c[0])
                 c = c[1]
@@ -850,13 +809,17 @@ class NfabMatcher(MatcherBase):
                 memo = None  # another branch's prefix
         else:
             memo = None
-        if memo is None:
-            memo = _NO_PATH
-            while c is not None:
+        if memo is None:  # read from the trail, as deep as position lo
+            newer = []
+            c = rest
+            for _ in range(depth - lo if depth > lo else 0):
                 newer.append(c[0])
                 c = c[1]
+            memo = NO_PATH if depth <= lo or lo == 0 else PathIds(None, lo, (), (), None, "", [])
         newer.reverse()
         prefix = memo.extend(rest, depth, newer, var_of)
+        if lo - prefix.base > len(prefix.ids) // 2:
+            prefix = prefix.trim(lo)
         if rest is not None:
             holder[0] = prefix
         return prefix.extend(r.trail, depth + 1, [head], var_of)
@@ -867,9 +830,15 @@ class NfabMatcher(MatcherBase):
         if self.work > self.max_work:
             self.explode(f"one event completed {len(emitted):,} matches and had more to build",
                          f"{self.max_work:,} matched event ids per event")
-        if m.key in emitted:
-            return
-        emitted[m.key] = m
+        if self._countable:
+            # one SEQ alternative without negation: distinct runs and members have distinct
+            # paths, so nothing to de-duplicate and the bindings are not built here
+            key: Any = id(m)
+        else:
+            key = m.key
+            if key in emitted:
+                return
+        emitted[key] = m
         if self.tracer is not None:
             nfab_trace.matched(self, r, rt, m, e)
 
