@@ -2,20 +2,24 @@
 
 ``automaton_graph(pattern, engine, ...)`` compiles a pattern for one engine and returns its
 ``networkx.MultiDiGraph``, every edge with a ``shown`` formula and a drawing ``kind``
-(begin / take / ignore / proceed / negation):
+(begin / take / ignore / proceed / negation); the engine's own move is kept in ``move``.
+Every graph is built in ``engine.automata``; this module only styles and draws it:
 
 * ``nfab``: NFA^b (``engine.automata.nfab``); the two optimisation switches of SASE+ §4.5
   choose the shown formulas (step 5, *push the window*: the WITHIN test on every edge;
   step 6, *peek before proceed*: a proceed edge also requires the next state's begin);
 * ``lazy-chain`` / ``lazy-tree``: the lazy Chain / Tree NFA of Kolchinsky & Schuster
-  (``engine.automata.chain`` / ``tree``); the move of each edge (take, iterate, store,
-  ignore, timeout, search_failed, negation) is kept in ``move``;
-* ``eager``: the eager NFA baseline (``engine.matchers.eager``), drawn here from the same
-  clause analysis the engine uses: a state per set of bound variables, in pattern order.
+  (``engine.automata.chain`` / ``tree``; moves take, iterate, store, ignore, timeout,
+  search_failed, negation);
+* ``eager``: the eager NFA baseline's bound-set lattice (``engine.automata.eager``);
+* ``ses``: the SES automaton of event-set patterns, states (i, S) (``engine.automata.ses_moves``);
+* ``uncertain-event`` / ``uncertain-point``: what the imprecise-timestamps engines run over
+  interval data (``engine.automata.uncertain``): any-state or sorted runs with valid
+  intervals, pruning against the frontier, emission; a point NFA, then collapsing.
 
-The lazy and eager engines implement ``skip_till_any_match`` and ``OUTPUT ALL`` only: for
-another strategy they are drawn under skip_till_any_match with ``graph["note"]`` saying so
-(``graph["runs_as_designed"]`` is False). Windows are written in the pattern's own unit.
+An engine that does not implement the pattern's strategy, OUTPUT or selection is drawn as it
+runs without it, with ``graph["note"]`` saying so (``graph["runs_as_designed"]`` is False).
+Windows are written in the pattern's own unit.
 
 ``automaton_figure(graph)`` draws states left to right (one row per SEQ alternative or
 tree level), begin and take solid, ignore dashed, proceed as an ε arrow, F as a double
@@ -23,6 +27,9 @@ circle, R (reject) above, negation checks in red. Labels are placed on a pixel g
 (:data:`SCALE` pixels per data unit, figure drawn at its own size) so that no two labels
 and no label and state overlap: a label that cannot sit at its edge moves away and is tied
 to it by a thin leader line. Hovering over a state or an edge label shows its full formula.
+Big automata stay readable: :func:`fold_states` draws the lazy tree's states that bind the
+same variables as one, and a compact figure leaves out the loops and edges to R that many
+states share (:func:`common_moves`; the legend and edge table keep them).
 """
 from __future__ import annotations
 
@@ -126,18 +133,6 @@ class AutomatonUnavailable(ValueError):
 
 # --------------------------------------------------------------------------- compilers
 
-def written_window(pattern: Pattern) -> str | None:
-    """``16 days``, ``1 hour``, ``500 events``, ``90 (unit of ts)``: the window as written."""
-    w = pattern.window
-    if w is None:
-        return None
-    v = f"{w.value:g}"
-    if w.unit is None:
-        return f"{v} (unit of ts)"
-    plural = w.unit in ("hour", "day") and w.value != 1
-    return f"{v} {w.unit}{'s' if plural else ''}"
-
-
 def _nfab(pattern: Pattern) -> nx.MultiDiGraph:
     from engine.automata.nfab import compile_pattern, unsupported_reason
 
@@ -155,21 +150,10 @@ def _nfab(pattern: Pattern) -> nx.MultiDiGraph:
     return g
 
 
-def _lazy_window(g: nx.MultiDiGraph, pattern: Pattern) -> None:
-    """``span < 1.3824e+06 (ts)`` as the pattern wrote it: ``span < 16 days``."""
-    win = g.graph.get("window")
-    nice = written_window(pattern)
-    if win is None or nice is None:
-        return
-    raw = f"span < {win:g} ({'events' if g.graph.get('count_window') else 'ts'})"
-    for _u, _v, d in g.edges(data=True):
-        for k in ("range", "formula", "formula_optimised", "label"):
-            if isinstance(d.get(k), str):
-                d[k] = d[k].replace(raw, f"span < {nice}")
-
-
 def _style(g: nx.MultiDiGraph, engine: str, pattern: Pattern) -> nx.MultiDiGraph:
-    _lazy_window(g, pattern)
+    """An engine's export ready to draw: ``kind`` becomes the drawing style (begin / take /
+    ignore / proceed / negation) and the engine's own kind of move is kept in ``move``
+    (the automata write windows as the pattern does: ``span < 16 days``)."""
     for _u, _v, d in g.edges(data=True):
         d["move"] = d["kind"]
         d["kind"] = d.get("style", d["kind"])
