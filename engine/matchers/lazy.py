@@ -1009,6 +1009,15 @@ class LazyChainMatcher(LazyBase):
             root.step = 0
             rp.root = root
             self.waiting.setdefault(rp.steps[0].var, []).append(root)
+        # the variables whose waiting instances all wait in one step (of one plan), a
+        # single-event one without First-Chance checks: dispatched by _dispatch_single
+        waits: dict[str, list[tuple[RPlan, RStep]]] = {}
+        for rp in self.plans:
+            for k, s in enumerate(rp.steps):
+                if k == 0 or s.stream_ok:
+                    waits.setdefault(s.var, []).append((rp, s))
+        self._single_waits = {v: w[0] for v, w in waits.items() if len(w) == 1 and not w[0][1].kleene
+                              and not w[0][1].fc}
 
     def _timeout(self, inst: Inst) -> None:
         """A waiting instance's window has passed (timeout -> R). Its list is compacted
@@ -1107,9 +1116,12 @@ class LazyChainMatcher(LazyBase):
                 for v in ok:
                     lst = self.waiting.get(v.name)
                     if lst:
-                        snap.append((lst, len(lst)))
-                for lst, n in snap:
-                    self._dispatch(lst, n, e, coord, key)
+                        snap.append((lst, len(lst), self._single_waits.get(v.name) if tr is None else None))
+                for lst, n, single in snap:
+                    if single is not None:
+                        self._dispatch_single(lst, n, e, coord, key, *single)
+                    else:
+                        self._dispatch(lst, n, e, coord, key)
                 for v in ok:  # store
                     if v.buf is not None:
                         self._add(v.buf, e, coord, key)
@@ -1129,13 +1141,54 @@ class LazyChainMatcher(LazyBase):
 
     def _dispatch(self, lst: list[Inst], n: int, e: Event, coord: float, key: Any) -> None:
         """Offer the stream event ``e`` to the first ``n`` instances of ``lst`` (those that
-        waited before it). The take of a single-event variable is inlined here (no tracer, no
-        First-Chance check): its condition is checked with ``e`` in the instance's vector,
-        only a passing event costs a child, and the child skips the buffer search of its
-        next state when ``next_after`` says it is empty (see ``_enter``)."""
+        waited before it), whatever step each waits in."""
         W = self.W
-        tr = self.tracer
+        dead = 0
+        for idx in range(n):
+            inst = lst[idx]
+            if inst.dead:
+                dead += 1
+                continue
+            if W is not None and coord - inst.cmin >= W:
+                inst.dead = True
+                self.alive -= 1
+                dead += 1
+                if self.tracer is not None:
+                    lazy_trace.expire(self, inst, e)
+                continue
+            plan = inst.plan
+            s = plan.steps[inst.step]
+            if s.kleene:
+                buf = s.vrt.buf
+                if buf is not None:
+                    lo = _lo(inst.vals, s.prec) if s.prec else None
+                    i, j = buf.range(lo, None, inst.cmin if inst.cmin < coord else coord, coord, W)
+                else:
+                    i = j = 0
+                self._iterate(inst, plan, s, buf or Buf(), i, j, (e, coord, key))
+            else:
+                self._take_stream(inst, plan, s, e, coord, key)
+        if dead:
+            lst[:] = [i for i in lst[:n] if not i.dead] + lst[n:]
+
+    def _dispatch_single(self, lst: list[Inst], n: int, e: Event, coord: float, key: Any, plan: RPlan,
+                         s: RStep) -> None:
+        """``_dispatch`` for a list whose instances all wait in the same step ``s`` of
+        ``plan``, a single-event variable without First-Chance checks, and no tracer: the
+        stream take inlined, with the step's data read once. The condition is checked with
+        ``e`` in the instance's vector; only a passing event costs a child; the child skips
+        its next state's buffer search when ``s.next_after`` says it is empty (see
+        ``_searches``) and waits directly."""
+        W = self.W
         st = self.stats
+        slot, check = s.slot, s.check
+        k = s.index + 1
+        last = k == plan.n
+        fresh = not last and s.next_after
+        nxt = None if last else plan.steps[k]
+        wl = self.waiting.setdefault(nxt.var, []) if fresh and nxt.stream_ok else None  # type: ignore[union-attr]
+        heap = self.heap
+        tick = self._tick
         dead = 0
         evals = 0
         for idx in range(n):
@@ -1148,30 +1201,12 @@ class LazyChainMatcher(LazyBase):
                 inst.dead = True
                 self.alive -= 1
                 dead += 1
-                if tr is not None:
-                    lazy_trace.expire(self, inst, e)
-                continue
-            plan = inst.plan
-            s = plan.steps[inst.step]
-            if s.kleene:
-                buf = s.vrt.buf
-                if buf is not None:
-                    lo = _lo(inst.vals, s.prec) if s.prec else None
-                    i, j = buf.range(lo, None, cmin if cmin < coord else coord, coord, W)
-                else:
-                    i = j = 0
-                self._iterate(inst, plan, s, buf or Buf(), i, j, (e, coord, key))
-                continue
-            if tr is not None or s.fc:
-                self._take_stream(inst, plan, s, e, coord, key)
                 continue
             eq = inst.eq
             if eq is not None and key != eq:
                 continue
             vals = inst.vals
-            slot = s.slot
             vals[slot] = e
-            check = s.check
             if check is not None:
                 evals += 1
                 if not check(vals):
@@ -1181,35 +1216,30 @@ class LazyChainMatcher(LazyBase):
             vals[slot] = None
             # e is the newest event: the child's span ends at it
             child = Inst(child_vals, cmin if cmin < coord else coord, coord, eq if eq is not None else key)
-            if inst.cur is not None:
+            if inst.cur is not None:  # a tree's tail: the tree's consumption state goes along
                 child.mask = inst.mask
                 child.cur = inst.cur
-            k = s.index + 1
-            if k == plan.n:
+            if last:
                 if plan.pp:
                     self._complete(child, plan)
                 else:
                     self._emit(child)
-            elif not s.next_after:
+            elif not fresh:
                 self._enter(child, plan, k)
-            else:  # _enter without the search, inlined
+            else:  # _enter without the search
                 st.runs_created += 1
                 transient = self.alive + self._depth + 1
                 if transient > st.runs_peak:
                     st.runs_peak = transient
                     if transient > self.max_instances:
                         self._explode()
-                nxt = plan.steps[k]
-                if nxt.stream_ok:
+                if wl is not None:
                     child.plan = plan
                     child.step = k
-                    wl = self.waiting.get(nxt.var)
-                    if wl is None:
-                        wl = self.waiting[nxt.var] = []
                     wl.append(child)
                     self.alive += 1
                     if W is not None:
-                        heapq.heappush(self.heap, (child.cmin, next(self._tick), child))
+                        heapq.heappush(heap, (child.cmin, next(tick), child))
         if evals:
             st.predicate_evals += evals
         if dead:
