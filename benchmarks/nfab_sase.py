@@ -46,6 +46,10 @@ PRED = {
 }
 
 
+LINKS = ("What matches cost on the output-heavy queries (count mode, JSON Lines, against the revision "
+         "before): [benchmarks_nfab_output.md](benchmarks_nfab_output.md).\n\n")
+
+
 def measure(events: list, es: str, p: str, w: int, merge: bool = True) -> dict:
     pat = parse(TEMPLATE.format(es=ES[es], p=PRED[p], w=w))
     m = NfabMatcher(pat, merge=merge)
@@ -165,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
     text = "\n\n".join(parts) + "\n"
     print(text)
     if args.out:
-        Path(args.out).write_text("# NFA^b benchmark (benchmarks/nfab_sase.py)\n\n" + text)
+        Path(args.out).write_text("# NFA^b benchmark (benchmarks/nfab_sase.py)\n\n" + LINKS + text)
     return 0
 
 

@@ -441,7 +441,7 @@ class NfabMatcher(MatcherBase):
         st.events += 1
         self.work = 0
         out: list[Match] = []
-        coord = self._coord(e)
+        coord = e.seq if self.count_window else e.ts
         self.now = coord
         if self.pending:
             self._finalize_pending(coord, out)
@@ -457,7 +457,9 @@ class NfabMatcher(MatcherBase):
         if not pos_rel:
             if not neg_rel and self.strategy in (Strategy.STRICT, Strategy.PARTITION):
                 self._contiguity_break(e, part)
-            self._maybe_sweep(coord)
+            self._events_since_sweep += 1
+            if self._events_since_sweep >= SWEEP_EVERY:
+                self._maybe_sweep(coord)
             return out
         runs = self.parts.get(part)
         cur: dict[tuple[int, int], Entry] = {}
@@ -497,7 +499,9 @@ class NfabMatcher(MatcherBase):
         st.runs_alive = self.alive
         if self.buffer_live > st.buffer_peak:
             st.buffer_peak = self.buffer_live
-        self._maybe_sweep(coord)
+        self._events_since_sweep += 1
+        if self._events_since_sweep >= SWEEP_EVERY:
+            self._maybe_sweep(coord)
         if self.alive > self.max_runs or self.buffer_live > self.max_buffer:
             self._explode()
         st.matches += len(out)
@@ -663,13 +667,19 @@ class NfabMatcher(MatcherBase):
         """Match construction (§4.8 second phase): read each live member's match back from
         the shared buffer, check negations, de-duplicate."""
         W = self.W
-        end = self._coord(e)
+        end = self.now  # the coordinate of e, the event being fed
         chain = rt.chain
         if r.members:
             live = r.members
             if W is not None and end - live.lo >= W:
-                live = Members([m for m in live if end - m.start < W])
-                r.members = live  # expired members will never match again
+                if self.tracer is None:
+                    # expired members never match again, for no run sharing the list (time
+                    # only advances): drop them in place, once for the whole lineage
+                    live[:] = [m for m in live if end - m.start < W]
+                    live.lo = min((m.start for m in live), default=float("inf"))
+                else:  # the trace shows each run's members as they were
+                    live = Members([m for m in live if end - m.start < W])
+                    r.members = live
             if self.count_only and self._countable:
                 self.counted += len(live)
                 self.stats.matches += len(live)
@@ -964,11 +974,10 @@ class NfabMatcher(MatcherBase):
         self.stats.runs_alive = self.alive
 
     def _maybe_sweep(self, now: float) -> None:
-        self._events_since_sweep += 1
-        if self._events_since_sweep < SWEEP_EVERY or self.W is None:
-            return
+        """Every SWEEP_EVERY events (``feed`` counts them), a sweep."""
         self._events_since_sweep = 0
-        self.sweep(now)
+        if self.W is not None:
+            self.sweep(now)
 
     def sweep(self, now: float) -> None:
         """Drop expired runs (also in partitions that receive no events), buffer entries and
