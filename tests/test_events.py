@@ -484,8 +484,10 @@ def test_every_public_name_resolves_and_records_need_no_pandas():
     for name in ev.__all__:
         assert getattr(ev, name) is not None, name
     code = ("import sys, engine.events; from engine.events import Event, ColumnMapping, ValidationIssue; "
-            "assert 'pandas' not in sys.modules, 'pandas imported'; "
-            "from engine.events import load_events; assert 'pandas' in sys.modules")
+            "assert 'pandas' not in sys.modules and 'numpy' not in sys.modules, 'pandas imported'; "
+            "from engine.events import load_events, can_batch, wants_batches, numeric_issues; "
+            "assert 'pandas' not in sys.modules, 'pandas imported by the loader'; "
+            "from engine.events import validate_frame, BatchReader; assert 'pandas' in sys.modules")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
 

@@ -1,5 +1,9 @@
 """``load_events``: read a file (or take a DataFrame), validate it with the rules, sort
 stably by ts and build the events; ``LoadResult`` holds them with the report and schema.
+
+A small plain CSV/TSV file is read without pandas (``small_csv``: the same rules over a
+``columns.Table``, the same event assembly); every other input, and a small file holding
+something ``small_csv`` is unsure of, goes through pandas (imported then).
 """
 from __future__ import annotations
 
@@ -8,16 +12,20 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING
 
-from .formats import read_csv, read_jsonl, read_parquet, resolve_format
-from .frames import build_events, sort_frame
+import numpy as np
+
 from .lines import CsvLines, LineIndex, with_lines
-from .mapping import ROW_COL, UNIT_SECONDS, ColumnMapping, guess_mapping
-from .records import Event
+from .mapping import UNIT_SECONDS, ColumnMapping, guess_mapping
+from .records import Event, assemble_events, columns_schema
 from .report import DataError, ValidationIssue, ValidationReport
-from .validation import numeric_issues, validate_frame
+from .small_csv import TextTable, Unsure, read_small_csv
+from .sources import resolve_format
+from .validation import check_table, numeric_issues
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
 
 __all__ = ["LoadResult", "load_events"]
 
@@ -61,13 +69,7 @@ def load_events(source: str | os.PathLike[str] | pd.DataFrame,
     stably (ties keep file order) with a warning. Raises ``DataError`` when the input as a
     whole is unusable (file not found, unreadable, unknown format, missing column).
     """
-    pre_issues: list[ValidationIssue] = []
-    rows: np.ndarray | None = None
-    text_source = False
-    lines: LineIndex | None = None
-    if isinstance(source, pd.DataFrame):
-        df = source
-    elif isinstance(source, (str, os.PathLike)):
+    if isinstance(source, (str, os.PathLike)):
         path = Path(source)
         if not path.exists():
             raise DataError(f"file not found: '{path}'")
@@ -76,20 +78,92 @@ def load_events(source: str | os.PathLike[str] | pd.DataFrame,
             raise DataError(f"'{path}' is a directory, not a {kind.upper()} file")
         if kind in ("csv", "tsv"):
             sep = "," if kind == "csv" else "\t"
-            df = read_csv(path, sep)
-            text_source = True
-            lines = CsvLines(path, sep)
-        elif kind == "jsonl":
-            df, rows, pre_issues, lines = read_jsonl(path)
-        else:
-            df = read_parquet(path)
+            table = read_small_csv(path, sep)
+            if table is not None:
+                result = load_table(table, mapping, CsvLines(path, sep))
+                if result is not None:
+                    return result
+        return load_with_pandas(path, kind, mapping)
+    import pandas as pd
+
+    if isinstance(source, pd.DataFrame):
+        return _load_frame(source, mapping)
+    raise TypeError(f"source must be a path or a pandas DataFrame, not {type(source).__name__}")
+
+
+def load_table(table: TextTable, mapping: ColumnMapping | None,
+               lines: LineIndex | None) -> LoadResult | None:
+    """``load_events`` of a small CSV file read without pandas (``small_csv``); None for
+    interval events and for a time value ``small_csv`` is unsure of (read with pandas)."""
+    if mapping is None:
+        mapping = guess_mapping(table.columns)
+    if mapping.is_interval:
+        return None
+    try:
+        chk = check_table(table, mapping, np.arange(len(table), dtype=np.int64))
+    except Unsure:  # a time value whose reading by pandas small_csv does not know
+        return None
+    assert chk.types is not None and chk.ids is not None
+    kept = np.flatnonzero(~chk.bad)
+    ts = chk.ts[kept].tolist()
+    was_sorted = not any(b < a for a, b in zip(ts, ts[1:]))
+    order = kept if was_sorted else kept[sorted(range(len(ts)), key=ts.__getitem__)]
+    if not was_sorted:
+        ts = chk.ts[order].tolist()
+    types = chk.types[order].tolist()
+    pick = order.tolist()
+    names = chk.attr_columns
+    columns = [table.attr_values(c, pick) for c in names]
+    events = assemble_events(chk.ids[order].tolist(), types, ts, names, [v for v, _ in columns])
+    return _result(events, columns_schema(types, names, columns), chk.row_numbers[order].tolist(), was_sorted,
+                   [it for _, _, it in chk.issues], [], chk.n, chk.n - len(kept), mapping,
+                   "datetime" in chk.time_kinds.values(), chk.ids_are_rows, lines)
+
+
+def load_with_pandas(path: Path, kind: str, mapping: ColumnMapping | None) -> LoadResult:
+    """``load_events`` of a file read with pandas (every file that is not a small plain CSV)."""
+    from .formats import read_csv, read_jsonl, read_parquet
+
+    pre_issues: list[ValidationIssue] = []
+    rows: np.ndarray | None = None
+    lines: LineIndex | None = None
+    text_source = False
+    if kind in ("csv", "tsv"):
+        sep = "," if kind == "csv" else "\t"
+        df = read_csv(path, sep)
+        text_source = True
+        lines = CsvLines(path, sep)
+    elif kind == "jsonl":
+        df, rows, pre_issues, lines = read_jsonl(path)
     else:
-        raise TypeError(f"source must be a path or a pandas DataFrame, not {type(source).__name__}")
+        df = read_parquet(path)
+    return _load_frame(df, mapping, rows, pre_issues, lines, text_source)
+
+
+def _load_frame(df: pd.DataFrame, mapping: ColumnMapping | None, rows: np.ndarray | None = None,
+                pre_issues: list[ValidationIssue] | None = None, lines: LineIndex | None = None,
+                text_source: bool = False) -> LoadResult:
+    from .frames import build_events, sort_frame
+    from .mapping import ROW_COL
+    from .validation import validate_frame
+
+    pre_issues = pre_issues or []
     if mapping is None:
         mapping = guess_mapping([str(c) for c in df.columns])
     vf, issues = validate_frame(df, mapping, rows=rows, text_source=text_source)
     frame, was_sorted = sort_frame(vf.frame)
     events, schema = build_events(frame, vf.attr_columns)
+    return _result(events, schema, frame[ROW_COL].tolist(), was_sorted, issues, pre_issues,
+                   vf.rows_read + len(pre_issues), vf.rows_rejected + len(pre_issues), mapping,
+                   vf.time_is_datetime, vf.ids_are_rows, lines)
+
+
+def _result(events: list[Event], schema: dict[str, dict[str, str]], rows: list[int], was_sorted: bool,
+            issues: list[ValidationIssue], pre_issues: list[ValidationIssue], rows_read: int,
+            rows_rejected: int, mapping: ColumnMapping, time_is_datetime: bool, ids_are_rows: bool,
+            lines: LineIndex | None) -> LoadResult:
+    """The ``LoadResult`` of validated, sorted events: the unsorted warning, issues sorted by
+    row with their lines, the report."""
     if not was_sorted:
         issues.append(ValidationIssue(
             row=None, column=mapping.lower_col if mapping.is_interval else mapping.ts_col,
@@ -98,11 +172,7 @@ def load_events(source: str | os.PathLike[str] | pd.DataFrame,
                     f"file order")))
     all_issues = with_lines(sorted(pre_issues + issues, key=lambda i: -1 if i.row is None else i.row),
                             lines)
-    report = ValidationReport(issues=all_issues, rows_read=vf.rows_read + len(pre_issues),
-                              rows_loaded=len(events),
-                              rows_rejected=vf.rows_rejected + len(pre_issues),
-                              sorted_by_ts=was_sorted)
+    report = ValidationReport(issues=all_issues, rows_read=rows_read, rows_loaded=len(events),
+                              rows_rejected=rows_rejected, sorted_by_ts=was_sorted)
     return LoadResult(events=events, report=report, schema=schema, mapping=mapping,
-                      time_is_datetime=vf.time_is_datetime, rows=frame[ROW_COL].tolist(),
-                      ids_are_rows=vf.ids_are_rows, lines=lines)
-
+                      time_is_datetime=time_is_datetime, rows=rows, ids_are_rows=ids_are_rows, lines=lines)

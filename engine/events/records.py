@@ -8,11 +8,14 @@ the SEQ order use it. Interval events (imprecise timestamps) carry ``lower`` and
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
+import gc
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
-__all__ = ["BUILTIN_FIELDS", "Event", "make_stream", "infer_schema", "value_kind"]
+__all__ = ["BUILTIN_FIELDS", "Event", "make_stream", "infer_schema", "value_kind", "assemble_events",
+           "columns_schema"]
 
 # Names that resolve to built-in event fields when the event has no attribute of that name.
 BUILTIN_FIELDS = ("ts", "id", "type", "seq", "lower", "upper")
@@ -90,3 +93,49 @@ def infer_schema(events: Iterable[Event]) -> dict[str, dict[str, str]]:
                 per_type.setdefault(k, set()).add(kd)
     return {t: {a: (next(iter(s)) if len(s) == 1 else "mixed") for a, s in attrs.items()}
             for t, attrs in kinds.items()}
+
+
+def assemble_events(ids: Sequence[Any], types: Sequence[str], ts: Sequence[float], names: Sequence[str],
+                    columns: Sequence[Sequence[Any]], seq_start: int = 0,
+                    lower: Sequence[float] | None = None, upper: Sequence[float] | None = None) -> list[Event]:
+    """Events from columns of plain values (attribute ``names[k]`` in ``columns[k]``; None
+    = absent from ``attrs``); ``seq`` counts from ``seq_start``. The garbage collector is
+    paused while a million small objects appear."""
+    n = len(ids)
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        if names:
+            make = partial(zip, names)
+            attr_dicts = [dict(make(vals)) if None not in vals else
+                          {k: v for k, v in zip(names, vals) if v is not None}
+                          for vals in zip(*columns)]
+        else:
+            attr_dicts = [{} for _ in range(n)]
+        seqs = range(seq_start, seq_start + n)
+        if lower is not None and upper is not None:
+            return list(map(Event, ids, types, ts, seqs, attr_dicts, lower, upper))
+        return list(map(Event, ids, types, ts, seqs, attr_dicts))
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+
+
+def columns_schema(types: Sequence[str], names: Sequence[str],
+                   columns: Sequence[tuple[Sequence[Any], str | None]]) -> dict[str, dict[str, str]]:
+    """Event type -> attribute -> "number" | "string" | "bool" | "mixed" from columns of
+    plain values and the kind each column's type decides (None: the kind of each value).
+    Types in order of first appearance; attributes in column order."""
+    kinds: dict[str, dict[str, set[str]]] = {}
+    for name, (values, kind) in zip(names, columns):
+        if kind is not None:
+            pairs = {(t, kind) for t in dict.fromkeys(t for t, v in zip(types, values) if v is not None)}
+        else:
+            pairs = {(t, k) for t, k in set(zip(types, map(value_kind, values))) if k is not None}
+        for t, k in pairs:
+            kinds.setdefault(t, {}).setdefault(name, set()).add(k)
+    schema: dict[str, dict[str, str]] = {}
+    for t in dict.fromkeys(types):
+        found = kinds.get(t, {})
+        schema[t] = {c: (next(iter(found[c])) if len(found[c]) == 1 else "mixed") for c in names if c in found}
+    return schema

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-import re
 from decimal import Decimal
 from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from .numbers import plain_kind, text_number
+
+_NONE_TYPE = type(None)
 
 __all__ = ["normalize", "column_values", "object_values", "coerce_numeric_text"]
 
@@ -48,16 +51,6 @@ def normalize(v: Any) -> Any:
 
 
 
-_NONE_TYPE = type(None)
-_PLAIN_KINDS: dict[frozenset[type], str | None] = {
-    frozenset({str}): "string", frozenset({str, _NONE_TYPE}): "string",
-    frozenset({int}): "number", frozenset({int, _NONE_TYPE}): "number",
-    frozenset({float}): "number", frozenset({float, _NONE_TYPE}): "number",
-    frozenset({int, float}): "number", frozenset({int, float, _NONE_TYPE}): "number",
-    frozenset({bool}): "bool", frozenset({bool, _NONE_TYPE}): "bool",
-}
-
-
 def object_values(raw: list[Any]) -> tuple[list[Any], str | None]:
     """Normalize the values of an object column; fast when they are already plain."""
     tset = frozenset(map(type, raw))
@@ -68,7 +61,7 @@ def object_values(raw: list[Any]) -> tuple[list[Any], str | None]:
     else:
         values = [normalize(v) for v in raw]
         tset = frozenset(map(type, values))
-    return values, _PLAIN_KINDS.get(tset)
+    return values, plain_kind(tset)
 
 
 def column_values(s: pd.Series) -> tuple[list[Any], str | None]:
@@ -111,10 +104,6 @@ def column_values(s: pd.Series) -> tuple[list[Any], str | None]:
     return object_values(out)  # Arrow and other extension types
 
 
-_INT_TEXT = re.compile(r"\s*[+-]?\d+\s*")
-_NUMBER_TEXT = re.compile(r"\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*")
-
-
 def coerce_numeric_text(s: pd.Series) -> pd.Series:
     """Text formats (CSV) have no types: in a column that pandas kept as text because some
     values are not numbers, turn the values that look like numbers back into numbers
@@ -125,8 +114,9 @@ def coerce_numeric_text(s: pd.Series) -> pd.Series:
     uvals = np.asarray(uniques, dtype=object)
     changed = False
     for i, v in enumerate(uvals):
-        if type(v) is str and _NUMBER_TEXT.fullmatch(v):
-            uvals[i] = int(v) if _INT_TEXT.fullmatch(v) else float(v)
+        number = text_number(v)
+        if number is not v:
+            uvals[i] = number
             changed = True
     if not changed:
         return s
