@@ -251,17 +251,21 @@ def replay_stats(pattern: Pattern, loaded: LoadResult) -> dict[str, Any]:
 
 
 def spark_partitions(rows: int, parallelism: int) -> int:
-    """Few partitions for small inputs: each task costs a Python worker's start-up."""
-    if rows <= 100_000:
-        return max(1, min(2, parallelism))
-    return max(2, parallelism * 2)
+    """Few partitions for small inputs: each task costs a Python worker's start-up
+    (``engine.spark.pipeline.partitions_for``, which the background warm-up uses too)."""
+    from engine.spark.pipeline import partitions_for
+
+    return partitions_for(rows, parallelism)
 
 
 def run_spark(pattern: Pattern, src: Source, mapping: ColumnMapping, rows: int = 0,
-              on_progress: Callable[[float, str], None] | None = None, poll: float = 0.25) -> Outcome:
-    """Run on Spark (``engine.spark.pipeline.run``) with progress from the status tracker."""
+              on_progress: Callable[[float, str], None] | None = None, poll: float = 0.1) -> Outcome:
+    """Run on Spark (``engine.spark.pipeline.run``) with progress from the status tracker.
+    A file up to ``LOCAL_BYTES`` is read on the driver and the matches come back in one
+    Spark action (``collect``): a sample answers in about a second on a warm session."""
     progress = on_progress or (lambda f, s: None)
     try:
+        from engine.spark.local_source import LOCAL_BYTES
         from engine.spark.pipeline import PipelineError, run
         from engine.spark.session import SparkUnavailable, get_spark
     except ImportError as err:
@@ -282,7 +286,7 @@ def run_spark(pattern: Pattern, src: Source, mapping: ColumnMapping, rows: int =
         try:
             sc.setJobGroup(group, "CEP Studio run", interruptOnCancel=True)
             box["result"] = run(pattern, src.path, mapping=mapping, data_format=src.fmt, spark=spark,
-                                partitions=n)
+                                partitions=n, collect=True, local_bytes=LOCAL_BYTES)
             r = box["result"]
             box["matches"] = r.to_matches()
         except BaseException as e:  # noqa: BLE001 - re-raised on the caller's thread

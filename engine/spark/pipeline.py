@@ -45,16 +45,16 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import sys
 import threading
 import time
-import zlib
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
 import pyarrow as pa
 
-from ..events import ROW_COL, TS_COL, TYPE_COL, DataError, Event, arrow_to_pandas
+from ..events import ID_COL, ROW_COL, TS_COL, TYPE_COL, DataError, Event, arrow_to_pandas
 from ..matchers.base import Match, Matcher
 from ..model import ANY_TYPE, Pattern, Strategy, Window
 from ..partition import PartitionKey, partition_key
@@ -62,9 +62,10 @@ from .errors import PipelineError
 from .errors import task_error as _task_error
 from .io import KEY_COL, SEQ_COL, SparkEvents, build_events, read_events
 from .keys import key_expr
+from .match_rows import MatchColumns, match_row
 
 __all__ = ["run", "SparkRunResult", "plan_mode", "Plan", "PipelineError", "matches_from_rows",
-           "run_cli", "default_factory", "scale_window", "MATCH_SCHEMA", "Progress"]
+           "run_cli", "default_factory", "scale_window", "MATCH_SCHEMA", "Progress", "warm_up", "partitions_for"]
 
 MatcherFactory = Callable[[Pattern], Matcher]
 
@@ -74,6 +75,8 @@ EVENTS_FIELD = ", events string"
 
 _CHUNK = "__cep_chunk"
 _OWNER = "__cep_owner"
+# matches per output Arrow batch (smaller outputs wait for the next input batch)
+_OUT_ROWS = 8192
 
 # Strategies under which time chunks are valid (see the module docstring).
 CHUNKABLE = {Strategy.ANY}
@@ -172,13 +175,16 @@ class _Task:
 
 
 def _match_row(m: Match, key: Any, ev_index: dict[Any, Event] | None) -> tuple:
-    mj = json.dumps(m.as_dict(), default=str)
-    mid = f"{m.end_seq}-{m.start_seq}-{zlib.crc32(mj.encode()):08x}"
-    row = (mid, key, mj, float(m.start), float(m.end), int(m.start_seq), int(m.end_seq))
+    """One match row as a tuple (the streaming job's rows; batch runs use ``MatchColumns``)."""
+    row = match_row(m, key)
     if ev_index is not None:
-        evs = {v: [_event_dict(ev_index.get(i), i) for i in ids] for v, ids in m.bindings}
-        row = row + (json.dumps(evs, default=str),)
+        row = row + (_events_json(m, ev_index),)
     return row
+
+
+def _events_json(m: Match, ev_index: dict[Any, Event]) -> str:
+    evs = {v: [_event_dict(ev_index.get(i), i) for i in ids] for v, ids in m.bindings}
+    return json.dumps(evs, default=str)
 
 
 def _event_dict(e: Event | None, eid: Any) -> dict[str, Any]:
@@ -190,57 +196,55 @@ def _event_dict(e: Event | None, eid: Any) -> dict[str, Any]:
     return d
 
 
-def _rows_batch(rows: list[tuple], with_events: bool) -> pa.RecordBatch:
-    cols = list(zip(*rows)) if rows else [[] for _ in range(8 if with_events else 7)]
-    arrays = [pa.array(cols[0], pa.string()), pa.array(cols[1], pa.string()),
-              pa.array(cols[2], pa.string()), pa.array(cols[3], pa.float64()),
-              pa.array(cols[4], pa.float64()), pa.array(cols[5], pa.int64()),
-              pa.array(cols[6], pa.int64())]
-    names = ["match_id", "key", "match", "start", "end", "start_seq", "end_seq"]
-    if with_events:
-        arrays.append(pa.array(cols[7], pa.string()))
-        names.append("events")
-    return pa.RecordBatch.from_arrays(arrays, names=names)
-
-
 class _Feeder:
-    """One matcher per group (key or chunk), fed in stream order across Arrow batches."""
+    """One matcher per group (key or chunk), fed in stream order across Arrow batches; the
+    matches go to a ``MatchColumns`` (column-wise rows, see ``match_rows``)."""
 
-    def __init__(self, task: _Task):
+    def __init__(self, task: _Task, ints: bool = False):
         self.task = task
         self.group: Any = _Feeder  # sentinel: no group yet
         self.matcher: Matcher | None = None
-        self.rows: list[tuple] = []
         self.index: dict[Any, Event] | None = {} if task.with_events else None
         self.recent: list[Event] = []
-        self.owner: int | None = None
+        self.cols = MatchColumns(ints, self._events if task.with_events else None)
+        self.keyed = task.mode == "keyed"
 
-    def _emit(self, ms: Iterable[Match]) -> None:
+    def _events(self, m: Match) -> str:
+        assert self.index is not None
+        return _events_json(m, self.index)
+
+    def emit(self, ms: Iterable[Match]) -> None:
+        if not isinstance(ms, list):
+            ms = list(ms)
         task = self.task
-        key = None if task.mode != "keyed" else self.group
-        for m in ms:
-            if task.chunk is not None:
-                origin, size, count = task.chunk
-                x = m.start_seq if count else m.start
-                if math.floor((x - origin) / size) != self.group:
-                    continue  # first event owned by another chunk
-            self.rows.append(_match_row(m, key, self.index))
+        if task.chunk is not None:
+            origin, size, count = task.chunk
+            g = self.group
+            floor = math.floor
+            # keep the matches whose first event this chunk owns
+            ms = [m for m in ms if floor(((m.start_seq if count else m.start) - origin) / size) == g]
+            if not ms:
+                return
+        self.cols.add(ms, self.group if self.keyed else None)
 
-    def start(self, group: Any) -> None:
+    def start(self, group: Any) -> Matcher:
         if self.matcher is not None:
-            self._emit(self.matcher.close())
+            ms = self.matcher.close()
+            if ms:
+                self.emit(list(ms))
         self.group = group
         self.matcher = self.task.factory(self.task.pattern)
         if self.index is not None:
             self.index = {}
             self.recent = []
+        return self.matcher
 
     def feed(self, e: Event) -> None:
         if self.index is not None:
             self._remember(e)
         ms = self.matcher.feed(e)  # type: ignore[union-attr]
         if ms:
-            self._emit(ms)
+            self.emit(ms)
 
     def _remember(self, e: Event) -> None:
         idx = self.index
@@ -263,44 +267,73 @@ class _Feeder:
 
     def finish(self) -> None:
         if self.matcher is not None:
-            self._emit(self.matcher.close())
+            ms = self.matcher.close()
+            if ms:
+                self.emit(list(ms))
             self.matcher = None
 
-    def take(self) -> list[tuple]:
-        rows, self.rows = self.rows, []
-        return rows
+
+def _int_ids(rb: pa.RecordBatch, spec: Any) -> bool:
+    """Every id of the run is a Python ``int`` (an integer id column, not JSON text)."""
+    return (not getattr(spec, "id_json", False) and ID_COL in rb.schema.names
+            and pa.types.is_integer(rb.schema.field(ID_COL).type))
 
 
 def _match_partition(task: _Task, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
     """The mapInArrow worker: rows arrive sorted by (group, ts, seq); feed one matcher per
     group, batch by batch; yield the matches completed in each batch."""
-    fd = _Feeder(task)
+    fd: _Feeder | None = None
     group_col = KEY_COL if task.mode == "keyed" else (_CHUNK if task.mode == "time-chunked" else None)
     for rb in batches:
         if rb.num_rows == 0:
             continue
-        frame = arrow_to_pandas(rb)
-        evs = build_events(rb, task.spec, frame)
-        if group_col is None:
-            if fd.matcher is None:
-                fd.start(None)
-            for e in evs:
-                fd.feed(e)
-        else:
-            groups = frame[group_col].tolist()
+        if fd is None:
+            fd = _Feeder(task, _int_ids(rb, task.spec))
+        evs = build_events(rb, task.spec)
+        if fd.index is not None:  # with_events: the slow path that remembers events
+            groups = rb.column(group_col).to_pylist() if group_col is not None else [None] * len(evs)
             cur = fd.group
             for g, e in zip(groups, evs):
                 if g != cur:
                     fd.start(g)
                     cur = g
                 fd.feed(e)
-        rows = fd.take()
-        if rows:
-            yield _rows_batch(rows, task.with_events)
+        elif group_col is None:
+            if fd.matcher is None:
+                m = fd.start(None)
+                if evs:
+                    ms = m.feed(evs[0])
+                    if ms:
+                        fd.emit(ms)
+                    evs = evs[1:]
+            feed = fd.matcher.feed  # type: ignore[union-attr]
+            emit = fd.emit
+            for e in evs:
+                ms = feed(e)
+                if ms:
+                    emit(ms)
+        else:
+            groups = rb.column(group_col).to_pylist()
+            cur = fd.group
+            feed = fd.matcher.feed if fd.matcher is not None else None
+            emit = fd.emit
+            for g, e in zip(groups, evs):
+                if g != cur:
+                    m = fd.start(g)
+                    cur = g
+                    ms = m.feed(e)
+                    feed = m.feed  # after the first event: the engine's own feed (planner._refuse_intervals)
+                else:
+                    ms = feed(e)  # type: ignore[misc]
+                if ms:
+                    emit(ms)
+        if len(fd.cols) >= _OUT_ROWS:
+            yield fd.cols.batch()
+    if fd is None:
+        return
     fd.finish()
-    rows = fd.take()
-    if rows:
-        yield _rows_batch(rows, task.with_events)
+    if len(fd.cols):
+        yield fd.cols.batch()
 
 
 # --------------------------------------------------------------------------- progress
@@ -374,14 +407,22 @@ class SparkRunResult:
     count: int = 0
     seconds: float = 0.0
     info: dict[str, Any] = field(default_factory=dict)
+    table: pa.Table | None = None   # the matches on the driver (``run(collect=True)``)
 
     def ordered(self) -> Any:
         """Matches in canonical order (completing event, then first event, then bindings)."""
         return self.matches.orderBy("end_seq", "start_seq", "match")
 
+    def ordered_table(self) -> pa.Table:
+        """The matches in canonical order as an Arrow table (on the driver)."""
+        if self.table is None:
+            return self.ordered().toArrow()
+        return self.table.sort_by([("end_seq", "ascending"), ("start_seq", "ascending"), ("match", "ascending")])
+
     def to_matches(self) -> list[Match]:
         """The matches as ``Match`` objects, in canonical order (collects to the driver)."""
-        return matches_from_rows(self.matches.collect(), self.pattern)
+        rows = self.table.to_pylist() if self.table is not None else self.matches.collect()
+        return matches_from_rows(rows, self.pattern)
 
     def to_json(self) -> list[dict[str, Any]]:
         """``Match.to_json()`` of every match, in canonical order."""
@@ -428,7 +469,7 @@ def run(pattern: Pattern | str, source: Any, engine: str = "auto", with_events: 
         out: str | None = None, fmt: str | None = None, *, mapping: Any = None,
         data_format: str | None = None, spark: Any = None, factory: MatcherFactory | None = None,
         partitions: int | None = None, chunk_size: float | None = None, mode: str | None = None,
-        progress: bool = False) -> SparkRunResult:
+        progress: bool = False, collect: bool = False, local_bytes: int | None = None) -> SparkRunResult:
     """Run ``pattern`` over ``source`` on Spark.
 
     ``source``: a path (CSV/TSV/JSON Lines/Parquet; ``data_format`` overrides the
@@ -437,6 +478,11 @@ def run(pattern: Pattern | str, source: Any, engine: str = "auto", with_events: 
     given. ``mode`` forces a mode (a forced ``time-chunked`` must still be valid).
     ``out``/``fmt`` write the matches (jsonl, csv, parquet; see ``write_matches``).
     Rows rejected by validation are left out; see ``result.events.report``.
+
+    ``collect``: one Spark action brings the matches to the driver as an Arrow table
+    (``result.table``; nothing is persisted), instead of persisting them and counting.
+    ``local_bytes``: a source file up to this size is read and validated on the driver and
+    parallelised (``local_source.read_local``: fewer Spark jobs for small inputs).
     """
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
@@ -452,7 +498,7 @@ def run(pattern: Pattern | str, source: Any, engine: str = "auto", with_events: 
     factory = factory or default_factory(engine)
     ctx = Progress(spark) if progress else _Null()
     with ctx:
-        ev = source if isinstance(source, SparkEvents) else read_events(source, mapping, data_format, spark)
+        ev = source if isinstance(source, SparkEvents) else _read(source, mapping, data_format, spark, local_bytes)
         pat = scale_window(pattern, ev)
         if ev.is_interval:  # imprecise timestamps: the uncertain engines only (engine/spark/intervals.py)
             from .intervals import run_intervals
@@ -507,17 +553,66 @@ def run(pattern: Pattern | str, source: Any, engine: str = "auto", with_events: 
         def worker(batches: Iterator[pa.RecordBatch], task: _Task = task) -> Iterator[pa.RecordBatch]:
             return _match_partition(task, batches)
 
-        matches = df.mapInArrow(worker, schema).persist(StorageLevel.MEMORY_AND_DISK)
+        matches = df.mapInArrow(worker, schema)
+        table = None
         try:
-            count = matches.count()
+            if collect:
+                table = matches.toArrow()
+                count = table.num_rows
+            else:
+                matches = matches.persist(StorageLevel.MEMORY_AND_DISK)
+                count = matches.count()
         except Exception as e:  # noqa: BLE001 - a matcher error inside a task
             matches.unpersist()
             raise _task_error(e) from None
     result = SparkRunResult(matches=matches, mode=plan.mode, warnings=list(plan.warnings), events=ev,
-                            pattern=pat, count=count, seconds=time.perf_counter() - t0, info=info)
+                            pattern=pat, count=count, seconds=time.perf_counter() - t0, info=info, table=table)
     if out is not None:
         write_matches(result, out, fmt)
     return result
+
+
+def _read(source: Any, mapping: Any, data_format: str | None, spark: Any, local_bytes: int | None) -> SparkEvents:
+    """``io.read_events``, or ``local_source.read_local`` for a file up to ``local_bytes``."""
+    if local_bytes is not None and isinstance(source, (str, os.PathLike)):
+        try:
+            small = os.path.isfile(source) and os.path.getsize(source) <= local_bytes
+        except OSError:
+            small = False
+        if small:
+            from .local_source import read_local
+
+            return read_local(source, mapping, data_format, spark)
+    return read_events(source, mapping, data_format, spark)
+
+
+def partitions_for(rows: int, parallelism: int) -> int:
+    """Partitions for a run over ``rows`` events: one per core up to two for small inputs
+    (each task costs a Python worker round trip), two per core for big ones."""
+    if rows <= 100_000:
+        return max(1, min(2, parallelism))
+    return max(2, parallelism * 2)
+
+
+def warm_up(pattern: Pattern | str, source: str | os.PathLike[str], mapping: Any = None,
+            data_format: str | None = None, spark: Any = None, rounds: int = 2) -> list[float]:
+    """Start the session and run ``pattern`` over the small file ``source`` ``rounds`` times
+    the way the app runs a sample (driver read, ``partitions_for``, one collect): the JVM
+    compiles that path and every core gets a Python worker that has imported the engine.
+    Returns the seconds of each round."""
+    from .local_source import LOCAL_BYTES
+    from .session import get_spark
+
+    spark = spark or get_spark()
+    n = partitions_for(0, spark.sparkContext.defaultParallelism)
+    times = []
+    for _ in range(max(1, rounds)):
+        t0 = time.perf_counter()
+        r = run(pattern, str(source), mapping=mapping, data_format=data_format, spark=spark, partitions=n,
+                collect=True, local_bytes=LOCAL_BYTES)
+        r.to_matches()
+        times.append(time.perf_counter() - t0)
+    return times
 
 
 class _Null:
@@ -542,9 +637,10 @@ def write_matches(result: SparkRunResult, out: str, fmt: str | None = None) -> N
             for line in jsonl_lines(result):
                 fh.write(line + "\n")
     elif fmt == "csv":
-        result.ordered().toPandas().to_csv(out, index=False)
+        (result.ordered_table().to_pandas() if result.table is not None else result.ordered().toPandas()
+         ).to_csv(out, index=False)
     elif fmt in ("parquet", "pq"):
-        pq.write_table(result.ordered().toArrow(), out)
+        pq.write_table(result.ordered_table(), out)
     else:
         raise ValueError(f"unknown output format {fmt!r}; use jsonl, csv or parquet")
 
@@ -553,7 +649,8 @@ def jsonl_lines(result: SparkRunResult) -> Iterator[str]:
     """JSON Lines in canonical order: ``{"match": ..., "start": ..., "end": ...}`` like
     ``Match.to_json()`` (plus ``"events"`` when the run has them)."""
     has_events = "events" in result.matches.columns
-    for r in result.ordered().toLocalIterator():
+    rows = result.ordered_table().to_pylist() if result.table is not None else result.ordered().toLocalIterator()
+    for r in rows:
         d: dict[str, Any] = {"match": json.loads(r["match"]), "start": r["start"], "end": r["end"]}
         if has_events:
             d["events"] = json.loads(r["events"])

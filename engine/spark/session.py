@@ -40,6 +40,8 @@ DEFAULT_CONF: dict[str, str] = {
     "spark.sql.shuffle.partitions": "8",
     "spark.sql.adaptive.enabled": "true",
     "spark.python.worker.reuse": "true",
+    # workers forked with pandas, pyarrow and the engine imported (engine/spark/daemon.py)
+    "spark.python.daemon.module": "engine.spark.daemon",
     "spark.sql.streaming.forceDeleteTempCheckpointLocation": "true",
 }
 
