@@ -648,11 +648,21 @@ def _state_px(label: str) -> float:
     return max(STATE_PX, len(label) * 7.6 + 16)
 
 
+def _move_name(head: str) -> str:
+    """``take c:TaskFinish`` -> ``take c``, ``take a if rarest`` -> ``take a``, ``next set: take b:B``
+    -> ``next set: b``; a head without a variable stays as it is (``skip``, ``timeout``)."""
+    m = re.search(r"\b(begin|take|iterate|store|ignore)\s+(¬?[\w^]+(?:,[\w^]+)*)", head)
+    if m is None:
+        return head
+    name = f"{m.group(1)} {m.group(2)}"
+    return f"next set: {m.group(2)}" if head.startswith("next set") else name
+
+
 def _label_lines(head: str, body: str, mode: str, width: int) -> list[tuple[str, bool]]:
     """The bold name (``take b:CPU · prec={a}`` on two lines), then the formula by ``mode``."""
-    if mode == "names":  # the move and its variable only: `take c`, `begin a^t`
+    if mode == "names":  # the move and its variable only: `take c`, `begin a^t`, `next set: b`
         first = head.split(" · ")[0]
-        return [(_short(first.split(":")[0] if " " in first.split(":")[0] else first, width), True)] if first else []
+        return [(_short(_move_name(first), width), True)] if first else []
     lines: list[tuple[str, bool]] = [(_short(part, width), True) for part in head.split(" · ") if part]
     if mode == "none" or not body:
         return lines
