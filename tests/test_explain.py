@@ -32,7 +32,7 @@ RFID = sample_streams.events("rfid")
 Q1 = parse(sample_streams.load("rfid").presets["shoplifting"])
 
 DECLARATIVE = ("type", "order", "predicate", "equivalence", "window", "negation")
-ENGINE_SIDE = ("strategy", "contiguity", "output", "guard")
+ENGINE_SIDE = ("strategy", "contiguity", "output", "guard", "selection")
 
 
 def _steps(result, kind):

@@ -168,3 +168,22 @@ def test_explain_says_which_match_window_a_match_came_from(capsys):
     text = _cli(capsys, "explain", "preset:chemo/chemo_cycle", "--data", "sample:chemo", "--match", "5")
     assert "match windows: the match lies in the match window of its first event 5 (PID=2;" in text
     assert "match_window" not in _explain(capsys, "chemo", "chemo_cycle", "off", 5)
+
+
+@pytest.mark.parametrize("mode", ["on", "off"])
+def test_why_not_names_the_selection_that_dropped_a_match(mode):
+    """Under earliest_maximal every condition holds for c=1 p=3 b=11, but match #1 adds
+    event 9 to p[] (not maximal); c=7 p=5 b=13 is not earliest (b=12 comes first)."""
+    from engine.explain import explain_why_not, format_text
+
+    p = parse(sample_streams.load("chemo").presets["chemo_earliest"])
+    chemo = sample_streams.events("chemo")
+    r = explain_why_not(p, chemo, "c=1;p=3;b=11", match_windows=mode)
+    reason = r["reason"]
+    assert r["verdict"] == "no_match" and reason["kind"] == "selection" and reason["event"] == 1
+    assert "not maximal — match #1 c=[1] p=[3,9] b=[11] adds event 9 to p[]" in reason["text"]
+    assert reason["by"] == {"c": [1], "p": [3, 9], "b": [11]}
+    r = explain_why_not(p, chemo, "c=7;p=5;b=13", match_windows=mode)
+    assert r["reason"]["kind"] == "selection" and "not earliest" in r["reason"]["text"]
+    assert r["reason"]["by"] == {"c": [7], "p": [5], "b": [12]}
+    assert "reason (selection): WHERE earliest_maximal: not earliest" in format_text(r)

@@ -2,6 +2,9 @@
 would report the candidate), yet ``cep run`` does not print it. The reason is then one of
 
 - ``guard``: the engine was stopped (state explosion, the oracle's size limit);
+- ``selection``: ``WHERE earliest | maximal | earliest_maximal`` dropped it (match-windows
+  §3.5): another match from the same start event binds every variable's first event no
+  later (not earliest), or extends it by one event of a Kleene variable (not maximal);
 - ``output``: OUTPUT NON_OVERLAP dropped it (the same pattern with OUTPUT ALL reports it),
   naming the reported match it overlaps;
 - ``strategy`` / ``contiguity``: what NFA^b's own run did, read from its step trace
@@ -15,7 +18,7 @@ from typing import Any, Sequence
 
 from ..events import Event
 from ..matchers.base import Match
-from ..model import Pattern, Strategy
+from ..model import Pattern, Selection, Strategy
 from .common import ExplainError, engine_run, fmt_ids, js, match_dict, part_text, partitioner
 
 
@@ -33,6 +36,10 @@ def engine_reason(pattern: Pattern, events: Sequence[Event], b: dict[str, list[E
     if run.error:
         return {"kind": "guard", "event": None, "values": {}, "text": f"the engine `{run.name}` was {run.error}; "
                 "cep run prints no match"}, dict(b)
+    if pattern.selection is not Selection.ALL:
+        dropped = _selection_reason(pattern, events, run, cand)
+        if dropped is not None:
+            return dropped, dict(b)
     probe = pattern
     if pattern.output == "NON_OVERLAP":
         probe = pattern.model_copy(update={"output": "ALL"})
@@ -46,6 +53,53 @@ def engine_reason(pattern: Pattern, events: Sequence[Event], b: dict[str, list[E
         return _trace_reason(probe, events, b, order)
     return {"kind": "strategy", "event": None, "values": {},
             "text": f"every condition of docs/semantics.md holds, but engine `{run.name}` does not report it"}, dict(b)
+
+
+def _selection_reason(pattern: Pattern, events: Sequence[Event], run: Any, cand: dict[str, list[Any]]
+                      ) -> dict[str, Any] | None:
+    """Why the selection drops the candidate: a match of all matches from the same start
+    event that binds every variable's first event no later (not earliest), or one that adds
+    a single event to a Kleene variable (not maximal); None when neither is found."""
+    every = engine_run(pattern.model_copy(update={"selection": Selection.ALL}), events, "auto", None, "off")
+    if every.error:
+        return None
+    key = {v: list(ids) for v, ids in cand.items()}
+    mine = next((m for m in every.matches if m.as_dict() == key), None)
+    if mine is None:
+        return None
+    seq = {e.id: e.seq for e in events}
+    group = [m for m in every.matches if m.start_seq == mine.start_seq and m.as_dict() != key]
+    kleene = {c.var for c in pattern.positive if c.kleene}
+    sel = pattern.selection.value
+    start = next(i for _, ids in mine.bindings for i in ids if seq[i] == mine.start_seq)
+
+    def firsts(m: Match) -> list[int]:
+        return [min(seq[i] for i in ids) if ids else -1 for _, ids in m.bindings]
+
+    def named(m: Match) -> str:
+        j = next((n for n, r in enumerate(run.matches, 1) if r.bindings == m.bindings), None)
+        return (f"match #{j} " if j else "the match ") + fmt_ids(m.as_dict())
+
+    base = {"event": js(start), "values": {"selection": sel}}
+    if sel in ("earliest", "earliest_maximal"):
+        mf = firsts(mine)
+        for m in group:
+            f = firsts(m)
+            if f != mf and all(a <= b for a, b in zip(f, mf)):
+                return {**base, "kind": "selection", "by": {v: [js(i) for i in ids] for v, ids in m.bindings},
+                        "text": f"WHERE {sel}: not earliest — {named(m)} starts at the same event {start} and binds "
+                                f"the first event of every variable no later"}
+    if sel in ("maximal", "earliest_maximal"):
+        size = sum(len(ids) for ids in key.values())
+        for m in group:
+            d = m.as_dict()
+            extra = [(v, i) for v in d for i in d[v] if i not in key.get(v, [])]
+            if (sum(len(ids) for ids in d.values()) == size + 1 and len(extra) == 1 and extra[0][0] in kleene
+                    and all(set(key.get(v, [])) <= set(d[v]) for v in d)):
+                v, i = extra[0]
+                return {**base, "kind": "selection", "by": {w: [js(x) for x in ids] for w, ids in m.bindings},
+                        "text": f"WHERE {sel}: not maximal — {named(m)} adds event {i} to {v}[]"}
+    return None
 
 
 def _overlap_reason(pattern: Pattern, events: Sequence[Event], reported: Sequence[Match],
