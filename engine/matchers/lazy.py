@@ -290,6 +290,26 @@ def _single_emission(info: PatternInfo) -> tuple[tuple[tuple[str, int], ...] | N
     return single, span
 
 
+def _binder(single: tuple[tuple[str, int], ...]) -> Callable[[list[Any]], tuple[tuple[str, tuple[Any]], ...]]:
+    """The bindings of a match from a value vector with one event per variable in fixed
+    slots (written out for up to four variables: no loop, no list)."""
+    n = len(single)
+    if n == 1:
+        (v0, s0), = single
+        return lambda vals: ((v0, (vals[s0].id,)),)
+    if n == 2:
+        (v0, s0), (v1, s1) = single
+        return lambda vals: ((v0, (vals[s0].id,)), (v1, (vals[s1].id,)))
+    if n == 3:
+        (v0, s0), (v1, s1), (v2, s2) = single
+        return lambda vals: ((v0, (vals[s0].id,)), (v1, (vals[s1].id,)), (v2, (vals[s2].id,)))
+    if n == 4:
+        (v0, s0), (v1, s1), (v2, s2), (v3, s3) = single
+        return lambda vals: ((v0, (vals[s0].id,)), (v1, (vals[s1].id,)), (v2, (vals[s2].id,)),
+                             (v3, (vals[s3].id,)))
+    return lambda vals: tuple([(var, (vals[slot].id,)) for var, slot in single])
+
+
 class VarRT:
     """Per-variable runtime data: type, unary filter, slot, buffer (if buffered)."""
 
@@ -428,6 +448,8 @@ class LazyBase(MatcherBase):
         self.nslots = len(info.vars)
         self.pos_slots = [(v, info.vars[v].slot, info.vars[v].kleene) for v in info.positive]
         self._single_slots, self._span_slots = _single_emission(info)
+        self._bind = None if self._single_slots is None else _binder(self._single_slots)
+        self._nsingle = 0 if self._single_slots is None else len(self._single_slots) + 1  # work per match
         self._type_cache: dict[str, tuple[list[VarRT], list[VarRT]]] = {}
         # the event types some variable can take or forbid (ANY: every type)
         self._relevant_types: Any = (_EveryType() if any(v.type == ANY_TYPE for v in self.vrts.values())
@@ -614,22 +636,26 @@ class LazyBase(MatcherBase):
             self._emit(inst)
 
     def _emit(self, inst: Inst) -> None:
-        vals = inst.vals
-        single = self._single_slots
-        if single is not None:  # one event per variable, in fixed slots
+        self._emit_vals(inst.vals, inst.cmin, inst)
+
+    def _emit_vals(self, vals: list[Any], cmin: float, inst: Inst | None) -> None:
+        """Emit the match of a complete value vector (``cmin``: its first coordinate, the
+        de-duplication key's lifetime; ``inst``: its instance, for the tracer)."""
+        bind = self._bind
+        if bind is not None:  # one event per variable, in fixed slots
             span = self._span_slots
             if span is not None:
                 first, last = vals[span[0]], vals[span[1]]
             else:
-                first = last = vals[single[0][1]]
-                for _, slot in single:
+                first = last = vals[self._single_slots[0][1]]  # type: ignore[index]
+                for _, slot in self._single_slots:  # type: ignore[union-attr]
                     x = vals[slot]
                     if x.seq < first.seq:
                         first = x
                     elif x.seq > last.seq:
                         last = x
-            self._emit_match(inst, Match(tuple([(var, (vals[slot].id,)) for var, slot in single]),
-                                         first.ts, last.ts, first.seq, last.seq), len(single) + 1, last)
+            self._emit_match(inst, cmin, Match(bind(vals), first.ts, last.ts, first.seq, last.seq),
+                             self._nsingle, last)
             return
         bindings = []
         first = None
@@ -653,16 +679,16 @@ class LazyBase(MatcherBase):
             if last is None or l.seq > last.seq:
                 last = l
         assert first is not None and last is not None
-        self._emit_match(inst, Match(tuple(bindings), first.ts, last.ts, first.seq, last.seq), size, last)
+        self._emit_match(inst, cmin, Match(tuple(bindings), first.ts, last.ts, first.seq, last.seq), size, last)
 
-    def _emit_match(self, inst: Inst, m: Match, size: int, last: Event) -> None:
+    def _emit_match(self, inst: Inst | None, cmin: float, m: Match, size: int, last: Event) -> None:
         self.work += size  # output is work too: bound what one event emits
         if self.work > self.max_work:
             self._explode_output()
         if self.multi and self.dedupe:
             if m.key in self.emitted:
                 return
-            self.emitted[m.key] = inst.cmin
+            self.emitted[m.key] = cmin
         self._out.append(m)
         self.stats.matches += 1
         if self.tracer is not None:
@@ -1184,6 +1210,7 @@ class LazyChainMatcher(LazyBase):
         slot, check = s.slot, s.check
         k = s.index + 1
         last = k == plan.n
+        emit = last and not plan.pp  # complete, nothing left to check
         fresh = not last and s.next_after
         nxt = None if last else plan.steps[k]
         wl = self.waiting.setdefault(nxt.var, []) if fresh and nxt.stream_ok else None  # type: ignore[union-attr]
@@ -1212,6 +1239,10 @@ class LazyChainMatcher(LazyBase):
                 if not check(vals):
                     vals[slot] = None
                     continue
+            if emit:  # a match, straight from the vector (no child)
+                self._emit_vals(vals, cmin if cmin < coord else coord, None)
+                vals[slot] = None
+                continue
             child_vals = vals.copy()
             vals[slot] = None
             # e is the newest event: the child's span ends at it
@@ -1220,10 +1251,7 @@ class LazyChainMatcher(LazyBase):
                 child.mask = inst.mask
                 child.cur = inst.cur
             if last:
-                if plan.pp:
-                    self._complete(child, plan)
-                else:
-                    self._emit(child)
+                self._complete(child, plan)
             elif not fresh:
                 self._enter(child, plan, k)
             else:  # _enter without the search
