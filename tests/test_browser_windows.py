@@ -1,5 +1,6 @@
 """Browser test of the match-window views (issue 13.7): the chemotherapy preset opened from
-its Home card, stepped on the Debug page with the engine ``match-windows`` to the event that
+its Home card, traced on the Debug page in match windows (as ``cep run`` by default), then with
+the engine ``match-windows``, stepped to the event that
 completes patient 1's windows, and the Learn page's pruning view. Playwright with Debian's
 chromium, loopback only (fixtures of tests/test_browser_debug.py). Screenshots:
 ``tests/artifacts/windows-*.png``."""
@@ -29,7 +30,8 @@ def test_debug_shows_why_windows_were_skipped_on_the_chemo_preset(page, app_url)
     page.get_by_role("link", name="Debug").click()
     page.get_by_text("events traced with").first.wait_for()
     _idle(page)
-    assert page.get_by_text("choose the engine match-windows").count() >= 1
+    # auto runs an event-set pattern in match windows, as `cep run` does (the numbering of cep run)
+    assert page.get_by_text("events traced with match windows around").count() >= 1
     box = page.locator("[data-testid=stSelectbox]", has_text="Engine")
     box.locator("input").click()
     page.get_by_role("option", name="match windows").first.click()
