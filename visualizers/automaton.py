@@ -580,8 +580,12 @@ class _Label:
         return len(self.lines) * LINE_H + 2 * PAD
 
     def at(self, dx: float, dy: float, anchor: tuple[float, float] | None = None) -> tuple[float, float, float, float]:
-        ax, ay = anchor or self.anchor
-        w, h = self.w, self.h
+        return self.corner(anchor or self.anchor, self.w, self.h, dx, dy)
+
+    def corner(self, anchor: tuple[float, float], w: float, h: float, dx: float,
+               dy: float) -> tuple[float, float, float, float]:
+        """The box of a w × h label moved by (dx, dy) from its place beside ``anchor``."""
+        ax, ay = anchor
         if self.side == "above":
             x0, y0 = ax - w / 2, ay - h - 2
         elif self.side == "below":
@@ -597,37 +601,55 @@ def _overlap(a: tuple[float, float, float, float], b: tuple[float, float, float,
     return w * h if w > 0 and h > 0 else 0.0
 
 
+def _candidates(lab: _Label) -> list[tuple[tuple[float, float, float, float], tuple[float, float]]]:
+    """The spots tried for a label, in order (box, anchor): at the edge, then staggered away
+    from it (beside a vertical route: alternately up and down) and sideways."""
+    step = 7.0
+    direction = {"above": -1.0, "below": 1.0}.get(lab.side)
+    shifts = [0.0, -0.35, 0.35, -0.7, 0.7, -1.05, 1.05]
+    anchors = [lab.anchor] + list(lab.anchors)
+    w, h = lab.w, lab.h
+    out = []
+    for k in range(0, 22):
+        if direction is None:
+            dy = (k + 1) // 2 * step * (1 if k % 2 else -1)
+        else:
+            dy = direction * k * step
+        for anchor in (anchors if k < 4 else anchors[:1]):
+            for sx in (shifts if k >= 1 else [0.0]):
+                out.append((lab.corner(anchor, w, h, sx * w, dy), anchor))
+    return out
+
+
 def _place(labels: list[_Label], obstacles: list[tuple[float, float, float, float]]) -> int:
-    """Put every label at the first free spot near its anchor (stagger away from the
-    edge, then sideways); returns how many could only be placed overlapping."""
+    """Put every label at the first free spot near its anchor (:func:`_candidates`); returns
+    how many could only be placed overlapping (at the spot that overlaps least). Only the
+    boxes already placed near the label's candidate spots are compared (the others cannot
+    touch any of them)."""
     placed = list(obstacles)
     bad = 0
     for lab in labels:
+        first = lab.at(0.0, 0.0)
+        if not any(_overlap(first, o) for o in placed):  # most labels fit where they belong
+            lab.box = first
+            placed.append(first)
+            continue
+        spots = _candidates(lab)
+        gx0 = min(b[0] for b, _a in spots) - 2
+        gy0 = min(b[1] for b, _a in spots) - 2
+        gx1 = max(b[2] for b, _a in spots) + 2
+        gy1 = max(b[3] for b, _a in spots) + 2
+        near = [o for o in placed if o[0] < gx1 and o[2] > gx0 and o[1] < gy1 and o[3] > gy0]
         best, best_cost = None, None
-        step = 7.0
-        direction = {"above": -1.0, "below": 1.0}.get(lab.side)
-        shifts = [0.0, -0.35, 0.35, -0.7, 0.7, -1.05, 1.05]
         found = None
-        anchors = [lab.anchor] + list(lab.anchors)
-        for k in range(0, 22):
-            if direction is None:  # beside a vertical route: alternate up and down
-                dy = (k + 1) // 2 * step * (1 if k % 2 else -1)
-            else:
-                dy = direction * k * step
-            for anchor in (anchors if k < 4 else anchors[:1]):
-                for sx in (shifts if k >= 1 else [0.0]):
-                    box = lab.at(sx * lab.w, dy, anchor)
-                    cost = sum(_overlap(box, o) for o in placed)
-                    if cost == 0:
-                        found = box
-                        lab.anchor = anchor
-                        break
-                    if best_cost is None or cost < best_cost:
-                        best, best_cost = box, cost
-                if found:
-                    break
-            if found:
+        for box, anchor in spots:
+            cost = sum(_overlap(box, o) for o in near) if near else 0.0
+            if cost == 0:
+                found = box
+                lab.anchor = anchor
                 break
+            if best_cost is None or cost < best_cost:
+                best, best_cost = box, cost
         if found is None:
             found = best
             bad += 1
