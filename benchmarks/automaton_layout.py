@@ -60,8 +60,8 @@ def extract_visualizers(rev: str, into: Path) -> None:
 
 
 def _same(a: Any, b: Any, A: Any, B: Any, ga: Any, gb: Any) -> bool:
-    return (A.label_boxes(a) == B.label_boxes(b) and (a.layout.width, a.layout.height) == (b.layout.width, b.layout.height)
-            and ga.graph.get("labels_drawn") == gb.graph.get("labels_drawn"))
+    size = (a.layout.width, a.layout.height) == (b.layout.width, b.layout.height)
+    return A.label_boxes(a) == B.label_boxes(b) and size and ga.graph.get("labels_drawn") == gb.graph.get("labels_drawn")
 
 
 def main(argv: list[str] | None = None) -> str:
@@ -91,8 +91,9 @@ def main(argv: list[str] | None = None) -> str:
                 figs = {}
                 for name, mod in (("base", base), ("now", now)):
                     g = graph(mod)
+                    compact = g.number_of_edges() > now.COMPACT_EDGES  # as the Automaton page draws it
                     t0 = time.perf_counter()
-                    fig = mod.automaton_figure(g)
+                    fig = mod.automaton_figure(g, compact=compact)
                     times[name].append(time.perf_counter() - t0)
                     figs[name] = (fig, g)
                 same = same and _same(figs["base"][0], figs["now"][0], base, now, figs["base"][1], figs["now"][1])

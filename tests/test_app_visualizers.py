@@ -271,7 +271,7 @@ def _hits(a, b):
 def test_automaton_labels_never_overlap(sample, preset, engine):
     """Issue 15.5: every engine that can draw a preset draws it with no label on another label
     or on a state, within the width the page has (labels get shorter before they collide)."""
-    from visualizers.automaton import MAX_WIDTH, label_boxes
+    from visualizers.automaton import COMPACT_EDGES, MAX_WIDTH, label_boxes
 
     p = _pat(sample, preset)
     try:
@@ -280,7 +280,7 @@ def test_automaton_labels_never_overlap(sample, preset, engine):
         assert engine in ("nfab", "ses", "uncertain-event", "uncertain-point"), \
             "the lazy engines draw every preset (under skip_till_any_match if need be)"
         return
-    fig = automaton_figure(g)
+    fig = automaton_figure(g, compact=g.number_of_edges() > COMPACT_EDGES)  # as the Automaton page draws it
     boxes = label_boxes(fig)
     assert boxes, "the edges are labelled"
     circles = _circles(fig)
@@ -405,12 +405,12 @@ def test_compact_drawing_leaves_out_shared_loops_and_rejects_only():
     g = automaton_graph(_pat("cluster", "query1"), "uncertain-event", interval=True)
     assert g.number_of_edges() > COMPACT_EDGES
     assert common_moves(g) == {"stay": 14, "prune": 14}
-    fig = automaton_figure(g)
+    fig = automaton_figure(g, compact=True)
     assert g.graph["omitted"] == {"stay": 14, "prune": 14}
     drawn = {a.name for a in fig.layout.annotations if a.name}
     assert not any(":stay" in n or "->R:prune" in n for n in drawn)
     assert any("->R:drop" in n for n in drawn)  # R stays: α → R is not a shared move
-    full = automaton_figure(g, compact=False)
+    full = automaton_figure(g)
     assert g.graph["omitted"] == {} and len(full.layout.annotations) > len(fig.layout.annotations)
     assert "prune" in set(edge_table(g)["edge"]) or "prune" in " ".join(edge_table(g)["shown"])
 

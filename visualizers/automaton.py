@@ -341,7 +341,7 @@ def shown_formula(kind: str, basic: str, optimised: str, into_final: bool, wtxt:
     return basic
 
 
-CITED = {"ses": "the match-windows paper §4.8", "uncertain-event": "Zhang et al.",
+CITED = {"nfab": "SASE+", "ses": "the match-windows paper §4.8", "uncertain-event": "Zhang et al.",
          "uncertain-point": "Zhang et al."}
 
 
@@ -369,7 +369,8 @@ def _restrict(pattern: Pattern, engine: str, title: str) -> tuple[Pattern, list[
     does = ("skip_till_any_match and skip_till_next_match" if engine in UNCERTAIN else
             "skip_till_any_match" if engine in ANY_ONLY else "every strategy")
     finds = "all matches (no earliest / maximal selection)" if engine not in SELECTING else "OUTPUT ALL"
-    note = (f"The {name} implements {does} with {finds} ({CITED.get(engine, 'Kolchinsky & Schuster') if engine != 'nfab' else 'SASE+'}), "
+    cite = CITED.get(engine, "Kolchinsky & Schuster")
+    note = (f"The {name} implements {does} with {finds} ({cite}), "
             f"not {' with '.join(what)}: it is drawn as it runs without that and cannot run this pattern as "
             "designed.")
     if "strategy" in update:
@@ -1025,7 +1026,7 @@ def _colour_name(kind: str | None) -> str:
             "negation": "red"}.get(kind or "", "")
 
 
-COMPACT_EDGES = 30  # a graph with more edges is drawn compact by default (see common_moves)
+COMPACT_EDGES = 30  # the Automaton page draws a graph with more edges compact (see common_moves)
 
 
 def common_moves(g: nx.MultiDiGraph, least: int = 4) -> dict[str, int]:
@@ -1051,17 +1052,15 @@ def _without(g: nx.MultiDiGraph, moves: dict[str, int]) -> nx.MultiDiGraph:
 
 
 def automaton_figure(g: nx.MultiDiGraph, labels: str = "short", label_width: int = 26,
-                     height: int | None = None, compact: bool | None = None) -> go.Figure:
+                     height: int | None = None, compact: bool = False) -> go.Figure:
     """Plotly figure of an automaton graph from :func:`automaton_graph`, drawn at its own
     pixel size (show it with ``width="content"``).
 
     ``labels``: ``short`` (wrapped, two lines of formula), ``full`` or ``none`` (the edge's
     name only); the hover text always has the full formulas (basic θ and optimised θ*).
-    ``height``: a minimum height in pixels. ``compact`` (default: for more than
-    :data:`COMPACT_EDGES` edges): the moves that many states share (:func:`common_moves`) are
-    not drawn; ``g.graph["omitted"]`` names them (the legend and the edge table keep them)."""
-    if compact is None:
-        compact = g.number_of_edges() > COMPACT_EDGES
+    ``height``: a minimum height in pixels. ``compact`` (the Automaton page's default for more
+    than :data:`COMPACT_EDGES` edges): the moves that many states share (:func:`common_moves`)
+    are not drawn; ``g.graph["omitted"]`` names them (the legend and the edge table keep them)."""
     omitted = common_moves(g) if compact else {}
     g.graph["omitted"] = omitted
     drawn = _without(g, omitted) if omitted else g

@@ -5,9 +5,9 @@ import streamlit as st
 
 from app import state, ui
 from engine.planner import reasons
-from visualizers.automaton import (COMPILERS, ENGINE_HELP, MANY_STATES, UNCERTAIN, AutomatonUnavailable,
-                                   automaton_figure, automaton_graph, default_engine, edge_table, fold_states,
-                                   foldable, legend_rows, state_table)
+from visualizers.automaton import (COMPACT_EDGES, COMPILERS, ENGINE_HELP, MANY_STATES, UNCERTAIN,
+                                   AutomatonUnavailable, automaton_figure, automaton_graph, default_engine, edge_table,
+                                   fold_states, foldable, legend_rows, state_table)
 
 SCROLL_AT = 900  # pixels: a taller drawing scrolls inside a box of this height
 LABELS_DRAWN = {"none": "as the edges' names only", "names": "as the move and variable only (`take c`)",
@@ -86,7 +86,8 @@ with d2:
     every = st.toggle("Draw every edge", value=False, key="au_every",
                       help="a big automaton leaves out the loops and the edges to R that most states share "
                            "(they are listed under the drawing and in the Edges table)")
-fig = automaton_figure(g, labels=ss.get("au_labels", "short"), compact=False if every else None)
+compact = not every and g.number_of_edges() > COMPACT_EDGES  # the shared loops and edges to R left out
+fig = automaton_figure(g, labels=ss.get("au_labels", "short"), compact=compact)
 if g.graph.get("labels_drawn") not in (None, ss.get("au_labels", "short")):
     how = LABELS_DRAWN.get(g.graph["labels_drawn"], g.graph["labels_drawn"])
     st.caption(f"Edge labels are drawn {how} here so that none overlaps another ({g.number_of_nodes()} states); "
