@@ -1024,6 +1024,7 @@ class LazyChainMatcher(LazyBase):
                 if (search or s.kleene) and s.vrt.buf is None:
                     s.vrt.buf = Buf()
         self._type_cache.clear()
+        self._routes: dict[str, tuple[list[VarRT], list[VarRT], bool]] = {}  # per type: _vars_for, no filter
         self._bufs = None
         self.waiting: dict[str, list[Inst]] = {}
         self._dead: dict[str, int] = {}
@@ -1070,12 +1071,15 @@ class LazyChainMatcher(LazyBase):
     # ------------------------------------------------------------------ stream
     def feed(self, e: Event) -> list[Match]:
         self.stats.events += 1
-        if self._warm is not None:
-            return self._warm_feed(e)
-        if e.type not in self._relevant_types and not self.pending and self.tracer is None:
-            self._pass_by(e.seq if self.count_window else e.ts)
-            return []
-        return self._process(e)
+        if e.type in self._relevant_types or self._warm is not None or self.pending or self.tracer is not None:
+            if self._warm is not None:
+                return self._warm_feed(e)
+            return self._process(e)
+        self._since_sweep += 1  # _pass_by, inlined: most events of a stream are of other types
+        if self._since_sweep >= SWEEP_EVERY:
+            self._since_sweep = 0
+            self._sweep(e.seq if self.count_window else e.ts)
+        return []
 
     def _pass_by(self, coord: float) -> None:
         """An event no variable can take or forbid changes nothing: timeouts and buffer
@@ -1132,10 +1136,14 @@ class LazyChainMatcher(LazyBase):
                     if tr is not None:
                         lazy_trace.expire(self, inst, e)
             self._expire_bufs(coord)
-        pos, negs = self._vars_for(e.type)
+        route = self._routes.get(e.type)
+        if route is None:
+            pos, negs = self._vars_for(e.type)
+            route = self._routes[e.type] = (pos, negs, all(v.filter is None for v in pos))
+        pos, negs, unfiltered = route
         if pos or negs:
             key = self._key(e) if self.eq_attrs else None
-            ok = [v for v in pos if self._passes(v, e)]
+            ok = pos if unfiltered else [v for v in pos if self._passes(v, e)]
             if ok:
                 # take from the stream: only the instances waiting before this event
                 snap = []
