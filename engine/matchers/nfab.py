@@ -180,6 +180,19 @@ class _ChainRT:
             for si, s in enumerate(self.states):
                 if s.var == var and s.kind != "final":
                     self.updates[si].append((op, idx, attr, attr in BUILTIN_FIELDS if attr else False))
+        # the step's view of each waiting state (NfabMatcher._step_fast): (is kleene_rest,
+        # type, any type, take/begin formula, next state, its type, any type, proceed
+        # formula, next begin formula, next is F, has V updates)
+        self.plan: list[tuple[Any, ...]] = []
+        final = self.final
+        for si, s in enumerate(self.states):
+            nsi = si + 1
+            ntyp = self.type[nsi] if nsi < n else None
+            rest = s.kind == "kleene_rest"
+            self.plan.append((rest, self.type[si], self.type[si] == ANY_TYPE,
+                              self.take[si] if rest else self.begin[si], nsi, ntyp, ntyp == ANY_TYPE,
+                              self.proceed[si], self.begin[nsi] if nsi < n else None, nsi == final,
+                              bool(self.updates[si])))
         # merge masks: columns read at this state or later
         self.mask: list[tuple[int, ...]] = []
         for si in range(n):
@@ -352,12 +365,20 @@ class NfabMatcher(MatcherBase):
         self._countable = (len(self.rts) == 1 and not self.rts[0].chain.negations
                            and pattern.output != "NON_OVERLAP" and peek)
         self.counted = 0
+        # lean: counting where that is exact and nobody traces. No match is ever read back,
+        # so the buffer keeps no entries (a write only marks what the runs of this step
+        # wrote, for merging) and an emit only counts the live members.
+        self._lean = count_only and self._countable and tracer is None
+        if self._lean:
+            self._write = self._write_mark  # type: ignore[method-assign]
+            self._emit = self._count  # type: ignore[method-assign]
         self.work = 0  # matched event ids built for the current event
         self.stats.extra.update({"clones_take_proceed": 0, "clones_ignore_proceed": 0, "clones_take_ignore": 0,
                                  "clones_begin_ignore": 0, "runs_merged": 0, "runs_killed": 0})
         self.strategy = pattern.strategy
         w = pattern.window
         self.W: float | None = w.size if w else None
+        self._push_w = self.W if push_window else None  # the window every edge checks
         self.count_window = bool(w and w.is_count)
         self.key = self.nfa.key
         self.key_any = self.key.uniform if self.key else None
@@ -435,6 +456,35 @@ class NfabMatcher(MatcherBase):
         r.depth += 1
         return ent
 
+    def _write_mark(self, r: Run, si: int, e: Event, cur: dict[tuple[int, int], Entry]) -> Entry | None:
+        """``_write`` in lean count mode: the entry this step's runs share at state ``si``
+        (so that merging sees who wrote it), counted but never stacked nor pointed to."""
+        if not self.share:
+            self.stats.buffer_entries += 1
+            return None
+        key = (r.chain, si)
+        ent = cur.get(key)
+        if ent is None:
+            ent = cur[key] = Entry(r.chain, si, e)
+            self.stats.buffer_entries += 1
+            if self.merge:
+                ent.writers = [r]
+        elif self.merge:
+            ent.writers.append(r)  # type: ignore[union-attr]
+        r.pe = ent
+        return ent
+
+    def _count(self, r: Run, rt: _ChainRT, e: Event, emitted: dict) -> None:
+        """``_emit`` in lean count mode: the run's members still inside the window."""
+        W = self.W
+        end = self.now
+        if r.members:
+            n = len(self._live(r, end))
+        else:
+            n = 1 if W is None or end - r.start < W else 0
+        self.counted += n
+        self.stats.matches += n
+
     # ------------------------------------------------------------------ the step
     def feed(self, e: Event) -> list[Match]:
         st = self.stats
@@ -466,8 +516,15 @@ class NfabMatcher(MatcherBase):
         emitted: dict[Any, Match] = {}
         nxt: list[Run] = []
         if runs:
-            for r in runs:
-                self._step(r, e, coord, nxt, cur, emitted)
+            if self.tracer is None and self.peek:
+                step = self._step_fast
+                evals = 0
+                for r in runs:
+                    evals += step(r, e, coord, nxt, cur, emitted)
+                st.predicate_evals += evals
+            else:
+                for r in runs:
+                    self._step(r, e, coord, nxt, cur, emitted)
         # new runs: every event satisfying a start state's begin starts one
         for rt in self.rts:
             if rt.type[0] == et or rt.type[0] == ANY_TYPE:
@@ -612,6 +669,79 @@ class NfabMatcher(MatcherBase):
             else:
                 nxt.append(r)
 
+    def _step_fast(self, r: Run, e: Event, coord: float, nxt: list[Run], cur: dict, emitted: dict) -> int:
+        """``_step`` without a tracer and with the peek (what ``cep run`` uses), reading the
+        state's precomputed plan; returns the predicates evaluated (``feed`` adds them up).
+        Same edges, clones and counters as ``_step``."""
+        rt = self.rts[r.chain]
+        si = r.state
+        W = self._push_w
+        if W is not None and coord - r.start >= W:
+            self.stats.extra["runs_killed"] += 1
+            return 0
+        rest, typ, typ_any, f, nsi, ntyp, ntyp_any, pf, bf, next_final, upd = rt.plan[si]
+        et = e.type
+        tmatch = typ_any or typ == et
+        ctx = (r.V, e)
+        evals = 0
+        strat = self.strategy
+        if rest:
+            take = False
+            if tmatch:
+                evals += 1
+                take = f is None or f(ctx)
+            proceed = False
+            if not next_final and (ntyp_any or ntyp == et):
+                evals += 1
+                if pf is None or pf(ctx):
+                    evals += 1
+                    proceed = bf is None or bf(ctx)
+            ignore = strat is Strategy.ANY or (strat is Strategy.NEXT and not take)
+            if proceed:
+                if not (take or ignore):
+                    self._apply_begin(r, rt, nsi, e, nxt, cur, emitted)
+                    return evals
+                p = r.clone()
+                st = self.stats
+                st.runs_created += 1
+                st.extra["clones_take_proceed" if take else "clones_ignore_proceed"] += 1
+                self._apply_begin(p, rt, nsi, e, nxt, cur, emitted)
+            elif not (take or ignore):
+                self.stats.extra["runs_killed"] += 1
+                return evals
+            if take:
+                if ignore:
+                    nxt.append(r.clone())
+                    st = self.stats
+                    st.runs_created += 1
+                    st.extra["clones_take_ignore"] += 1
+                self._write(r, si, e, cur)
+                if upd:
+                    rt.update(si, r.V, e, False)
+                nxt.append(r)
+                if next_final:
+                    self._check_final(r, rt, si, e, emitted)
+            else:
+                nxt.append(r)
+            return evals
+        begin = False
+        if tmatch:
+            evals += 1
+            begin = f is None or f(ctx)
+        ignore = strat is Strategy.ANY or (strat is Strategy.NEXT and not begin)
+        if begin:
+            if ignore:
+                nxt.append(r.clone())
+                st = self.stats
+                st.runs_created += 1
+                st.extra["clones_begin_ignore"] += 1
+            self._apply_begin(r, rt, si, e, nxt, cur, emitted)
+        elif ignore:
+            nxt.append(r)
+        else:
+            self.stats.extra["runs_killed"] += 1
+        return evals
+
     def _apply_begin(self, r: Run, rt: _ChainRT, si: int, e: Event, nxt: list[Run], cur: dict,
                      emitted: dict) -> None:
         self._write(r, si, e, cur)
@@ -663,6 +793,20 @@ class NfabMatcher(MatcherBase):
             ps = self.stats.phase_seconds
             ps["construction"] = ps.get("construction", 0.0) + perf_counter() - t0
 
+    def _live(self, r: Run, end: float) -> Members:
+        """The members of merged run ``r`` still inside the window at coordinate ``end``."""
+        live: Members = r.members  # type: ignore[assignment]
+        W = self.W
+        if W is not None and end - live.lo >= W:
+            if self.tracer is None:
+                # expired members never match again, for no run sharing the list (time
+                # only advances): drop them in place, once for the whole lineage
+                live[:] = [m for m in live if end - m.start < W]
+                live.lo = min((m.start for m in live), default=float("inf"))
+            else:  # the trace shows each run's members as they were
+                live = r.members = Members([m for m in live if end - m.start < W])
+        return live
+
     def _construct(self, r: Run, rt: _ChainRT, e: Event, emitted: dict) -> None:
         """Match construction (§4.8 second phase): read each live member's match back from
         the shared buffer, check negations, de-duplicate."""
@@ -670,16 +814,7 @@ class NfabMatcher(MatcherBase):
         end = self.now  # the coordinate of e, the event being fed
         chain = rt.chain
         if r.members:
-            live = r.members
-            if W is not None and end - live.lo >= W:
-                if self.tracer is None:
-                    # expired members never match again, for no run sharing the list (time
-                    # only advances): drop them in place, once for the whole lineage
-                    live[:] = [m for m in live if end - m.start < W]
-                    live.lo = min((m.start for m in live), default=float("inf"))
-                else:  # the trace shows each run's members as they were
-                    live = Members([m for m in live if end - m.start < W])
-                    r.members = live
+            live = self._live(r, end)
             if self.count_only and self._countable:
                 self.counted += len(live)
                 self.stats.matches += len(live)
