@@ -180,7 +180,7 @@ class _ChainRT:
             for si, s in enumerate(self.states):
                 if s.var == var and s.kind != "final":
                     self.updates[si].append((op, idx, attr, attr in BUILTIN_FIELDS if attr else False))
-        # the step's view of each waiting state (NfabMatcher._step_fast): (is kleene_rest,
+        # the step's view of each waiting state (NfabMatcher._step): (is kleene_rest,
         # type, any type, take/begin formula, next state, its type, any type, proceed
         # formula, next begin formula, next is F, has V updates)
         self.plan: list[tuple[Any, ...]] = []
@@ -516,15 +516,11 @@ class NfabMatcher(MatcherBase):
         emitted: dict[Any, Match] = {}
         nxt: list[Run] = []
         if runs:
-            if self.tracer is None and self.peek:
-                step = self._step_fast
-                evals = 0
-                for r in runs:
-                    evals += step(r, e, coord, nxt, cur, emitted)
-                st.predicate_evals += evals
-            else:
-                for r in runs:
-                    self._step(r, e, coord, nxt, cur, emitted)
+            step = self._step
+            evals = 0
+            for r in runs:
+                evals += step(r, e, coord, nxt, cur, emitted)
+            st.predicate_evals += evals
         # new runs: every event satisfying a start state's begin starts one
         for rt in self.rts:
             if rt.type[0] == et or rt.type[0] == ANY_TYPE:
@@ -564,120 +560,15 @@ class NfabMatcher(MatcherBase):
         st.matches += len(out)
         return out
 
-    def _step(self, r: Run, e: Event, coord: float, nxt: list[Run], cur: dict, emitted: dict) -> None:
-        rt = self.rts[r.chain]
-        si = r.state
-        st = self.stats
-        W = self.W
-        if W is not None and coord - r.start >= W and self.push_window:
-            self._kill(r, e, "window")
-            return
-        kind = rt.states[si].kind
-        typ = rt.type[si]
-        tmatch = typ == e.type or typ == ANY_TYPE
-        strat = self.strategy
-        ctx = (r.V, e)
-        if kind == "kleene_rest":
-            take = False
-            if tmatch:
-                f = rt.take[si]
-                st.predicate_evals += 1
-                take = f is None or f(ctx)
-            proceed = False
-            nsi = si + 1
-            if nsi != rt.final:
-                ntyp = rt.type[nsi]
-                if not self.peek:
-                    pf = rt.proceed[si]
-                    st.predicate_evals += 1
-                    proceed = pf is None or pf(ctx)
-                elif ntyp == e.type or ntyp == ANY_TYPE:
-                    pf = rt.proceed[si]
-                    st.predicate_evals += 1
-                    if pf is None or pf(ctx):
-                        bf = rt.begin[nsi]
-                        st.predicate_evals += 1
-                        proceed = bf is None or bf(ctx)
-            # ignore formulas (§3.4): any true, next ¬take, strict/partition false (events
-            # reaching this run are in its partition)
-            ignore = strat is Strategy.ANY or (strat is Strategy.NEXT and not take)
-            if not (take or proceed or ignore):
-                if self.tracer is not None:
-                    nfab_trace.no_edge(self, r, rt, si, e, tmatch)
-                self._kill(r, e, "no edge enabled")
-                return
-            if proceed:
-                if not (take or ignore):  # the run itself moves on (opportunistic proceed)
-                    p = r
-                else:
-                    p = r.clone()
-                    st.runs_created += 1
-                    st.extra["clones_take_proceed" if take else "clones_ignore_proceed"] += 1
-                if self.tracer is not None:
-                    nfab_trace.edge(self, "proceed", p, rt, si, e, True, parent=r)
-                if self.peek:
-                    self._apply_begin(p, rt, nsi, e, nxt, cur, emitted)
-                else:  # ε-move: the next state reads the same event
-                    p.state = nsi
-                    self._step(p, e, coord, nxt, cur, emitted)
-                if p is r:
-                    return
-            if take and ignore:
-                c = r.clone()
-                st.runs_created += 1
-                st.extra["clones_take_ignore"] += 1
-                nxt.append(c)  # the ignoring branch
-                if self.tracer is not None:
-                    nfab_trace.edge(self, "ignore", c, rt, si, e, tmatch, parent=r)
-            elif ignore and self.tracer is not None:
-                nfab_trace.edge(self, "ignore", r, rt, si, e, tmatch)
-            if take:
-                if self.tracer is not None:
-                    nfab_trace.edge(self, "take", r, rt, si, e, True)
-                self._write(r, si, e, cur)
-                rt.update(si, r.V, e, False)
-                nxt.append(r)
-                if rt.final == si + 1:
-                    self._check_final(r, rt, si, e, emitted)
-            else:
-                nxt.append(r)  # ignore
-        else:  # singleton or kleene_first, waiting (never the start state)
-            begin = False
-            if tmatch:
-                f = rt.begin[si]
-                st.predicate_evals += 1
-                begin = f is None or f(ctx)
-            ignore = strat is Strategy.ANY or (strat is Strategy.NEXT and not begin)
-            if not (begin or ignore):
-                if self.tracer is not None:
-                    nfab_trace.no_edge(self, r, rt, si, e, tmatch)
-                self._kill(r, e, "no edge enabled")
-                return
-            if begin and ignore:
-                c = r.clone()
-                st.runs_created += 1
-                st.extra["clones_begin_ignore"] += 1
-                nxt.append(c)
-                if self.tracer is not None:
-                    nfab_trace.edge(self, "ignore", c, rt, si, e, tmatch, parent=r)
-            elif ignore and self.tracer is not None:
-                nfab_trace.edge(self, "ignore", r, rt, si, e, tmatch)
-            if begin:
-                if self.tracer is not None:
-                    nfab_trace.edge(self, "begin", r, rt, si, e, True)
-                self._apply_begin(r, rt, si, e, nxt, cur, emitted)
-            else:
-                nxt.append(r)
-
-    def _step_fast(self, r: Run, e: Event, coord: float, nxt: list[Run], cur: dict, emitted: dict) -> int:
-        """``_step`` without a tracer and with the peek (what ``cep run`` uses), reading the
-        state's precomputed plan; returns the predicates evaluated (``feed`` adds them up).
-        Same edges, clones and counters as ``_step``."""
+    def _step(self, r: Run, e: Event, coord: float, nxt: list[Run], cur: dict, emitted: dict) -> int:
+        """One waiting run on event ``e`` (§4.8): its enabled edges, reading the state's
+        precomputed plan; clones where several are. Returns the predicates evaluated
+        (``feed`` adds them up)."""
         rt = self.rts[r.chain]
         si = r.state
         W = self._push_w
         if W is not None and coord - r.start >= W:
-            self.stats.extra["runs_killed"] += 1
+            self._kill(r, e, "window")
             return 0
         rest, typ, typ_any, f, nsi, ntyp, ntyp_any, pf, bf, next_final, upd = rt.plan[si]
         et = e.type
@@ -685,36 +576,58 @@ class NfabMatcher(MatcherBase):
         ctx = (r.V, e)
         evals = 0
         strat = self.strategy
+        tr = self.tracer
         if rest:
             take = False
             if tmatch:
                 evals += 1
                 take = f is None or f(ctx)
             proceed = False
-            if not next_final and (ntyp_any or ntyp == et):
-                evals += 1
-                if pf is None or pf(ctx):
+            if not next_final:
+                if not self.peek:
                     evals += 1
-                    proceed = bf is None or bf(ctx)
+                    proceed = pf is None or pf(ctx)
+                elif ntyp_any or ntyp == et:
+                    evals += 1
+                    if pf is None or pf(ctx):
+                        evals += 1
+                        proceed = bf is None or bf(ctx)
+            # ignore formulas (§3.4): any true, next ¬take, strict/partition false (events
+            # reaching this run are in its partition)
             ignore = strat is Strategy.ANY or (strat is Strategy.NEXT and not take)
             if proceed:
-                if not (take or ignore):
-                    self._apply_begin(r, rt, nsi, e, nxt, cur, emitted)
+                if not (take or ignore):  # the run itself moves on (opportunistic proceed)
+                    p = r
+                else:
+                    p = r.clone()
+                    st = self.stats
+                    st.runs_created += 1
+                    st.extra["clones_take_proceed" if take else "clones_ignore_proceed"] += 1
+                if tr is not None:
+                    nfab_trace.edge(self, "proceed", p, rt, si, e, True, parent=r)
+                if self.peek:
+                    self._apply_begin(p, rt, nsi, e, nxt, cur, emitted)
+                else:  # ε-move: the next state reads the same event
+                    p.state = nsi
+                    evals += self._step(p, e, coord, nxt, cur, emitted)
+                if p is r:
                     return evals
-                p = r.clone()
-                st = self.stats
-                st.runs_created += 1
-                st.extra["clones_take_proceed" if take else "clones_ignore_proceed"] += 1
-                self._apply_begin(p, rt, nsi, e, nxt, cur, emitted)
             elif not (take or ignore):
-                self.stats.extra["runs_killed"] += 1
+                if tr is not None:
+                    nfab_trace.no_edge(self, r, rt, si, e, tmatch)
+                self._kill(r, e, "no edge enabled")
                 return evals
             if take:
                 if ignore:
-                    nxt.append(r.clone())
+                    c = r.clone()
                     st = self.stats
                     st.runs_created += 1
                     st.extra["clones_take_ignore"] += 1
+                    nxt.append(c)  # the ignoring branch
+                    if tr is not None:
+                        nfab_trace.edge(self, "ignore", c, rt, si, e, tmatch, parent=r)
+                if tr is not None:
+                    nfab_trace.edge(self, "take", r, rt, si, e, True)
                 self._write(r, si, e, cur)
                 if upd:
                     rt.update(si, r.V, e, False)
@@ -722,8 +635,11 @@ class NfabMatcher(MatcherBase):
                 if next_final:
                     self._check_final(r, rt, si, e, emitted)
             else:
-                nxt.append(r)
+                if tr is not None:
+                    nfab_trace.edge(self, "ignore", r, rt, si, e, tmatch)
+                nxt.append(r)  # ignore
             return evals
+        # singleton or kleene_first, waiting (never the start state)
         begin = False
         if tmatch:
             evals += 1
@@ -731,15 +647,24 @@ class NfabMatcher(MatcherBase):
         ignore = strat is Strategy.ANY or (strat is Strategy.NEXT and not begin)
         if begin:
             if ignore:
-                nxt.append(r.clone())
+                c = r.clone()
                 st = self.stats
                 st.runs_created += 1
                 st.extra["clones_begin_ignore"] += 1
+                nxt.append(c)
+                if tr is not None:
+                    nfab_trace.edge(self, "ignore", c, rt, si, e, tmatch, parent=r)
+            if tr is not None:
+                nfab_trace.edge(self, "begin", r, rt, si, e, True)
             self._apply_begin(r, rt, si, e, nxt, cur, emitted)
         elif ignore:
+            if tr is not None:
+                nfab_trace.edge(self, "ignore", r, rt, si, e, tmatch)
             nxt.append(r)
         else:
-            self.stats.extra["runs_killed"] += 1
+            if tr is not None:
+                nfab_trace.no_edge(self, r, rt, si, e, tmatch)
+            self._kill(r, e, "no edge enabled")
         return evals
 
     def _apply_begin(self, r: Run, rt: _ChainRT, si: int, e: Event, nxt: list[Run], cur: dict,
