@@ -1249,13 +1249,15 @@ def _figure(g: nx.MultiDiGraph, labels: str, label_width: int, height: int | Non
 
 
 def edge_table(g: nx.MultiDiGraph) -> pd.DataFrame:
-    """One row per edge: from, to, kind, the shown formula, basic θ and optimised θ*."""
+    """One row per edge: from, to, its drawing kind (edge), the engine's move, the shown
+    formula, basic θ and optimised θ*."""
     rows = []
     for u, v, k, d in g.edges(keys=True, data=True):
-        rows.append({"from": u, "to": v, "edge": d.get("kind", k), "shown": d.get("shown", d.get("label", "")),
-                     "θ (basic)": d.get("formula", ""), "θ* (optimised)": d.get("formula_optimised", "")})
+        rows.append({"from": u, "to": v, "edge": d.get("kind", k), "move": d.get("move", d.get("kind", k)),
+                     "shown": d.get("shown", d.get("label", "")), "θ (basic)": d.get("formula", ""),
+                     "θ* (optimised)": d.get("formula_optimised", "")})
     order = {"begin": 0, "take": 1, "ignore": 2, "proceed": 3, "negation": 4}
-    df = pd.DataFrame(rows, columns=["from", "to", "edge", "shown", "θ (basic)", "θ* (optimised)"])
+    df = pd.DataFrame(rows, columns=["from", "to", "edge", "move", "shown", "θ (basic)", "θ* (optimised)"])
     if len(df):
         state_order = {n: (d.get("alternative", 0), d.get("order", 99)) for n, d in g.nodes(data=True)}
         df["_s"] = df["from"].map(lambda n: state_order.get(n, (0, 99)))
