@@ -12,6 +12,8 @@ import gc
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
+from itertools import compress, repeat
+from operator import is_not
 from typing import Any
 
 __all__ = ["BUILTIN_FIELDS", "Event", "make_stream", "infer_schema", "value_kind", "assemble_events",
@@ -129,7 +131,8 @@ def columns_schema(types: Sequence[str], names: Sequence[str],
     kinds: dict[str, dict[str, set[str]]] = {}
     for name, (values, kind) in zip(names, columns):
         if kind is not None:
-            pairs = {(t, kind) for t in dict.fromkeys(t for t, v in zip(types, values) if v is not None)}
+            present = types if None not in values else compress(types, map(is_not, values, repeat(None)))
+            pairs = {(t, kind) for t in set(present)}
         else:
             pairs = {(t, k) for t, k in set(zip(types, map(value_kind, values))) if k is not None}
         for t, k in pairs:

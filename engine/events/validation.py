@@ -344,7 +344,10 @@ def check_ids(chk: FrameCheck) -> None:
         id_values = [None if v is None else int(v) for v in id_values]
     chk.ids = np.empty(chk.n, dtype=object)
     chk.ids[:] = id_values
-    missing = np.fromiter((v is None for v in id_values), dtype=bool, count=chk.n)
+    if None in id_values:
+        missing = np.fromiter((v is None for v in id_values), dtype=bool, count=chk.n)
+    else:
+        missing = np.zeros(chk.n, dtype=bool)
     chk.add(missing, m.id_col, "missing_id", "missing id")
 
 
