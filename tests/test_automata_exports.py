@@ -14,6 +14,7 @@ from engine.automata.ses_moves import ses_moves_graph
 from engine.automata.uncertain import SIGNATURE, event_based_graph, event_mode, point_based_graph
 from engine.dsl import parse
 from engine.trace import trace
+from engine.uncertain.command import derived_u_max
 
 
 def _preset(sample: str, name: str):
@@ -166,7 +167,9 @@ def test_point_based_graph_is_a_point_nfa_then_collapsing():
 def test_uncertain_graphs_have_every_move_the_engine_makes(engine, make):
     p = _preset(*CLUSTER)
     g = make(p)
-    steps = trace(p, sample_streams.events("cluster"), engine, limit=None, interval=True)
+    events = sample_streams.events("cluster")
+    u_max = derived_u_max(events)  # as `cep run` does: the frontier moves, so runs are pruned
+    steps = trace(p, events, engine, limit=None, interval=True, u_max=u_max)
     start = next(n for n, d in g.nodes(data=True) if d["start"])
     moves = _moves(steps)
     assert len(moves) >= 4
@@ -175,3 +178,9 @@ def test_uncertain_graphs_have_every_move_the_engine_makes(engine, make):
     dropped = {a.state for s in steps for a in s.actions if a.kind == "expire" and a.state}
     for u in dropped:
         assert g.has_edge(u, "R"), u
+    pruned = {(a.state, a.reason.split(":")[0]) for s in steps for a in s.actions
+              if a.state and (a.reason or "").startswith(("TTL", "gap"))}
+    assert pruned or engine == "uncertain-point"
+    for u, rule in pruned:  # the event-based engine's TTL and gap pruning, on the state's prune edge
+        formula = next(d["formula"] for _u, v, d in g.out_edges(u, data=True) if v == "R")
+        assert rule in formula, (u, rule, formula)

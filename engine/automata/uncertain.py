@@ -66,7 +66,7 @@ def _window(q: "UQuery") -> str | None:
         return None
     from ..dsl import _window_text
 
-    return f"{_window_text(q.pattern.window)} (span ≤ {q.span} instants)"  # type: ignore[arg-type]
+    return _window_text(q.pattern.window)  # type: ignore[arg-type]
 
 
 def _type(q: "UQuery", j: int) -> str:
@@ -190,12 +190,15 @@ def event_based_graph(pattern: Pattern, mode: str = "auto") -> "nx.MultiDiGraph"
                 parts.append(source)
             _add(g, src, _name(q, m | 1 << j), "take", f"take {q.vars[j]}:{_type(q, j)}", parts, q.vars[j])
         _add(g, src, src, "stay", "stay", ["the run stays for later events (a take clones it)"])
-        rules = []
+        rules = []  # EventBasedMatcher._deadline: the run is pruned once its deadline < F'
+        first = next(k for k in range(ell) if m >> k & 1)
         if win:
-            rules.append(f"TTL: first possible instant + W − 1 < F' (WITHIN {win})")
-        first_gap = next((k for k in range(ell) if not m >> k & 1), ell)
-        if any(m >> k & 1 for k in range(first_gap + 1, ell)):
-            rules.append(f"gap: {q.vars[first_gap]} is unfilled and could only come before F'")
+            rules.append(f"TTL: {q.vars[first]}.vub + {q.span} < F' (WITHIN {win})")
+        c = next(k for k in range(ell) if not m >> k & 1)
+        after = next((k for k in range(c + 1, ell) if m >> k & 1), None)
+        if after is not None:
+            rules.append(f"gap: {q.vars[c]} is unfilled and must come before {q.vars[after]}: "
+                         f"{q.vars[after]}.vub − {after - c} < F'")
         if rules:
             _add(g, src, "R", "prune", "prune", rules)
     _outputs(g, q, final, ell, point=False)
@@ -243,6 +246,6 @@ def point_based_graph(pattern: Pattern) -> "nx.MultiDiGraph":
                                            "whatever the strategy)"])
             if win:
                 _add(g, v, "R", "expire", "expire", [f"a point t with t − {q.vars[0]}.t > {q.span} arrived: "
-                                                     f"the window ({win}) has passed"])
+                                                     f"WITHIN {win} has passed"])
     _outputs(g, q, "F", ell, point=True)
     return g
