@@ -26,7 +26,7 @@ from typing import Any, Callable
 
 from ..bindings import Conjunct, conjunct
 from ..events import BUILTIN_FIELDS, Event
-from ..expr import Agg, BoolOp, Len, Node, Ref, compile_expr
+from ..expr import Agg, BoolOp, Len, Node, Ref, compile_expr, slot_attr
 from ..model import ANY_TYPE, Pattern, Strategy
 from ..automata.nfab import Chain, Nfab, compile_pattern
 from .base import Match, MatcherBase, Tracer, overlap_rank
@@ -113,7 +113,7 @@ class Run:
     __slots__ = ("chain", "state", "V", "start", "start_seq", "version", "nchild", "pe", "members", "part", "trail",
                  "depth", "memo")
 
-    def __init__(self, chain: int, state: int, V: list[Any], start: float, start_seq: int,
+    def __init__(self, chain: int, state: int, V: VRow, start: float, start_seq: int,
                  version: tuple[int, ...], pe: Entry | None, part: Any):
         self.chain = chain
         self.state = state
@@ -148,6 +148,26 @@ class Run:
 _POISON = object()
 
 
+class VRow:
+    """A run's value vector V (``attrs``, indexed by column), in the place of an event in
+    the predicate context ``(V, event)``: ``expr.slot_attr(0, column)`` reads it like an
+    event attribute, so that comparing a column with the event's attribute compiles to
+    one closure (expr._fast_cmp). ``get`` reads a poisoned column (an aggregate over values
+    that do not add up or order) as None."""
+
+    __slots__ = ("attrs",)
+
+    def __init__(self, values: list[Any]):
+        self.attrs = values
+
+    def get(self, i: int) -> Any:
+        v = self.attrs[i]
+        return None if v is _POISON else v
+
+    def copy(self) -> "VRow":
+        return VRow(self.attrs.copy())
+
+
 class _ChainRT:
     """Compiled, runnable form of one chain: per state the edge closures and V updates."""
 
@@ -156,6 +176,7 @@ class _ChainRT:
         self.states = chain.states
         self.final = chain.final
         self.cols: dict[tuple[Any, ...], int] = {}
+        self._op: list[str] = []  # per V column: first, last, len, cnt, sum, min, max
         self._reads: dict[int, set[int]] = {}
         # first pass: find V columns by compiling; second pass builds closures
         n = len(self.states)
@@ -171,7 +192,7 @@ class _ChainRT:
                 self.proceed[si] = self._compile(s.proceed, si, "proceed")
         self.width = len(self.cols)
         self.var_of: list[str | None] = [st.var for st in self.states]
-        self.empty: list[Any] = [None] * self.width  # start states read no V
+        self.empty = VRow([None] * self.width)  # start states read no V
         # V updates per state on begin/take
         self.updates: list[list[tuple[str, int, str | None, bool]]] = [[] for _ in range(n)]
         for key, idx in self.cols.items():
@@ -204,6 +225,7 @@ class _ChainRT:
     def _col(self, si: int, key: tuple[Any, ...]) -> int:
         if key not in self.cols:
             self.cols[key] = len(self.cols)
+            self._op.append(key[0])
         idx = self.cols[key]
         self._reads.setdefault(si, set()).add(idx)
         return idx
@@ -215,13 +237,18 @@ class _ChainRT:
         cur = s.var
 
         def attr_getter(a: str) -> Callable[[Any], Any]:
-            if a in BUILTIN_FIELDS:
-                return lambda c: c[1].get(a)
-            return lambda c: c[1].attrs.get(a)
+            # the current event is ctx[1]: a tagged getter, so that a comparison of it with
+            # a constant or another of its attributes compiles to one closure (expr._fast_cmp)
+            return slot_attr(1, a)
 
         def v_getter(idx: int) -> Callable[[Any], Any]:
+            # V is ctx[0] (a VRow); columns that never hold _POISON (first, last, len, cnt)
+            # are tagged like event attributes, so that comparisons with them are one closure
+            if self._op[idx] in ("first", "last", "len", "cnt"):
+                return slot_attr(0, idx)
+
             def g(c: Any) -> Any:
-                v = c[0][idx]
+                v = c[0].attrs[idx]
                 return None if v is _POISON else v
             return g
 
@@ -248,13 +275,11 @@ class _ChainRT:
                     return v_getter(self._col(si, ("last", var, a)))
                 raise ValueError(f"`{var}[{ix}]` used outside {var}'s take edge")
             if isinstance(n, Len):
-                idx = self._col(si, ("len", n.var))
-                return lambda c: c[0][idx]
+                return v_getter(self._col(si, ("len", n.var)))
             if isinstance(n, Agg):
                 var, a, f = n.var, n.attr, n.func
                 if f == "count":
-                    cnt = self._col(si, ("cnt", var, a))
-                    return lambda c: c[0][cnt]
+                    return v_getter(self._col(si, ("cnt", var, a)))
                 if f in ("sum", "avg"):
                     cnt = self._col(si, ("cnt", var, a))
                     sm = self._col(si, ("sum", var, a))
@@ -262,7 +287,7 @@ class _ChainRT:
                         return v_getter(sm)
 
                     def avg(c: Any) -> Any:
-                        V = c[0]
+                        V = c[0].attrs
                         s_, k = V[sm], V[cnt]
                         if s_ is _POISON or s_ is None or not k:
                             return None
@@ -528,7 +553,7 @@ class NfabMatcher(MatcherBase):
                 st.predicate_evals += 1
                 if f is None or f((rt.empty, e)):
                     self.next_id += 1
-                    r = Run(rt.chain.index, 0, [None] * rt.width, coord, e.seq, (self.next_id,), None, part)
+                    r = Run(rt.chain.index, 0, VRow([None] * rt.width), coord, e.seq, (self.next_id,), None, part)
                     st.runs_created += 1
                     if self.tracer is not None:
                         nfab_trace.edge(self, "begin", r, rt, 0, e, True)
@@ -630,7 +655,7 @@ class NfabMatcher(MatcherBase):
                     nfab_trace.edge(self, "take", r, rt, si, e, True)
                 self._write(r, si, e, cur)
                 if upd:
-                    rt.update(si, r.V, e, False)
+                    rt.update(si, r.V.attrs, e, False)
                 nxt.append(r)
                 if next_final:
                     self._check_final(r, rt, si, e, emitted)
@@ -670,7 +695,7 @@ class NfabMatcher(MatcherBase):
     def _apply_begin(self, r: Run, rt: _ChainRT, si: int, e: Event, nxt: list[Run], cur: dict,
                      emitted: dict) -> None:
         self._write(r, si, e, cur)
-        rt.update(si, r.V, e, True)
+        rt.update(si, r.V.attrs, e, True)
         r.state = si + 1
         if r.state == rt.final:
             self._emit(r, rt, e, emitted)
@@ -985,7 +1010,7 @@ class NfabMatcher(MatcherBase):
                 if r.pe is not ent or r.state == self.rts[r.chain].final:
                     continue
                 rt = self.rts[r.chain]
-                V = r.V
+                V = r.V.attrs
                 sig = (r.state, tuple(V[i] if V[i] is not _POISON else "<poison>" for i in rt.mask[r.state]))
                 rep = groups.get(sig)
                 if rep is None:
