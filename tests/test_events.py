@@ -621,3 +621,14 @@ def test_line_index_fast_path_agrees_with_the_scan(tmp_path):
     assert CsvLines(quoted).lines(rows) == {0: 2, 7: 9, 49: 51}  # scanned: row 50 does not exist
     blank = write(tmp_path, "b.jsonl", '{"a":1}\n\n{"a":2}\n{"a":3}\n')
     assert JsonlLines(blank).lines([0, 1, 2]) == {0: 1, 1: 3, 2: 4}
+
+
+def test_naive_date_time_after_one_with_an_offset_is_utc(tmp_path):
+    # pandas 2.3 parses a tz-naive ISO string that follows one with an offset in that offset
+    path = tmp_path / "tz.csv"
+    path.write_text("type,ts,id\nA,2000-01-01T00:00:00+05:30,1\nB,2000-01-01T00:00:00,2\n"
+                    "A,2000-01-01T01:00:00Z,3\nB,2000-01-01 02:00:00,4\n" + "A,x,5\n" * 3)
+    frame = pd.read_csv(path, dtype=object)
+    for res in (load_events(path), load_events(frame)):
+        assert {int(e.id): e.ts for e in res.events} == {1: 946665000.0, 2: 946684800.0, 3: 946688400.0,
+                                                   4: 946692000.0}

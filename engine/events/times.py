@@ -5,6 +5,7 @@ that the validation rules turn into issues.
 from __future__ import annotations
 
 import datetime as _dt
+import re
 from decimal import Decimal
 
 import numpy as np
@@ -75,8 +76,7 @@ def parse_time(s: pd.Series) -> tuple[np.ndarray, np.ndarray]:
         strs = pd.Series(arr[str_mask], dtype=object)
         # Date-times first (fast); strings that fail, or that parsed but have no '-' or ':'
         # (pandas reads '2011' and '2011.5' as dates), are tried as numbers.
-        secs = _datetime_seconds(pd.Series(pd.to_datetime(strs, format="ISO8601", utc=True,
-                                                          errors="coerce")))
+        secs = _iso_seconds(strs)
         is_dt = ~np.isnan(secs)
         try_num = ~is_dt
         if is_dt.any():
@@ -104,6 +104,32 @@ def parse_time(s: pd.Series) -> tuple[np.ndarray, np.ndarray]:
             codes[fidx[~blank]] = T_BAD
     codes[cat == _C_BAD] = T_BAD
     return values, codes
+
+
+# a date-time with a time of day and a UTC offset (or Z) at its end
+_WITH_OFFSET = r"\d[T ]\d{2}.*(?:Z|[+-]\d{2}(?::?\d{2})?)\s*$"
+_MINUS_AFTER_TIME = re.compile(r"\d[T ]\d\d[^\n]*-")
+
+
+def _iso_seconds(strs: pd.Series) -> np.ndarray:
+    """Seconds since the epoch of ISO date-time strings (NaN where not one; tz-naive = UTC).
+
+    pandas (2.3) gives a tz-naive string that comes after one with a UTC offset that offset
+    (``['2000-01-01T00:00+05:30', '2000-01-01T00:00']`` parse to the same instant), so
+    strings with an offset and strings without one are parsed apart."""
+    def parse(part: pd.Series) -> np.ndarray:
+        return _datetime_seconds(pd.Series(pd.to_datetime(part, format="ISO8601", utc=True, errors="coerce")))
+
+    joined = "\n".join(strs.tolist())
+    if "Z" not in joined and "+" not in joined and _MINUS_AFTER_TIME.search(joined) is None:
+        return parse(strs)  # no string can carry an offset
+    aware = strs.str.contains(_WITH_OFFSET, regex=True).to_numpy(dtype=bool)
+    if aware.all() or not aware.any():
+        return parse(strs)
+    secs = np.full(len(strs), np.nan)
+    secs[aware] = parse(strs[aware])
+    secs[~aware] = parse(strs[~aware])
+    return secs
 
 
 _C_MISSING, _C_NUM, _C_STR, _C_DATETIME, _C_BAD = 0, 1, 2, 3, 4
