@@ -245,7 +245,9 @@ the script).
   no partial match exists at all (peak 3 = the depth of one D's cascade).
 - **Rare type first** (an extra row, not from the issue): with the rates tied for B, C, D, the
   ascending order keeps pattern order, so the chain *is* the eager automaton (the base case of
-  Lemma 1) and has exactly eager's partial matches and about its throughput. The tree breaks the
+  Lemma 1) and has exactly eager's partial matches. It keeps no buffers: every state is entered
+  right after a take of the stream's newest event by a variable it must follow, so no buffered
+  event could ever be found (`_searches` in `engine/matchers/lazy.py`). The tree breaks the
   tie by live counts and creates fewer partial matches and condition evaluations, but its
   per-event bookkeeping (live counts, the rarest variable per instance) costs more than eager's
   already cheap work here: this is the case where lazy evaluation has nothing to save.
@@ -263,8 +265,7 @@ the script).
   that order and degrades when the rates rotate.
 - **Memory**: lazy engines buffer the window (a few dozen events here) but hold far fewer
   partial matches; the tracemalloc peak of the chain (given the rates) and of the tree is at most
-  eager's in every row except "rare first", where eager's state is already tiny (a fixed
-  chain order that happens to be the eager order also pays for its buffers).
+  eager's in every row except "rare first", where eager's state is already tiny.
 """
     with open(path, "w", encoding="utf-8") as fh:
         fh.write(head + "\n".join(lines) + "\n" + tail)

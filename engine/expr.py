@@ -425,6 +425,18 @@ def slot_attr(slot: int, attr: str) -> Getter:
     return get
 
 
+def event_attr(attr: str) -> Getter:
+    """A resolver's getter of attribute ``attr`` of the context itself, an event (the
+    lazy engines' unary filters). Tagged like :func:`slot_attr`: :func:`compile_expr`
+    compiles a comparison of it with a constant into one closure reading ``event.attrs``."""
+
+    def get(ev: Any) -> Any:
+        return ev.get(attr)
+
+    get.event_attr = attr  # type: ignore[attr-defined]
+    return get
+
+
 def returns_bool(e: Node) -> bool:
     """Whether the compiled closure of ``e`` always returns a ``bool`` (so callers need no
     ``bool()`` around it): comparisons, AND/OR, NOT and boolean literals."""
@@ -454,6 +466,17 @@ def _compile_cmp(e: Cmp, resolve: Resolver) -> Getter:
         la = getattr(lf, "slot_attr", None)
         if la is not None:
             return _fast_cmp(op, la[0], la[1], None, rv, cmp_const)
+        ea = getattr(lf, "event_attr", None)
+        if ea is not None:
+            def event_cmp_const(ev: Any) -> bool:
+                try:
+                    return cop(ev.attrs[ea], rv) is True
+                except KeyError:
+                    return cmp_const(ev)
+                except _UNDEFINED_ERRORS:
+                    return False
+
+            return event_cmp_const
         return cmp_const
     rf = compile_expr(right, resolve)
 

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.events import Event
-from engine.expr import Bool, BoolOp, Cmp, Node, Num, Ref, Str, compile_expr, returns_bool, slot_attr
+from engine.expr import Bool, BoolOp, Cmp, Node, Num, Ref, Str, compile_expr, event_attr, returns_bool, slot_attr
 
 OPS = ["=", "!=", "<", "<=", ">", ">="]
 SLOTS = {"a": 0, "b": 1}
@@ -56,6 +56,21 @@ def test_specialised_comparison_agrees_with_generic(op: str, left: str, right: s
     got = fast(node)(vals)
     assert got is generic(node)(vals)
     assert got is True or got is False
+
+
+@settings(max_examples=600, deadline=None)
+@given(op=st.sampled_from(OPS), const_left=st.booleans(), attr=st.sampled_from(["p", "p", "q", "ts", "type"]),
+       c=st.one_of(st.integers(0, 2), st.sampled_from([1.5, "x", "A", True, 0.0])), x=attrs,
+       ts=st.sampled_from([0.0, 1.0]))
+def test_unary_filter_on_the_event_agrees_with_generic(op: str, const_left: bool, attr: str, c: Any,
+                                                       x: dict[str, Any], ts: float) -> None:
+    """The unary filters' form (the context is the event itself, ``expr.event_attr``)."""
+    ref, k = Ref(var="a", attr=attr), operand("const", "a", attr, c)
+    node = Cmp(op=op, left=k, right=ref) if const_left else Cmp(op=op, left=ref, right=k)
+    ev = Event(id=1, type="A", ts=ts, seq=0, attrs=x)
+    got = compile_expr(node, lambda n: event_attr(n.attr))(ev)
+    want = compile_expr(node, lambda n: (lambda e, a=n.attr: e.get(a)))(ev)
+    assert got is want
 
 
 def test_comparison_of_slot_attributes_is_specialised() -> None:

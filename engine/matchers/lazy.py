@@ -62,7 +62,7 @@ from ..automata.chain import (ChainNFA, Cond, NegSpec, PatternInfo, Step, analys
 from ..automata.tree import TreeClause, TreeNFA, compile_tree
 from ..bindings import conjunct
 from ..events import Event
-from ..expr import Ref, compile_expr, returns_bool, slot_attr, variables
+from ..expr import Ref, compile_expr, event_attr, returns_bool, slot_attr, variables
 from ..model import ANY_TYPE, Pattern
 from . import lazy_trace
 from .base import EngineUnsupported, Match, MatcherBase, Tracer
@@ -229,7 +229,7 @@ def _compile_cond(node: Any, info: PatternInfo, last: str | None = None) -> Call
         f = compile_expr(node, resolve)
         if returns_bool(node):
             return f
-        return lambda v: bool(f(v))
+        return _truth(f)
     cj = conjunct(node, {v for v, i in info.vars.items() if i.kleene})
     pairs = [(v, info.vars[v].slot, info.vars[v].kleene) for v in cj.vars]
 
@@ -257,17 +257,20 @@ def _compile_local(nodes: Sequence[Any]) -> Callable[[Event], bool] | None:
     """Unary filters of one variable, on the event itself (element-wise for ``+``)."""
     fs = []
     for node in nodes:
-        def resolve(n: Any) -> Callable[[Event], Any]:
-            a = n.attr
-            return lambda e: e.get(a)
-        f = compile_expr(node, resolve)
-        fs.append(f)
+        f = compile_expr(node, lambda n: event_attr(n.attr))
+        fs.append(f if returns_bool(node) else _truth(f))
     if not fs:
         return None
     if len(fs) == 1:
-        f0 = fs[0]
-        return lambda e: bool(f0(e))
+        return fs[0]
+    if len(fs) == 2:
+        f0, f1 = fs
+        return lambda e: f0(e) and f1(e)
     return lambda e: all(f(e) for f in fs)
+
+
+def _truth(f: Callable[[Any], Any]) -> Callable[[Any], bool]:
+    return lambda x: bool(f(x))
 
 
 def _single_emission(info: PatternInfo) -> tuple[tuple[tuple[str, int], ...] | None, tuple[int, int] | None]:
