@@ -1,22 +1,30 @@
 """Events: the in-memory event record, and loading and validating event data.
 
-| part          | what it holds                                                          | pandas |
-|---------------|------------------------------------------------------------------------|--------|
-| ``records``   | ``Event``, ``make_stream``, ``infer_schema``, ``BUILTIN_FIELDS``        | no     |
-| ``mapping``   | ``ColumnMapping``, ``guess_mapping``, canonical column names            | no     |
-| ``report``    | ``DataError``, ``ValidationIssue``, ``ValidationReport``                | no     |
-| ``formats``   | ``resolve_format`` and the CSV / JSON Lines / Parquet readers          | yes    |
-| ``values``    | pandas columns -> plain Python values; CSV number text                 | yes    |
-| ``times``     | parsing time columns (numbers, ISO date-times)                          | yes    |
-| ``validation``| ``validate_frame`` and its named ``RULES``; ``numeric_issues``          | yes    |
-| ``frames``    | ``sort_frame``, ``events_from_frame`` (frame -> ``Event`` objects)      | yes    |
-| ``load``      | ``load_events`` -> ``LoadResult``                                       | yes    |
-| ``batches``   | ``BatchReader``: a big file in batches, bounded memory, same rules      | yes    |
+| part             | what it holds                                                                   | pandas                              |
+|------------------|---------------------------------------------------------------------------------|-------------------------------------|
+| ``records``      | ``Event``, ``make_stream``, ``infer_schema``, ``assemble_events``               | no                                  |
+| ``mapping``      | ``ColumnMapping``, ``guess_mapping``, canonical column names                    | no                                  |
+| ``report``       | ``DataError``, ``ValidationIssue``, ``ValidationReport``                        | no                                  |
+| ``sources``      | ``resolve_format``, CSV header, ``can_batch`` / ``wants_batches``               | no                                  |
+| ``lines``        | the file line of a record (``CsvLines``, ``JsonlLines``)                        | no                                  |
+| ``columns``      | ``Table`` / ``Column``: what the validation rules need of an input              | no                                  |
+| ``validation``   | ``check_table`` and its named ``RULES``; ``validate_frame``; ``numeric_issues`` | numpy; pandas in ``validate_frame`` |
+| ``small_csv``    | a small CSV/TSV file as a ``Table`` typed as pandas would type it               | numpy                               |
+| ``numbers``      | plain values: the kind they share, CSV number text                              | no                                  |
+| ``load``         | ``load_events`` -> ``LoadResult`` (small CSV without pandas)                    | numpy; pandas for other inputs      |
+| ``formats``      | the CSV / JSON Lines / Parquet readers                                          | yes                                 |
+| ``pandas_table`` | ``FrameTable``: the ``Table`` over a pandas DataFrame                           | yes                                 |
+| ``values``       | pandas columns -> plain Python values                                           | yes                                 |
+| ``times``        | parsing time columns (numbers, ISO date-times)                                  | yes                                 |
+| ``frames``       | ``sort_frame``, ``build_events`` (frame -> ``Event`` objects)                   | yes                                 |
+| ``batches``      | ``BatchReader``: a big file in batches, bounded memory, same rules              | yes                                 |
 
-Pipeline: read a file into a pandas DataFrame (``formats``), check it with
-``validate_frame`` (the one place where row-level checks live, so the Spark reader runs the
-same checks per Arrow batch with a row offset), sort stably by ts, then build ``Event``
-objects column-wise (``frames``).
+Pipeline: read the input into a ``columns.Table`` -- a pandas DataFrame (``formats``,
+``pandas_table``) or, for a small plain CSV file, cells typed as pandas would type them
+(``small_csv``) -- check it with the rules (``validation.check_table``: the one place where
+row-level checks live, so the Spark reader runs the same checks per Arrow batch with a row
+offset), sort stably by ts, then build ``Event`` objects column-wise
+(``records.assemble_events``).
 
 ``from engine.events import X`` works for every name below. The parts without pandas are
 imported with the package; the others on first use, so that the matchers, which need only
