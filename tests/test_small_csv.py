@@ -183,6 +183,10 @@ BROKEN = {
     "short records": "type,ts,id,x,y\nA,1,1,2,3\nB,2,2\nA,3\n",
     "bools and builtin names": "type,ts,seq,flag\nA,1,9,True\nB,2,8,false\nA,3,7,\n",
     "no id column named": "type,ts,x\nA,1,1\nB,2,2\n",
+    "a record of empty cells": "type,ts,id,x\nA,1,1,2\n,,,\nB,2,2,\n",
+    "date-times with and without offsets": ("type,ts\nA,2000-01-01T00:00:00+05:30\nB,2000-01-01T00:00:00\n"
+                                            "A,2000-01-01 01:00Z\nB,2000-01-01\nA,1999-12-31T23:59:59.5-01:00\n"),
+    "all-empty attribute column": "type,ts,x\nA,1,\nB,2,\n",
 }
 
 
