@@ -5,9 +5,14 @@ The canvas is redrawn from the pattern whenever the pattern changes (``state.rev
 value coming back from the browser (node added, edited, deleted, dragged, edge drawn) is
 read with ``app.edit.apply_canvas`` and committed like any other edit. Only values
 with a new timestamp are read: the component keeps returning its last value on every
-rerun, which after an edit made elsewhere is stale; and a value drawn from an older
-canvas (its nodes carry the ``build`` number of the canvas they came from) is ignored, so
-that a late echo from the browser cannot undo an edit made in the editor or the forms.
+rerun, which after an edit made elsewhere is stale. It also sends its nodes back after
+every redraw (an echo, which changes nothing).
+
+A value drawn from an older canvas (its nodes carry the ``build`` number of the canvas
+they came from) is not applied, so that a late echo cannot undo an edit made in the editor
+or the forms; the canvas is drawn again instead, with a timestamp above that value's:
+the component keeps its own nodes while its last value is newer than the state it is
+given, so without that it could go on showing the older canvas.
 """
 from __future__ import annotations
 
@@ -25,6 +30,7 @@ from app.edit import EditError, apply_canvas
 from visualizers.canvas import MIN_ZOOM, canvas_height, cross_predicates, pattern_header, pattern_to_canvas
 
 KEY = "cep_canvas"
+KEEP_BUILDS = 8  # the patterns of the last canvases drawn, to read a value drawn from one of them
 
 
 def _node(d: dict[str, Any]) -> StreamlitFlowNode:
@@ -60,14 +66,25 @@ def flow_state() -> StreamlitFlowState:
         fs = StreamlitFlowState([_node(n) for n in nodes], [_edge(e) for e in edges], timestamp=ts)
         ss["cep_flow"] = fs
         ss["cep_flow_rev"] = state.rev()
+        drawn = {b: p for b, p in (ss.get("cep_flow_drawn") or {}).items() if b > build - KEEP_BUILDS}
+        drawn[build] = state.pattern()
+        ss["cep_flow_drawn"] = drawn
     return fs
 
 
-def stale(data: list[Any], build: int | None) -> bool:
+def stale(data: list[Any], build: int | None, drawn: dict[int, Any] | None = None,
+          pattern: Any = None) -> bool:
     """True when a canvas value (its nodes' ``data`` dicts) was drawn from another build
-    of the canvas than the current one; new nodes carry no build and do not count."""
+    of the canvas than the current one; new nodes carry no build and do not count. A value
+    drawn from an earlier build of the same pattern (``drawn``: build -> pattern drawn, a
+    canvas drawn again without a change) is not stale: an edit made on it still applies."""
     builds = {d.get("build") for d in data if isinstance(d, dict) and "build" in d}
-    return bool(builds) and builds != {build}
+    if not builds or builds == {build}:
+        return False
+    if drawn is not None and len(builds) == 1:
+        b = next(iter(builds))
+        return not (b in drawn and drawn[b] == pattern)
+    return True
 
 
 def node_texts() -> list[str]:
@@ -121,8 +138,12 @@ def render(height: int | None = None) -> None:
     ss["cep_flow_seen"] = ret.timestamp
     if ret.selected_id and str(ret.selected_id).startswith("c:"):
         ss["cep_selected"] = str(ret.selected_id)[2:]
-    if stale([n.data for n in ret.nodes], ss.get("cep_flow_build")):
-        return  # drawn from an older pattern (the browser had not caught up yet): ignore it
+    if stale([n.data for n in ret.nodes], ss.get("cep_flow_build"), ss.get("cep_flow_drawn"), state.pattern()):
+        # drawn from an older pattern (the browser had not caught up yet): not applied, and
+        # the current one is drawn again with a newer timestamp than this value's
+        ss["cep_flow_rev"] = None
+        st.rerun()
+        return
     nodes = [n.asdict() for n in ret.nodes]
     edges = [e.asdict() for e in ret.edges]
     try:

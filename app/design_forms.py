@@ -6,9 +6,12 @@ widget callback, so the canvas and the editor redraw in the same rerun.
 
 One source of truth: every widget that shows a part of the pattern (the editor, the
 strategy, window, output, ``[attr]``, aggregate and preset boxes) has the pattern's
-revision in its key and takes its value from the pattern when it is created. A value
-the browser still holds for an older revision (a late echo after the text was typed
-elsewhere) belongs to a widget that no longer exists and can never be re-applied.
+revision in its key and takes its value from the pattern when it is created. Its
+callback applies it only while that revision is the pattern's (:func:`current`):
+while the page reruns, the browser still shows (and sends back) the widgets of the
+run before, and Streamlit calls the ``on_change`` of such an old widget with the value
+it was drawn with, e.g. the editor's text from before a canvas edit, which would undo
+that edit, or the old window after typed text without one.
 Names are checked against the data in use (``state.data_schema``) as ``cep run`` does.
 """
 from __future__ import annotations
@@ -29,6 +32,13 @@ ss = st.session_state
 def rkey(name: str) -> str:
     """A widget key tied to the pattern's current revision (see the module docstring)."""
     return f"{name}_{state.rev()}"
+
+
+def current(key_or_rev: str | int) -> bool:
+    """True when a widget key made by :func:`rkey` (or a revision number) is the pattern's
+    current revision; a callback of a widget from an older revision does nothing."""
+    r = key_or_rev if isinstance(key_or_rev, int) else key_or_rev.rpartition("_")[2]
+    return str(r) == str(state.rev())
 
 QUANTS = {"one": "one event", "plus": "+ one or more (Kleene)", "star": "* zero or more (Kleene)",
           "opt": "? optional"}
@@ -78,7 +88,13 @@ def _new_pattern() -> None:
 
 
 def _set_sample(key: str) -> None:
+    if key != _sample_key():  # the box of another sample than the one in use: a late echo
+        return
     state.set_sample(ss[key])
+
+
+def _sample_key() -> str:
+    return f"design_sample__{state.sample_name()}"
 
 
 def preset_bar() -> None:
@@ -94,7 +110,7 @@ def preset_bar() -> None:
     c4.button("New", key="design_new", on_click=_new_pattern, width="stretch",
               help="start over from one component of the data's first event type")
     names = sample_streams.names()
-    skey = f"design_sample__{state.sample_name()}"
+    skey = _sample_key()
     c3.selectbox("Sample data (attribute pickers, name checks, Run page)", names, key=skey,
                  index=names.index(state.sample_name()) if state.sample_name() in names else 0,
                  on_change=_set_sample, args=(skey,))
@@ -107,7 +123,8 @@ def preset_bar() -> None:
 # --------------------------------------------------------------------------- DSL editor
 
 def _on_editor(key: str) -> None:
-    state.commit_text(ss[key], "editor")
+    if current(key):
+        state.commit_text(ss[key], "editor")
 
 
 def _format() -> None:
@@ -172,15 +189,30 @@ def _reject_unknown_names(q: Any, source: str, text: str) -> bool:
 
 # --------------------------------------------------------------------------- save / load
 
-def _on_upload() -> None:
-    f = ss.get("design_upload")
-    if f is None:
+def _upload_key() -> str:
+    """The uploader's key: a new (empty) uploader after every file that loaded."""
+    return f"design_upload_{int(ss.get('cep_uploads') or 0)}"
+
+
+def _on_upload(key: str) -> None:
+    """Load the file once: a file already read (Streamlit may call this again with the same
+    file when the browser re-sends the widget's state) or an old uploader does nothing."""
+    f = ss.get(key)
+    if f is None or key != _upload_key():
+        return
+    done = ss.setdefault("cep_uploaded_ids", [])
+    if f.file_id in done:
         return
     raw = f.getvalue().decode("utf-8", errors="replace")
     if f.name.lower().endswith(".json") or raw.lstrip().startswith("{"):
-        state.commit_json(raw, "load")
+        ok = state.commit_json(raw, "load")
     else:
-        state.commit_text(raw, "load")
+        ok = state.commit_text(raw, "load")
+    if ok:
+        done.append(f.file_id)
+        del done[:-20]
+        ss["cep_uploads"] = int(ss.get("cep_uploads") or 0) + 1
+        ss["cep_uploaded_name"] = f.name
 
 
 def save_load() -> None:
@@ -191,8 +223,11 @@ def save_load() -> None:
                            key="design_save_cep", width="stretch")
         c2.download_button("Save .json", p.model_dump_json(indent=2), file_name="pattern.json",
                            mime="application/json", key="design_save_json", width="stretch")
-        st.file_uploader("Load a .cep or .json pattern", type=["cep", "json", "txt"], key="design_upload",
-                         on_change=_on_upload)
+        key = _upload_key()
+        st.file_uploader("Load a .cep or .json pattern", type=["cep", "json", "txt"], key=key,
+                         on_change=_on_upload, args=(key,))
+        if ss.get("cep_uploaded_name") and state.edit_source() == "load":
+            st.caption(f"Loaded **{ss['cep_uploaded_name']}**.")
         ui.pattern_error(("load",))
 
 
@@ -431,12 +466,14 @@ def _add_typed() -> None:
         ss["pt_text"] = ""
 
 
-def _remove_pred(k: int) -> None:
-    _apply(lambda: edit.remove_predicate(state.pattern(), k))
+def _remove_pred(k: int, r: int) -> None:
+    if current(r):  # the k-th predicate of the pattern that button was drawn for
+        _apply(lambda: edit.remove_predicate(state.pattern(), k))
 
 
 def _set_equiv(key: str) -> None:
-    _apply(lambda: edit.set_equivalence(state.pattern(), list(ss.get(key) or [])))
+    if current(key):
+        _apply(lambda: edit.set_equivalence(state.pattern(), list(ss.get(key) or [])))
 
 
 def _operand_widgets(prefix: str, cols: list[Any], label: str) -> None:
@@ -466,7 +503,7 @@ def predicate_form() -> None:
     for k, e in enumerate(p.where):
         c1, c2 = st.columns([6, 1])
         c1.code(expr_text(e), language="sql")
-        c2.button("", key=f"pd_{k}_{state.rev()}", icon=":material/delete:", on_click=_remove_pred, args=(k,),
+        c2.button("", key=f"pd_{k}_{state.rev()}", icon=":material/delete:", on_click=_remove_pred, args=(k, state.rev()),
                   help="remove this predicate", width="stretch")
     all_attrs = sorted({a for attrs in _schema().values() for a in attrs} | set(p.equivalence))
     key = rkey("pe_attrs")
@@ -505,10 +542,14 @@ def predicate_form() -> None:
 # --------------------------------------------------------------------------- window / strategy / output
 
 def _set_strategy(key: str) -> None:
-    _apply(lambda: edit.set_strategy(state.pattern(), ss[key]))
+    if current(key):
+        _apply(lambda: edit.set_strategy(state.pattern(), ss[key]))
 
 
 def _set_window(r: int) -> None:
+    if not current(r):
+        return
+
     def go() -> Any:
         if not ss.get(f"ws_has_window_{r}"):
             return edit.set_window(state.pattern(), None, None)
@@ -519,7 +560,8 @@ def _set_window(r: int) -> None:
 
 
 def _set_output(key: str) -> None:
-    _apply(lambda: edit.set_output(state.pattern(), ss[key]))
+    if current(key):
+        _apply(lambda: edit.set_output(state.pattern(), ss[key]))
 
 
 def window_form() -> None:
@@ -549,6 +591,9 @@ NO_AGG = "(none: list the matches)"
 
 
 def _set_aggregate(r: int) -> None:
+    if not current(r):
+        return
+
     def go() -> Any:
         func = ss.get(f"ag_func_{r}")
         if func in (None, NO_AGG):
@@ -591,8 +636,9 @@ def _add_returns() -> None:
         ss["rt_text"] = ""
 
 
-def _remove_return(k: int) -> None:
-    _apply(lambda: edit.remove_return(state.pattern(), k), "aggregate")
+def _remove_return(k: int, r: int) -> None:
+    if current(r):
+        _apply(lambda: edit.remove_return(state.pattern(), k), "aggregate")
 
 
 def aggregate_form() -> None:
@@ -628,7 +674,7 @@ def aggregate_form() -> None:
     for k, it in enumerate(p.returns):
         c1, c2 = st.columns([6, 1])
         c1.code(edit.return_text(it), language="sql")
-        c2.button("", key=f"rt_del_{k}_{r}", icon=":material/delete:", on_click=_remove_return, args=(k,), help="remove this item",
+        c2.button("", key=f"rt_del_{k}_{r}", icon=":material/delete:", on_click=_remove_return, args=(k, r), help="remove this item",
                   width="stretch")
     c1, c2 = st.columns([4, 1])
     c1.text_input("RETURN items", key="rt_text", placeholder="b.price AS price, a", label_visibility="collapsed")

@@ -57,3 +57,49 @@ def test_run_local_turns_any_engine_error_into_a_message(monkeypatch):
     with pytest.raises(runner.RunError, match="too deeply nested") as err:
         runner.run_local(parse(s.presets["stock_trend"]), loaded)
     assert err.value.__cause__ is None
+
+
+def _stale_widgets_script() -> None:
+    """The Design widgets of one revision, then an edit elsewhere (a new revision), then what
+    Streamlit does while the page reruns: it calls the on_change of the widgets drawn before,
+    with the values they were drawn with (seen in chromium: the editor's old text undid a
+    canvas edit; the old window came back after typed text without one)."""
+    import streamlit as st
+
+    from app import design_forms as forms
+    from app import state
+    from engine.dsl import parse
+
+    ss = st.session_state
+    state.init()
+    r0 = state.rev()
+    forms.editor()
+    forms.window_form()
+    forms.predicate_form()
+    forms.preset_bar()
+    sample_key = f"design_sample__{state.sample_name()}"
+    assert ss[f"ws_has_window_{r0}"] is True and ss[f"pe_attrs_{r0}"] == ["symbol"]
+    after = "PATTERN SEQ(Stock+ a[], Stock b, Stock c)\nWHERE skip_till_next_match AND a[1].price > 3"
+    ok = state.commit_text(after, "canvas")
+    forms._on_editor(f"dsl_editor_{r0}")
+    forms._set_window(r0)
+    forms._set_strategy(f"ws_strategy_{r0}")
+    forms._set_output(f"ws_output_{r0}")
+    forms._set_equiv(f"pe_attrs_{r0}")
+    forms._remove_pred(0, r0)
+    state.set_sample("rfid")
+    forms._set_sample(sample_key)  # the stocks box, drawn before the sample changed
+    st.write(f"ok={ok} same={state.pattern() == parse(after)} text={state.text() == after} "
+             f"rev={state.rev() - r0} sample={state.sample_name()}")
+    # the current revision's editor still applies
+    ss[f"dsl_editor_{state.rev()}"] = "PATTERN SEQ(Stock a, Stock b)"
+    forms._on_editor(f"dsl_editor_{state.rev()}")
+    st.write(f"now={state.text()!r}")
+
+
+def test_widgets_of_an_older_revision_never_apply():
+    at = AppTest.from_function(_stale_widgets_script).run(timeout=30)
+    assert not at.exception, [e.value for e in at.exception]
+    texts = [m.value for m in at.markdown]
+    assert "ok=True same=True text=True rev=1 sample=rfid" in texts, texts
+    assert "now='PATTERN SEQ(Stock a, Stock b)'" in texts, texts
