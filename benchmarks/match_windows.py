@@ -107,6 +107,7 @@ class Run:
     to_a: int
     keys: Any
     stopped: str = ""
+    stats: Any = None  # Algorithm 1's WindowStats
 
 
 def run_windows(p: Pattern, events: list[Event], tech: Techniques, inner: str, impl: Impl | None = None,
@@ -129,7 +130,7 @@ def run_windows(p: Pattern, events: list[Event], tech: Techniques, inner: str, i
         return Run(time.process_time() - t0, 0, 0, 0, None, str(err)[:60])
     dt = time.process_time() - t0
     st = m.algo.stats
-    return Run(dt, len(out), st.calls, st.events_to_matcher, sorted(x.key for x in out))
+    return Run(dt, len(out), st.calls, st.events_to_matcher, sorted(x.key for x in out), stats=st)
 
 
 def run_ab(text: str, stream: str, frame: Callable[[], Any], impls: list[Impl], inner: str, repeats: int,
@@ -371,8 +372,9 @@ def main() -> None:
     if "k" in tables:
         table_k(out, impls, n, ks, n_pat, "ses", "earliest_maximal", reps)
     if "tree" in tables:
-        table_k(out, impls, max(n // 5, 1000), [k for k in ks if k <= 4], 1 if args.quick else 2, "lazy-tree", "",
-                1)
+        # this tree only: a base revision's Algorithm 1 loads the all-matches engines of this tree by name
+        table_k(out, impls[:1], max(n // 5, 1000), [k for k in ks if k <= 4], 1 if args.quick else 2, "lazy-tree",
+                "", 1)
     if "tau" in tables:
         table_tau(out, impls, n, patients, days, n_pat, reps)
     if "eager" in tables:
