@@ -164,3 +164,16 @@ def test_daemon_preloads_the_engine():
     from engine.spark import daemon
 
     assert daemon.preload() == []
+
+
+@pytest.mark.spark
+def test_ts_range_from_the_validation_pass(spark, stream_file, tmp_path):
+    """Sorted input: (min, max) ts known without a Spark job (time chunks use it); unsorted: None."""
+    from engine.spark.io import read_events
+
+    events = load_events(stream_file).events
+    ev = read_events(stream_file)
+    assert ev.ts_range == (events[0].ts, events[-1].ts)
+    path = tmp_path / "unsorted.csv"
+    path.write_text("id,type,ts\n1,A,5\n2,B,3\n3,A,9\n")
+    assert read_events(str(path)).ts_range is None

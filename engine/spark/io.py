@@ -101,6 +101,7 @@ class SparkEvents:
     count: int = 0
     source: str = ""
     lines: LineIndex | None = None    # file line of each input row (a single CSV / JSON Lines file)
+    ts_range: tuple[float, float] | None = None  # (min, max) ts when the validation pass knows them
     _cached: list[Any] = field(default_factory=list, repr=False)
 
     @property
@@ -907,10 +908,15 @@ def _run_validation(spark: Any, typed: Any, plan: _Plan, whole: list[ValidationI
     time_is_datetime = "datetime" in plan.time_kinds.values() or any(
         _spark_is_datetime(typed, c) for c in mapping.time_columns)
     json_attrs = plan.json_attrs if plan.kind != "jsonl" else [c for c in columns if c not in mapping.mapped_columns()]
+    # sorted input: the first and last valid ts of the segments in input order are the range
+    firsts = [m["first_ts"] for m in metas if m["first_ts"] is not None]
+    lasts = [m["last_ts"] for m in metas if m["last_ts"] is not None]
+    ts_range = (float(firsts[0]), float(lasts[-1])) if in_order and firsts else None
     return SparkEvents(df=data, report=report, schema=schema, mapping=mapping,
                        time_is_datetime=time_is_datetime, attr_columns=list(plan.plain_attrs),
                        json_attrs=json_attrs, id_json=id_json, ids_are_rows=ids_are_rows,
-                       promote=promote, count=rows_loaded, source=name, lines=lines, _cached=cached)
+                       promote=promote, count=rows_loaded, source=name, lines=lines, ts_range=ts_range,
+                       _cached=cached)
 
 
 _ARROW_KINDS = [{"int"}, {"float"}, {"int", "float"}, {"bool"}, {"str"}, set()]

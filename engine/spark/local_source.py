@@ -84,4 +84,5 @@ def read_local(source: str | os.PathLike[str], mapping: ColumnMapping | dict | N
     return SparkEvents(df=df, report=loaded.report, schema=loaded.schema, mapping=loaded.mapping,
                        time_is_datetime=loaded.time_is_datetime, attr_columns=[], json_attrs=list(attrs),
                        id_json=id_json, ids_are_rows=loaded.ids_are_rows, promote=[],
-                       count=len(loaded.events), source=str(path), lines=loaded.lines)
+                       count=len(loaded.events), source=str(path), lines=loaded.lines,
+                       ts_range=(float(loaded.events[0].ts), float(loaded.events[-1].ts)) if loaded.events else None)

@@ -454,6 +454,8 @@ def _chunk_size(ev: SparkEvents, w: float, count: bool, spark: Any, chunk_size: 
 
     if count:
         lo, hi = 0.0, float(max(ev.count - 1, 0))
+    elif ev.ts_range is not None:  # known from the validation pass: no extra Spark job
+        lo, hi = ev.ts_range
     else:
         r = ev.df.agg(F.min(TS_COL), F.max(TS_COL)).collect()[0]
         lo, hi = float(r[0] or 0.0), float(r[1] or 0.0)
@@ -717,7 +719,8 @@ def run_cli(pattern: Pattern, text: str = "", args: Any = None, **kw: Any) -> in
             engine = opts.get("engine") or "auto"
             windows, _ = decide(pattern, opts.get("match_windows") or "auto", engine)  # Algorithm 1 per key
             res = run(pattern, ev, engine=engine, with_events=bool(opts.get("with_events")), spark=spark,
-                      factory=(spark_factory if windows else default_factory)(engine, **options))
+                      factory=(spark_factory if windows else default_factory)(engine, **options),
+                      collect=True)  # one action: the matches come to the driver for the output anyway
             for w in res.warnings:
                 print(f"warning: {w}", file=sys.stderr)
             if fmt == "jsonl" and opts.get("with_events"):
