@@ -12,11 +12,14 @@ NFA^b). Patterns:
 - chunked: ``SEQ(A a, B b, C c) WHERE a.key = c.key AND b.value > a.value WITHIN 20``
   (``b`` is not tied to the key, so there is no partition key: time chunks)
 
-Each Spark configuration runs in its own process (one SparkSession per process); JVM
-start-up and a warm-up run on 20,000 events (JIT, Python workers) are reported
-separately and excluded from the Spark time. The Spark time is
-read + validate + match + count, the in-process time is load + match. Results are
-printed as a table; nothing is asserted.
+Each Spark configuration runs in its own process (one SparkSession per process), and that
+process also runs the in-process baseline, so every ratio is measured in one process. JVM
+start-up and a warm-up run on 20,000 events (JIT, Python workers) are reported separately
+and excluded from the Spark time. The Spark time is read + validate + match + the action:
+``count`` (persist the matches and count them, the pre-issue-14 way) or ``collect`` (one
+action bringing the matches to the driver as Arrow, what ``cep run --spark`` and the app
+do); the in-process time is load + match. The 1-minute load average is printed with every
+figure (the machine is shared). Results are printed as a table; nothing is asserted.
 """
 from __future__ import annotations
 
@@ -65,7 +68,7 @@ def in_process(path: Path, mode: str, engine: str) -> dict:
     return {"load": t1 - t0, "match": t2 - t1, "total": t2 - t0, "matches": n, "events": len(res.events)}
 
 
-def spark_run(path: Path, mode: str, engine: str, master: str) -> dict:
+def spark_run(path: Path, mode: str, engine: str, master: str, actions: list[str]) -> dict:
     from engine.dsl import parse
     from engine.spark import pipeline
     from engine.spark.io import read_events
@@ -74,17 +77,24 @@ def spark_run(path: Path, mode: str, engine: str, master: str) -> dict:
     t0 = time.perf_counter()
     spark = get_spark(master, conf={"spark.driver.memory": "4g"})
     par = spark.sparkContext.defaultParallelism
+    parts = pipeline.partitions_for(10**6, par)
     # warm-up (JVM JIT, Python workers) on a small file; reported with the JVM start
     warm = read_events(str(data_file(20_000, 1000, path.parent)), spark=spark)
-    pipeline.run(parse(PATTERNS[mode]), warm, engine=engine, spark=spark, partitions=max(2, 2 * par)).unpersist()
+    pipeline.run(parse(PATTERNS[mode]), warm, engine=engine, spark=spark, partitions=parts).unpersist()
     t1 = time.perf_counter()
-    ev = read_events(str(path), spark=spark)
-    t2 = time.perf_counter()
-    res = pipeline.run(parse(PATTERNS[mode]), ev, engine=engine, spark=spark, partitions=max(2, 2 * par))
-    t3 = time.perf_counter()
-    out = {"jvm": t1 - t0, "read": t2 - t1, "match": t3 - t2, "total": t3 - t1, "matches": res.count,
-           "events": ev.count, "mode": res.mode, "info": res.info}
-    res.unpersist()
+    out: dict = {"jvm": t1 - t0, "runs": {}}
+    for action in actions:
+        load = os.getloadavg()[0]
+        t1 = time.perf_counter()
+        ev = read_events(str(path), spark=spark)
+        t2 = time.perf_counter()
+        res = pipeline.run(parse(PATTERNS[mode]), ev, engine=engine, spark=spark, partitions=parts,
+                           collect=action == "collect")
+        t3 = time.perf_counter()
+        out["runs"][action] = {"read": t2 - t1, "match": t3 - t2, "total": t3 - t1, "matches": res.count,
+                               "events": ev.count, "mode": res.mode, "info": res.info,
+                               "load": (load + os.getloadavg()[0]) / 2}
+        res.unpersist()
     return out
 
 
@@ -93,15 +103,19 @@ def main() -> int:
     ap.add_argument("--sizes", default="100000,1000000")
     ap.add_argument("--keys", type=int, default=1000)
     ap.add_argument("--modes", default="keyed,chunked")
-    ap.add_argument("--masters", default="local[1],local[2]")
+    ap.add_argument("--masters", default="local[2]")
     ap.add_argument("--engine", default="auto")
     ap.add_argument("--workdir", default=None)
-    ap.add_argument("--worker", nargs=4, metavar=("KIND", "PATH", "MODE", "MASTER"), help=argparse.SUPPRESS)
+    ap.add_argument("--actions", default="collect", help="count,collect: the Spark action(s) timed")
+    ap.add_argument("--worker", nargs=3, metavar=("PATH", "MODE", "MASTER"), help=argparse.SUPPRESS)
     args = ap.parse_args()
+    actions = args.actions.split(",")
     if args.worker:
-        kind, path, mode, master = args.worker
-        r = in_process(Path(path), mode, args.engine) if kind == "inproc" else \
-            spark_run(Path(path), mode, args.engine, master)
+        path, mode, master = args.worker
+        load = os.getloadavg()[0]
+        base = in_process(Path(path), mode, args.engine)
+        base["load"] = (load + os.getloadavg()[0]) / 2
+        r = {"inproc": base, "spark": spark_run(Path(path), mode, args.engine, master, actions)}
         print("RESULT " + json.dumps(r))
         return 0
     workdir = Path(args.workdir or tempfile.mkdtemp(prefix="cep-bench-"))
@@ -113,27 +127,30 @@ def main() -> int:
     for n in sizes:
         path = data_file(n, args.keys, workdir)
         for mode in modes:
-            runs = [("in-process", "inproc", "-")] + [(f"spark {m}", "spark", m) for m in masters]
-            base = None
-            for label, kind, master in runs:
-                cmd = [sys.executable, __file__, "--engine", args.engine, "--worker", kind, str(path), mode, master]
+            for master in masters:
+                cmd = [sys.executable, __file__, "--engine", args.engine, "--actions", args.actions,
+                       "--worker", str(path), mode, master]
                 proc = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ))
                 line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")), None)
                 if line is None:
-                    print(f"{label} {mode} n={n} failed:\n{proc.stderr[-2000:]}", file=sys.stderr)
+                    print(f"spark {master} {mode} n={n} failed:\n{proc.stderr[-2000:]}", file=sys.stderr)
                     continue
                 r = json.loads(line[7:])
-                if kind == "inproc":
-                    base = r["total"]
-                ratio = r["total"] / base if base else float("nan")
-                rows.append((n, mode, label, r.get("mode", "-"), r["total"], r["events"] / r["total"],
-                             ratio, r.get("jvm"), r["matches"]))
-                print(f"  done: n={n} {mode} {label}: {r['total']:.2f} s", file=sys.stderr, flush=True)
-    hdr = ("events", "pattern", "run", "spark mode", "seconds", "events/s", "vs in-process", "JVM+warm-up s",
-           "matches")
-    table = [hdr] + [(f"{n:,}", m, lab, sm, f"{s:.2f}", f"{eps:,.0f}", f"{ratio:.2f}x",
-                      "-" if jvm is None else f"{jvm:.1f}", f"{nm:,}")
-                     for n, m, lab, sm, s, eps, ratio, jvm, nm in rows]
+                b = r["inproc"]
+                rows.append((n, mode, "in-process", "-", "-", b["total"], b["events"] / b["total"], 1.0, None,
+                             b["matches"], b["load"]))
+                for action, sr in r["spark"]["runs"].items():
+                    rows.append((n, mode, f"spark {master}", sr["mode"], action, sr["total"],
+                                 sr["events"] / sr["total"], b["total"] / sr["total"], r["spark"]["jvm"],
+                                 sr["matches"], sr["load"]))
+                print(f"  done: n={n} {mode} {master}: in-process {b['total']:.2f} s, spark "
+                      + ", ".join(f"{a} {x['total']:.2f} s" for a, x in r["spark"]["runs"].items()),
+                      file=sys.stderr, flush=True)
+    hdr = ("events", "pattern", "run", "spark mode", "action", "seconds", "events/s", "speed-up vs in-process",
+           "JVM+warm-up s", "matches", "load avg")
+    table = [hdr] + [(f"{n:,}", m, lab, sm, act, f"{s:.2f}", f"{eps:,.0f}", f"{ratio:.2f}x",
+                      "-" if jvm is None else f"{jvm:.1f}", f"{nm:,}", f"{ld:.1f}")
+                     for n, m, lab, sm, act, s, eps, ratio, jvm, nm, ld in rows]
     widths = [max(len(str(r[c])) for r in table) for c in range(len(hdr))]
     for r in table:
         print("  ".join(str(cell).rjust(widths[c]) for c, cell in enumerate(r)))
