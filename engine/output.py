@@ -118,8 +118,9 @@ def match_json(m: Match) -> str:
     variable's ids are encoded by ``json.dumps`` on the tuple (a tuple encodes as the list
     ``as_dict`` gives) and joined with the separators ``json.dumps`` uses, so the text is
     the same. Anything else goes through ``json.dumps`` whole."""
-    from .matchers.base import Match as _Match
-
+    global _Match
+    if _Match is None:  # imported on first use: this module starts without the engine
+        from .matchers.base import Match as _Match
     if type(m) is not _Match:
         text = m.json_text() if isinstance(m, _Match) else None
         if text is not None:
@@ -142,6 +143,7 @@ def match_json(m: Match) -> str:
 
 
 _dumps = json.dumps
+_Match: Any = None
 
 
 def _plain_number(v: Any) -> bool:

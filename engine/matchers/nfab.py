@@ -414,6 +414,7 @@ class NfabMatcher(MatcherBase):
         self.any_pos = ANY_TYPE in self.pos_types
         self.any_neg = ANY_TYPE in self.neg_types
         self.order = self.nfa.order
+        self._order = tuple(self.order)
         kleene = {c.var for c in comps if c.kleene}
         self.neg_conj: dict[str, list[Conjunct]] = {}
         for ch in self.nfa.chains:
@@ -861,7 +862,7 @@ class NfabMatcher(MatcherBase):
         The matches are :class:`PathMatch`: bindings built when read, JSON text by slicing."""
         lo = 0 if live is None or any(not mem.switches for mem in live) else min(mem.cut for mem in live)
         path = self._path(r, rt.var_of, lo)
-        order = self.order
+        order = self._order
         last_ev = r.trail[0].event  # type: ignore[index]
         if live is None:
             first = path.first

@@ -111,7 +111,7 @@ class PathIds:
 
 NO_PATH = PathIds(None, 0, (), (), None, "", [])
 
-_NAMES: dict[str, str] = {}
+_NAMES: dict[tuple[str, ...], list[tuple[str, str]]] = {}  # variable order -> (variable, its JSON)
 
 
 def _number_text(v: Any) -> str:
@@ -127,7 +127,7 @@ class PathMatch(Match):
 
     __slots__ = ("path", "tail", "cut", "order", "_bindings")
 
-    def __init__(self, path: PathIds, tail: PathIds | None, cut: int, order: list[str], start: float,
+    def __init__(self, path: PathIds, tail: PathIds | None, cut: int, order: tuple[str, ...], start: float,
                  end: float, start_seq: int, end_seq: int):
         sa = object.__setattr__
         sa(self, "path", path)
@@ -166,23 +166,29 @@ class PathMatch(Match):
 
     def json_text(self) -> str:
         path, tail, cut = self.path, self.tail, self.cut
-        if tail is None:
-            parts = {v: path.seg_text(lo, hi) for v, lo, hi in path.segs}
-        else:
-            parts = {v: tail.seg_text(lo, hi) for v, lo, hi in tail.segs}
-            for v, lo, hi in path.segs:
-                if hi > cut:
-                    more = path.seg_text(lo if lo > cut else cut, hi)
-                    have = parts.get(v)
-                    parts[v] = f"{have}, {more}" if have else more
-        items = []
-        for v in self.order:
-            name = _NAMES.get(v)
-            if name is None:
-                name = _NAMES[v] = json.dumps(v)
-            items.append(f"{name}: [{parts.get(v, '')}]")
-        return (f'{{"match": {{{", ".join(items)}}}, "start": {_number_text(self.start)}, '
-                f'"end": {_number_text(self.end)}}}')
+        text, offs, base = path.text, path.offs, path.depth - len(path.ids)
+        n = len(offs)
+        parts = {}
+        if tail is not None:
+            for v, lo, hi in tail.segs:
+                parts[v] = tail.seg_text(lo, hi)
+        for v, lo, hi in path.segs:
+            if hi <= cut:
+                continue
+            lo = (lo if lo > cut else cut) - base
+            hi -= base
+            more = text[offs[lo]:offs[hi] - 2] if hi < n else text[offs[lo]:]
+            have = parts.get(v)
+            parts[v] = f"{have}, {more}" if have else more
+        names = _NAMES.get(self.order)
+        if names is None:
+            names = _NAMES[self.order] = [(v, json.dumps(v)) for v in self.order]
+        body = ", ".join([f"{name}: [{parts.get(v, '')}]" for v, name in names])
+        s, e = self.start, self.end
+        ts, te = type(s), type(e)
+        st = repr(s) if ts is int or (ts is float and s - s == 0.0) else _number_text(s)
+        et = repr(e) if te is int or (te is float and e - e == 0.0) else _number_text(e)
+        return f'{{"match": {{{body}}}, "start": {st}, "end": {et}}}'
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Match):
