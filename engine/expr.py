@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import operator
-from typing import Annotated, Any, Callable, Iterator, Literal, Union
+from typing import Annotated, Any, Callable, Iterator, Literal, Sequence, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -447,7 +447,8 @@ def _as_bool(f: Getter) -> Getter:
     return lambda ctx: bool(f(ctx))
 
 
-def _compile_cmp(e: Cmp, resolve: Resolver) -> Getter:
+def _compile_cmp(e: Cmp, resolve: Resolver, then: Getter | None = None) -> Getter:
+    """A comparison (``then``: the rest of a conjunction, see :func:`compile_conjunction`)."""
     cop = _CMP[e.op]
     left, right, op = e.left, e.right, e.op
     if isinstance(left, (Num, Str, Bool)) and not isinstance(right, (Num, Str, Bool)):
@@ -465,19 +466,20 @@ def _compile_cmp(e: Cmp, resolve: Resolver) -> Getter:
 
         la = getattr(lf, "slot_attr", None)
         if la is not None:
-            return _fast_cmp(op, la[0], la[1], None, rv, cmp_const)
+            return _fast_cmp(op, la[0], la[1], None, rv, cmp_const, then)
         ea = getattr(lf, "event_attr", None)
         if ea is not None:
             def event_cmp_const(ev: Any) -> bool:
                 try:
-                    return cop(ev.attrs[ea], rv) is True
+                    r = cop(ev.attrs[ea], rv) is True
                 except KeyError:
-                    return cmp_const(ev)
+                    r = cmp_const(ev)
                 except _UNDEFINED_ERRORS:
                     return False
+                return r and (then is None or then(ev))
 
             return event_cmp_const
-        return cmp_const
+        return _and_then(cmp_const, then)
     rf = compile_expr(right, resolve)
 
     def cmp(ctx: Any) -> bool:
@@ -488,114 +490,152 @@ def _compile_cmp(e: Cmp, resolve: Resolver) -> Getter:
 
     la, ra = getattr(lf, "slot_attr", None), getattr(rf, "slot_attr", None)
     if la is not None and ra is not None:
-        return _fast_cmp(op, la[0], la[1], ra[0], ra[1], cmp)
-    return cmp
+        return _fast_cmp(op, la[0], la[1], ra[0], ra[1], cmp, then)
+    return _and_then(cmp, then)
 
 
-def _fast_cmp(op: str, s1: int, a1: str, s2: int | None, a2: Any, slow: Getter) -> Getter:
+def _and_then(f: Getter, then: Getter | None) -> Getter:
+    if then is None:
+        return f
+    return lambda ctx: f(ctx) and then(ctx)
+
+
+def compile_conjunction(nodes: Sequence[Node], resolve: Resolver) -> Getter | None:
+    """All of ``nodes`` as one closure returning a bool (None when there are none). The
+    comparisons come first, chained: each calls the next only when it holds, so a
+    conjunction of specialised comparisons (:func:`slot_attr`, :func:`event_attr`) costs one
+    call per comparison and no wrapper; the other nodes follow as one generic AND."""
+    cmps = [n for n in nodes if isinstance(n, Cmp)]
+    others = [compile_expr(n, resolve) if returns_bool(n) else _as_bool(compile_expr(n, resolve))
+              for n in nodes if not isinstance(n, Cmp)]
+    then: Getter | None = None
+    if len(others) == 1:
+        then = others[0]
+    elif others:
+        then = lambda ctx: all(f(ctx) for f in others)  # noqa: E731
+    for n in reversed(cmps):
+        then = _compile_cmp(n, resolve, then)
+    return then
+
+
+def _fast_cmp(op: str, s1: int, a1: str, s2: int | None, a2: Any, slow: Getter, then: Getter | None) -> Getter:
     """``ctx[s1].attrs[a1] OP ctx[s2].attrs[a2]`` (``s2`` None: ``OP a2``, a constant) as one
     closure per operator, with the semantics of the generic comparison: an attribute the
     event's dict lacks goes to ``slow`` (the generic closure: built-in fields, missing = None),
-    an undefined comparison (str vs number, None) is false, a non-bool result is false."""
+    an undefined comparison (str vs number, None) is false, a non-bool result is false. With
+    ``then`` (the rest of a conjunction), it holds when both hold, ``then`` called only when
+    the comparison holds."""
     if s2 is None:
         c = a2
         if op == "<":
             def f(v: Any) -> bool:
                 try:
-                    return (v[s1].attrs[a1] < c) is True
+                    r = (v[s1].attrs[a1] < c) is True
                 except KeyError:
-                    return slow(v)
+                    r = slow(v)
                 except _UNDEFINED_ERRORS:
                     return False
+                return r and (then is None or then(v))
         elif op == "<=":
             def f(v: Any) -> bool:
                 try:
-                    return (v[s1].attrs[a1] <= c) is True
+                    r = (v[s1].attrs[a1] <= c) is True
                 except KeyError:
-                    return slow(v)
+                    r = slow(v)
                 except _UNDEFINED_ERRORS:
                     return False
+                return r and (then is None or then(v))
         elif op == ">":
             def f(v: Any) -> bool:
                 try:
-                    return (v[s1].attrs[a1] > c) is True
+                    r = (v[s1].attrs[a1] > c) is True
                 except KeyError:
-                    return slow(v)
+                    r = slow(v)
                 except _UNDEFINED_ERRORS:
                     return False
+                return r and (then is None or then(v))
         elif op == ">=":
             def f(v: Any) -> bool:
                 try:
-                    return (v[s1].attrs[a1] >= c) is True
+                    r = (v[s1].attrs[a1] >= c) is True
                 except KeyError:
-                    return slow(v)
+                    r = slow(v)
                 except _UNDEFINED_ERRORS:
                     return False
+                return r and (then is None or then(v))
         elif op == "=":
             def f(v: Any) -> bool:
                 try:
-                    return (v[s1].attrs[a1] == c) is True
+                    r = (v[s1].attrs[a1] == c) is True
                 except KeyError:
-                    return slow(v)
+                    r = slow(v)
                 except _UNDEFINED_ERRORS:
                     return False
+                return r and (then is None or then(v))
         else:
             def f(v: Any) -> bool:
                 try:
-                    return (v[s1].attrs[a1] != c) is True
+                    r = (v[s1].attrs[a1] != c) is True
                 except KeyError:
-                    return slow(v)
+                    r = slow(v)
                 except _UNDEFINED_ERRORS:
                     return False
+                return r and (then is None or then(v))
         return f
     if op == "<":
         def g(v: Any) -> bool:
             try:
-                return (v[s1].attrs[a1] < v[s2].attrs[a2]) is True
+                r = (v[s1].attrs[a1] < v[s2].attrs[a2]) is True
             except KeyError:
-                return slow(v)
+                r = slow(v)
             except _UNDEFINED_ERRORS:
                 return False
+            return r and (then is None or then(v))
     elif op == "<=":
         def g(v: Any) -> bool:
             try:
-                return (v[s1].attrs[a1] <= v[s2].attrs[a2]) is True
+                r = (v[s1].attrs[a1] <= v[s2].attrs[a2]) is True
             except KeyError:
-                return slow(v)
+                r = slow(v)
             except _UNDEFINED_ERRORS:
                 return False
+            return r and (then is None or then(v))
     elif op == ">":
         def g(v: Any) -> bool:
             try:
-                return (v[s1].attrs[a1] > v[s2].attrs[a2]) is True
+                r = (v[s1].attrs[a1] > v[s2].attrs[a2]) is True
             except KeyError:
-                return slow(v)
+                r = slow(v)
             except _UNDEFINED_ERRORS:
                 return False
+            return r and (then is None or then(v))
     elif op == ">=":
         def g(v: Any) -> bool:
             try:
-                return (v[s1].attrs[a1] >= v[s2].attrs[a2]) is True
+                r = (v[s1].attrs[a1] >= v[s2].attrs[a2]) is True
             except KeyError:
-                return slow(v)
+                r = slow(v)
             except _UNDEFINED_ERRORS:
                 return False
+            return r and (then is None or then(v))
     elif op == "=":
         def g(v: Any) -> bool:
             try:
-                return (v[s1].attrs[a1] == v[s2].attrs[a2]) is True
+                r = (v[s1].attrs[a1] == v[s2].attrs[a2]) is True
             except KeyError:
-                return slow(v)
+                r = slow(v)
             except _UNDEFINED_ERRORS:
                 return False
+            return r and (then is None or then(v))
     else:
         def g(v: Any) -> bool:
             try:
-                return (v[s1].attrs[a1] != v[s2].attrs[a2]) is True
+                r = (v[s1].attrs[a1] != v[s2].attrs[a2]) is True
             except KeyError:
-                return slow(v)
+                r = slow(v)
             except _UNDEFINED_ERRORS:
                 return False
+            return r and (then is None or then(v))
     return g
 
 
@@ -630,13 +670,11 @@ def compile_expr(e: Node, resolve: Resolver) -> Getter:
     if isinstance(e, Cmp):
         return _compile_cmp(e, resolve)
     if isinstance(e, BoolOp):
+        if e.op == "AND":
+            f = compile_conjunction(e.items, resolve)
+            return f if f is not None else (lambda ctx: True)
         fs = [compile_expr(i, resolve) if returns_bool(i) else _as_bool(compile_expr(i, resolve))
               for i in e.items]
-        if e.op == "AND":
-            if len(fs) == 2:
-                f0, f1 = fs
-                return lambda ctx: f0(ctx) and f1(ctx)
-            return lambda ctx: all(f(ctx) for f in fs)
         if len(fs) == 2:
             f0, f1 = fs
             return lambda ctx: f0(ctx) or f1(ctx)

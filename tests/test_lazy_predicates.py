@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.events import Event
-from engine.expr import Bool, BoolOp, Cmp, Node, Num, Ref, Str, compile_expr, event_attr, returns_bool, slot_attr
+from engine.expr import (Bool, BoolOp, Cmp, Node, Not, Num, Ref, Str, compile_conjunction, compile_expr,
+                         event_attr, returns_bool, slot_attr)
 
 OPS = ["=", "!=", "<", "<=", ">", ">="]
 SLOTS = {"a": 0, "b": 1}
@@ -101,3 +102,30 @@ def test_boolean_nodes_return_bools_without_wrapping() -> None:
     num = BoolOp(op="AND", items=[Ref(var="a", attr="p"), lt])
     assert not returns_bool(Ref(var="a", attr="p"))
     assert fast(num)(ev) is True
+
+
+cmp_nodes = st.builds(lambda op, la, ra, lv, rv: Cmp(op=op, left=Ref(var=lv, attr=la), right=Ref(var=rv, attr=ra)),
+                      st.sampled_from(OPS), st.sampled_from(["p", "p", "q", "ts"]), st.sampled_from(["p", "q"]),
+                      st.sampled_from(["a", "b"]), st.sampled_from(["a", "b"]))
+const_nodes = st.builds(lambda op, a, c: Cmp(op=op, left=Ref(var="b", attr=a), right=Num(value=c)),
+                        st.sampled_from(OPS), st.sampled_from(["p", "q"]), st.integers(0, 2))
+other_nodes = st.one_of(st.builds(lambda b: Bool(value=b), st.booleans()),
+                        st.builds(lambda n: Not(item=n), cmp_nodes), st.builds(lambda a: Ref(var="a", attr=a),
+                                                                            st.sampled_from(["p", "q"])))
+
+
+@settings(max_examples=500, deadline=None)
+@given(nodes=st.lists(st.one_of(cmp_nodes, const_nodes, other_nodes), max_size=4), x=attrs, y=attrs)
+def test_chained_conjunction_agrees_with_generic_and(nodes: list[Node], x: dict[str, Any],
+                                                    y: dict[str, Any]) -> None:
+    """``compile_conjunction`` (comparisons chained, each calling the next) is the AND of the
+    nodes' generic closures, whatever the mix of fast comparisons and other nodes."""
+    vals = [Event(id=1, type="A", ts=1.0, seq=0, attrs=x), Event(id=2, type="B", ts=2.0, seq=1, attrs=y)]
+    f = compile_conjunction(nodes, lambda n: slot_attr(SLOTS[n.var], n.attr))
+    want = all(bool(generic(n)(vals)) for n in nodes)
+    if f is None:
+        assert nodes == []
+    else:
+        assert f(vals) is want
+    if nodes:
+        assert fast(BoolOp(op="AND", items=nodes))(vals) is want

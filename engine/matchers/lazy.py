@@ -62,7 +62,7 @@ from ..automata.chain import (ChainNFA, Cond, NegSpec, PatternInfo, Step, analys
 from ..automata.tree import TreeClause, TreeNFA, compile_tree
 from ..bindings import conjunct
 from ..events import Event
-from ..expr import Ref, compile_expr, event_attr, returns_bool, slot_attr, variables
+from ..expr import Ref, compile_conjunction, event_attr, slot_attr, variables
 from ..model import ANY_TYPE, Pattern
 from . import lazy_trace
 from .base import EngineUnsupported, Match, MatcherBase, Tracer
@@ -202,9 +202,19 @@ def _used(vals: list[Any], slots: tuple[tuple[int, bool], ...]) -> set[int]:
 def compile_conds(conds: Sequence[Cond], info: PatternInfo, last: str | None = None
                   ) -> Callable[[list[Any]], bool] | None:
     """All conditions as one closure over a value vector (None when there are none).
-    With ``last``, the conditions are prefix-closed in that Kleene variable and the vector
-    holds a valid prefix extended by one element: only the new element is checked."""
-    fs = [_compile_cond(c.node, info, last) for c in conds]
+    Conditions on single-event variables form one chained conjunction
+    (``expr.compile_conjunction`` over ``expr.slot_attr`` getters); those over Kleene
+    variables follow. With ``last``, the conditions are prefix-closed in that Kleene variable
+    and the vector holds a valid prefix extended by one element: only the new element is
+    checked."""
+    kleene = {v for v, vi in info.vars.items() if vi.kleene}
+    plain = [c.node for c in conds if not (variables(c.node) & kleene)]
+    fs = [_compile_cond(c.node, info, last) for c in conds if variables(c.node) & kleene]
+    if plain:
+        slots = {v: vi.slot for v, vi in info.vars.items()}
+        f = compile_conjunction(plain, lambda n: _slot_getter(n, slots))
+        if f is not None:
+            fs.insert(0, f)
     if not fs:
         return None
     if len(fs) == 1:
@@ -215,21 +225,15 @@ def compile_conds(conds: Sequence[Cond], info: PatternInfo, last: str | None = N
     return lambda v: all(f(v) for f in fs)
 
 
+def _slot_getter(n: Any, slots: Mapping[str, int]) -> Callable[[list[Any]], Any]:
+    if isinstance(n, Ref):
+        return slot_attr(slots[n.var], n.attr)
+    raise TypeError(f"{n!r} on a single-event variable")
+
+
 def _compile_cond(node: Any, info: PatternInfo, last: str | None = None) -> Callable[[list[Any]], bool]:
-    vs = variables(node)
-    kleene = {v for v in vs if info.vars[v].kleene}
-    if not kleene:
-        slots = {v: info.vars[v].slot for v in vs}
-
-        def resolve(n: Any) -> Callable[[list[Any]], Any]:
-            if isinstance(n, Ref):
-                return slot_attr(slots[n.var], n.attr)
-            raise TypeError(f"{n!r} on a single-event variable")
-
-        f = compile_expr(node, resolve)
-        if returns_bool(node):
-            return f
-        return _truth(f)
+    """One condition that mentions a Kleene variable (exact list semantics of
+    ``bindings.conjunct``)."""
     cj = conjunct(node, {v for v, i in info.vars.items() if i.kleene})
     pairs = [(v, info.vars[v].slot, info.vars[v].kleene) for v in cj.vars]
 
@@ -255,22 +259,7 @@ def _compile_cond(node: Any, info: PatternInfo, last: str | None = None) -> Call
 
 def _compile_local(nodes: Sequence[Any]) -> Callable[[Event], bool] | None:
     """Unary filters of one variable, on the event itself (element-wise for ``+``)."""
-    fs = []
-    for node in nodes:
-        f = compile_expr(node, lambda n: event_attr(n.attr))
-        fs.append(f if returns_bool(node) else _truth(f))
-    if not fs:
-        return None
-    if len(fs) == 1:
-        return fs[0]
-    if len(fs) == 2:
-        f0, f1 = fs
-        return lambda e: f0(e) and f1(e)
-    return lambda e: all(f(e) for f in fs)
-
-
-def _truth(f: Callable[[Any], Any]) -> Callable[[Any], bool]:
-    return lambda x: bool(f(x))
+    return compile_conjunction(nodes, lambda n: event_attr(n.attr))
 
 
 def _single_emission(info: PatternInfo) -> tuple[tuple[tuple[str, int], ...] | None, tuple[int, int] | None]:
