@@ -62,7 +62,11 @@ class MatchWriter:
         self.count += 1
         fmt = self.fmt
         if fmt == "jsonl":
-            self.out.write(match_json(m) + "\n")
+            try:
+                text = m.json_text()  # a match that has its JSON text (None: encode it)
+            except AttributeError:  # not a Match: anything with to_json()
+                text = None
+            self.out.write((text if text is not None else match_json(m)) + "\n")
         elif fmt == "csv" and self.uncertain:
             d = m.as_dict()
             j = m.to_json()

@@ -20,6 +20,7 @@ contiguity (§8.2.7); matches are de-duplicated per completing event.
 from __future__ import annotations
 
 import heapq
+from operator import attrgetter
 from time import perf_counter
 from collections import deque
 from typing import Any, Callable
@@ -1079,7 +1080,7 @@ class NfabMatcher(MatcherBase):
                 self.parts[p] = runs
             else:
                 del self.parts[p]
-        coord = self._coord
+        coord = attrgetter("seq" if self.count_window else "ts")
         for k, stq in list(self.stacks.items()):
             while stq and coord(stq[0].event) <= horizon:
                 old = stq.popleft()

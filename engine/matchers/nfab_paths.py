@@ -123,49 +123,44 @@ def _number_text(v: Any) -> str:
 
 class PathMatch(Match):
     """A match read from ``path`` (the run's whole path) or, for a merged member, from
-    ``tail`` (its own part, oldest first) followed by ``path`` after position ``cut``."""
+    ``tail`` (its own part, oldest first) followed by ``path`` after position ``cut``.
 
-    __slots__ = ("path", "tail", "cut", "order", "_bindings")
+    Its fields are one tuple (one store per match instead of nine; ``start`` .. ``end_seq``
+    read it), and ``bindings`` is built on first read."""
+
+    __slots__ = ("_src", "_b")
 
     def __init__(self, path: PathIds, tail: PathIds | None, cut: int, order: tuple[str, ...], start: float,
                  end: float, start_seq: int, end_seq: int):
-        sa = object.__setattr__
-        sa(self, "path", path)
-        sa(self, "tail", tail)
-        sa(self, "cut", cut)
-        sa(self, "order", order)
-        sa(self, "_bindings", None)
-        sa(self, "start", start)
-        sa(self, "end", end)
-        sa(self, "start_seq", start_seq)
-        sa(self, "end_seq", end_seq)
+        _set_src(self, (path, tail, cut, order, start, end, start_seq, end_seq))
+
+    start = property(lambda self: self._src[4])  # type: ignore[assignment]
+    end = property(lambda self: self._src[5])  # type: ignore[assignment]
+    start_seq = property(lambda self: self._src[6])  # type: ignore[assignment]
+    end_seq = property(lambda self: self._src[7])  # type: ignore[assignment]
 
     @property  # type: ignore[override]
     def bindings(self) -> tuple[tuple[str, tuple[Any, ...]], ...]:
-        b = self._bindings
-        if b is None:
-            path, tail, cut = self.path, self.tail, self.cut
-            if tail is None:
-                parts = {v: path.slice(lo, hi) for v, lo, hi in path.segs}
-            else:
-                parts = {v: tail.slice(lo, hi) for v, lo, hi in tail.segs}
-                for v, lo, hi in path.segs:
-                    if hi > cut:
-                        more = path.slice(lo if lo > cut else cut, hi)
-                        have = parts.get(v)
-                        parts[v] = have + more if have else more
-            b = tuple([(v, parts.get(v, ())) for v in self.order])
-            object.__setattr__(self, "_bindings", b)
+        try:
+            return self._b
+        except AttributeError:
+            pass
+        path, tail, cut, order = self._src[:4]
+        if tail is None:
+            parts = {v: path.slice(lo, hi) for v, lo, hi in path.segs}
+        else:
+            parts = {v: tail.slice(lo, hi) for v, lo, hi in tail.segs}
+            for v, lo, hi in path.segs:
+                if hi > cut:
+                    more = path.slice(lo if lo > cut else cut, hi)
+                    have = parts.get(v)
+                    parts[v] = have + more if have else more
+        b = tuple([(v, parts.get(v, ())) for v in order])
+        object.__setattr__(self, "_b", b)
         return b
 
-    @property
-    def size(self) -> int:
-        """The number of events in the match."""
-        n = len(self.path.ids)
-        return n if self.tail is None else len(self.tail.ids) + n - self.cut
-
     def json_text(self) -> str:
-        path, tail, cut = self.path, self.tail, self.cut
+        path, tail, cut, order, s, e = self._src[:6]
         text, offs, base = path.text, path.offs, path.depth - len(path.ids)
         n = len(offs)
         parts = {}
@@ -180,11 +175,10 @@ class PathMatch(Match):
             more = text[offs[lo]:offs[hi] - 2] if hi < n else text[offs[lo]:]
             have = parts.get(v)
             parts[v] = f"{have}, {more}" if have else more
-        names = _NAMES.get(self.order)
+        names = _NAMES.get(order)
         if names is None:
-            names = _NAMES[self.order] = [(v, json.dumps(v)) for v in self.order]
+            names = _NAMES[order] = [(v, json.dumps(v)) for v in order]
         body = ", ".join([f"{name}: [{parts.get(v, '')}]" for v, name in names])
-        s, e = self.start, self.end
         ts, te = type(s), type(e)
         st = repr(s) if ts is int or (ts is float and s - s == 0.0) else _number_text(s)
         et = repr(e) if te is int or (te is float and e - e == 0.0) else _number_text(e)
@@ -205,3 +199,6 @@ class PathMatch(Match):
 
     def __reduce__(self) -> Any:
         return (Match, (self.bindings, self.start, self.end, self.start_seq, self.end_seq))
+
+
+_set_src = PathMatch._src.__set__  # type: ignore[attr-defined]  # (PathMatch.__init__)
