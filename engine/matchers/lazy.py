@@ -9,11 +9,15 @@ are compared on equal terms):
   a chain instance's own input buffer always equals "every event of its remaining
   variables inside the window"). A take searches it by **time range**: bisection on the
   stream position for the ordering filters (``prec``/``succ``) and on the timestamp for the
-  window; events older than the window are pruned from the front.
+  window; events older than the window are pruned from the front. The chain buffers only
+  the variables some state can find something in (``_searches``): a state entered only
+  right after a take of the stream's newest event by a variable it must follow cannot.
 - **Partial matches** (*instances*): a value vector (one slot per variable: an event, a
   tuple of events for ``+``, or None), the span of their coordinates and the ``[attr]``
-  value. Conditions are compiled once per step (``expr.compile_expr``; conditions over
-  Kleene variables use ``bindings.conjunct`` for the exact list semantics).
+  value. Conditions are compiled once per step, those on single-event variables into one
+  chained conjunction of comparisons that read ``event.attrs`` directly
+  (``expr.compile_conjunction`` over ``expr.slot_attr``); conditions over Kleene variables
+  use ``bindings.conjunct`` for the exact list semantics.
 - **Negation**: First-Chance checks (a buffer search on entry to a state) and
   Post-Processing states; a trailing negation waits (pending) until the window of the
   match's first event has closed, then searches once (timeout = success, §4.4).
@@ -22,7 +26,8 @@ are compared on equal terms):
 
 Chain runtime (``LazyChainMatcher``, §4): per clause one root waits for the rarest
 variable; every event is first offered to the waiting instances of its variables (take
-from the stream), then stored. Entering step ``k`` searches the buffer of step ``k``'s
+from the stream; ``_dispatch_single`` inlines it when one single-event step waits on the
+variable), then stored. Entering step ``k`` searches the buffer of step ``k``'s
 variable in its range, spawning an instance per fitting event (or, for ``+``, per subset:
 ``iterate``, §4.5); the instance then waits for stream events if the step may take from
 the stream (``succ = ∅``) and is dropped otherwise (its search is over: ``search_failed``,
