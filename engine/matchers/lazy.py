@@ -60,7 +60,7 @@ from __future__ import annotations
 import heapq
 from bisect import bisect_left, bisect_right
 from itertools import count as _count
-from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from ..automata.chain import (ChainNFA, Cond, NegSpec, PatternInfo, Step, analyse, compile_chain,
                               estimate_rates, unsupported_reason)
