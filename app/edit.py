@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.dsl import DslError, check_schema, item_text, parse, parse_expr, render_error, to_text
+from engine.dsl import DslError, check_schema, item_text, parse, parse_expr, to_text
 from engine.expr import variables
 from engine.model import Component, Group, Pattern, PatternError, Strategy, Window
 from visualizers.canvas import component_id, parse_group_id
@@ -568,33 +568,6 @@ class DataProblem:
         return self.text.partition("\n")[2]
 
 
-_TYPE_WARNING = re.compile(r"event type `([^`]+)` does not occur in the data(?:; (did you mean .*))?$")
-_EQUIV_ERROR = re.compile(r"unknown attribute `([^`]+)`$")
-
-
-def _type_span(c: Component, source: str) -> tuple[int, int, int] | None:
-    """The span of the event type inside a component's span (after ``!`` / ``(``)."""
-    if c.span is None:
-        return None
-    line, col, _w = c.span
-    lines = source.splitlines()
-    if not 0 < line <= len(lines):
-        return c.span
-    at = lines[line - 1].find(c.type, col - 1)
-    return (line, at + 1, len(c.type)) if at >= 0 else c.span
-
-
-def _equivalence_span(attr: str, source: str) -> tuple[int, int, int] | None:
-    """Where ``[... attr ...]`` is written (the model gives equivalence no span of its own)."""
-    for k, ln in enumerate(source.splitlines(), 1):
-        for m in re.finditer(r"\[([^\]]*)\]", ln):
-            inner = m.group(1)
-            hit = re.search(rf"(?<![A-Za-z_0-9]){re.escape(attr)}(?![A-Za-z_0-9])", inner)
-            if hit and not re.fullmatch(r"\s*(\d+|i|i-1|last|\.\.i-1|[A-Za-z_]\w*\.len)?\s*", inner):
-                return (k, m.start(1) + hit.start() + 1, len(attr))
-    return None
-
-
 def data_problems(p: Pattern, schema: dict[str, dict[str, str]], source: str) -> list[DataProblem]:
     """``p`` checked against a data schema with ``engine.dsl.check_schema`` (what ``cep run``
     does before it runs): the error, or the warnings, rendered against ``source`` (the text
@@ -604,23 +577,11 @@ def data_problems(p: Pattern, schema: dict[str, dict[str, str]], source: str) ->
     out: list[DataProblem] = []
     try:
         check_schema(p, schema, source)
-    except DslError as err:
-        m = _EQUIV_ERROR.match(err.message)
-        where = _equivalence_span(m.group(1), source) if m and err.span == (1, 1, 1) else None
-        out.append(DataProblem("error", render_error(err.message, where, source, err.hint) if where else str(err)))
-    except PatternError as err:
+    except PatternError as err:  # a DslError: with line, column, caret and suggestion
         out.append(DataProblem("error", str(err)))
     # the warnings (event types), also when an attribute error stopped the check above
     bare = p.model_copy(update={"where": [], "equivalence": [], "returns": [], "aggregate": None})
-    comps = p.components()
-    for w in check_schema(bare, schema):
-        m = _TYPE_WARNING.match(w)
-        comp = next((c for c in comps if m and c.type == m.group(1) and c.span is not None), None)
-        if m and comp is not None:
-            msg = w.partition("; did you mean")[0]
-            out.append(DataProblem("warning", render_error(msg, _type_span(comp, source), source, m.group(2))))
-        else:
-            out.append(DataProblem("warning", w))
+    out += [DataProblem("warning", w) for w in check_schema(bare, schema, source)]
     return out
 
 

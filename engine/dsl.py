@@ -181,6 +181,9 @@ class Parser:
         # id(node) -> (height, node) for the composite expression nodes built so far (the
         # node is kept so that its id is not reused); leaves have height 1.
         self.heights: dict[int, tuple[int, Any]] = {}
+        # where names are written (the model keeps no span of its own for them):
+        # "type" var -> its event type's token; "equivalence" / "group_by" attr -> first token
+        self.name_spans: dict[str, dict[str, X.Span]] = {"type": {}, "equivalence": {}, "group_by": {}}
 
     # -- helpers
     @property
@@ -299,7 +302,7 @@ class Parser:
                 if not self.tok.is_kw("BY"):
                     raise self.error(f"expected BY after GROUP, found {self.describe(self.tok)}")
                 self.advance()
-                attrs = self.parse_name_list("an attribute name")
+                attrs = self.parse_name_list("an attribute name", record="group_by")
                 agg = fields.get("aggregate")
                 if agg is None:
                     agg = Aggregate(func="COUNT", span=t.span)
@@ -366,6 +369,7 @@ class Parser:
                 raise self.error(f"`{var}[]` declares a Kleene variable; write `{t.text}+ {var}[]`", bt)
         if paren:
             self.expect_op(")", "to close the component")
+        self.name_spans["type"][var] = t.span
         return Component(type=t.text, var=var, quant=quant, negated=negated, span=self.span_from(start))
 
     # -- WHERE
@@ -404,7 +408,7 @@ class Parser:
             return
         if t.is_op("["):
             self.advance()
-            attrs = self.parse_name_list("an attribute name", attr=True)
+            attrs = self.parse_name_list("an attribute name", attr=True, record="equivalence")
             self.expect_op("]", "to close the equivalence test")
             for a in attrs:
                 if a not in equivalence:
@@ -414,12 +418,15 @@ class Parser:
         for c in _split_and(e):
             where.append(_desugar_prev(c, self.prev_refs))
 
-    def parse_name_list(self, what: str, attr: bool = False) -> list[str]:
-        names = [self.expect_name(what).text]
+    def parse_name_list(self, what: str, attr: bool = False, record: str | None = None) -> list[str]:
+        toks = [self.expect_name(what)]
         while self.tok.is_op(","):
             self.advance()
-            names.append(self.expect_name(what).text)
-        return names
+            toks.append(self.expect_name(what))
+        if record is not None:
+            for t in toks:
+                self.name_spans[record].setdefault(t.text, t.span)
+        return [t.text for t in toks]
 
     # -- expressions
     def parse_or(self) -> Any:
@@ -822,14 +829,66 @@ def _check_length(text: str) -> None:
         raise DslError(f"the pattern is longer than {MAX_PATTERN_LENGTH:,} characters", (line, col, 1), text)
 
 
-def check_schema(pattern: Pattern, schema: dict[str, dict[str, str]], source: str | None = None) -> list[str]:
-    """:meth:`Pattern.check_schema`, with errors rendered against ``source`` when given."""
+def name_spans(source: str) -> dict[str, dict[str, X.Span]]:
+    """Where the names the model keeps without a span are written in ``source``: ``type``
+    (variable -> its event type), ``equivalence`` and ``group_by`` (attribute -> its first
+    occurrence in ``[...]`` / ``GROUP BY``). Empty when ``source`` does not parse."""
     try:
-        return pattern.check_schema(schema)
+        _check_length(source)
+        p = Parser(source)
+        p.parse_query()
+    except (DslError, PatternError, RecursionError):
+        return {"type": {}, "equivalence": {}, "group_by": {}}
+    return p.name_spans
+
+
+def check_schema(pattern: Pattern, schema: dict[str, dict[str, str]], source: str | None = None) -> list[str]:
+    """:meth:`Pattern.check_schema`, with errors and warnings rendered against ``source``
+    (the text ``pattern`` was parsed from) when given: line, column and a caret under the
+    name, also for an unknown event type (a warning) and an unknown ``[attr]`` or
+    ``GROUP BY`` attribute, which the model reports without a place of their own."""
+    spans = name_spans(source) if source is not None else None
+    try:
+        warnings = pattern.check_schema(schema)
     except PatternError as err:
-        if source is not None and not isinstance(err, DslError):
-            raise DslError(err.message, err.span, source, err.hint) from None
-        raise
+        if source is None or isinstance(err, DslError):
+            raise
+        span = err.span
+        if spans is not None and (span is None or span == pattern.span):
+            span = _list_name_span(pattern, err.message, spans) or span
+        raise DslError(err.message, span, source, err.hint) from None
+    if spans is None:
+        return warnings
+    used: set[str] = set()
+    return [_located_warning(w, pattern, spans, source, used) for w in warnings]
+
+
+def _list_name_span(pattern: Pattern, message: str, spans: dict[str, dict[str, X.Span]]) -> X.Span | None:
+    """The span of the ``[attr]`` / ``GROUP BY`` name an ``unknown attribute `x``` error is
+    about (checked in the model's order: equivalence, then GROUP BY)."""
+    names = [("equivalence", a) for a in pattern.equivalence]
+    names += [("group_by", a) for a in (pattern.aggregate.group_by if pattern.aggregate else [])]
+    for where, attr in names:
+        if message == f"unknown attribute `{attr}`":
+            return spans[where].get(attr)
+    return None
+
+
+def _located_warning(warning: str, pattern: Pattern, spans: dict[str, dict[str, X.Span]], source: str,
+                     used: set[str]) -> str:
+    """An ``event type `T` does not occur in the data`` warning (one per component, in
+    order) with the place of the next component of type T not placed yet (``used``: the
+    variables placed), its caret and the suggestion."""
+    for c in pattern.components():
+        msg = f"event type `{c.type}` does not occur in the data"
+        if c.var not in used and (warning == msg or warning.startswith(msg + "; ")):
+            used.add(c.var)
+            span = spans["type"].get(c.var)
+            if span is None:
+                return warning
+            hint = warning[len(msg) + 2:] or None
+            return render_error(msg, span, source, hint)
+    return warning
 
 
 def component_text(c: Component) -> str:

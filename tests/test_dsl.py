@@ -628,3 +628,59 @@ def test_error_is_a_pattern_error_with_span() -> None:
     assert isinstance(e, PatternError)
     assert e.span == (1, 18, 3)
     assert e.source == "PATTERN SEQ(A a, B a)"
+
+
+# --------------------------------------------------------------------------- names without a span of their own
+
+def _cep_run(capsys, pattern: str, *more: str) -> tuple[int, str]:
+    from engine.cli import main
+
+    code = main(["run", pattern, "--data", "sample:stocks_sase", "--format", "count", *more])
+    return code, capsys.readouterr().err
+
+
+def test_cli_unknown_event_type_warning_points_at_the_type(capsys) -> None:
+    code, err = _cep_run(capsys, "PATTERN SEQ(Stock a, !(Stok b), Stock c)\nWHERE [symbol]")
+    assert code == 0
+    assert ("line 1, column 24: event type `Stok` does not occur in the data; did you mean `Stock`?\n"
+            "  PATTERN SEQ(Stock a, !(Stok b), Stock c)\n"
+            "                         ^^^^\n") in err
+
+
+def test_cli_unknown_equivalence_attribute_points_at_the_name(capsys) -> None:
+    for read in ("whole", "batches"):
+        code, err = _cep_run(capsys, "PATTERN SEQ(Stock a, Stock b)\nWHERE skip_till_next_match\n"
+                                     "  AND [symbol, symbl]", "--read", read)
+        assert code == 2, read
+        assert err == ("cep: line 3, column 16: unknown attribute `symbl`; did you mean `symbol`?\n"
+                       "    AND [symbol, symbl]\n"
+                       "                 ^^^^^\n"), (read, err)
+
+
+def test_cli_unknown_group_by_attribute_points_at_the_name(capsys) -> None:
+    code, err = _cep_run(capsys, "PATTERN SEQ(Stock a, Stock b)\nAGG COUNT\nGROUP BY symbol, sector")
+    assert code == 2
+    assert err == ("cep: line 3, column 18: unknown attribute `sector`\n"
+                   "  GROUP BY symbol, sector\n"
+                   "                   ^^^^^^\n"), err
+
+
+def test_schema_names_are_placed_in_the_text_they_were_parsed_from() -> None:
+    schema = {"Stock": {"price": "number", "symbol": "string"}}
+    src = "PATTERN SEQ(Stok a, Stock b, (Stok c))\nWHERE [symbol]\nAGG COUNT\nGROUP BY price, symbol"
+    warnings = check_schema(parse(src), schema, src)
+    assert [w.partition("\n")[0] for w in warnings] == [
+        "line 1, column 13: event type `Stok` does not occur in the data; did you mean `Stock`?",
+        "line 1, column 31: event type `Stok` does not occur in the data; did you mean `Stock`?"]
+    assert warnings[1].endswith("\n  PATTERN SEQ(Stok a, Stock b, (Stok c))\n                                ^^^^")
+    # without the text: the model's words, no place
+    assert check_schema(parse(src), schema)[0] == "event type `Stok` does not occur in the data; did you mean `Stock`?"
+    # the same name in [...] and GROUP BY: the first place, as the model checks them in that order
+    src = "PATTERN SEQ(Stock a, Stock b)\nWHERE [tag]\nAGG COUNT\nGROUP BY tag"
+    with pytest.raises(DslError) as exc:
+        check_schema(parse(src), schema, src)
+    assert (exc.value.line, exc.value.column, exc.value.span[2]) == (2, 8, 3)
+    # text that is not the pattern's (a form's predicate): the model's place, nothing made up
+    with pytest.raises(DslError) as exc:
+        check_schema(parse(src), schema, "a.price > 1")
+    assert exc.value.span == (1, 1, 1)
