@@ -7,6 +7,7 @@ once per complete candidate window.
 | module       | what                                                                       | paper      |
 |--------------|----------------------------------------------------------------------------|------------|
 | ``analysis`` | properties θ^p_v, clauses and precedence, partition key, P', soundness      | §3, §4.3, Def. 6 |
+| ``beta``     | β_e compiled per pattern, the filtering gate, the batch prefilter          | Thm 1, §4.5 |
 | ``statistic``| counters, counted masks + epochs, bit vectors, the NMC verdict             | Thm 2, Def. 5, Thm 3 |
 | ``algorithm``| Algorithm 1: filter, partition, evict, NMC, lazy call, drain; statistics   | §4.7       |
 | ``selection``| earliest / maximal matches per start event                                 | §3.5       |
