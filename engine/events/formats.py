@@ -19,7 +19,7 @@ import pyarrow as pa
 from .lines import CsvLines, JsonlLines, LineIndex, TableLines, open_binary, with_lines
 from .report import DataError, ValidationIssue, show_value
 from .sources import (COMPRESSION, FORMATS, check_csv_header, csv_header, is_json_array, open_text,
-                      resolve_format)
+                      parquet_files, parquet_rows, resolve_format, short_error)
 
 __all__ = ["FORMATS", "COMPRESSION", "CSV_OPTIONS", "resolve_format", "read_csv", "read_csv_batches",
            "csv_failure", "csv_header", "check_csv_header", "check_csv_fields",
@@ -32,11 +32,6 @@ __all__ = ["FORMATS", "COMPRESSION", "CSV_OPTIONS", "resolve_format", "read_csv"
 #: empty cell is missing; "NA", "null", "nan" ... stay text), nullable dtypes.
 CSV_OPTIONS: dict[str, Any] = {"dtype_backend": "numpy_nullable", "keep_default_na": False,
                                "na_values": [""]}
-
-
-def _short(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return text[0] if text else type(exc).__name__
 
 
 def read_csv(path: Path, sep: str = ",") -> pd.DataFrame:
@@ -76,7 +71,7 @@ def csv_failure(exc: BaseException, path: Path, what: str = "CSV") -> DataError:
     if isinstance(exc, UnicodeDecodeError):
         return DataError(f"cannot read '{path.name}' as {what}: it is not UTF-8 text "
                          f"(is it a binary file?)")
-    return DataError(f"cannot read '{path.name}' as {what}: {_short(exc)}")
+    return DataError(f"cannot read '{path.name}' as {what}: {short_error(exc)}")
 
 
 def read_csv_batches(path: Path, sep: str = ",", batch_rows: int = 100_000) -> Iterator[pd.DataFrame]:
@@ -334,7 +329,7 @@ def read_jsonl(path: Path) -> tuple[pd.DataFrame, np.ndarray | None, list[Valida
         raise DataError(f"cannot read '{path.name}' as JSON Lines: it is not UTF-8 text "
                         f"(is it a binary file?)") from None
     except (OSError, EOFError) as e:
-        raise DataError(f"cannot read '{path.name}': {_short(e)}") from None
+        raise DataError(f"cannot read '{path.name}': {short_error(e)}") from None
     stripped = text.lstrip()
     if not stripped:
         raise DataError(f"'{path.name}' is empty: no rows")
@@ -427,7 +422,7 @@ def read_jsonl_batches(path: Path, batch_rows: int = 100_000) -> Iterator[JsonlB
         raise DataError(f"cannot read '{path.name}' as JSON Lines: it is not UTF-8 text "
                         f"(is it a binary file?)") from None
     except (OSError, EOFError) as e:
-        raise DataError(f"cannot read '{path.name}': {_short(e)}") from None
+        raise DataError(f"cannot read '{path.name}': {short_error(e)}") from None
     if not any_record:
         if not first_issue:
             raise DataError(f"'{path.name}' is empty: no rows")
@@ -462,18 +457,6 @@ def _jsonl_batch(texts: list[str], numbers: list[int], first_row: int) -> JsonlB
                       first_row=first_row, lines=numbers)
 
 
-def parquet_files(path: Path) -> list[str]:
-    """The files of a Parquet file or directory, in the order ``read_parquet`` reads them."""
-    import pyarrow.dataset as pds
-
-    if not path.is_dir():
-        return [str(path)]
-    try:
-        return list(pds.dataset(str(path), format="parquet").files)
-    except (pa.ArrowException, OSError, ValueError) as e:
-        raise DataError(f"cannot read '{path.name}' as Parquet: {_short(e)}") from None
-
-
 def read_parquet_batches(path: Path, batch_rows: int = 100_000) -> Iterator[pd.DataFrame]:
     """``read_parquet`` ``batch_rows`` rows at a time (``ParquetFile.iter_batches``)."""
     import pyarrow.parquet as pq
@@ -485,17 +468,7 @@ def read_parquet_batches(path: Path, batch_rows: int = 100_000) -> Iterator[pd.D
             for batch in batches:
                 yield arrow_to_pandas(batch)
         except (pa.ArrowException, OSError, ValueError, OverflowError) as e:
-            raise DataError(f"cannot read '{path.name}' as Parquet: {_short(e)}") from None
-
-
-def parquet_rows(path: Path) -> int:
-    """The number of rows of a Parquet file or directory, from the footers (0 when unknown)."""
-    import pyarrow.parquet as pq
-
-    try:
-        return sum(pq.ParquetFile(name).metadata.num_rows for name in parquet_files(path))
-    except (pa.ArrowException, OSError, ValueError, DataError):
-        return 0
+            raise DataError(f"cannot read '{path.name}' as Parquet: {short_error(e)}") from None
 
 
 _PARQUET_TYPES: dict[Any, Any] = {
@@ -519,9 +492,9 @@ def read_parquet(path: Path) -> pd.DataFrame:
     try:
         table = pq.read_table(path)
     except (pa.ArrowException, OSError, ValueError) as e:
-        raise DataError(f"cannot read '{path.name}' as Parquet: {_short(e)}") from None
+        raise DataError(f"cannot read '{path.name}' as Parquet: {short_error(e)}") from None
     try:
         return arrow_to_pandas(table)
     except (pa.ArrowException, ValueError, OverflowError) as e:
-        raise DataError(f"cannot convert '{path.name}' from Parquet: {_short(e)}") from None
+        raise DataError(f"cannot convert '{path.name}' from Parquet: {short_error(e)}") from None
 

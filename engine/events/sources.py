@@ -1,7 +1,7 @@
 """Input files without pandas: the format a file needs (``resolve_format``), opening it
 as text (decompressed), its CSV header, and which reader ``cep run`` should use
-(``can_batch``, ``wants_batches``). Standard library only (Parquet row counts import
-pyarrow when asked about a Parquet input).
+(``can_batch``, ``wants_batches``). Standard library only (the Parquet helpers import
+pyarrow when called).
 """
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ from .lines import open_binary
 from .report import DataError
 
 __all__ = ["FORMATS", "COMPRESSION", "resolve_format", "open_text", "is_json_array", "csv_header",
-           "check_csv_header", "can_batch", "wants_batches", "BATCH_ABOVE_BYTES", "BATCH_ABOVE_ROWS"]
+           "check_csv_header", "parquet_files", "parquet_rows", "short_error", "can_batch", "wants_batches",
+           "BATCH_ABOVE_BYTES", "BATCH_ABOVE_ROWS"]
 
 FORMATS = {"csv": "csv", "tsv": "tsv", "jsonl": "jsonl", "ndjson": "jsonl", "json": "jsonl",
            "parquet": "parquet", "pq": "parquet"}
@@ -23,6 +24,12 @@ COMPRESSION = (".gz", ".bz2", ".xz", ".zst", ".zip")
 
 BATCH_ABOVE_BYTES = 32 << 20  # text files above this size are read in batches by default
 BATCH_ABOVE_ROWS = 250_000    # Parquet inputs above this many rows too
+
+
+def short_error(exc: BaseException) -> str:
+    """The first line of an exception's message (its type when it has none)."""
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
 
 
 def resolve_format(path: Path, fmt: str | None) -> str:
@@ -131,10 +138,32 @@ def wants_batches(path: str | os.PathLike[str], fmt: str | None = None) -> bool:
         return False
     kind = resolve_format(p, fmt)
     if kind == "parquet":
-        from .formats import parquet_rows  # pyarrow
-
         return parquet_rows(p) > BATCH_ABOVE_ROWS
     size = p.stat().st_size
     if p.suffix.lower() in COMPRESSION:
         size *= 5
     return size > BATCH_ABOVE_BYTES
+
+
+def parquet_files(path: Path) -> list[str]:
+    """The files of a Parquet file or directory, in the order ``read_parquet`` reads them."""
+    import pyarrow as pa
+    import pyarrow.dataset as pds
+
+    if not path.is_dir():
+        return [str(path)]
+    try:
+        return list(pds.dataset(str(path), format="parquet").files)
+    except (pa.ArrowException, OSError, ValueError) as e:
+        raise DataError(f"cannot read '{path.name}' as Parquet: {short_error(e)}") from None
+
+
+def parquet_rows(path: Path) -> int:
+    """The number of rows of a Parquet file or directory, from the footers (0 when unknown)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        return sum(pq.ParquetFile(name).metadata.num_rows for name in parquet_files(path))
+    except (pa.ArrowException, OSError, ValueError, DataError):
+        return 0
