@@ -215,8 +215,8 @@ class MatchWindows:
             return out
         keep = self._prefilter(events)
         self._filtered += len(events) - len(keep)
-        for i in keep:
-            out.extend(feed(events[i]))
+        for e in keep:
+            out.extend(feed(e))
         return out
 
     def _buffer(self, e: Event, bits: int) -> list[Match]:

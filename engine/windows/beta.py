@@ -88,8 +88,8 @@ def compile_gate(beta: Beta, by_type: dict[str, TypeSpec], any_type: TypeSpec | 
     return gate, count
 
 
-#: The positions in a batch of the events that may fit a variable (all the others fit none).
-Prefilter = Callable[[Sequence[Event]], list[int]]
+#: The events of a batch that may fit a variable, in order (all the others fit none).
+Prefilter = Callable[[Sequence[Event]], list[Event]]
 _TYPE = attrgetter("type")
 _ATTRS = attrgetter("attrs")
 
@@ -99,25 +99,24 @@ def compile_prefilter(by_type: dict[str, TypeSpec], any_type: TypeSpec | None) -
     (``map``, ``compress``: no Python code per event): for one event type with a hashed
     attribute, the attribute's value is a key of the hash table; else the event's type is
     one of the variables' types. None with an ``ANY`` variable (every event may fit). The
-    positions it keeps still go through the gate, which decides exactly."""
+    events it keeps still go through the gate, which decides exactly."""
     if any_type is not None:
         return None
     specs = list(by_type.values())
     if len(specs) == 1 and specs[0][0] is not None and specs[0][0] not in BUILTIN_FIELDS:
         attr, table, _pairs = specs[0]
-        keys = table.keys()
+        has = table.__contains__
 
-        def hashed(events: Sequence[Event]) -> list[int]:
+        def hashed(events: Sequence[Event]) -> list[Event]:
             try:
-                return list(compress(range(len(events)),
-                                     map(keys.__contains__, map(dict.get, map(_ATTRS, events), repeat(attr)))))
+                return list(compress(events, map(has, map(dict.get, map(_ATTRS, events), repeat(attr)))))
             except TypeError:  # an unhashable value somewhere: keep the whole batch
-                return list(range(len(events)))
+                return list(events)
         return hashed
     types = frozenset(by_type)
 
-    def typed(events: Sequence[Event]) -> list[int]:
-        return list(compress(range(len(events)), map(types.__contains__, map(_TYPE, events))))
+    def typed(events: Sequence[Event]) -> list[Event]:
+        return list(compress(events, map(types.__contains__, map(_TYPE, events))))
     return typed
 
 
