@@ -238,15 +238,26 @@ class _ChainRT:
         cur = s.var
 
         def attr_getter(a: str) -> Callable[[Any], Any]:
-            # the current event is ctx[1]: a tagged getter, so that a comparison of it with
-            # a constant or another of its attributes compiles to one closure (expr._fast_cmp)
-            return slot_attr(1, a)
+            # the current event is ctx[1]: a getter tagged as expr.slot_attr tags its own, so
+            # that a comparison of it with a constant or another tagged value compiles to
+            # one closure (expr._fast_cmp); an attribute that is no built-in field is read
+            # from the event's dict directly (what Event.get does for it)
+            if a in BUILTIN_FIELDS:
+                return slot_attr(1, a)
+
+            def get(c: Any) -> Any:
+                return c[1].attrs.get(a)
+            get.slot_attr = (1, a)  # type: ignore[attr-defined]
+            return get
 
         def v_getter(idx: int) -> Callable[[Any], Any]:
             # V is ctx[0] (a VRow); columns that never hold _POISON (first, last, len, cnt)
             # are tagged like event attributes, so that comparisons with them are one closure
             if self._op[idx] in ("first", "last", "len", "cnt"):
-                return slot_attr(0, idx)
+                def col(c: Any) -> Any:
+                    return c[0].attrs[idx]
+                col.slot_attr = (0, idx)  # type: ignore[attr-defined]
+                return col
 
             def g(c: Any) -> Any:
                 v = c[0].attrs[idx]
@@ -415,6 +426,8 @@ class NfabMatcher(MatcherBase):
         self.any_pos = ANY_TYPE in self.pos_types
         self.any_neg = ANY_TYPE in self.neg_types
         self.order = self.nfa.order
+        # the start states: (type, any type, chain, begin formula)
+        self._starts = [(rt.type[0], rt.type[0] == ANY_TYPE, rt, rt.begin[0]) for rt in self.rts]
         self._order = tuple(self.order)
         kleene = {c.var for c in comps if c.kleene}
         self.neg_conj: dict[str, list[Conjunct]] = {}
@@ -542,17 +555,15 @@ class NfabMatcher(MatcherBase):
         cur: dict[tuple[int, int], Entry] = {}
         emitted: dict[Any, Match] = {}
         nxt: list[Run] = []
+        evals = 0
         if runs:
             step = self._step
-            evals = 0
             for r in runs:
                 evals += step(r, e, coord, nxt, cur, emitted)
-            st.predicate_evals += evals
         # new runs: every event satisfying a start state's begin starts one
-        for rt in self.rts:
-            if rt.type[0] == et or rt.type[0] == ANY_TYPE:
-                f = rt.begin[0]
-                st.predicate_evals += 1
+        for t0, any0, rt, f in self._starts:
+            if any0 or t0 == et:
+                evals += 1
                 if f is None or f((rt.empty, e)):
                     self.next_id += 1
                     r = Run(rt.chain.index, 0, VRow([None] * rt.width), coord, e.seq, (self.next_id,), None, part)
@@ -562,29 +573,34 @@ class NfabMatcher(MatcherBase):
                     self._apply_begin(r, rt, 0, e, nxt, cur, emitted)
                 elif self.tracer is not None:
                     nfab_trace.no_start(self, rt, e)
-        if self.merge and cur:
+        st.predicate_evals += evals
+        if cur and self.merge:
             nxt = self._merge(cur, nxt)
         if nxt:
             self.parts[part] = nxt
         elif runs is not None:
             del self.parts[part]
-        self.alive += len(nxt) - (len(runs) if runs else 0)
+        alive = self.alive = self.alive + len(nxt) - (len(runs) if runs else 0)
         if emitted:
             ms = [m for m in emitted.values() if m is not None]
             if self.non_overlap:
                 ms = self._non_overlap(part, ms)
             out.extend(ms)
-        if self.alive > st.runs_peak:
-            st.runs_peak = self.alive
-        st.runs_alive = self.alive
-        if self.buffer_live > st.buffer_peak:
-            st.buffer_peak = self.buffer_live
+            alive = self.alive  # NON_OVERLAP may have pruned the partition
+        if alive > st.runs_peak:
+            st.runs_peak = alive
+        st.runs_alive = alive
+        bl = self.buffer_live
+        if bl > st.buffer_peak:
+            st.buffer_peak = bl
         self._events_since_sweep += 1
         if self._events_since_sweep >= SWEEP_EVERY:
             self._maybe_sweep(coord)
-        if self.alive > self.max_runs or self.buffer_live > self.max_buffer:
+            alive, bl = self.alive, self.buffer_live
+        if alive > self.max_runs or bl > self.max_buffer:
             self._explode()
-        st.matches += len(out)
+        if out:
+            st.matches += len(out)
         return out
 
     def _step(self, r: Run, e: Event, coord: float, nxt: list[Run], cur: dict, emitted: dict) -> int:
