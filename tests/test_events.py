@@ -632,3 +632,11 @@ def test_naive_date_time_after_one_with_an_offset_is_utc(tmp_path):
     for res in (load_events(path), load_events(frame)):
         assert {int(e.id): e.ts for e in res.events} == {1: 946665000.0, 2: 946684800.0, 3: 946688400.0,
                                                    4: 946692000.0}
+
+
+def test_float_ids_become_ints_only_when_all_are_whole_and_finite(tmp_path):
+    whole = load_events(pd.DataFrame({"type": ["A", "B", "A"], "ts": [1, 2, 3], "id": [1.0, None, 3.0]}))
+    assert [(e.id, type(e.id)) for e in whole.events] == [(1, int), (3, int)]
+    # an infinite id was cast to -9223372036854775808 by astype("Int64"), without a word
+    inf = load_events(pd.DataFrame({"type": ["A", "B"], "ts": [1, 2], "id": [1.0, math.inf]}))
+    assert [e.id for e in inf.events] == [1.0, math.inf]
