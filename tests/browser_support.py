@@ -1,7 +1,11 @@
 """What the browser tests of the pages share: Debian's chromium (required under CI), the app
 under ``streamlit run`` on a loopback port, Playwright's browser and a loopback-only page,
 and helpers to wait for the app, check for exceptions and take screenshots. A test module
-imports the fixtures it uses (``from tests.browser_support import app_url, browser, page``)."""
+imports the fixtures it uses (``from tests.browser_support import app_url, browser, page``).
+
+The app runs without Spark unless the module sets ``SPARK_WARMUP = True`` (then it warms up
+its SparkSession in the background at start, on ``CEP_SPARK_MASTER`` or ``local[2]``, as
+``make run`` does). ``new_page(browser)`` opens another fresh session (its own context)."""
 from __future__ import annotations
 
 import os
@@ -38,12 +42,17 @@ def _free_port() -> int:
 @pytest.fixture(scope="module")
 def app_url(request):
     """``streamlit run app/Home.py`` on a free loopback port, one per test module (its log is
-    ``tests/artifacts/streamlit-<module>.log``); no Spark warm-up (these pages run in-process)."""
+    ``tests/artifacts/streamlit-<module>.log``); Spark warms up only for a module with
+    ``SPARK_WARMUP = True`` (the other pages' tests run in-process)."""
     port = _free_port()
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     log_path = ARTIFACTS / f"streamlit-{request.module.__name__.rsplit('.', 1)[-1]}.log"
     log = open(log_path, "w")
-    env = dict(os.environ, CEP_SPARK_WARMUP="0", PYTHONUNBUFFERED="1")
+    if getattr(request.module, "SPARK_WARMUP", False):
+        env = dict(os.environ, CEP_SPARK_WARMUP="1", PYTHONUNBUFFERED="1",
+                   CEP_SPARK_MASTER=os.environ.get("CEP_SPARK_MASTER", "local[2]"))
+    else:
+        env = dict(os.environ, CEP_SPARK_WARMUP="0", PYTHONUNBUFFERED="1")
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", str(ROOT / "app" / "Home.py"),
          "--server.port", str(port), "--server.address", "127.0.0.1", "--server.headless", "true",
@@ -82,22 +91,29 @@ def browser():
         b.close()
 
 
-@pytest.fixture
-def page(browser, app_url):
+def _loopback_only(route) -> None:
+    host = urlparse(route.request.url).hostname
+    if host in ("127.0.0.1", "localhost", "::1") or route.request.url.startswith(("data:", "blob:")):
+        route.continue_()
+    else:
+        route.abort()
+
+
+def new_page(browser):
+    """A page in a new browser context (a fresh app session), loopback only; close it with
+    ``pg.context.close()``."""
     ctx = browser.new_context(viewport={"width": 1500, "height": 1300})
-
-    def loopback_only(route):
-        host = urlparse(route.request.url).hostname
-        if host in ("127.0.0.1", "localhost", "::1") or route.request.url.startswith(("data:", "blob:")):
-            route.continue_()
-        else:
-            route.abort()
-
-    ctx.route("**/*", loopback_only)
+    ctx.route("**/*", _loopback_only)
     pg = ctx.new_page()
     pg.set_default_timeout(60_000)
+    return pg
+
+
+@pytest.fixture
+def page(browser, app_url):
+    pg = new_page(browser)
     yield pg
-    ctx.close()
+    pg.context.close()
 
 
 def _idle(pg, settle: float = 1.0, timeout: float = 60) -> None:

@@ -103,3 +103,16 @@ def test_widgets_of_an_older_revision_never_apply():
     texts = [m.value for m in at.markdown]
     assert "ok=True same=True text=True rev=1 sample=rfid" in texts, texts
     assert "now='PATTERN SEQ(Stock a, Stock b)'" in texts, texts
+
+
+def test_a_canvas_value_of_an_earlier_drawing_of_the_same_pattern_still_applies():
+    from app.canvas import stale
+    from engine.dsl import parse
+
+    p = parse("PATTERN SEQ(Stock a, Stock b)")
+    q = parse("PATTERN SEQ(Stock a, Stock c)")
+    data = [{"build": 4}, {"build": 4}, {"content": "Stock d"}]
+    assert not stale(data, 5, {4: p, 5: p}, p)  # drawn again without a change: the edit applies
+    assert stale(data, 5, {4: q, 5: p}, p)  # drawn from another pattern
+    assert stale(data, 5, {5: p}, p)  # too old to know
+    assert stale([{"build": 3}, {"build": 4}], 5, {3: p, 4: p, 5: p}, p)  # a mix is never a drawing
