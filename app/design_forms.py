@@ -40,6 +40,7 @@ def current(key_or_rev: str | int) -> bool:
     r = key_or_rev if isinstance(key_or_rev, int) else key_or_rev.rpartition("_")[2]
     return str(r) == str(state.rev())
 
+
 QUANTS = {"one": "one event", "plus": "+ one or more (Kleene)", "star": "* zero or more (Kleene)",
           "opt": "? optional"}
 STRATEGIES = {
@@ -503,8 +504,8 @@ def predicate_form() -> None:
     for k, e in enumerate(p.where):
         c1, c2 = st.columns([6, 1])
         c1.code(expr_text(e), language="sql")
-        c2.button("", key=f"pd_{k}_{state.rev()}", icon=":material/delete:", on_click=_remove_pred, args=(k, state.rev()),
-                  help="remove this predicate", width="stretch")
+        c2.button("", key=f"pd_{k}_{state.rev()}", icon=":material/delete:", on_click=_remove_pred,
+                  args=(k, state.rev()), help="remove this predicate", width="stretch")
     all_attrs = sorted({a for attrs in _schema().values() for a in attrs} | set(p.equivalence))
     key = rkey("pe_attrs")
     st.multiselect("Same value in every event of a match `[attr]` (partitions the stream)", all_attrs,
@@ -674,8 +675,8 @@ def aggregate_form() -> None:
     for k, it in enumerate(p.returns):
         c1, c2 = st.columns([6, 1])
         c1.code(edit.return_text(it), language="sql")
-        c2.button("", key=f"rt_del_{k}_{r}", icon=":material/delete:", on_click=_remove_return, args=(k, r), help="remove this item",
-                  width="stretch")
+        c2.button("", key=f"rt_del_{k}_{r}", icon=":material/delete:", on_click=_remove_return, args=(k, r),
+                  help="remove this item", width="stretch")
     c1, c2 = st.columns([4, 1])
     c1.text_input("RETURN items", key="rt_text", placeholder="b.price AS price, a", label_visibility="collapsed")
     c2.button("Add", key="rt_add", on_click=_add_returns, width="stretch")
