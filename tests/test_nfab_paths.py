@@ -162,3 +162,47 @@ def test_output_heavy_sase_queries_equal_the_pointer_walk():
         got, want = run_all(NfabMatcher(pat), events), run_all(WalkedNfab(pat), events)
         assert len(got) > 500
         assert [match_json(m) for m in got] == [json.dumps(m.to_json(), default=json_default) for m in want]
+
+
+@st.composite
+def keyed_streams(draw):
+    """Partition values that compare equal across types (1, 1.0, True), NaN (equal to
+    nothing) and a missing key, so that the key's equalities, which NFA^b does not evaluate
+    within a partition, are checked against the oracle, which evaluates them."""
+    n = draw(st.integers(2, 10))
+    rows, ts = [], 0
+    for i in range(n):
+        ts += draw(st.sampled_from([0, 1, 2]))
+        row = dict(type=draw(st.sampled_from("AB")), ts=ts, id=i, x=draw(st.integers(0, 3)))
+        k = draw(st.sampled_from(["p", 1, 1.0, True, float("nan"), None]))
+        if k is not None:
+            row["k"] = k
+        rows.append(row)
+    return make_stream(rows)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
+@given(shape=st.sampled_from(["SEQ(A a, B+ b[], A c)", "SEQ(A+ a[], B b)", "SEQ(A a, B b)", "SEQ(A a)",
+                               "SEQ(A+ a[])"]),
+       pred=st.sampled_from(["", " AND a.k = a.k", " AND b.x >= 1", " AND a[1].k = a[a.len].k"]),
+       events=keyed_streams())
+def test_partition_equalities_hold_as_the_oracle_evaluates_them(shape, pred, events):
+    if "a[]" in shape:
+        pred = pred.replace("a.k = a.k", "a[1].k = a[1].k")
+    elif "a.len" in pred:
+        pred = ""
+    if "b" not in shape:
+        pred = pred.replace(" AND b.x >= 1", "")
+    p = parse(f"PATTERN {shape} WHERE skip_till_any_match AND [k]{pred} WITHIN 6")
+    _check(p, events)
+
+
+def test_nan_partition_values_equal_nothing():
+    """Two events whose key is the same NaN object share no partition: `b.k = a.k` (from
+    `[k]`, not evaluated within a partition) is false for them, as the oracle says."""
+    nan = float("nan")
+    events = make_stream([dict(type="A", ts=0, id=0, k=nan), dict(type="B", ts=1, id=1, k=nan),
+                          dict(type="A", ts=2, id=2, k=1), dict(type="B", ts=3, id=3, k=1.0)])
+    p = parse("PATTERN SEQ(A a, B b) WHERE skip_till_any_match AND [k] WITHIN 6")
+    assert [m.key for m in run_all(NfabMatcher(p), events)] == [m.key for m in oracle.run(p, events)] == [
+        (("a", (2,)), ("b", (3,)))]

@@ -27,7 +27,7 @@ from typing import Any, Callable
 
 from ..bindings import Conjunct, conjunct
 from ..events import BUILTIN_FIELDS, Event
-from ..expr import Agg, BoolOp, Len, Node, Ref, compile_expr, slot_attr
+from ..expr import Agg, BoolOp, Cmp, Len, Node, Ref, compile_expr, slot_attr
 from ..model import ANY_TYPE, Pattern, Strategy
 from ..automata.nfab import Chain, Nfab, compile_pattern
 from .base import Match, MatcherBase, Tracer, overlap_rank
@@ -169,11 +169,39 @@ class VRow:
         return VRow(self.attrs.copy())
 
 
+def key_attr(nfa: Nfab) -> str | None:
+    """The partition attribute when the key is one attribute of the events' dict for every
+    type (``[symbol]``): events of one partition then have equal values of it (a NaN value
+    is a partition of its own, see ``NfabMatcher._partitioner``), so an equality of two of
+    its references within a run always holds and is not evaluated."""
+    key = nfa.key
+    uni = key.uniform if key is not None else None
+    if uni is not None and len(uni) == 1 and uni[0] not in BUILTIN_FIELDS:
+        return uni[0]
+    return None
+
+
+def _implied(x: Node, attr: str | None, variables: set[str]) -> bool:
+    """``v.attr = w.attr`` for the partition attribute between two different events of a
+    run: two positive variables of the chain, or ``a[i]`` and ``a[1]`` / ``a[i-1]`` (the take
+    edge, i >= 2). True for every run, since a run sees only its partition; an equality of
+    an event with itself is kept (NaN)."""
+    if not (attr is not None and isinstance(x, Cmp) and x.op == "=" and isinstance(x.left, Ref)
+            and isinstance(x.right, Ref) and x.left.attr == attr and x.right.attr == attr
+            and x.left.var in variables and x.right.var in variables):
+        return False
+    if x.left.var != x.right.var:
+        return True
+    return {x.left.index, x.right.index} in ({"i", "1"}, {"i", "i-1"})
+
+
 class _ChainRT:
     """Compiled, runnable form of one chain: per state the edge closures and V updates."""
 
     def __init__(self, nfa: Nfab, chain: Chain):
         self.chain = chain
+        self._key_attr = key_attr(nfa)
+        self._vars = {c.var for c in chain.comps}
         self.states = chain.states
         self.final = chain.final
         self.cols: dict[tuple[Any, ...], int] = {}
@@ -232,6 +260,7 @@ class _ChainRT:
         return idx
 
     def _compile(self, exprs: list[Node], si: int, edge: str) -> Callable[[Any], bool] | None:
+        exprs = [x for x in exprs if not _implied(x, self._key_attr, self._vars)]
         if not exprs:
             return None
         s = self.states[si]
@@ -457,9 +486,14 @@ class NfabMatcher(MatcherBase):
         if key is None:
             return lambda e: None
         uni = self.key_any
-        if uni is not None and len(uni) == 1 and uni[0] not in BUILTIN_FIELDS:
-            a = uni[0]
-            return lambda e: (e.attrs.get(a),)
+        a = key_attr(self.nfa)
+        if a is not None:
+            def part_of(e: Event) -> Any:
+                v = e.attrs.get(a)
+                # NaN equals nothing, not even itself: its events share no partition (the
+                # key's equalities, not evaluated within a partition, would not hold)
+                return (v,) if v == v else object()
+            return part_of
 
         def part(e: Event) -> Any:
             k = key.of(e)
