@@ -20,12 +20,14 @@ so every caller that feeds the events the same way numbers the matches the same 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Sequence
 
+from .events import Event
 from .matchers.base import EngineUnsupported, Matcher
 from .model import Pattern
+from .trace import DEFAULT_LIMIT, Recorder, Step, record, type_rates
 
-__all__ = ["RunChoice", "choose_run", "MATCH_WINDOW_MODES", "WINDOWS_ENGINE", "INTERVAL_REASON"]
+__all__ = ["RunChoice", "choose_run", "trace", "MATCH_WINDOW_MODES", "WINDOWS_ENGINE", "INTERVAL_REASON"]
 
 MATCH_WINDOW_MODES = ("auto", "on", "off")
 WINDOWS_ENGINE = "match-windows"
@@ -104,3 +106,21 @@ def _windows(pattern: Pattern, engine: str, mode: str, interval: bool) -> tuple[
     from .windows import decide
 
     return decide(pattern, mode, engine)
+
+
+def trace(pattern: Pattern, events: Sequence[Event], engine: str = "auto", limit: int | None = DEFAULT_LIMIT,
+          rates: Any = None, match_windows: str = "off", **options: Any) -> list[Step]:
+    """The whole trace of ``pattern`` over ``events`` with ``engine`` as ``cep run`` chooses
+    it (for ``auto`` with the data's type rates unless ``rates`` are given). ``match_windows``
+    is ``cep run --match-windows``; ``off`` here by default, so that a named engine traces
+    itself (``cep trace`` and the Debug page pass ``cep run``'s default, ``auto``)."""
+    from .planner import make_matcher
+
+    if rates is None:
+        rates = type_rates(engine, events)
+    rec = Recorder()
+    if match_windows == "off":
+        m = make_matcher(pattern, engine, rates=rates, tracer=rec, **options)
+    else:
+        m = choose_run(pattern, engine, match_windows, rates=rates).build(pattern, tracer=rec, **options)
+    return list(record(m, events, limit))

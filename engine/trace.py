@@ -232,25 +232,6 @@ def type_rates(engine: str, events: Sequence[Event]) -> dict[str, int] | None:
     return counts
 
 
-def trace(pattern: Any, events: Sequence[Event], engine: str = "auto", limit: int | None = DEFAULT_LIMIT,
-          rates: Any = None, match_windows: str = "off", **options: Any) -> list[Step]:
-    """The whole trace of ``pattern`` over ``events`` with ``engine`` as ``cep run`` chooses
-    it (for ``auto`` with the data's type rates unless ``rates`` are given). ``match_windows``
-    is ``cep run --match-windows``; ``off`` here by default, so that a named engine traces
-    itself (``cep trace`` and the Debug page pass ``cep run``'s default, ``auto``)."""
-    from .planner import make_matcher
-    from .run_choice import choose_run
-
-    if rates is None:
-        rates = type_rates(engine, events)
-    rec = Recorder()
-    if match_windows == "off":
-        m = make_matcher(pattern, engine, rates=rates, tracer=rec, **options)
-    else:
-        m = choose_run(pattern, engine, match_windows, rates=rates).build(pattern, tracer=rec, **options)
-    return list(record(m, events, limit))
-
-
 def trace_matches(steps: Iterable[Step]) -> list[dict[str, Any]]:
     """Every match of a trace, in emission order."""
     return [m for s in steps for m in s.matches]
@@ -351,5 +332,5 @@ def to_dicts(steps: Iterable[Step]) -> list[dict[str, Any]]:
 
 
 __all__ = ["Action", "PredicateCheck", "Recorder", "RunView", "Step", "TraceLimit", "DEFAULT_LIMIT",
-           "ACTION_KINDS", "check_conjunct", "type_rates", "event_json", "record", "trace", "trace_matches", "buffer_at",
+           "ACTION_KINDS", "check_conjunct", "type_rates", "event_json", "record", "trace_matches", "buffer_at",
            "to_dicts"]

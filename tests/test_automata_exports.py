@@ -13,7 +13,7 @@ from engine.automata.ses import compile_ses
 from engine.automata.ses_moves import ses_moves_graph
 from engine.automata.uncertain import SIGNATURE, event_based_graph, event_mode, point_based_graph
 from engine.dsl import parse
-from engine.trace import trace
+from engine.run_choice import trace
 from engine.uncertain.command import derived_u_max
 
 

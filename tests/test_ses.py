@@ -16,7 +16,8 @@ from engine.events import make_stream
 from engine.matchers.base import StateExplosion, run_all
 from engine.matchers.ses import SesMatcher
 from engine.oracle import OracleTooLarge
-from engine.trace import ACTION_KINDS, Step, trace, trace_matches
+from engine.run_choice import trace
+from engine.trace import ACTION_KINDS, Step, trace_matches
 from tests.strategies import small_patterns, small_streams
 
 P1 = sample_streams.load("chemo").presets["chemo_cycle"]

@@ -14,7 +14,8 @@ from engine.matchers.base import EngineUnsupported, StateExplosion, run_all
 from engine.model import Strategy
 from engine.oracle import OracleTooLarge
 from engine.planner import ENGINES, make_matcher
-from engine.trace import ACTION_KINDS, Recorder, Step, TraceLimit, buffer_at, record, trace, trace_matches
+from engine.run_choice import trace
+from engine.trace import ACTION_KINDS, Recorder, Step, TraceLimit, buffer_at, record, trace_matches
 from tests.strategies import small_patterns, small_streams
 
 SETTINGS = dict(deadline=None, suppress_health_check=list(HealthCheck), max_examples=60)

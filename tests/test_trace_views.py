@@ -10,7 +10,8 @@ import sample_streams
 from engine.dsl import parse
 from engine.events import load_events
 from engine.model import Strategy
-from engine.trace import buffer_at, trace
+from engine.run_choice import trace
+from engine.trace import buffer_at
 from sample_streams import generators as G
 from visualizers import learn_view as LV
 from visualizers import trace_view as TV

@@ -10,7 +10,7 @@ tables and plotly figures (no streamlit here).
   type rates: partial matches created per event, live partial matches, the chain's
   evaluation order against the pattern's order.
 
-Both run the engines through ``engine.trace.trace``, so what is counted is what the Debug
+Both run the engines through ``engine.run_choice.trace``, so what is counted is what the Debug
 page steps through.
 """
 from __future__ import annotations
@@ -23,7 +23,8 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from engine.model import Pattern, Strategy
-from engine.trace import Step, trace
+from engine.run_choice import trace
+from engine.trace import Step
 
 STRATEGIES = [Strategy.STRICT, Strategy.PARTITION, Strategy.NEXT, Strategy.ANY]
 STRATEGY_COLOUR = {Strategy.STRICT.value: "#7f8c8d", Strategy.PARTITION.value: "#2980b9",
