@@ -209,17 +209,49 @@ def _matcher(args: argparse.Namespace, pattern: Pattern, rates: dict[str, int] |
         raise CommandError(str(err)) from None
 
 
+#: events per call of a matcher's ``feed_many`` in ``cep run`` (the batch path of match windows)
+CHUNK = 1024
+
+
 def _run_events(matcher: Matcher, events: Iterable[Event], writer: MatchWriter, guard: MemoryGuard) -> None:
-    """Feed ``events``; every match is written at once; the guard reads the memory now and then."""
+    """Feed ``events``; every match is written at once; the guard reads the memory now and then.
+
+    A matcher with ``feed_many`` (match windows: the filter's condition for a whole chunk at
+    C level) is fed chunks of ``CHUNK`` events: the same matches in the same order as feeding
+    one event at a time (``feed_many``'s contract), written when the chunk returns them. The
+    memory is read as often (``guard.every`` steps: one per event and one per match); a
+    matcher that stops inside a chunk has appended the matches found before it to the
+    chunk's list, and they are written before the run stops."""
     from .matchers.base import StateExplosion
 
-    feed, write, tick = matcher.feed, writer.write, guard.tick
+    write, tick = writer.write, guard.tick
+    # ``feed_many(events, out)`` appending to ``out`` (engine.windows.MatchWindowMatcher)
+    many = getattr(matcher, "feed_many", None) if getattr(matcher, "feed_many_appends", False) else None
     try:
-        for e in events:
-            for m in feed(e):
-                write(m)
+        if many is None:
+            feed = matcher.feed
+            for e in events:
+                for m in feed(e):
+                    write(m)
+                    tick()
                 tick()
-            tick()
+            return
+        every = max(1, int(getattr(guard, "every", 1)))
+        steps = 0
+        if not isinstance(events, list):
+            events = list(events)
+        for i in range(0, len(events), CHUNK):
+            chunk = events[i:i + CHUNK]
+            found: list[Any] = []
+            try:
+                many(chunk, found)
+            finally:
+                for m in found:  # also those found before a StateExplosion inside the chunk
+                    write(m)
+            steps += len(chunk) + len(found)
+            if steps >= every:
+                steps = 0
+                guard.check()
     except StateExplosion as err:
         raise CommandError(f"stopped: {err}{_written(writer)}", status=1) from None
     except MemoryLimit as err:

@@ -203,11 +203,13 @@ class MatchWindows:
             return []
         return self._buffer(e, bits)
 
-    def feed_many(self, events: Sequence[Event]) -> list[Match]:
+    def feed_many(self, events: Sequence[Event], out: list[Match] | None = None) -> list[Match]:
         """``feed`` for each event in turn (the same matches in the same order, the same
         statistics), with the filter's necessary condition evaluated for the whole batch
-        at C level (``beta.compile_prefilter``): only the events it keeps cost a Python call."""
-        out: list[Match] = []
+        at C level (``beta.compile_prefilter``): only the events it keeps cost a Python call.
+        Matches are appended to ``out`` (a new list when None) as they are found; returns it."""
+        if out is None:
+            out = []
         feed = self.feed
         if self._prefilter is None:
             for e in events:

@@ -201,14 +201,20 @@ class MatchWindowMatcher(MatcherBase):
         self.algo.changed.clear()
         return self.algo.feed(event)
 
-    def feed_many(self, events: Sequence[Event]) -> list[Match]:
-        """Feed a batch of events in stream order: equal to ``feed`` on each (``MatchWindows.feed_many``)."""
+    #: ``feed_many(events, out)`` appends to ``out`` as it goes (``cep run`` feeds chunks this way)
+    feed_many_appends = True
+
+    def feed_many(self, events: Sequence[Event], out: list[Match] | None = None) -> list[Match]:
+        """Feed a batch of events in stream order: equal to ``feed`` on each (``MatchWindows.feed_many``).
+        The matches are appended to ``out`` (a new list when None) as they are found, so a
+        caller still has those found before an exception; returns ``out``."""
+        if out is None:
+            out = []
         if self.tracer is not None:
-            out: list[Match] = []
             for e in events:
                 out.extend(self.feed(e))
             return out
-        return self.algo.feed_many(events)
+        return self.algo.feed_many(events, out)
 
     def close(self) -> list[Match]:
         if self.tracer is not None:
