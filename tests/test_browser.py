@@ -236,19 +236,20 @@ def test_typed_text_is_the_pattern_on_the_run_page(browser, app_url):
     for attempt in range(20):
         pg = new_page(browser)
         pg.goto(f"{app_url}/Design")
-        _idle(pg, settle=0.3)
+        editor = pg.get_by_label(EDITOR)
+        editor.wait_for()
+        _idle(pg, settle=0)
         if attempt % 3 == 1:
             pg.get_by_role("tab", name="Window & strategy").click()
-            _idle(pg, settle=0.3)
-        editor = pg.get_by_label(EDITOR)
+            _idle(pg, settle=0)
         editor.fill(typed)
         editor.press("Control+Enter")
         pg.locator("[data-testid=stAlert]", has_text="line 2, column 32").first.wait_for()
         _idle(pg, settle=0.3)
         pg.get_by_role("link", name="Run", exact=True).click()
         try:
-            pg.get_by_text("2 · Pattern").first.wait_for(timeout=30_000)
-            _idle(pg, settle=0.5)
+            pg.locator("[data-testid=stAlert]", has_text="Pattern vs data").first.wait_for(timeout=30_000)
+            _idle(pg, settle=0)
             assert pg.url.endswith("/Run"), pg.url
         except (sync_api.Error, AssertionError):
             _shot(pg, f"typed-text-run-failure-{attempt}")
