@@ -176,6 +176,11 @@ class MatchWindows:
         self._coord = attrgetter("seq" if plan.count else "ts")
         self._key_of = plan.key.of if techniques.partition and plan.key is not None else None
         self._gate_count: Callable[[], int] | None = None
+        # One clause, the NMC on, no trace: the buffered events take the inlined path
+        # (``_buffer_fast``: window append, counters and eviction in one frame) while nothing
+        # is reported per window (``on_window`` may be set later: then the general path).
+        self._fast = tracer is None and techniques.nmc and len(plan.clauses) == 1
+        self._buffer = self._buffer_fast if self._fast else self._buffer_general  # type: ignore[method-assign]
         self._prefilter: Prefilter | None = None
         if tracer is None and techniques.filter:
             # The step without a trace: filtering and the counter in one call (``beta.compile_gate``).
@@ -221,8 +226,8 @@ class MatchWindows:
             out.extend(feed(e))
         return out
 
-    def _buffer(self, e: Event, bits: int) -> list[Match]:
-        """Steps 2-4 of Algorithm 1 for an event that passed the filter."""
+    def _buffer_general(self, e: Event, bits: int) -> list[Match]:
+        """Steps 2-4 of Algorithm 1 for an event that passed the filter (``_buffer``)."""
         t0 = perf_counter()
         st = self._stats
         in_matcher = st.seconds_matcher
@@ -257,6 +262,94 @@ class MatchWindows:
         if self.buffered > self.limit:
             self.guard(self.buffered)  # type: ignore[misc]
         return out
+
+    def _buffer_fast(self, e: Event, bits: int) -> list[Match]:
+        """``_buffer`` for one clause with the NMC on, no trace and no ``on_window``: the same
+        steps, statistics and matches, with the window's append, the counters' update, the
+        NMC of each completed window and the removal of first(W) inlined."""
+        if self.on_window is not None:
+            return self._buffer_general(e, bits)
+        t0 = perf_counter()
+        st = self._stats
+        in_matcher = st.seconds_matcher
+        self._kept += 1
+        key = self._key_of(e) if self._key_of is not None else None
+        kw = self.windows.get(key)
+        if kw is None:
+            kw = self.windows[key] = KeyWindow(key, self.plan, self.t.literal, True)
+            if key not in self._seen_keys:
+                self._seen_keys.add(key)
+                st.partitions += 1
+        now = self._coord(e)
+        out: list[Match] = []
+        coords = kw.coords
+        one = kw.one
+        if coords and now - coords[0] >= self.plan.size:
+            out = self._evict_fast(kw, now)
+        kw.events.append(e)
+        coords.append(now)
+        kw.bits.append(bits)
+        kw.marks.append(one.add(bits))  # type: ignore[union-attr]
+        self.buffered += 1
+        if self.buffered > st.peak_buffered:
+            st.peak_buffered = self.buffered
+        self._since_sweep += 1
+        if self._since_sweep >= SWEEP_EVERY and len(self.windows) > 1:
+            out.extend(self._sweep(now, e))
+        st.seconds_pre += perf_counter() - t0 - (st.seconds_matcher - in_matcher)
+        if self.buffered > self.limit:
+            self.guard(self.buffered)  # type: ignore[misc]
+        return out
+
+    def _evict_fast(self, kw: KeyWindow, now: float) -> list[Match]:
+        """``_evict`` on the fast path: per window completed by ``now``, the NMC of the one
+        clause ((4), (5), then the counters; ``ClauseStat.failed`` names a failure of (6)/(7)),
+        maybe A (``_call``), then first(W) removed and the counters updated."""
+        size = self.plan.size
+        st = self._stats
+        fails = st.nmc_fail
+        one = kw.one
+        assert one is not None
+        cl = one.clause
+        m, first_mask, mask = cl.m, cl.first_mask, cl.mask
+        events, coords, bits, marks = kw.events, kw.coords, kw.bits, kw.marks
+        remove = one.remove
+        out: list[Match] = []
+        n = len(events)
+        while n and now - coords[0] >= size:
+            st.windows_completed += 1
+            b0 = bits[0]
+            if n < m:
+                fails["4"] += 1
+            elif not b0 & first_mask:
+                fails["5"] += 1
+            elif one.beta_s & mask:
+                fails[one.failed(n, b0)] += 1  # type: ignore[index]
+            else:
+                st.nmc_pass += 1
+                out.extend(self._call(kw, n))
+            events.popleft()
+            coords.popleft()
+            bits.popleft()
+            counted, epochs = marks.popleft()
+            if b0 & mask:
+                remove(b0, counted, epochs)
+            n -= 1
+            self.buffered -= 1
+        return out
+
+    def _call(self, kw: KeyWindow, n: int) -> list[Match]:
+        """A(P', W) on the window ``kw`` of ``n`` events, with its statistics."""
+        st = self._stats
+        t1 = perf_counter()
+        found = self.call(kw.events, kw.bits if self._needs_bits else None)  # A reads W in place (no copy)
+        st.seconds_matcher += perf_counter() - t1
+        st.calls += 1
+        st.events_to_matcher += n
+        st.matches += len(found)
+        if not found:
+            st.false_positives += 1
+        return found
 
     def _evict(self, kw: KeyWindow, now: float, e: Event | None) -> list[Match]:
         size = self.plan.size

@@ -52,44 +52,78 @@ class ClauseStat:
     def add(self, bits: int) -> tuple[int, tuple[int, ...]]:
         """Add an event with β_e = ``bits``; returns (counted mask, epochs of the counted bits)."""
         cl = self.clause
-        snap = self.beta_s
-        counted = 0
         b = bits & cl.mask
-        cnt, cand = self.cnt, self.cand
-        while b:
-            low = b & -b
-            v = low.bit_length() - 1
-            b ^= low
+        if not b:
+            return _NONE
+        snap = self.beta_s
+        cnt, cand, pred = self.cnt, self.cand, cl.pred_of_bit
+        if not b & (b - 1):  # one variable (the common case): no loop, no generator
+            v = b.bit_length() - 1
             cand[v] += 1
-            if snap & cl.pred_of_bit[v] == 0:
+            if snap & pred[v]:
+                return _NONE
+            cnt[v] += 1
+            self.beta_s = snap & ~b
+            return b, (self.epoch[v],)
+        counted = 0
+        for v in _BITS.get(b) or _bits(b):
+            cand[v] += 1
+            if snap & pred[v] == 0:
                 cnt[v] += 1
-                counted |= low
-        self.beta_s &= ~counted
+                counted |= 1 << v
         if not counted:
-            return 0, ()
-        return counted, tuple(self.epoch[v] for v in _bits(counted))
+            return _NONE
+        self.beta_s = snap & ~counted
+        epoch = self.epoch
+        return counted, tuple([epoch[v] for v in _BITS.get(counted) or _bits(counted)])
 
     def remove(self, bits: int, counted: int, epochs: tuple[int, ...]) -> int:
         """Remove the first event; returns the mask of counters reset by the cascade."""
         cl = self.clause
         cnt, cand = self.cnt, self.cand
         b = bits & cl.mask
-        for v in _bits(b):
-            cand[v] -= 1
+        if not b:
+            return 0
+        if not b & (b - 1):
+            cand[b.bit_length() - 1] -= 1
+        else:
+            for v in _BITS.get(b) or _bits(b):
+                cand[v] -= 1
         if self.literal:
             dec = b
+        elif not counted:
+            return 0
+        elif not counted & (counted - 1):
+            v = counted.bit_length() - 1
+            if epochs[0] != self.epoch[v]:
+                return 0
+            cnt[v] -= 1
+            if cnt[v] > 0:
+                return 0
+            return self._decrement(counted, True)
         else:
             dec = 0
-            for v, ep in zip(_bits(counted), epochs):
-                if ep == self.epoch[v]:
+            epoch = self.epoch
+            for v, ep in zip(_BITS.get(counted) or _bits(counted), epochs):
+                if ep == epoch[v]:
                     dec |= 1 << v
+            if not dec:
+                return 0
+        return self._decrement(dec, False)
+
+    def _decrement(self, dec: int, done: bool) -> int:
+        """Decrement the counters of ``dec`` in bit order (``done``: the one counter of ``dec``
+        is already decremented), each reaching 0 resetting its successors: the reset mask."""
+        cl = self.clause
+        cnt = self.cnt
         reset = 0
-        for v in _bits(dec):
-            cnt[v] -= 1
+        for v in _BITS.get(dec) or _bits(dec):
+            if not done:
+                cnt[v] -= 1
             if cnt[v] <= 0:
                 self.beta_s |= 1 << v
                 succ = cl.succ_of_bit[v]
-                for w in _bits(succ):
+                for w in _BITS.get(succ) or _bits(succ):
                     if cnt[w] or not (self.beta_s >> w & 1):
                         reset |= 1 << w
                     cnt[w] = 0
@@ -130,6 +164,7 @@ class ClauseStat:
 
 
 _BITS: dict[int, tuple[int, ...]] = {}
+_NONE: tuple[int, tuple[int, ...]] = (0, ())
 
 
 def _bits(mask: int) -> tuple[int, ...]:
