@@ -221,9 +221,19 @@ class MatchWindows:
                 out.extend(feed(e))
             return out
         keep = self._prefilter(events)
-        self._filtered += len(events) - len(keep)
-        for e in keep:
-            out.extend(feed(e))
+        filtered = len(events) - len(keep)
+        # the kept events: β_e exactly (what the gate would compute after the same necessary
+        # condition), then the buffered step, without the gate's call
+        beta, buffer = self._beta, self._buffer
+        try:
+            for e in keep:
+                b = beta(e)
+                if b:
+                    out.extend(buffer(e, b))
+                else:
+                    filtered += 1
+        finally:
+            self._filtered += filtered
         return out
 
     def _buffer_general(self, e: Event, bits: int) -> list[Match]:
