@@ -111,17 +111,21 @@ class Run:
 
 
 def run_windows(p: Pattern, events: list[Event], tech: Techniques, inner: str, impl: Impl | None = None,
-                batch: bool = False) -> Run:
+                batch: bool | int = False) -> Run:
     """Algorithm 1 with ``tech`` on ``events``, fed one event at a time (as ``cep run`` does),
-    or with ``batch`` as one list (``feed_many``: the filter's batch prefilter)."""
+    or with ``batch`` as one list (``feed_many``: the filter's batch prefilter), or with an int
+    ``batch`` in chunks of that many events (as ``cep run`` feeds ``feed_many``)."""
     cls, explosion = (impl.matcher, impl.explosion) if impl is not None else (MatchWindowMatcher, StateExplosion)
     m = cls(p, inner=inner, techniques=tech, max_runs=2_000_000)
     feed = m.feed
     t0 = time.process_time()
     out = []
     try:
-        if batch:
+        if batch is True:
             out.extend(m.feed_many(events))
+        elif batch:
+            for i in range(0, len(events), batch):
+                out.extend(m.feed_many(events[i:i + batch]))
         else:
             for e in events:
                 out.extend(feed(e))
@@ -234,7 +238,10 @@ def table_chemo(out: Callable[[str], None]) -> None:
 
 
 def table_k(out: Callable[[str], None], impls: list[Impl], n: int, ks: list[int], n_patterns: int, inner: str,
-            selection: str, repeats: int, window: str = "50 ms") -> None:
+            selection: str, repeats: int, window: str = "50 ms", shapes: set[str] | None = None,
+            shown: list[int] | None = None) -> None:
+    """``shapes`` / ``shown``: only these rows are run; the patterns are drawn for every row
+    (the same patterns as a full run)."""
     _, pool = trade_events(n)
     rng = random.Random(13)
     ab = len(impls) > 1
@@ -252,8 +259,10 @@ def table_k(out: Callable[[str], None], impls: list[Impl], n: int, ks: list[int]
     for shape in ("P_seq", "P_set"):
         for k in ks:
             rows = []
-            for _ in range(n_patterns):
-                text = workload_text(shape, rng.sample(pool, k), window, selection)
+            texts = [workload_text(shape, rng.sample(pool, k), window, selection) for _ in range(n_patterns)]
+            if (shapes is not None and shape not in shapes) or (shown is not None and k not in shown):
+                continue
+            for text in texts:
                 r = run_ab(text, f"trades{n}", lambda: trade_frame(n), impls, inner, repeats)
                 check_same(r, f"{shape} k={k}")
                 rows.append(r)
@@ -347,11 +356,15 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=None, help="runs per configuration (the median is kept)")
     ap.add_argument("--base", help="also run the engine of this git revision (before/after columns)")
     ap.add_argument("--tables", default="chemo,k,tree,tau,eager", help="which tables (comma-separated)")
+    ap.add_argument("--shapes", default="P_seq,P_set", help="the k table's workloads (the patterns drawn are the same)")
+    ap.add_argument("--ks", default=None, help="the k table's k values (comma-separated; default 1…8)")
     args = ap.parse_args()
     n = args.events or (2_000 if args.quick else 20_000)
     n_pat = args.patterns or (1 if args.quick else 3)
     reps = args.repeats or (1 if args.quick else 3)
     ks = [1, 2, 4] if args.quick else list(range(1, 9))
+    shown_ks = [int(k) for k in args.ks.split(",")] if args.ks else ks
+    shapes = set(args.shapes.split(","))
     patients, days = (10, 60) if args.quick else (40, 180)
     tables = set(args.tables.split(","))
     lines: list[str] = []
@@ -370,7 +383,7 @@ def main() -> None:
     if "chemo" in tables:
         table_chemo(out)
     if "k" in tables:
-        table_k(out, impls, n, ks, n_pat, "ses", "earliest_maximal", reps)
+        table_k(out, impls, n, ks, n_pat, "ses", "earliest_maximal", reps, shapes=shapes, shown=shown_ks)
     if "tree" in tables:
         # this tree only: a base revision's Algorithm 1 loads the all-matches engines of this tree by name
         table_k(out, impls[:1], max(n // 5, 1000), [k for k in ks if k <= 4], 1 if args.quick else 2, "lazy-tree",

@@ -27,12 +27,13 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from match_windows import CONFIGS, run_windows, trade_events, workload  # noqa: E402
 
+from engine.run_command import CHUNK  # noqa: E402  (cep run's chunks of feed_many)
 from engine.windows import MatchWindowMatcher  # noqa: E402
 
 TECH = dict(CONFIGS)
 
 
-def timed(p: Any, events: list[Any], config: str, batch: bool = False) -> tuple[float, Any]:
+def timed(p: Any, events: list[Any], config: str, batch: bool | int = False) -> tuple[float, Any]:
     r = run_windows(p, events, TECH[config], "ses", batch=batch)
     return r.seconds, r.stats
 
@@ -94,29 +95,30 @@ def main() -> None:
     n = len(events)
     lines = ["| k | baseline µs/event | f+p+c ns/event | filtering ns/event | buffered events and calls of A "
              "ns/event (per buffered event) | calls of A | factor | f+p+c feed_many ns/event | factor "
-             "| floor ns/event | baseline / floor |",
-             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "| f+p+c cep run chunks ns/event | factor | floor ns/event | baseline / floor |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     profiles: list[str] = []
     fl = floor(events, args.repeats)
     for k in range(1, 9):
         p = workload("P_set", rng.sample(pool, k), "50 ms", "earliest_maximal")
         if k not in (1, 4, 8):
             continue
-        base, fpc, many, gate = [], [], [], []
+        base, fpc, many, gate, chunked = [], [], [], [], []
         st: Any = None
         for _ in range(args.repeats):  # interleaved
             base.append(timed(p, events, "baseline")[0])
             t, st = timed(p, events, "f+p+c")
             fpc.append(t)
             many.append(timed(p, events, "f+p+c", batch=True)[0])
+            chunked.append(timed(p, events, "f+p+c", batch=CHUNK)[0])
             gate.append(gate_only(p, events))
-        b, f, fm, g = (statistics.median(x) for x in (base, fpc, many, gate))
+        b, f, fm, g, fc = (statistics.median(x) for x in (base, fpc, many, gate, chunked))
         kept = st.events_in - st.events_filtered
         rest = max(f - g, 0.0)
         lines.append(f"| {k} | {b / n * 1e6:.2f} | {f / n * 1e9:.0f} | {g / n * 1e9:.0f} "
                      f"| {rest / n * 1e9:.0f} ({rest / max(kept, 1) * 1e6:.1f} µs × {kept:,}) "
                      f"| {st.calls} | {b / f:.1f} | {fm / n * 1e9:.0f} "
-                     f"| {b / fm:.1f} | {fl * 1e9:.0f} | {b / n / fl:.0f} |")
+                     f"| {b / fm:.1f} | {fc / n * 1e9:.0f} | {b / fc:.1f} | {fl * 1e9:.0f} | {b / n / fl:.0f} |")
         for cfg in ("baseline", "f+p+c"):
             profiles.append(f"- k = {k}, {cfg}: " + "; ".join(top(p, events, cfg, 6)))
         print(f"  k={k} done", file=sys.stderr)
