@@ -1,7 +1,6 @@
 """CEP Studio: home page with the preset cards (entry point of ``make run`` / ``cep serve``)."""
 from __future__ import annotations
 
-import inspect
 
 import streamlit as st
 
@@ -35,7 +34,8 @@ def _card_facts(sample: str, preset: str) -> tuple[str, int, str]:
     """(strategy as the card states it, events in the sample, matches and the engine that found them)."""
     from engine.dsl import parse
     from engine.matchers.base import run_all
-    from engine.planner import choose, make_matcher
+    from engine.run_choice import choose_run
+    from engine.trace import type_rates
 
     s = sample_streams.load(sample)
     text = s.presets[preset]
@@ -43,10 +43,12 @@ def _card_facts(sample: str, preset: str) -> tuple[str, int, str]:
     written = p.strategy.value.lower() in text.lower()
     strategy = f"`{p.strategy.value}`" + ("" if written else " (the default)")
     events = sample_streams.events(sample)
-    kw = {"interval": True} if s.mapping.get("lower_col") and "interval" in inspect.signature(choose).parameters else {}
-    try:
-        n = len(run_all(make_matcher(p, **kw), events))
-        found = f"{n} match{'es' if n != 1 else ''} ({choose(p, **kw).name})"
+    try:  # the matcher `cep run` runs (match windows for event-set patterns, type rates for auto)
+        choice = choose_run(p, "auto", "auto", rates=type_rates("auto", events),
+                            interval=bool(s.mapping.get("lower_col")))
+        n = len(run_all(choice.build(p), events))
+        engine = f"match windows over {choice.inner}" if choice.windows else choice.engine
+        found = f"{n} match{'es' if n != 1 else ''} ({engine})"
     except Exception as err:  # noqa: BLE001 - a card never breaks the page
         found = f"not run here: {str(err).splitlines()[0]}"
     return strategy, len(events), found

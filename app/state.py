@@ -41,7 +41,8 @@ PRESET_CARDS: list[tuple[str, str, str, str]] = [
     ("Chemotherapy", "chemo", "chemo_cycle",
      "Query P1 of the match-windows paper's chemo table, written as an ordinary pattern: a chemo dose "
      "and rising platelet counts in any order (`AND`), then a blood test, same patient, "
-     "`WITHIN 16 days`. NFA^b has no `AND` groups, so the lazy engines run it."),
+     "`WITHIN 16 days`. NFA^b has no `AND` groups; `cep run` runs it in match windows around the SES "
+     "automaton (all matches), which find the same 10 matches as the lazy engines."),
     ("Cluster monitoring", "cluster", "query1",
      "A task starts, CPU spikes on its node, the task ends, CPU drops. The events carry uncertainty "
      "intervals [lower, upper] (the imprecise-timestamps paper); the line below names the engine that ran it."),

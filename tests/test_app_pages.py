@@ -95,10 +95,11 @@ def test_home_cards_show_whole_patterns_honest_blurbs_and_the_default_strategy()
     assert any("skip_till_any_match" in i.value and "without a strategy" in i.value.lower() for i in at.info)
     captions = [c.value for c in at.caption if c.value.startswith("strategy:")]
     assert len(captions) == 7
-    assert any("`skip_till_any_match` (the default)" in c and "10 matches (lazy-tree)" in c for c in captions)
+    assert any("`skip_till_any_match` (the default)" in c and "10 matches (match windows over ses)" in c for c in captions)
     assert any("`skip_till_next_match` ·" in c and "3 matches (nfab)" in c for c in captions)
-    # every card names the engine that found its matches (interval data: the engine for intervals)
-    assert all(re.search(r"\d+ match(es)? \([a-z-]+\)", c) for c in captions), captions
+    # every card names the engine `cep run` runs (interval data: the engine for intervals)
+    assert all(re.search(r"\d+ match(es)? \(([a-z-]+|match windows over [a-z-]+)\)", c) for c in captions), captions
+    assert any("(uncertain-event)" in c for c in captions)
 
 
 def test_streamlit_config_hides_deploy_and_developer_menu():
