@@ -147,3 +147,49 @@ def _shot(pg, name: str, height: int = 1300, scroll_to: str | None = None) -> Pa
     return path
 
 
+# Automaton drawings: every annotation's text (edge labels) with its background box, and every
+# state's name, as chromium lays out the plotly SVG.
+_DRAWING_BOXES_JS = """e => {
+  const out = [];
+  e.querySelectorAll('g.annotation').forEach(a => {
+    const t = a.querySelector('text');
+    if (!t || !t.textContent.trim()) return;
+    const r = t.getBoundingClientRect();
+    const bg = a.querySelector('rect.bg');
+    const b = bg ? bg.getBoundingClientRect() : r;
+    out.push({kind: 'label', text: t.textContent, box: [r.left, r.top, r.right, r.bottom],
+              bg: [b.left, b.top, b.right, b.bottom]});
+  });
+  e.querySelectorAll('g.trace.scatter g.textpoint text').forEach(t => {
+    const r = t.getBoundingClientRect();
+    out.push({kind: 'state', text: t.textContent, box: [r.left, r.top, r.right, r.bottom]});
+  });
+  return out;
+}"""
+
+
+def drawing_boxes(pg) -> tuple[list[dict], list[dict]]:
+    """(edge labels but ``start``, state names) of the first plot on the page, scrolled into view."""
+    plot = pg.locator(".js-plotly-plot").first
+    plot.evaluate("e => e.scrollIntoView({block: 'start'})")
+    time.sleep(1.0)
+    items = plot.evaluate(_DRAWING_BOXES_JS)
+    return ([i for i in items if i["kind"] == "label" and i["text"] != "start"],
+            [i for i in items if i["kind"] == "state"])
+
+
+def _boxes_overlap(a: list[float], b: list[float]) -> bool:
+    return min(a[2], b[2]) - max(a[0], b[0]) > 0.5 and min(a[3], b[3]) - max(a[1], b[1]) > 0.5
+
+
+def assert_readable(labels: list[dict], states: list[dict], name: str) -> None:
+    """No label or state name overlaps another, and no label's text spills out of its box."""
+    everything = labels + states
+    clashes = [(a["text"], b["text"]) for k, a in enumerate(everything) for b in everything[k + 1:]
+               if _boxes_overlap(a["box"], b["box"])]
+    assert not clashes, (name, clashes)
+    spills = [lb["text"] for lb in labels
+              if lb["box"][2] - lb["box"][0] > lb["bg"][2] - lb["bg"][0] + 1
+              or lb["box"][3] - lb["box"][1] > lb["bg"][3] - lb["bg"][1] + 1]
+    assert not spills, (name, spills)
+

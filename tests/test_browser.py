@@ -12,8 +12,8 @@ import time
 
 import pytest
 
-from tests.browser_support import (ARTIFACTS, ROOT, _idle, _no_exception, _shot, app_url, browser,  # noqa: F401
-                                   new_page, page, sync_api)
+from tests.browser_support import (ARTIFACTS, ROOT, _idle, _no_exception, _shot, app_url,  # noqa: F401
+                                   assert_readable, browser, drawing_boxes, new_page, page, sync_api)
 
 EDITOR = "Pattern (press Ctrl+Enter or click outside to apply)"
 # Streamlit sends a widget's value with the page the browser shows until the next page has
@@ -293,31 +293,6 @@ def test_run_timeline_marks_only_the_selected_match(page, app_url):
     page.screenshot(path=str(ARTIFACTS / "run-timeline-match-2.png"))
 
 
-_LABEL_BOXES_JS = """e => {
-  const out = [];
-  e.querySelectorAll('g.annotation').forEach(a => {
-    const t = a.querySelector('text');
-    if (!t || !t.textContent.trim()) return;
-    const r = t.getBoundingClientRect();
-    const bg = a.querySelector('rect.bg');
-    const b = bg ? bg.getBoundingClientRect() : r;
-    out.push({kind: 'label', text: t.textContent, box: [r.left, r.top, r.right, r.bottom],
-              bg: [b.left, b.top, b.right, b.bottom]});
-  });
-  e.querySelectorAll('g.trace.scatter').forEach(tr => {
-    tr.querySelectorAll('g.textpoint text').forEach(t => {
-      const r = t.getBoundingClientRect();
-      out.push({kind: 'state', text: t.textContent, box: [r.left, r.top, r.right, r.bottom]});
-    });
-  });
-  return out;
-}"""
-
-
-def _overlap(a, b) -> bool:
-    return min(a[2], b[2]) - max(a[0], b[0]) > 0.5 and min(a[3], b[3]) - max(a[1], b[1]) > 0.5
-
-
 def test_chemo_automaton_of_every_engine_has_no_overlapping_labels(page, app_url):
     """Issue 15.5: the chemotherapy preset drawn by every engine; the labels' SVG boxes do not
     overlap one another or a state's name, and no text spills out of its label box."""
@@ -344,21 +319,9 @@ def test_chemo_automaton_of_every_engine_has_no_overlapping_labels(page, app_url
         if key == "nfab":  # NFA^b has no AND groups with a Kleene component: it says why
             assert page.locator("[data-testid=stAlert]", has_text="NFA^b cannot compile").count() == 1
             continue
-        plot = page.locator(".js-plotly-plot").first
-        plot.evaluate("e => e.scrollIntoView({block: 'start'})")
-        time.sleep(1.0)
-        items = plot.evaluate(_LABEL_BOXES_JS)
-        labels = [i for i in items if i["kind"] == "label" and i["text"] not in ("start",)]
-        states = [i for i in items if i["kind"] == "state"]
-        assert len(labels) >= 4 and len(states) >= 4, (key, items)
-        everything = labels + states
-        clashes = [(a["text"], b["text"]) for k, a in enumerate(everything) for b in everything[k + 1:]
-                   if _overlap(a["box"], b["box"])]
-        assert not clashes, (key, clashes)
-        spills = [lb["text"] for lb in labels
-                  if lb["box"][2] - lb["box"][0] > lb["bg"][2] - lb["bg"][0] + 1
-                  or lb["box"][3] - lb["box"][1] > lb["bg"][3] - lb["bg"][1] + 1]
-        assert not spills, (key, spills)
+        labels, states = drawing_boxes(page)
+        assert len(labels) >= 4 and len(states) >= 4, (key, labels, states)
+        assert_readable(labels, states, key)
         assert any("16 days" in lb["text"] for lb in labels), key
         page.screenshot(path=str(ARTIFACTS / f"automaton-chemo-{key}.png"))
         drawn += 1
