@@ -8,9 +8,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-import sample_streams
-from engine.dsl import parse
 from visualizers.automaton import COMPILERS
+from tests.app_support import select_pattern
 
 AUTOMATON = str(Path(__file__).resolve().parent.parent / "app" / "pages" / "2_Automaton.py")
 
@@ -21,12 +20,7 @@ def _no_warmup(monkeypatch):
 
 
 def _open(sample: str, preset: str) -> AppTest:
-    at = AppTest.from_file(AUTOMATON, default_timeout=90)
-    txt = sample_streams.load(sample).presets[preset]
-    at.session_state["cep_sample"] = sample
-    at.session_state["cep_pattern"] = parse(txt)
-    at.session_state["cep_text"] = txt
-    at.session_state["cep_rev"] = 1
+    at = select_pattern(AppTest.from_file(AUTOMATON, default_timeout=90), sample, preset, remember_preset=False)
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-import sample_streams
 from engine.dsl import parse
+from tests.app_support import select_pattern
 
 ROOT = Path(__file__).resolve().parent.parent
 DEBUG = str(ROOT / "app" / "pages" / "4_Debug.py")
@@ -33,13 +33,7 @@ def _ok(at: AppTest) -> None:
 
 
 def _preset(at: AppTest, sample: str, preset: str) -> AppTest:
-    txt = sample_streams.load(sample).presets[preset]
-    at.session_state["cep_sample"] = sample
-    at.session_state["cep_pattern"] = parse(txt)
-    at.session_state["cep_text"] = txt
-    at.session_state["cep_preset"] = preset
-    at.session_state["cep_rev"] = at.session_state["cep_rev"] + 1 if "cep_rev" in at.session_state else 1
-    return at
+    return select_pattern(at, sample, preset)
 
 
 def _md(at: AppTest) -> str:

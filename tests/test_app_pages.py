@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 import sample_streams
 from engine.dsl import parse
+from tests.app_support import select_pattern
 
 ROOT = Path(__file__).resolve().parent.parent
 HOME = str(ROOT / "app" / "Home.py")
@@ -34,12 +35,7 @@ def _app(path: str, timeout: float = 60) -> AppTest:
 
 
 def _preset(at: AppTest, sample: str, preset: str) -> AppTest:
-    at.session_state["cep_sample"] = sample
-    txt = sample_streams.load(sample).presets[preset]
-    at.session_state["cep_pattern"] = parse(txt)
-    at.session_state["cep_text"] = txt
-    at.session_state["cep_rev"] = at.session_state["cep_rev"] + 1 if "cep_rev" in at.session_state else 1
-    return at
+    return select_pattern(at, sample, preset, remember_preset=False)
 
 
 def _k(at: AppTest, name: str) -> str:

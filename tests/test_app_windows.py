@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import sample_streams
-from engine.dsl import parse
+from tests.app_support import select_pattern
 
 ROOT = Path(__file__).resolve().parent.parent
 DEBUG = str(ROOT / "app" / "pages" / "4_Debug.py")
@@ -31,11 +31,7 @@ def _chemo(path: str, selection: str = "") -> AppTest:
     txt = sample_streams.load("chemo").presets["chemo_cycle"]
     if selection:
         txt = txt.replace("WHERE [PID]", f"WHERE {selection} AND [PID]")
-    at.session_state["cep_sample"] = "chemo"
-    at.session_state["cep_pattern"] = parse(txt)
-    at.session_state["cep_text"] = txt
-    at.session_state["cep_preset"] = "chemo_cycle"
-    at.session_state["cep_rev"] = 1
+    select_pattern(at, "chemo", "chemo_cycle", txt)
     at.run()
     _ok(at)
     return at
@@ -144,13 +140,7 @@ def _cep_run(capsys, sample: str, preset: str, mode: str) -> list[dict]:
 
 
 def _preset(sample: str, preset: str) -> AppTest:
-    at = AppTest.from_file(DEBUG, default_timeout=180)
-    txt = sample_streams.load(sample).presets[preset]
-    at.session_state["cep_sample"] = sample
-    at.session_state["cep_pattern"] = parse(txt)
-    at.session_state["cep_text"] = txt
-    at.session_state["cep_preset"] = preset
-    at.session_state["cep_rev"] = 1
+    at = select_pattern(AppTest.from_file(DEBUG, default_timeout=180), sample, preset)
     at.run()
     _ok(at)
     return at
@@ -185,13 +175,8 @@ def test_run_page_numbers_matches_as_cep_run(capsys, sample, preset):
     """The Run page runs the matcher `cep run` runs (match windows by default for these
     presets) and lists its matches in `cep run`'s order: row #K is `cep run`'s #K."""
     printed = _cep_run(capsys, sample, preset, "auto")
-    at = AppTest.from_file(str(ROOT / "app" / "pages" / "3_Run.py"), default_timeout=180)
-    txt = sample_streams.load(sample).presets[preset]
-    at.session_state["cep_sample"] = sample
-    at.session_state["cep_pattern"] = parse(txt)
-    at.session_state["cep_text"] = txt
-    at.session_state["cep_preset"] = preset
-    at.session_state["cep_rev"] = 1
+    at = select_pattern(AppTest.from_file(str(ROOT / "app" / "pages" / "3_Run.py"), default_timeout=180),
+                        sample, preset)
     at.run()
     _ok(at)
     at.button(key="run_go").click().run()
