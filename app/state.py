@@ -250,18 +250,18 @@ _WARM: dict[str, Any] = {"state": "not started"}
 
 
 def _warm() -> None:
-    """Start the session, then run the smallest sample once so that the Python workers
-    exist (and have imported the engine) before a person's first run."""
+    """Start the session, then run the default sample twice the way the Run page runs a
+    sample on Spark (engine.spark.pipeline.warm_up: read on the driver, one collect), so the
+    JVM has compiled that path and each core has a Python worker before a person's first run."""
     try:
-        from engine.spark.pipeline import run
+        from engine.spark.pipeline import warm_up
         from engine.spark.session import get_spark
 
         _WARM["state"] = "starting"
         spark = get_spark()
         _WARM["state"] = "warming up"
         s = sample_streams.load(DEFAULT_SAMPLE)
-        r = run(s.presets[DEFAULT_PRESET], str(s.path), mapping=s.mapping, spark=spark, partitions=2)
-        r.unpersist()
+        warm_up(s.presets[DEFAULT_PRESET], s.path, mapping=s.mapping, spark=spark, rounds=2)
         _WARM["state"] = "ready"
     except Exception as err:  # noqa: BLE001 - reported when a run needs Spark
         _WARM["state"] = f"unavailable ({str(err).splitlines()[0] if str(err) else type(err).__name__})"
