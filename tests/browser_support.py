@@ -193,3 +193,28 @@ def assert_readable(labels: list[dict], states: list[dict], name: str) -> None:
               or lb["box"][3] - lb["box"][1] > lb["bg"][3] - lb["bg"][1] + 1]
     assert not spills, (name, spills)
 
+
+def open_automaton(pg, url: str, card_title: str) -> None:
+    """A fresh Home, the card ``card_title`` opened in Design, then the Automaton page drawn."""
+    pg.goto(url)
+    _idle(pg)
+    card = pg.locator("[data-testid=stVerticalBlock]").filter(has=pg.get_by_role("heading", name=card_title)).last
+    card.get_by_role("button", name="Open in Design").click()
+    pg.get_by_role("heading", name="Design", exact=True).first.wait_for(timeout=180_000)
+    _idle(pg, timeout=180)
+    pg.get_by_role("link", name="Automaton").click()
+    pg.get_by_role("heading", name="Automaton", exact=True).first.wait_for(timeout=180_000)
+    pg.locator(".js-plotly-plot").first.wait_for(timeout=180_000)
+    _idle(pg, settle=1.5, timeout=180)
+    _no_exception(pg)
+
+
+def choose_engine(pg, option: str) -> None:
+    """Pick ``option`` in the Automaton page's Engine box and wait for the drawing."""
+    box = pg.locator("[data-testid=stSelectbox]", has_text="Engine")
+    box.scroll_into_view_if_needed()
+    box.locator("input").click()
+    pg.get_by_role("option", name=option).first.click()
+    _idle(pg, settle=1.5)
+    _no_exception(pg)
+

@@ -13,7 +13,8 @@ import time
 import pytest
 
 from tests.browser_support import (ARTIFACTS, ROOT, _idle, _no_exception, _shot, app_url,  # noqa: F401
-                                   assert_readable, browser, drawing_boxes, new_page, page, sync_api)
+                                   assert_readable, browser, choose_engine, drawing_boxes, new_page, open_automaton,
+                                   page, sync_api)
 
 EDITOR = "Pattern (press Ctrl+Enter or click outside to apply)"
 # Streamlit sends a widget's value with the page the browser shows until the next page has
@@ -296,26 +297,12 @@ def test_run_timeline_marks_only_the_selected_match(page, app_url):
 def test_chemo_automaton_of_every_engine_has_no_overlapping_labels(page, app_url):
     """Issue 15.5: the chemotherapy preset drawn by every engine; the labels' SVG boxes do not
     overlap one another or a state's name, and no text spills out of its label box."""
-    page.goto(app_url)
-    _idle(page)
-    card = page.locator("[data-testid=stVerticalBlock]").filter(
-        has=page.get_by_role("heading", name="Chemotherapy")).last
-    card.get_by_role("button", name="Open in Design").click()
-    page.get_by_role("heading", name="Design", exact=True).first.wait_for()
-    _idle(page)
-    page.get_by_role("link", name="Automaton").click()
-    page.get_by_role("heading", name="Automaton", exact=True).first.wait_for()
-    _idle(page)
+    open_automaton(page, app_url, "Chemotherapy")
     engines = {"nfab": "NFA^b (SASE+)", "lazy-chain": "Lazy chain NFA", "lazy-tree": "Lazy tree NFA",
                "eager": "Eager NFA"}
     drawn = 0
     for key, name in engines.items():
-        box = page.locator("[data-testid=stSelectbox]", has_text="Engine")
-        box.scroll_into_view_if_needed()
-        box.locator("input").click()
-        page.get_by_role("option", name=name).first.click()
-        _idle(page, settle=1.5)
-        _no_exception(page)
+        choose_engine(page, name)
         if key == "nfab":  # NFA^b has no AND groups with a Kleene component: it says why
             assert page.locator("[data-testid=stAlert]", has_text="NFA^b cannot compile").count() == 1
             continue

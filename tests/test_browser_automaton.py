@@ -7,32 +7,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser_support import (ARTIFACTS, _idle, _no_exception, app_url, assert_readable,  # noqa: F401 (fixtures)
-                                   browser, drawing_boxes, page)
+from tests.browser_support import (ARTIFACTS, app_url, assert_readable, browser,  # noqa: F401 (fixtures)
+                                   choose_engine, drawing_boxes, open_automaton, page)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
-def _open_automaton(pg, url: str, card_title: str) -> None:
-    pg.goto(url)
-    _idle(pg)
-    card = pg.locator("[data-testid=stVerticalBlock]").filter(has=pg.get_by_role("heading", name=card_title)).last
-    card.get_by_role("button", name="Open in Design").click()
-    pg.get_by_role("heading", name="Design", exact=True).first.wait_for(timeout=180_000)
-    _idle(pg, timeout=180)
-    pg.get_by_role("link", name="Automaton").click()
-    pg.get_by_role("heading", name="Automaton", exact=True).first.wait_for(timeout=180_000)
-    pg.locator(".js-plotly-plot").first.wait_for(timeout=180_000)
-    _idle(pg, settle=1.5, timeout=180)
-    _no_exception(pg)
-
-
-def _choose(pg, option: str) -> None:
-    box = pg.locator("[data-testid=stSelectbox]", has_text="Engine")
-    box.scroll_into_view_if_needed()
-    box.locator("input").click()
-    pg.get_by_role("option", name=option).first.click()
-    _idle(pg, settle=1.5)
-    _no_exception(pg)
 
 
 def _check_drawing(pg, name: str, states: set[str]) -> list[dict]:
@@ -47,7 +25,7 @@ def _check_drawing(pg, name: str, states: set[str]) -> list[dict]:
 
 
 def test_ses_automaton_of_the_event_set_preset_has_no_overlapping_labels(page, app_url):
-    _open_automaton(page, app_url, "Event sets, earliest and maximal")
+    open_automaton(page, app_url, "Event sets, earliest and maximal")
     title = page.locator(".js-plotly-plot .gtitle").first.text_content()
     assert title.startswith("SES automaton"), title  # the engine that selects earliest / maximal matches
     labels = _check_drawing(page, "ses-chemo-earliest", {"(1,{})", "(1,{c})", "(1,{p})", "(1,{c,p})", "(2,{b})"})
@@ -59,14 +37,14 @@ def test_ses_automaton_of_the_event_set_preset_has_no_overlapping_labels(page, a
 
 
 def test_uncertain_automata_of_the_cluster_preset_have_no_overlapping_labels(page, app_url):
-    _open_automaton(page, app_url, "Cluster monitoring")
+    open_automaton(page, app_url, "Cluster monitoring")
     title = page.locator(".js-plotly-plot .gtitle").first.text_content()
     assert title.startswith("Uncertain, event-based"), title  # interval data opens on what runs it
     assert "interval data" in title and "point automaton" not in title
     assert page.locator("[data-testid=stAlert]", has_text="drawn is what uncertain-event runs").count() == 1
     labels = _check_drawing(page, "uncertain-event-cluster", {"start", "q{a}", "q{a,b,c}", "F", "α"})
     assert any(lb["text"].startswith("begin") for lb in labels)
-    _choose(page, "Uncertain, point-based")
+    choose_engine(page, "Uncertain, point-based")
     title = page.locator(".js-plotly-plot .gtitle").first.text_content()
     assert title.startswith("Uncertain, point-based"), title
     labels = _check_drawing(page, "uncertain-point-cluster", {"a", "b", "c", "d", "F", "α", "R"})
