@@ -467,6 +467,9 @@ def _compile_cmp(e: Cmp, resolve: Resolver, then: Getter | None = None) -> Gette
         la = getattr(lf, "slot_attr", None)
         if la is not None:
             return _fast_cmp(op, la[0], la[1], None, rv, cmp_const, then)
+        sa = getattr(lf, "slot_arith", None)
+        if sa is not None:
+            return _fast_arith_cmp(cop, sa[0], sa[1], sa[2], sa[3], rv, cmp_const, then)
         ea = getattr(lf, "event_attr", None)
         if ea is not None:
             def event_cmp_const(ev: Any) -> bool:
@@ -516,6 +519,24 @@ def compile_conjunction(nodes: Sequence[Node], resolve: Resolver) -> Getter | No
     for n in reversed(cmps):
         then = _compile_cmp(n, resolve, then)
     return then
+
+
+def _fast_arith_cmp(cop: Callable[[Any, Any], bool], s1: int, a1: str, aop: Callable[[Any, Any], Any], k: Any,
+                    c: Any, slow: Getter, then: Getter | None) -> Getter:
+    """``(ctx[s1].attrs[a1] AOP k) OP c`` (``a[1].price % 500 = 0``) as one closure, with the
+    semantics of the generic comparison (see :func:`_fast_cmp`): an attribute the event's dict
+    lacks goes to ``slow``, an undefined operation or comparison is false, a non-bool is false."""
+
+    def f(v: Any) -> bool:
+        try:
+            r = cop(aop(v[s1].attrs[a1], k), c) is True
+        except KeyError:
+            r = slow(v)
+        except _UNDEFINED_ERRORS:
+            return False
+        return r and (then is None or then(v))
+
+    return f
 
 
 def _fast_cmp(op: str, s1: int, a1: str, s2: int | None, a2: Any, slow: Getter, then: Getter | None) -> Getter:
@@ -665,7 +686,11 @@ def compile_expr(e: Node, resolve: Resolver) -> Getter:
         rf = compile_expr(e.right, resolve)
         if isinstance(e.right, Num):  # constant right operand: the common case (x % 500, 80% * y)
             rv = e.right.number
-            return lambda ctx: op(lf(ctx), rv)
+            arith = lambda ctx: op(lf(ctx), rv)  # noqa: E731
+            la = getattr(lf, "slot_attr", None)
+            if la is not None:  # `a.x % 500`: a comparison with a constant compiles it in (_fast_arith_cmp)
+                arith.slot_arith = (la[0], la[1], op, rv)  # type: ignore[attr-defined]
+            return arith
         return lambda ctx: op(lf(ctx), rf(ctx))
     if isinstance(e, Cmp):
         return _compile_cmp(e, resolve)
