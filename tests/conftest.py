@@ -7,6 +7,13 @@ import os
 import pytest
 
 
+@pytest.fixture
+def no_spark_warmup(monkeypatch):
+    """The app's pages start no Spark warm-up thread in the test process (AppTest modules use
+    it with ``pytestmark = pytest.mark.usefixtures("no_spark_warmup")``)."""
+    monkeypatch.setenv("CEP_SPARK_WARMUP", "0")
+
+
 @pytest.fixture(scope="session")
 def spark():
     from engine.spark.session import SparkUnavailable, get_spark, stop_spark

@@ -11,12 +11,9 @@ from streamlit.testing.v1 import AppTest
 from visualizers.automaton import COMPILERS
 from tests.app_support import select_pattern
 
+pytestmark = pytest.mark.usefixtures("no_spark_warmup")
+
 AUTOMATON = str(Path(__file__).resolve().parent.parent / "app" / "pages" / "2_Automaton.py")
-
-
-@pytest.fixture(autouse=True)
-def _no_warmup(monkeypatch):
-    monkeypatch.setenv("CEP_SPARK_WARMUP", "0")
 
 
 def _open(sample: str, preset: str) -> AppTest:

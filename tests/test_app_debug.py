@@ -9,27 +9,20 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from engine.dsl import parse
-from tests.app_support import select_pattern
+from tests.app_support import ok, select_pattern
+
+pytestmark = pytest.mark.usefixtures("no_spark_warmup")
 
 ROOT = Path(__file__).resolve().parent.parent
 DEBUG = str(ROOT / "app" / "pages" / "4_Debug.py")
 LEARN = str(ROOT / "app" / "pages" / "5_Learn.py")
 
 
-@pytest.fixture(autouse=True)
-def _no_warmup(monkeypatch):
-    monkeypatch.setenv("CEP_SPARK_WARMUP", "0")
-
-
 def _app(path: str, timeout: float = 120) -> AppTest:
     at = AppTest.from_file(path, default_timeout=timeout)
     at.run()
-    _ok(at)
+    ok(at)
     return at
-
-
-def _ok(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
 
 
 def _preset(at: AppTest, sample: str, preset: str) -> AppTest:
@@ -58,7 +51,7 @@ def test_debug_opens_on_the_stock_preset_at_the_first_event():
 def test_debug_steps_to_the_event_that_completes_a_match():
     at = _app(DEBUG)
     at.button(key="dbg_next_match").click().run()
-    _ok(at)
+    ok(at)
     assert at.session_state["dbg_step"] == 5
     assert [s.value for s in at.success] == ["2 matches completed on this step:  \n#1 · `a=1,2,3,4,5 b=6`  \n"
                                              "#2 · `a=3,4 b=6`"]
@@ -70,7 +63,7 @@ def test_debug_steps_to_the_event_that_completes_a_match():
     assert any(c.startswith("match #1 (engine nfab): a=[1,2,3,4,5] b=[6]") for c in codes)
     # pick match #2 by its number: its run is R2 of the paper
     at.number_input(key="dbg_match_no").set_value(2).run()
-    _ok(at)
+    ok(at)
     assert "Its run: begin e3 (a[1] → a[i]) → take e4 (a[i]) → proceed e6 (a[i] → b) → begin e6 (b → F)" in _md(at)
     assert any(c.startswith("match #2 (engine nfab): a=[3,4] b=[6]") for c in at.code.values)
 
@@ -84,7 +77,7 @@ def test_debug_back_forward_and_slider():
     at.button(key="dbg_back").click().run()
     assert at.session_state["dbg_step"] == 1
     at.slider(key="dbg_step").set_value(8).run()
-    _ok(at)
+    ok(at)
     assert "close: end of stream" in _md(at)
     at.button(key="dbg_prev_match").click().run()
     assert at.session_state["dbg_step"] == 7       # e8 completes match #3
@@ -97,18 +90,18 @@ def test_debug_play_moves_on_without_recomputing_the_trace():
     traced = at.session_state["dbg_traced"]
     at.select_slider(key="dbg_speed").set_value(8.0).run()
     at.button(key="dbg_play").click().run()
-    _ok(at)
+    ok(at)
     assert at.session_state["dbg_playing"] is True
     assert at.button(key="dbg_play").label == "Pause"
     time.sleep(0.6)                                 # at 8 steps/s the clock is 4+ steps on
     at.run()
-    _ok(at)
+    ok(at)
     assert at.session_state["dbg_step"] >= 3
     assert at.session_state["dbg_traced"] is traced  # the same trace object: nothing recomputed
     assert "rendered in" in _md(at)
     time.sleep(1.2)                                 # past the last step: play stops at the close step
     at.run()
-    _ok(at)
+    ok(at)
     assert at.session_state["dbg_playing"] is False
     assert at.session_state["dbg_step"] == 8
     assert "close: end of stream" in _md(at)
@@ -122,13 +115,13 @@ def test_debug_why_not_for_a_non_match():
     at = _app(DEBUG)
     at.multiselect(key="dbg_whynot_ids").set_value([1, 2, 6]).run()
     at.button(key="dbg_whynot_go").click().run()
-    _ok(at)
+    ok(at)
     err = at.error[0].value
     assert err.startswith("`1,2,6` is not a match. **strategy**: skip_till_next_match")
     assert "event 3 satisfies the take formula" in err
     assert "Did you mean match #1?" in at.info[-1].value
     at.button(key="dbg_whynot_near").click().run()
-    _ok(at)
+    ok(at)
     assert at.session_state["dbg_step"] == 5 and at.session_state["dbg_match_no"] == 1
     # a spec that is a match
     at.text_input(key="dbg_whynot_spec").input("a=3,4;b=6").run()
@@ -144,7 +137,7 @@ def test_debug_a_bad_spec_is_a_message():
     at = _app(DEBUG)
     at.text_input(key="dbg_whynot_spec").input("a=1;zz=99").run()
     at.button(key="dbg_whynot_go").click().run()
-    _ok(at)
+    ok(at)
     assert at.warning and at.warning[-1].value.startswith("`a=1;zz=99`:")
 
 
@@ -159,13 +152,13 @@ def test_debug_lazy_engines_on_a_generated_skewed_stream():
     at.radio(key="dbg_source").set_value("generated").run()
     at.selectbox(key="dbg_gen").set_value("skewed").run()
     at.number_input(key="dbg_gen_n").set_value(120).run()
-    _ok(at)
+    ok(at)
     assert "lazy chain NFA" in at.info[0].value  # auto prefers the lazy chain on skewed rates
     for engine in ("lazy-chain", "lazy-tree", "eager"):
         at.selectbox(key="dbg_engine").set_value(engine).run()
-        _ok(at)
+        ok(at)
         at.button(key="dbg_next_match").click().run()
-        _ok(at)
+        ok(at)
         assert at.success, engine
         assert ("##### Buffers and partial matches" if engine != "eager" else "##### Partial matches") in _md(at)
         assert at.session_state["dbg_traced"].engine == engine
@@ -174,7 +167,7 @@ def test_debug_lazy_engines_on_a_generated_skewed_stream():
 def test_debug_caps_the_prefix_and_says_so():
     at = _app(DEBUG)
     at.number_input(key="dbg_cap").set_value(5).run()
-    _ok(at)
+    ok(at)
     assert "only the first 5 of 8 events are traced" in at.warning[0].value
 
 
@@ -182,11 +175,11 @@ def test_debug_loads_another_preset():
     at = _app(DEBUG)
     at.selectbox(key="dbg_preset").set_value("rfid · shoplifting").run()
     at.button(key="dbg_use_preset").click().run()
-    _ok(at)
+    ok(at)
     assert at.session_state["cep_sample"] == "rfid"
     assert "16 events traced" in at.info[0].value.replace("**", "")
     at.button(key="dbg_next_match").click().run()
-    _ok(at)
+    ok(at)
     assert at.success
 
 
@@ -214,7 +207,7 @@ def test_learn_lazy_vs_eager():
     assert float(metrics["partial matches: eager / lazy chain"].rstrip("×")) > 1.5
     assert "Kolchinsky & Schuster §2.2" in _md(at)
     at.text_input(key="lrn_lazy_rates").input("A:1, B:10, C:5").run()
-    _ok(at)
+    ok(at)
     assert {m.label: m.value for m in at.metric}["chain evaluation order"] == "a → c → b"
 
 
@@ -223,7 +216,7 @@ def test_learn_current_pattern_on_its_sample():
     at.run()
     _preset(at, "rfid", "shoplifting")
     at.radio(key="lrn_strat_src").set_value("current").run()
-    _ok(at)
+    ok(at)
     assert len([m for m in at.metric if m.label == "matches"]) >= 4
 
 
@@ -237,13 +230,13 @@ def test_debug_steps_through_every_engine_kind(preset, engine_title, what):
     at = _app(DEBUG)
     at.selectbox(key="dbg_preset").set_value(preset).run()
     at.button(key="dbg_use_preset").click().run()
-    _ok(at)
+    ok(at)
     assert engine_title in at.info[0].value and what in at.info[0].value
     at.button(key="dbg_next_match").click().run()
-    _ok(at)
+    ok(at)
     assert at.session_state["dbg_step"] > 0
     for engine in at.selectbox(key="dbg_engine").options[1:]:
         at.selectbox(key="dbg_engine").set_value(engine).run()
         at.button(key="dbg_next_match").click().run()
-        _ok(at)
+        ok(at)
         assert not at.error, (engine, [e.value for e in at.error])

@@ -14,17 +14,14 @@ import sample_streams
 from engine.dsl import parse
 from tests.app_support import select_pattern
 
+pytestmark = pytest.mark.usefixtures("no_spark_warmup")
+
 ROOT = Path(__file__).resolve().parent.parent
 HOME = str(ROOT / "app" / "Home.py")
 DESIGN = str(ROOT / "app" / "pages" / "1_Design.py")
 AUTOMATON = str(ROOT / "app" / "pages" / "2_Automaton.py")
 RUN = str(ROOT / "app" / "pages" / "3_Run.py")
 STOCK = sample_streams.load("stocks_sase").presets["stock_trend"]
-
-
-@pytest.fixture(autouse=True)
-def _no_warmup(monkeypatch):
-    monkeypatch.setenv("CEP_SPARK_WARMUP", "0")
 
 
 def _app(path: str, timeout: float = 60) -> AppTest:

@@ -14,6 +14,7 @@ from engine.dsl import parse
 from engine.uncertain.examples import EXAMPLES
 from engine.uncertain.oracle import run_uncertain
 from visualizers import uncertain_view as UV
+from tests.app_support import ok
 
 PAGE = str(Path(__file__).resolve().parent.parent / "app" / "pages" / "6_Uncertain_time.py")
 
@@ -21,12 +22,8 @@ PAGE = str(Path(__file__).resolve().parent.parent / "app" / "pages" / "6_Uncerta
 def _app() -> AppTest:
     at = AppTest.from_file(PAGE, default_timeout=120)
     at.run()
-    _ok(at)
+    ok(at)
     return at
-
-
-def _ok(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
 
 
 def _frame(at: AppTest, column: str):
@@ -44,12 +41,12 @@ def _example(at: AppTest, name: str, strategy: str = "as written") -> None:
     at.radio(key="unc_source").set_value("example").run()
     at.selectbox(key="unc_example").set_value(name).run()
     at.radio(key="unc_strategy").set_value(strategy).run()
-    _ok(at)
+    ok(at)
 
 
 def _last_step(at: AppTest) -> None:
     at.slider(key="unc_step").set_value(at.slider(key="unc_step").max).run()
-    _ok(at)
+    ok(at)
 
 
 def _oracle(name: str, strategy: str) -> dict[str, str]:
@@ -65,7 +62,7 @@ def test_cluster_sample_steps_to_final_results_with_the_oracle_badge():
     assert at.session_state["unc_step"] == 0
     assert _results(at) == {}  # nothing is final when the first event arrives
     at.button(key="unc_next").click().run()
-    _ok(at)
+    ok(at)
     k = at.session_state["unc_step"]
     at_k = _results(at)
     assert k > 0 and len(at_k) >= 1
@@ -95,7 +92,7 @@ def test_explainer_heatmap_sums_to_the_confidence_and_names_the_spoilers():
     _example(at, "T1", "skip_till_next_match")
     _last_step(at)
     at.selectbox(key="unc_sig_pick").set_value("a=a1 b=b3 c=c4").run()
-    _ok(at)
+    ok(at)
     expected = _oracle("T1", "skip_till_next_match")["a=a1 b=b3 c=c4"]
     assert any(f"the cells sum to **{Fraction(expected)}** ✓" in m.value for m in at.markdown)
     spoilers = _frame(at, "p_between")
@@ -111,7 +108,7 @@ def test_nelt_moves_with_the_step():
     values = []
     for k in range(int(at.slider(key="unc_step").max) + 1):
         at.slider(key="unc_step").set_value(k).run()
-        _ok(at)
+        ok(at)
         md = next(m.value for m in at.markdown if m.value.startswith("NELT(a=a1)"))
         values.append(md.split("**")[1])
     # b4 (arrival 3) starts after a1 ends: NELT = b4.upper = 7; b5 (arrival 4) shrinks it to 6
@@ -127,7 +124,7 @@ def test_world_explorer_shows_a_worlds_order_probability_and_matches():
     for eid, t in (("a1", 1), ("b3", 3), ("c2", 4)):
         key = next(k for k in sliders if k.endswith(f"_{eid}"))
         at.select_slider(key=key).set_value(t).run()
-    _ok(at)
+    ok(at)
     line = next(m.value for m in at.markdown if m.value.startswith("This world:"))
     assert "a1@1 < b3@3 < c2@4" in line and "probability **1/45**" in line  # 1/5 * 1/3 * 1/3
     assert any("including (a1, b3, c2)" in s.value for s in at.success)
@@ -140,7 +137,7 @@ def test_pruned_runs_are_struck_through_with_the_reason():
     found = False
     for k in range(int(at.slider(key="unc_step").max)):  # the close step excluded: only the rules
         at.slider(key="unc_step").set_value(k).run()
-        _ok(at)
+        ok(at)
         runs = _frame(at, "valid intervals")
         if runs["pruned"].any():
             pruned = runs[runs["pruned"]]
@@ -165,5 +162,5 @@ def test_out_of_scope_pattern_is_refused_on_the_page():
     at = _app()
     _example(at, "T1")
     at.text_area(key="unc_text").input("PATTERN SEQ(A+ a[], B b) WITHIN 4").run()
-    _ok(at)
+    ok(at)
     assert any("Kleene" in e.value for e in at.error)

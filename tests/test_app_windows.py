@@ -10,20 +10,13 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import sample_streams
-from tests.app_support import select_pattern
+from tests.app_support import ok, select_pattern
+
+pytestmark = pytest.mark.usefixtures("no_spark_warmup")
 
 ROOT = Path(__file__).resolve().parent.parent
 DEBUG = str(ROOT / "app" / "pages" / "4_Debug.py")
 LEARN = str(ROOT / "app" / "pages" / "5_Learn.py")
-
-
-@pytest.fixture(autouse=True)
-def _no_warmup(monkeypatch):
-    monkeypatch.setenv("CEP_SPARK_WARMUP", "0")
-
-
-def _ok(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
 
 
 def _chemo(path: str, selection: str = "") -> AppTest:
@@ -33,7 +26,7 @@ def _chemo(path: str, selection: str = "") -> AppTest:
         txt = txt.replace("WHERE [PID]", f"WHERE {selection} AND [PID]")
     select_pattern(at, "chemo", "chemo_cycle", txt)
     at.run()
-    _ok(at)
+    ok(at)
     return at
 
 
@@ -57,7 +50,7 @@ def test_debug_runs_an_event_set_pattern_in_match_windows_as_cep_run_does():
     assert "traced with match windows around event sets (SES) (match windows auto) (chosen by auto)" in info
     assert "10 matches" in info and "##### Match windows" in _text(at)
     at.selectbox(key="dbg_match_windows").set_value("off").run()
-    _ok(at)
+    ok(at)
     assert "traced with lazy tree NFA (chosen by auto)" in at.info[0].value.replace("**", "")
     assert "set **Match windows** to **on** above" in _text(at)
     assert _frame(at, "mw_verdicts") is None
@@ -66,7 +59,7 @@ def test_debug_runs_an_event_set_pattern_in_match_windows_as_cep_run_does():
 def test_debug_steps_through_the_match_windows_of_the_chemo_preset():
     at = _chemo(DEBUG, "earliest_maximal")
     at.selectbox(key="dbg_engine").set_value("match-windows").run()
-    _ok(at)
+    ok(at)
     assert "3 matches" in at.info[0].value.replace("**", "")
     assert "##### Match windows" in _text(at)
     lanes = next(c for c in at.get("plotly_chart") if '"partition key (PID)"' in c.proto.spec)
@@ -74,7 +67,7 @@ def test_debug_steps_through_the_match_windows_of_the_chemo_preset():
     # step 3 = e3: patient 1's window e1 e2 e3, counters (1, 1, 0), β_s = 001
     at.session_state["dbg_step"] = 2
     at.run()
-    _ok(at)
+    ok(at)
     assert "**Window of key 1** · 3 event(s): e1 e2 e3" in _text(at)
     stat = _frame(at, "mw_stat")
     assert list(stat["counter"]) == [1, 1, 0] and "".join(stat["β_s bit"]) == "001"
@@ -83,7 +76,7 @@ def test_debug_steps_through_the_match_windows_of_the_chemo_preset():
     # e14 completes patient 1's windows: e1 passes and A finds the match, e2 and e3 are skipped
     at.session_state["dbg_step"] = 13
     at.run()
-    _ok(at)
+    ok(at)
     verdicts = _frame(at, "mw_verdicts")
     assert list(verdicts["first(W)"]) == ["e3", "e2", "e1"]
     assert list(verdicts["A called"]) == ["no", "no", "yes"]
@@ -92,7 +85,7 @@ def test_debug_steps_through_the_match_windows_of_the_chemo_preset():
     # the close step drains patient 2's window: e4 skipped, e5 and e7 called
     at.session_state["dbg_step"] = 14
     at.run()
-    _ok(at)
+    ok(at)
     verdicts = _frame(at, "mw_verdicts")
     assert len(verdicts) == 6 and list(verdicts["A called"]).count("yes") == 3
 
@@ -100,7 +93,7 @@ def test_debug_steps_through_the_match_windows_of_the_chemo_preset():
 def test_learn_pruning_view_reproduces_the_papers_counts():
     at = AppTest.from_file(LEARN, default_timeout=180)
     at.run()
-    _ok(at)
+    ok(at)
     assert any(h.value == "Pruning by match windows" for h in at.header)
     frame = _frame(at, "mw_pruning")
     assert list(frame["A calls"]) == [14, 13, 13, 4, 3]
@@ -109,7 +102,7 @@ def test_learn_pruning_view_reproduces_the_papers_counts():
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["calls of A"] == "14 → 3" and metrics["events given to A"] == "100 → 15"
     at.radio(key="mw_inner").set_value("lazy-tree").run()
-    _ok(at)
+    ok(at)
     frame = _frame(at, "mw_pruning")
     assert set(frame["A"]) == {"lazy-tree"} and set(frame["matches"]) == {3}
 
@@ -118,7 +111,7 @@ def test_learn_pruning_view_refuses_an_unsound_pattern():
     at = AppTest.from_file(LEARN, default_timeout=180)
     at.run()  # the stock preset: skip_till_next_match
     at.radio(key="mw_src").set_value("current").run()
-    _ok(at)
+    ok(at)
     assert any("skip_till_next_match" in w.value for w in at.warning)
 
 
@@ -142,7 +135,7 @@ def _cep_run(capsys, sample: str, preset: str, mode: str) -> list[dict]:
 def _preset(sample: str, preset: str) -> AppTest:
     at = select_pattern(AppTest.from_file(DEBUG, default_timeout=180), sample, preset)
     at.run()
-    _ok(at)
+    ok(at)
     return at
 
 
@@ -154,7 +147,7 @@ def test_debug_numbers_and_explains_every_match_as_cep_run(capsys, sample, prese
     printed = _cep_run(capsys, sample, preset, mode)
     at = _preset(sample, preset)
     at.selectbox(key="dbg_match_windows").set_value(mode).run()
-    _ok(at)
+    ok(at)
     t = at.session_state["dbg_traced"]
     assert t.match_windows == mode and (t.engine == "match-windows") == (mode == "on")
     assert {k: m["match"] for k, m in t.by_number.items()} == dict(enumerate(printed, 1))
@@ -162,7 +155,7 @@ def test_debug_numbers_and_explains_every_match_as_cep_run(capsys, sample, prese
     for k in ks:
         at.session_state["dbg_match_no"] = k
         at.run()
-        _ok(at)
+        ok(at)
         assert at.session_state["dbg_traced"] is t  # the trace is computed once
         res, text = t.explained[("match", k)]
         assert res is not None, text
@@ -178,9 +171,9 @@ def test_run_page_numbers_matches_as_cep_run(capsys, sample, preset):
     at = select_pattern(AppTest.from_file(str(ROOT / "app" / "pages" / "3_Run.py"), default_timeout=180),
                         sample, preset)
     at.run()
-    _ok(at)
+    ok(at)
     at.button(key="run_go").click().run()
-    _ok(at)
+    ok(at)
     assert any("match-windows" in s.value for s in at.success), [s.value for s in at.success]
     table = next(d.value for d in at.dataframe if "#" in d.value.columns and "events" in d.value.columns)
     variables = list(printed[0])
