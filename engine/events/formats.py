@@ -310,6 +310,19 @@ def parse_json_line(line: str) -> dict[str, Any] | BadLine:
         return BadLine("invalid JSON: nested too deeply")
 
 
+def parse_json_lines(lines: list[str]) -> list[Any]:
+    """Non-blank JSON lines decoded (objects that repeat a key marked, as :func:`loads` does):
+    one ``json.loads`` for all of them, line by line (each a record or a ``BadLine``) only when
+    that fails, to say which line is wrong and why."""
+    try:
+        items = loads("[" + ",".join(lines) + "]")
+        if len(items) == len(lines):
+            return items
+    except (json.JSONDecodeError, RecursionError):
+        pass
+    return [parse_json_line(line) for line in lines]
+
+
 def read_jsonl(path: Path) -> tuple[pd.DataFrame, np.ndarray | None, list[ValidationIssue], LineIndex | None]:
     """JSON Lines (one object per line; a JSON array of objects is accepted too).
 
@@ -348,14 +361,7 @@ def read_jsonl(path: Path) -> tuple[pd.DataFrame, np.ndarray | None, list[Valida
         numbered = [(k, ln) for k, ln in enumerate(text.split("\n"), 1) if ln.strip()]
         line_numbers = [k for k, _ in numbered]
         lines = [ln for _, ln in numbered]
-        try:  # one call for the whole file; line by line only to locate errors
-            items = loads("[" + ",".join(lines) + "]")
-            if len(items) != len(lines):
-                items = None
-        except (json.JSONDecodeError, RecursionError):
-            items = None
-        if items is None:
-            items = [parse_json_line(line) for line in lines]
+        items = parse_json_lines(lines)
     for row, item in enumerate(items):
         rec = record_or_bad(item)
         if isinstance(rec, BadLine):
@@ -432,15 +438,7 @@ def read_jsonl_batches(path: Path, batch_rows: int = 100_000) -> Iterator[JsonlB
 
 def _jsonl_batch(texts: list[str], numbers: list[int], first_row: int) -> JsonlBatch:
     lines = [t.rstrip("\n") for t in texts]
-    items: list[Any] | None
-    try:  # one call for the batch; line by line only to locate errors
-        items = loads("[" + ",".join(lines) + "]")
-        if len(items) != len(lines):
-            items = None
-    except (json.JSONDecodeError, RecursionError):
-        items = None
-    if items is None:
-        items = [parse_json_line(line) for line in lines]
+    items = parse_json_lines(lines)
     records: list[dict[str, Any]] = []
     rows: list[int] = []
     issues: list[ValidationIssue] = []
