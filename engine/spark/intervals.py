@@ -31,7 +31,7 @@ import time
 import zlib
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, ClassVar, Iterator
 
 import pyarrow as pa
 
@@ -39,6 +39,7 @@ from ..events import LOWER_COL, TS_COL, TYPE_COL, UPPER_COL, arrow_to_pandas
 from ..model import ANY_TYPE, Pattern, Strategy
 from ..partition import partition_key
 from .io import KEY_COL, SEQ_COL, SparkEvents, build_events
+from .result import SparkResult
 
 __all__ = ["plan_intervals", "run_intervals", "IntervalRunResult", "INTERVAL_SCHEMA"]
 
@@ -126,16 +127,12 @@ def _worker(task: _Task, spec: Any, batches: Iterator[pa.RecordBatch]) -> Iterat
             yield _batch(rows)
 
 
-class IntervalRunResult:
+@dataclass
+class IntervalRunResult(SparkResult):
     """The signatures DataFrame (persisted), the mode, and the same helpers as
     ``pipeline.SparkRunResult``; ``to_matches()`` gives ``UncertainMatch`` objects."""
 
-    interval = True
-
-    def __init__(self, matches: Any, mode: str, warnings: list[str], events: SparkEvents, pattern: Pattern,
-                 count: int, seconds: float, info: dict[str, Any]):
-        self.matches, self.mode, self.warnings, self.events = matches, mode, warnings, events
-        self.pattern, self.count, self.seconds, self.info = pattern, count, seconds, info
+    interval: ClassVar[bool] = True
 
     def ordered(self) -> Any:
         return self.matches.orderBy("range_lo", "range_hi", "start_seq", "end_seq", "match")
@@ -152,16 +149,6 @@ class IntervalRunResult:
                                       end_seq=r["end_seq"], range=(r["range_lo"], r["range_hi"]),
                                       confidence=Fraction(r["confidence_exact"])))
         return sort_uncertain(out)
-
-    def to_json(self) -> list[dict[str, Any]]:
-        return [m.to_json() for m in self.to_matches()]
-
-    def unpersist(self) -> None:
-        try:
-            self.matches.unpersist()
-        except Exception:  # noqa: BLE001
-            pass
-        self.events.unpersist()
 
 
 def run_intervals(pattern: Pattern, ev: SparkEvents, spark: Any, engine: str = "auto", *,

@@ -62,6 +62,7 @@ from .errors import PipelineError
 from .errors import task_error as _task_error
 from .io import KEY_COL, SEQ_COL, SparkEvents, build_events, read_events
 from .keys import key_expr
+from .result import SparkResult
 from .match_rows import MatchColumns, match_row
 
 __all__ = ["run", "SparkRunResult", "plan_mode", "Plan", "PipelineError", "matches_from_rows",
@@ -396,17 +397,9 @@ class Progress:
 # --------------------------------------------------------------------------- run
 
 @dataclass
-class SparkRunResult:
+class SparkRunResult(SparkResult):
     """The matches DataFrame (persisted), the mode used and warnings."""
 
-    matches: Any
-    mode: str
-    warnings: list[str]
-    events: SparkEvents
-    pattern: Pattern
-    count: int = 0
-    seconds: float = 0.0
-    info: dict[str, Any] = field(default_factory=dict)
     table: pa.Table | None = None   # the matches on the driver (``run(collect=True)``)
 
     def ordered(self) -> Any:
@@ -424,16 +417,6 @@ class SparkRunResult:
         rows = self.table.to_pylist() if self.table is not None else self.matches.collect()
         return matches_from_rows(rows, self.pattern)
 
-    def to_json(self) -> list[dict[str, Any]]:
-        """``Match.to_json()`` of every match, in canonical order."""
-        return [m.to_json() for m in self.to_matches()]
-
-    def unpersist(self) -> None:
-        try:
-            self.matches.unpersist()
-        except Exception:  # noqa: BLE001
-            pass
-        self.events.unpersist()
 
 
 def matches_from_rows(rows: Iterable[Any], pattern: Pattern) -> list[Match]:
