@@ -697,12 +697,14 @@ def run_cli(pattern: Pattern, text: str = "", args: Any = None, **kw: Any) -> in
             options = {}
             if opts.get("max_runs") is not None:
                 options["max_runs"] = opts["max_runs"]
-            from ..windows.matcher import decide, spark_factory
+            from ..run_choice import choose_run
+            from ..windows.matcher import spark_factory
 
             engine = opts.get("engine") or "auto"
-            windows, _ = decide(pattern, opts.get("match_windows") or "auto", engine)  # Algorithm 1 per key
+            # the choice cep run makes in process (match windows never on interval data): Algorithm 1 per key
+            choice = choose_run(pattern, engine, opts.get("match_windows") or "auto", interval=ev.is_interval)
             res = run(pattern, ev, engine=engine, with_events=bool(opts.get("with_events")), spark=spark,
-                      factory=(spark_factory if windows else default_factory)(engine, **options),
+                      factory=(spark_factory if choice.windows else default_factory)(engine, **options),
                       collect=True)  # one action: the matches come to the driver for the output anyway
             for w in res.warnings:
                 print(f"warning: {w}", file=sys.stderr)

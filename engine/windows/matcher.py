@@ -263,14 +263,3 @@ def spark_factory(engine: str = "auto", **options: Any) -> Callable[[Pattern], A
         return MatchWindowMatcher(pattern, inner=engine, **options)
 
     return make
-
-
-def for_run(pattern: Pattern, engine: str, mode: str, options: dict[str, Any]) -> MatchWindowMatcher | None:
-    """What ``cep run`` runs: Algorithm 1 around ``engine`` when ``--match-windows MODE``
-    says so (see :func:`decide`), else None (the engine alone). EngineUnsupported when
-    ``on`` is asked for a pattern where match windows are unsound."""
-    on, _why = decide(pattern, mode, engine)
-    if not on:
-        return None
-    opts = {k: v for k, v in options.items() if k in ("max_runs", "max_work")}
-    return MatchWindowMatcher(pattern, inner=engine, **opts)
