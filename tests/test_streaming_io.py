@@ -66,9 +66,9 @@ CSV = (
 )
 
 
-@pytest.mark.parametrize("batch_rows", [1, 2, 3, 4, 1000])
-def test_csv_batches_give_the_whole_file_events_and_report(tmp_path, batch_rows):
-    p = write(tmp_path, "d.csv", CSV)
+def assert_batches_equal_whole(p, batch_rows: int):
+    """Read in batches of ``batch_rows``, ``p`` gives the events, rows and report (issues and
+    summary) of loading it whole; returns (whole, batched reader, batched report)."""
     whole = load_events(p)
     events, rows, r = read_batched(p, batch_rows=batch_rows)
     assert [ev(e) for e in events] == [ev(e) for e in whole.events]
@@ -76,6 +76,13 @@ def test_csv_batches_give_the_whole_file_events_and_report(tmp_path, batch_rows)
     got, want = r.report(), whole.report
     assert [i.format() for i in got.issues] == [i.format() for i in want.issues]
     assert got.summary() == want.summary()
+    return whole, r, got
+
+
+@pytest.mark.parametrize("batch_rows", [1, 2, 3, 4, 1000])
+def test_csv_batches_give_the_whole_file_events_and_report(tmp_path, batch_rows):
+    p = write(tmp_path, "d.csv", CSV)
+    whole, r, got = assert_batches_equal_whole(p, batch_rows)
     assert r.schema() == whole.schema
     assert any(i.format() == "line 10 (data row 6), column id: duplicate id 2 (first on line 4)"
                for i in got.issues)
@@ -98,13 +105,7 @@ JSONL_LINES = [
 @pytest.mark.parametrize("batch_rows", [1, 2, 3, 1000])
 def test_jsonl_batches_give_the_whole_file_events_and_report(tmp_path, batch_rows):
     p = write(tmp_path, "d.jsonl", "\n".join(JSONL_LINES) + "\n")
-    whole = load_events(p)
-    events, rows, r = read_batched(p, batch_rows=batch_rows)
-    assert [ev(e) for e in events] == [ev(e) for e in whole.events]
-    assert rows == whole.rows
-    got, want = r.report(), whole.report
-    assert [i.format() for i in got.issues] == [i.format() for i in want.issues]
-    assert got.summary() == want.summary()
+    assert_batches_equal_whole(p, batch_rows)
 
 
 def test_parquet_batches_give_the_whole_file_events(tmp_path):
