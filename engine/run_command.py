@@ -25,7 +25,7 @@ import sys
 import time
 from collections import Counter
 from contextlib import contextmanager
-from itertools import chain
+from itertools import chain, islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, TextIO
 
@@ -238,10 +238,8 @@ def _run_events(matcher: Matcher, events: Iterable[Event], writer: MatchWriter, 
             return
         every = max(1, int(getattr(guard, "every", 1)))
         steps = 0
-        if not isinstance(events, list):
-            events = list(events)
-        for i in range(0, len(events), CHUNK):
-            chunk = events[i:i + CHUNK]
+        stream = iter(events)  # chunks taken as they come: a file read in batches stays streamed
+        while chunk := list(islice(stream, CHUNK)):
             found: list[Any] = []
             try:
                 many(chunk, found)
