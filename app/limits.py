@@ -70,7 +70,7 @@ def _known(err: BaseException) -> bool:
     """Errors whose message is written for a person (pattern, data, guard, planner)."""
     names = {c.__name__ for c in type(err).__mro__}
     return bool(names & {"DslError", "PatternError", "DataError", "StateExplosion", "EngineUnsupported",
-                         "MemoryLimit", "RunError", "PipelineError", "SparkUnavailable", "ValidationError"})
+                         "MemoryLimit", "TimeLimit", "Cancelled", "RunStopped", "RunError", "PipelineError", "SparkUnavailable", "ValidationError"})
 
 
 def call_engine(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:

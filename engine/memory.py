@@ -1,10 +1,19 @@
-"""A guard on the resident memory of a run (``cep run --max-memory``).
+"""A guard on a run: its resident memory (``cep run --max-memory``), its time and its
+cancellation.
 
 ``MemoryGuard.check()`` reads the process's resident set size (``/proc/self/statm``; where
 there is no /proc, the peak from ``resource.getrusage``) and raises ``MemoryLimit`` past
-the limit. A run calls ``tick()`` per event and per match: it reads the size every
-``every`` calls, so the guard costs nothing measurable. The message names the limit, what
-was being done and, from the caller, what holds the memory (live runs, buffered events).
+the limit; with a ``time_limit`` it raises ``TimeLimit`` once the run has taken that many
+seconds, and with a ``cancel`` event (a ``threading.Event``) ``Cancelled`` once it is set.
+All three are ``RunStopped``: a run stopped by its guard, with a message for a person.
+
+A run calls ``tick()`` per event, per match and per item it drains in ``close()``: a tick
+only counts, and every ``every`` ticks it checks. ``every`` adapts so that a check happens
+about every ``interval`` seconds whatever one step costs (halved when the last ``every``
+ticks took longer, doubled up to ``max_every`` when they took far less): a slow step cannot
+hide a runaway from the guard, and a fast loop pays one counter increment a step.
+The message names the limit, what was being done and, from the caller, what holds the
+memory (live runs, buffered events).
 
 ``parse_size`` reads a limit as a person writes it: ``2GB``, ``1.5g``, ``800M``, ``50%`` (of
 the machine's memory), a number of bytes, or ``off``; NaN, infinities, zero and negative
@@ -15,9 +24,11 @@ from __future__ import annotations
 import math
 import os
 import re
+import threading
+import time
 from collections.abc import Callable
 
-__all__ = ["MemoryGuard", "MemoryLimit", "parse_size", "rss_bytes", "total_memory", "default_limit",
+__all__ = ["MemoryGuard", "RunGuard", "RunStopped", "MemoryLimit", "TimeLimit", "Cancelled", "parse_size", "rss_bytes", "total_memory", "default_limit",
            "format_bytes", "DEFAULT_LIMIT"]
 
 DEFAULT_LIMIT = 2 << 30  # 2 GiB, or half the machine's memory when that is less
@@ -29,8 +40,20 @@ _SIZE = re.compile(r"\s*([0-9]*\.?[0-9]+(?:e[+-]?[0-9]+)?)\s*([a-z%]*)\s*", re.I
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
-class MemoryLimit(RuntimeError):
+class RunStopped(RuntimeError):
+    """A run stopped by its guard (memory, time, cancellation); the message is for a person."""
+
+
+class MemoryLimit(RunStopped):
     """The run's resident memory passed the limit; the message says what to do."""
+
+
+class TimeLimit(RunStopped):
+    """The run took longer than its time limit."""
+
+
+class Cancelled(RunStopped):
+    """The run was cancelled (Stop pressed, its session ended)."""
 
 
 def total_memory() -> int | None:
@@ -99,39 +122,78 @@ def rss_bytes() -> int:
 
 
 class MemoryGuard:
-    """Stops a run whose resident memory passes ``limit`` bytes (None: no limit).
+    """Stops a run whose resident memory passes ``limit`` bytes (None: no limit), that runs
+    past ``time_limit`` seconds (None: none) or whose ``cancel`` event is set.
 
     ``holds()`` (optional) says what holds the memory, for the message (e.g. the matcher's
-    live runs); ``where()`` where the run is (e.g. the line being read)."""
+    live runs); ``where()`` where the run is (e.g. the line being read). ``every`` is the
+    first number of ticks between checks; it then adapts to ``interval`` seconds (module)."""
 
     def __init__(self, limit: int | None, *, every: int = 2048, holds: Callable[[], str] | None = None,
-                 where: Callable[[], str] | None = None) -> None:
+                 where: Callable[[], str] | None = None, time_limit: float | None = None,
+                 cancel: threading.Event | None = None, interval: float = 0.2,
+                 max_every: int | None = None) -> None:
+        if time_limit is not None and not (isinstance(time_limit, (int, float)) and math.isfinite(time_limit)
+                                           and time_limit > 0):
+            raise ValueError(f"a time limit must be a positive number of seconds, not {time_limit!r}")
         self.limit = limit
         self.every = max(1, every)
+        self.max_every = max(self.every, max_every or 8 * self.every)
         self.holds = holds
         self.where = where
+        self.time_limit = time_limit
+        self.cancel = cancel
+        self.interval = interval
         self.peak = 0
+        self.started = time.monotonic()
+        self._last = self.started
         self._n = 0
 
     def tick(self) -> None:
-        """Count one step; read the memory every ``every`` steps."""
+        """Count one step; check every ``every`` steps (``every`` adapts to ``interval``)."""
         self._n += 1
         if self._n >= self.every:
             self._n = 0
+            now = time.monotonic()
+            took = now - self._last
+            self._last = now
+            if took > self.interval and self.every > 1:
+                self.every = max(1, int(self.every * self.interval / took))
+            elif took < self.interval / 4 and self.every < self.max_every:
+                self.every = min(self.max_every, self.every * 2)
             self.check()
 
+    def elapsed(self) -> float:
+        """Seconds since the guard was made (the run's start)."""
+        return time.monotonic() - self.started
+
     def check(self) -> None:
+        """Raise ``Cancelled``, ``TimeLimit`` or ``MemoryLimit`` when one applies."""
+        if self.cancel is not None and self.cancel.is_set():
+            raise Cancelled(self._message("the run was cancelled", memory=False))
+        if self.time_limit is not None and self.elapsed() > self.time_limit:
+            raise TimeLimit(self._message(
+                f"the run took longer than its time limit of {self.time_limit:g} s", memory=False,
+                advice="use a tighter WITHIN, a more selective strategy or less data, or raise the time limit"))
         if self.limit is None:
             return
         rss = rss_bytes()
         self.peak = max(self.peak, rss)
         if rss <= self.limit:
             return
-        parts = [f"resident memory {format_bytes(rss)} passed the limit of {format_bytes(self.limit)} "
-                 f"(--max-memory)"]
+        raise MemoryLimit(self._message(
+            f"resident memory {format_bytes(rss)} passed the limit of {format_bytes(self.limit)} (--max-memory)",
+            memory=True, advice="raise --max-memory if the machine has room"))
+
+    def _message(self, head: str, *, memory: bool, advice: str = "") -> str:
+        parts = [head]
         if self.where is not None:
             parts.append(self.where())
         if self.holds is not None:
             parts.append(self.holds())
-        parts.append("raise --max-memory if the machine has room")
-        raise MemoryLimit("; ".join(p for p in parts if p))
+        if advice:
+            parts.append(advice)
+        return "; ".join(p for p in parts if p)
+
+
+RunGuard = MemoryGuard  # the guard checks more than memory; both names are kept
