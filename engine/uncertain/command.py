@@ -70,14 +70,31 @@ def run_interval(args: argparse.Namespace, pattern: Pattern, events: list[Any]) 
     options: dict[str, Any] = {"u_max": u_max, "pmf": mapping.pmf_col}
     if args.max_runs is not None:
         options["max_runs"] = args.max_runs
+    from ..memory import RunStopped, guarding
+    from ..output_paths import check_out
+
+    check_out(args)
     matcher = make_matcher(pattern, info.name, interval=True, **options)
     t0 = time.perf_counter()
     matches: list[Any] = []
+    state = {"events": 0}
+
+    def holds() -> str:
+        st = matcher.stats
+        return (f"the matcher holds {st.runs_alive:,} live runs (peak {st.runs_peak:,}) and "
+                f"{len(matches):,} signatures found so far")
+
+    from ..run_command import run_guard
+
+    guard = run_guard(args, holds=holds, where=lambda: f"after {state['events']:,} events")
     try:
-        for e in events:
-            matches.extend(matcher.feed(e))
-        matches.extend(matcher.close())
-    except StateExplosion as err:
+        with guarding(guard):
+            for e in events:
+                matches.extend(matcher.feed(e))
+                state["events"] += 1
+                guard.tick()
+            matches.extend(matcher.close())
+    except (StateExplosion, RunStopped) as err:
         raise CommandError(f"stopped: {err}", status=1) from None
     except ValueError as err:  # the oracle refusing a large input, a bad pmf
         raise CommandError(f"stopped: {err}", status=1) from None
