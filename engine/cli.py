@@ -107,11 +107,26 @@ def _run_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from .aseq.command import run_aggregate, wants_aggregate
+    """``cep run``: the pattern is read and parsed once, and the run dispatched on the model
+    (a workload or an AGG pattern: aggregate rows; interval data: the interval engines;
+    else matches), never on the raw text."""
+    from .arguments import read_pattern
+    from .aseq.workload import is_workload
+    from .output_paths import check_out
+    from .run_command import check_run_args
 
-    if wants_aggregate(args):  # AGG patterns and workloads print aggregate rows (A-Seq, issue 12)
+    check_run_args(args)
+    check_out(args)
+    text, _origin = read_pattern(args.pattern)
+    if getattr(args, "more", None) or is_workload(text):  # several AGG queries sharing counters
+        from .aseq.command import run_aggregate
+
         return run_aggregate(args)
-    pattern, text = load_pattern(args.pattern)
+    pattern, text = load_pattern(args.pattern, text)
+    if pattern.aggregate is not None:  # AGG: aggregate rows (A-Seq)
+        from .aseq.command import run_aggregate
+
+        return run_aggregate(args, pattern, text)
     if args.spark:
         try:
             from .spark import pipeline
@@ -229,13 +244,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     ap = build_parser(argv[0] if argv and argv[0] in COMMANDS else None)
     args = ap.parse_args(argv)
+    from .memory import RunStopped
+
     try:
+        from .arguments import check_flag_values
+
+        check_flag_values(args)
         return int(args.func(args) or 0)
     except CommandError as err:
         print(f"cep: {err}", file=sys.stderr)
         return err.status
     except BrokenPipeError:
         return 0
+    except RunStopped as err:  # a guard that stopped outside a command's own handling
+        print(f"cep: stopped: {err}", file=sys.stderr)
+        return 1
+    except MemoryError:
+        print("cep: stopped: out of memory (lower the input size or --max-memory)", file=sys.stderr)
+        return 1
+    except Exception as err:  # no traceback reaches a person; CEP_DEBUG=1 shows it
+        if os.environ.get("CEP_DEBUG"):
+            raise
+        print(f"cep: unexpected error ({type(err).__name__}: {err}); this is a bug in cep, please report it "
+              "(CEP_DEBUG=1 shows the traceback)", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":  # pragma: no cover

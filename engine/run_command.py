@@ -43,7 +43,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .matchers.base import Matcher
     from .model import Pattern
 
-__all__ = ["add_run_args", "handles", "run_in_process", "memory_limit", "run_guard", "READ_MODES"]
+__all__ = ["add_run_args", "handles", "run_in_process", "memory_limit", "run_guard", "check_run_args", "READ_MODES"]
 
 READ_MODES = ("auto", "whole", "batches")
 
@@ -56,6 +56,8 @@ def add_run_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--read", default="auto", choices=READ_MODES,
                    help="read the data whole (sorted in memory) or in batches (bounded memory; the "
                         "file must be sorted by ts); auto: batches for files over 32 MB")
+    p.add_argument("--time-limit", type=_seconds, default=None, metavar="SECONDS",
+                   help="stop the run (exit 1, what was found so far kept) after SECONDS (default: none)")
 
 
 def handles(args: argparse.Namespace, pattern: Pattern) -> bool:
@@ -77,6 +79,28 @@ def memory_limit(args: argparse.Namespace) -> int | None:
         return parse_size(raw)
     except ValueError as err:
         raise CommandError(f"--max-memory: {err}") from None
+
+
+def _seconds(text: str) -> float:
+    """``--time-limit``: a positive finite number of seconds."""
+    import math
+
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not math.isfinite(v) or v <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, not {text!r}")
+    return v
+
+
+def check_run_args(args: argparse.Namespace) -> None:
+    """The flag values of ``cep run`` checked before any work (every path: matches, AGG,
+    interval data, Spark): ``--max-memory`` read, numeric flags in range."""
+    from .arguments import check_flag_values
+
+    check_flag_values(args)
+    memory_limit(args)
 
 
 def run_guard(args: argparse.Namespace, *, holds: Any = None, where: Any = None,
