@@ -183,7 +183,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------- stream
 
 def _stream_parser(sub: Any) -> argparse.ArgumentParser:
-    p = sub.add_parser("stream", help="(Spark Structured Streaming) match files as they arrive in a directory")
+    p = sub.add_parser(
+        "stream", help="(Spark Structured Streaming) match files as they arrive in a directory",
+        description="Match the files that arrive in --source as one stream. Each file is read once, when it is "
+                    "first listed: write each file elsewhere (or as .NAME, _NAME or NAME.tmp, which the stream "
+                    "ignores) and rename it into --source when it is complete. A file that changes after it was "
+                    "read is named on stderr: its later rows are not matched.")
     p.add_argument("pattern")
     p.add_argument("--source", required=True, help="directory watched for new CSV/JSON/Parquet files")
     p.add_argument("--out", required=True, help="directory the matches are appended to")
