@@ -61,7 +61,9 @@ class OracleGuard:
     """The oracle's own guard (see the module): ``tick()`` per combination or comparison
     raises ``OracleTooLarge`` past its limits, and ticks the run's guard too."""
 
-    def __init__(self, what: str, *, seconds: float | None = MAX_SECONDS, growth: int | None = MAX_GROWTH) -> None:
+    def __init__(self, what: str, *, seconds: float | None | bool = True, growth: int | None | bool = True) -> None:
+        seconds = MAX_SECONDS if seconds is True else seconds  # True: the module's limits, read now
+        growth = MAX_GROWTH if growth is True else growth
         self.what = what
         self.seconds = seconds
         self.growth = growth

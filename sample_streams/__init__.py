@@ -150,7 +150,7 @@ def suggest(name: str, known: list[str]) -> str:
 
     text = str(name)
     near = [k for k in known if text and (k.startswith(text) or text.startswith(k))]
-    near += [k for k in difflib.get_close_matches(text, known, n=3, cutoff=0.5) if k not in near]
+    near += [k for k in difflib.get_close_matches(text, known, n=3, cutoff=0.6) if k not in near]
     if not near:
         return ""
     return "; did you mean " + " or ".join(repr(k) for k in near[:3]) + "?"
