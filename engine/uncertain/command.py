@@ -88,6 +88,7 @@ def run_interval(args: argparse.Namespace, pattern: Pattern, events: list[Any]) 
 
     guard = run_guard(args, holds=holds, where=lambda: f"after {state['events']:,} events")
     try:
+        guard.check()  # the loaded data may already pass --max-memory
         with guarding(guard):
             for e in events:
                 matches.extend(matcher.feed(e))
