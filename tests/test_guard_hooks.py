@@ -146,3 +146,16 @@ def test_uncertain_oracle_ticks_the_run_guard():
         m.feed(e)
     with guarding(_cancelled_guard()), pytest.raises(Cancelled):
         m.close()
+
+
+@pytest.mark.parametrize("inner", ["ses", "nfab"])
+def test_match_windows_drain_at_close_ticks_the_guard(inner):
+    """close() drains every open window (calls of A): the guard is ticked there too."""
+    from engine.windows import MatchWindowMatcher
+
+    p = parse("PATTERN SEQ(A+ a[], B b) WITHIN 100")
+    m = MatchWindowMatcher(p, inner=inner)
+    for e in _events("AAAAB"):
+        m.feed(e)
+    with guarding(_cancelled_guard()), pytest.raises(Cancelled):
+        m.close()

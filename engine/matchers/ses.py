@@ -77,6 +77,7 @@ class SesMatcher(MatcherBase):
         self._pending: dict[int, list[Match]] = {}   # start seq -> its matches (eager mode with a selection)
         self._held = 0  # events bound in the matches of _pending (the guard counts them)
         self._found = 0  # events bound in the matches found by the event being fed
+        self._tick = current_guard().tick  # the run's guard, taken up again by feed and match_window
         self._seq: dict[Any, int] = {}
         self._window_mode = False  # A(P, W): the caller (Algorithm 1) reports the matches
         self._full_last = self.nfa.set_mask[-1]
@@ -207,7 +208,7 @@ class SesMatcher(MatcherBase):
         tr = self.tracer
         work = 0
         last_set = nm.k - 1
-        tick = current_guard().tick
+        tick = self._tick
         holds = self.selection is not Selection.ALL  # else the matches go out at once
         for inst in live:
             if W is not None and c - inst.c0 >= W:
@@ -277,6 +278,7 @@ class SesMatcher(MatcherBase):
         found: list[Match] = []
         out: list[Match] = []
         self._found = 0
+        self._tick = current_guard().tick
         if self.selection is not Selection.ALL:
             out = self._finish_groups(self._coord(e))
             if not self._pending and not self.live:
@@ -367,6 +369,7 @@ class SesMatcher(MatcherBase):
         live: list[Inst] = []
         self._window_mode = True
         self._found = 0
+        self._tick = current_guard().tick
         try:
             self._start(first, cand0, live, found)
             peak = len(live)
@@ -386,5 +389,5 @@ class SesMatcher(MatcherBase):
         if self.selection is Selection.ALL or len(found) <= 1:
             return found
         seq = {e.id: e.seq for e in events}
-        return select_group(self.selection, found, self.kleene, seq, tick=current_guard().tick)
+        return select_group(self.selection, found, self.kleene, seq, tick=self._tick)
 
