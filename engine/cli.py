@@ -137,10 +137,13 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     if handles(args, pattern):  # point data: matches written as produced, big files in batches
         return run_in_process(args, pattern, text)
+    from .uncertain.command import interval_data, run_interval
+
+    if interval_data(args) and getattr(args, "read", "auto") == "batches":
+        return run_interval(args, pattern, None, text)  # read in batches as it goes
     events, warnings = load_data(args, pattern, text)
     for w in warnings:
         print(w, file=sys.stderr)
-    from .uncertain.command import interval_data, run_interval
 
     if interval_data(args):  # uncertainty intervals: possible-worlds engines only, never as points
         return run_interval(args, pattern, events)

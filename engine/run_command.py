@@ -43,7 +43,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from .matchers.base import Matcher
     from .model import Pattern
 
-__all__ = ["add_run_args", "handles", "run_in_process", "memory_limit", "run_guard", "check_run_args", "READ_MODES"]
+__all__ = ["add_run_args", "handles", "run_in_process", "memory_limit", "run_guard", "check_run_args", "read_events",
+           "READ_MODES"]
 
 READ_MODES = ("auto", "whole", "batches")
 
@@ -92,6 +93,53 @@ def _seconds(text: str) -> float:
     if not math.isfinite(v) or v <= 0:
         raise argparse.ArgumentTypeError(f"must be a positive number of seconds, not {text!r}")
     return v
+
+
+def read_events(args: Any, first: Any, first_text: str, state: dict[str, Any],
+                force_batches: bool = False) -> tuple[Any, list[str], Any]:
+    """The events of ``--data`` for a run that takes them one at a time (AGG patterns,
+    interval data): the whole file (``load_data``), or batches (``--read batches``, or
+    ``auto`` for a big file) taken as they come, with the same rules and messages; returns
+    (events, warnings, the batch reader or None). ``state["events"]`` counts the events read
+    from batches, ``state["loaded"]`` those loaded whole."""
+    from .arguments import load_data, mapping_from_args
+    from .events import BatchReader, DataError, can_batch, wants_batches
+
+    mode = "batches" if force_batches else (getattr(args, "read", "auto") or "auto")
+    data, hint = resolve_data(args.data)
+    try:
+        batched = mode == "batches" or (mode == "auto" and wants_batches(data))
+    except (DataError, OSError):
+        batched = False
+    if batched and not can_batch(data):
+        if mode == "batches":
+            raise CommandError(f"{args.data}: cannot be read in batches (a JSON array is read whole; "
+                               f"use JSON Lines, CSV or Parquet)")
+        batched = False
+    if not batched:
+        events, warnings = load_data(args, first, first_text)
+        state["loaded"] = len(events)
+        return events, warnings, None
+    try:
+        reader = BatchReader(data, mapping_from_args(args, hint))
+    except DataError as err:
+        raise CommandError(f"{args.data}: {err}") from None
+    numeric = first.numeric_attrs()
+
+    def events() -> Any:
+        try:
+            for batch in reader:
+                errors = batch.errors + [i for i in reader.numeric_issues(batch, numeric) if i.severity == "error"]
+                if errors and not getattr(args, "skip_bad_rows", False):
+                    raise CommandError(f"{args.data}: the data has problems:\n{reader.report().format()}\n"
+                                       "(fix the file, or pass --skip-bad-rows to run without the rejected rows)")
+                for e in batch.events:
+                    state["events"] += 1
+                    yield e
+        except DataError as err:
+            raise CommandError(f"{args.data}: {err}") from None
+
+    return events(), [], reader
 
 
 def check_run_args(args: argparse.Namespace) -> None:

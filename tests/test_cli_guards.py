@@ -250,3 +250,14 @@ def test_an_unexpected_error_prints_no_traceback(capsys, monkeypatch):
     monkeypatch.delenv("CEP_DEBUG", raising=False)
     rc, _out, err = run(capsys, "check", "PATTERN SEQ(A a)")
     assert rc == 2 and err.startswith("cep: unexpected error (KeyError") and "Traceback" not in err
+
+
+def test_interval_read_batches_gives_the_whole_read_and_needs_u_max(capsys):
+    base = ["run", "preset:cluster/query1", "--data", "sample:cluster", "--format", "jsonl"]
+    rc, whole, err = run(capsys, *base, "--u-max", "15")
+    assert rc == 0, err
+    rc, batched, err = run(capsys, *base, "--u-max", "15", "--read", "batches")
+    assert rc == 0, err
+    assert batched == whole and whole
+    rc, _out, err = run(capsys, *base, "--read", "batches")
+    assert rc == 2 and "needs --u-max" in err

@@ -48,50 +48,6 @@ def wants_aggregate(args: Any) -> bool:
     return pattern.aggregate is not None
 
 
-def _stream(args: Any, first: Any, first_text: str, state: dict[str, Any]) -> tuple[Any, list[str], Any]:
-    """The events of ``--data`` for an AGG run: the whole file (``load_data``), or batches
-    (``--read batches``, or ``auto`` for a big file) taken as they come; returns (events,
-    warnings, the batch reader or None). ``state["events"]`` counts the events read."""
-    from ..arguments import CommandError, load_data, mapping_from_args, resolve_data
-    from ..events import BatchReader, DataError, can_batch, wants_batches
-
-    mode = getattr(args, "read", "auto") or "auto"
-    data, hint = resolve_data(args.data)
-    try:
-        batched = mode == "batches" or (mode == "auto" and wants_batches(data))
-    except (DataError, OSError):
-        batched = False
-    if batched and not can_batch(data):
-        if mode == "batches":
-            raise CommandError(f"{args.data}: cannot be read in batches (a JSON array is read whole; "
-                               f"use JSON Lines, CSV or Parquet)")
-        batched = False
-    if not batched:
-        events, warnings = load_data(args, first, first_text)
-        state["loaded"] = len(events)
-        return events, warnings, None
-    try:
-        reader = BatchReader(data, mapping_from_args(args, hint))
-    except DataError as err:
-        raise CommandError(f"{args.data}: {err}") from None
-    numeric = first.numeric_attrs()
-
-    def events() -> Any:
-        try:
-            for batch in reader:
-                errors = batch.errors + [i for i in reader.numeric_issues(batch, numeric) if i.severity == "error"]
-                if errors and not getattr(args, "skip_bad_rows", False):
-                    raise CommandError(f"{args.data}: the data has problems:\n{reader.report().format()}\n"
-                                       "(fix the file, or pass --skip-bad-rows to run without the rejected rows)")
-                for e in batch.events:
-                    state["events"] += 1
-                    yield e
-        except DataError as err:
-            raise CommandError(f"{args.data}: {err}") from None
-
-    return events(), [], reader
-
-
 def run_aggregate(args: Any, pattern: Any = None, text: str | None = None) -> int:
     """``cep run`` for an AGG pattern (``pattern``, already parsed, and its ``text``) or a
     workload (``pattern`` None: read from the arguments); see the module docstring."""
@@ -131,7 +87,9 @@ def run_aggregate(args: Any, pattern: Any = None, text: str | None = None) -> in
             raise CommandError(f"Spark is not available: {err}") from None
         return spark_aseq.run_cli(first, first_text, args)
     state: dict[str, Any] = {"events": 0, "loaded": None}
-    events, warnings, reader = _stream(args, first, first_text, state)
+    from ..run_command import read_events
+
+    events, warnings, reader = read_events(args, first, first_text, state)
     if reader is None and any(e.lower is not None for e in events[:1000]):
         raise CommandError("AGG patterns are aggregated over point timestamps; this data has uncertainty intervals "
                            "(map a point time column with --ts-col)")
