@@ -51,6 +51,9 @@ def run(args: argparse.Namespace) -> int:
         with guarding(guard):
             if interval_data(args):  # signatures of the interval engines, never point matches
                 return _explain_interval(args, pattern, events)
+            if pattern.aggregate is not None:
+                print("note: `cep run` prints aggregate rows for an AGG pattern; this explains the matches they "
+                      "aggregate (the pattern without its AGG clause)", file=sys.stderr)
             result = _explain_points(args, pattern, events)
     except RunStopped as err:
         raise CommandError(f"stopped: {err}", status=1) from None

@@ -240,3 +240,10 @@ def test_trace_table_on_interval_data_shows_signatures(capsys):
     rc, out, err = run(capsys, "trace", "preset:cluster/query1", "--data", "sample:cluster", "--format", "table")
     assert rc == 0, err
     assert "MATCH a=1 b=2 c=4 d=5 range=[1, 5] confidence=1.0" in out
+
+
+def test_explain_on_an_agg_pattern_says_what_it_explains(tmp_path, capsys):
+    data = small_csv(tmp_path)
+    rc, out, err = run(capsys, "explain", "PATTERN SEQ(A a, B b) AGG COUNT", "--data", data, "--match", "1")
+    assert rc == 0 and "a=[1] b=[2]" in out
+    assert "aggregate rows" in err
