@@ -19,7 +19,7 @@ import sys
 import time
 from typing import Any
 
-from .output import ROW_COLUMNS, emit_rows, write_rows
+from .output import ROW_COLUMNS, write_rows
 from .values import AggRow
 
 __all__ = ["wants_aggregate", "run_aggregate", "write_rows", "ROW_COLUMNS"]
@@ -135,7 +135,12 @@ def run_aggregate(args: Any, pattern: Any = None, text: str | None = None) -> in
         else:
             print(f"note: A-Seq cannot aggregate this pattern without its matches ({fb}); the baseline built "
                   "them and aggregated", file=sys.stderr)
-    rows: list[AggRow] = []
+    from .row_sink import RowSink
+
+    try:
+        rows = RowSink(args, workload, stream=reader is not None)
+    except OSError as err:
+        raise CommandError(f"cannot write '{args.out}': {err.strerror or err}") from None
 
     def holds() -> str:
         st = matcher.stats
@@ -160,9 +165,14 @@ def run_aggregate(args: Any, pattern: Any = None, text: str | None = None) -> in
                 tick()
             rows.extend(matcher.close())
     except (StateExplosion, EngineUnsupported, RunStopped) as err:
-        raise CommandError(f"stopped: {err}", status=1) from None
+        rows.abort()
+        raise CommandError(f"stopped: {err}{rows.written()}", status=1) from None
     except ValueError as err:
-        raise CommandError(f"stopped: {err}", status=1) from None
+        rows.abort()
+        raise CommandError(f"stopped: {err}{rows.written()}", status=1) from None
+    except BaseException:
+        rows.abort()
+        raise
     elapsed = time.perf_counter() - t0
     n_events = state["loaded"] if state["loaded"] is not None else state["events"]
     if reader is not None:
@@ -170,7 +180,7 @@ def run_aggregate(args: Any, pattern: Any = None, text: str | None = None) -> in
         if report.issues or report.omitted:
             print(report.format(), file=sys.stderr)
     try:
-        emit_rows(rows, args, workload)
+        rows.finish()
     except OSError as err:
         raise CommandError(f"cannot write '{args.out}': {err.strerror or err}") from None
     if getattr(args, "stats", False):
