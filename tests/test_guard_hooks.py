@@ -159,3 +159,15 @@ def test_match_windows_drain_at_close_ticks_the_guard(inner):
         m.feed(e)
     with guarding(_cancelled_guard()), pytest.raises(Cancelled):
         m.close()
+
+
+def test_ses_work_budget_covers_a_whole_match_window():
+    """In window mode the transition budget is for the whole call of A (a window of many
+    events each under the per-event budget still stops)."""
+    from engine.matchers.ses import SesMatcher
+
+    m = SesMatcher(parse("PATTERN SEQ(AND(A+ a[], B+ b[]), C c) WHERE earliest_maximal WITHIN 1000"), max_work=300)
+    window = _events("AB" * 40 + "C")
+    with pytest.raises(StateExplosion, match="transitions in one match window"):
+        m.match_window(window)
+    assert SesMatcher(m.pattern, max_work=10**7).match_window(window) is not None

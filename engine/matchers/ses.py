@@ -19,7 +19,8 @@ Two modes:
   that start at first(W) (Def. 4).
 
 Guard: at most ``max_runs`` live instances plus the events bound in the matches held for
-the selection (default 1,000,000) and ``max_work`` transition checks per event; passing either stops the run with
+the selection (default 1,000,000) and ``max_work`` transition checks per event (in window
+mode: per call of A, the window's whole run); passing either stops the run with
 a state-explosion error naming the cause (a Kleene variable under skip_till_any_match, or
 too wide a window). Every transition, every held match and every selection step also ticks
 the run's guard (``engine.memory.current_guard``: memory, time, cancellation), so one event
@@ -77,6 +78,7 @@ class SesMatcher(MatcherBase):
         self._pending: dict[int, list[Match]] = {}   # start seq -> its matches (eager mode with a selection)
         self._held = 0  # events bound in the matches of _pending (the guard counts them)
         self._found = 0  # events bound in the matches found by the event being fed
+        self._window_work = 0  # transitions in the current call of match_window (its work budget)
         self._tick = current_guard().tick  # the run's guard, taken up again by feed and match_window
         self._seq: dict[Any, int] = {}
         self._window_mode = False  # A(P, W): the caller (Algorithm 1) reports the matches
@@ -209,6 +211,7 @@ class SesMatcher(MatcherBase):
         work = 0
         last_set = nm.k - 1
         tick = self._tick
+        budget = self.max_work - self._window_work  # window mode: one budget for the whole call of A
         holds = self.selection is not Selection.ALL  # else the matches go out at once
         for inst in live:
             if W is not None and c - inst.c0 >= W:
@@ -264,8 +267,13 @@ class SesMatcher(MatcherBase):
                                   f"{self.selection.value.replace('_', ' and ')} (§3.5)")
             if len(out) + (self._held + self._found if holds else 0) > self.max_runs:
                 self._explode_held(len(out), len(found) if holds else 0)
-            if work > self.max_work:
+            if work > budget:
+                if self._window_mode:
+                    self.explode(f"{self._window_work + work:,} transitions in one match window "
+                                 f"({len(out):,} live automaton instances)", f"{self.max_work:,} per window")
                 self.explode(f"{work:,} transitions on one event", f"{self.max_work:,}")
+        if self._window_mode:
+            self._window_work += work
         return out
 
     # ------------------------------------------------------------------ eager mode
@@ -369,6 +377,7 @@ class SesMatcher(MatcherBase):
         live: list[Inst] = []
         self._window_mode = True
         self._found = 0
+        self._window_work = 0
         self._tick = current_guard().tick
         try:
             self._start(first, cand0, live, found)
@@ -385,6 +394,7 @@ class SesMatcher(MatcherBase):
         finally:
             self._window_mode = False
             self._found = 0
+            self._window_work = 0
         self.stats.runs_peak = max(self.stats.runs_peak, peak)
         if self.selection is Selection.ALL or len(found) <= 1:
             return found
