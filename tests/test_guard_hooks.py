@@ -166,8 +166,8 @@ def test_ses_work_budget_covers_a_whole_match_window():
     events each under the per-event budget still stops)."""
     from engine.matchers.ses import SesMatcher
 
-    m = SesMatcher(parse("PATTERN SEQ(AND(A+ a[], B+ b[]), C c) WHERE earliest_maximal WITHIN 1000"), max_work=300)
-    window = _events("AB" * 40 + "C")
+    p = parse("PATTERN SEQ(A+ a[], B b) WHERE maximal AND a[i].x >= a[i-1].x - 10 WITHIN 1000")
+    window = _events("A" * 12 + "B")  # every subset of the A's: 2^k transitions on the k-th event
     with pytest.raises(StateExplosion, match="transitions in one match window"):
-        m.match_window(window)
-    assert SesMatcher(m.pattern, max_work=10**7).match_window(window) is not None
+        SesMatcher(p, max_work=200).match_window(window)  # no single event passes 200 before the sum does
+    assert len(SesMatcher(p, max_work=10**6).match_window(window)) == 1
