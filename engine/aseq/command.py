@@ -20,7 +20,6 @@ import time
 from typing import Any
 
 from .output import ROW_COLUMNS, write_rows
-from .values import AggRow
 
 __all__ = ["wants_aggregate", "run_aggregate", "write_rows", "ROW_COLUMNS"]
 
