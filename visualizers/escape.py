@@ -1,0 +1,112 @@
+"""Escaping for every place the app shows text it did not write itself.
+
+Pattern text, variable and type names, string literals, event ids, types, attribute
+values, partition keys, file names and error messages come from people and files the
+app does not trust. Each output context interprets some text as markup; this module has
+one function per context, each returning text that the context shows *literally*:
+
+* :func:`markdown` for Streamlit markdown (``st.markdown``, ``st.caption``, ``st.info`` /
+  ``st.error`` / ``st.warning`` / ``st.success``, ``st.toast``, widget and expander labels,
+  ``st.radio`` options) and the Design canvas' node text (react-markdown with raw HTML);
+* :func:`code` for a value shown as inline code inside such markdown;
+* :func:`html` for text put into HTML (``st.html``, ``unsafe_allow_html``, SVG);
+* :func:`plotly` for plotly text: trace ``text`` / ``hovertext``, annotations, axis and
+  legend titles, which plotly reads as a subset of HTML (``<a href>``, ``<br>``, ``<b>``,
+  ``<span style>``) with HTML entities.
+
+``st.code``, ``st.text``, ``st.dataframe`` / ``st.table`` cells and ``st.selectbox`` /
+``st.multiselect`` options show text as it is and need none of these.
+
+This module imports neither streamlit nor plotly.
+"""
+from __future__ import annotations
+
+import html as _html
+import re
+from typing import Any
+
+#: The characters CommonMark lets a backslash escape (all of ASCII punctuation).
+ASCII_PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+
+#: An invisible character that joins its neighbours (no line break, no width). It is put
+#: where GitHub-flavoured markdown would otherwise turn plain text into a link (``www.``,
+#: ``http://``, ``name@host.example``) or where Streamlit would turn it into an emoji or an
+#: icon (``:smile:``, ``:material/home:``): those are found in the text *after* the markdown
+#: is parsed, so a backslash escape cannot stop them.
+WORD_JOINER = "\u2060"
+
+_LINE_BREAKS = re.compile(r"\r\n|[\r\n\u2028\u2029\x0b\x0c\x85]")
+# where a joiner goes (in the raw text, before backslash escaping)
+_AUTOLINK_SPOTS = re.compile(r"(?i)(?<=www)(?=\.)|(?<=:)(?=//)|(?<=@)|(?<=:)(?=[\w+-][\w+-]*:)|(?<=:)(?=material/)")
+
+
+def _plain(value: Any) -> str:
+    text = value if isinstance(value, str) else str(value)
+    return _LINE_BREAKS.sub(" ", text)
+
+
+def _join_autolinks(text: str) -> str:
+    return _AUTOLINK_SPOTS.sub(WORD_JOINER, text)
+
+
+def markdown(value: Any) -> str:
+    """``value`` as markdown text that shows it literally, on one line.
+
+    Every ASCII punctuation character is backslash-escaped (CommonMark: an escaped
+    character is always shown as itself), which neutralises emphasis, code spans, links
+    and images (``[`` ``]`` ``(`` ``!``), raw HTML and entities (``<`` ``&``), math (``$``),
+    tables (``|``), strikethrough (``~``), headings (``#``), list markers (``-`` ``+`` and
+    ``1.``), block quotes (``>``) and Streamlit's directives (``:red[...]``,
+    ``:material/...:``). Line breaks become spaces (a blank line would start a new block).
+    Autolinks and emoji short codes get a :data:`WORD_JOINER` (see there)."""
+    text = _join_autolinks(_plain(value))
+    return "".join("\\" + ch if ch in ASCII_PUNCTUATION else ch for ch in text)
+
+
+def code(value: Any) -> str:
+    """``value`` as an inline code span that shows it literally.
+
+    Inside a code span markdown shows the characters as they are (no emphasis, links,
+    HTML or math), until a run of backticks as long as the fence: the fence is one
+    backtick longer than the longest run in ``value``, so a backtick in the value never
+    closes the span. Line breaks become spaces (a blank line would end the span's
+    paragraph and let the rest be read as markdown)."""
+    text = _plain(value)
+    # Streamlit rewrites ``:material/`` in the source, inside code spans too
+    text = text.replace(":material/", ":" + WORD_JOINER + "material/")
+    if not text:
+        return "` `"
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    # CommonMark strips one space from each end when both ends have one: pad so that a
+    # value that starts or ends with a backtick or a space keeps it
+    if text.startswith("`") or text.endswith("`") or (text.startswith(" ") and text.endswith(" ")
+                                                     and text.strip(" ")):
+        text = f" {text} "
+    return f"{fence}{text}{fence}"
+
+
+def html(value: Any) -> str:
+    """``value`` as HTML text (element content or a quoted attribute value): ``& < > " '``
+    become character references."""
+    return _html.escape(value if isinstance(value, str) else str(value), quote=True)
+
+
+def plotly(value: Any) -> str:
+    """``value`` as plotly text (labels, hover text, annotations, titles). Plotly reads
+    ``<br>``, ``<b>``, ``<i>``, ``<sub>``, ``<sup>``, ``<span style>`` and ``<a href>`` tags and
+    HTML entities in these strings; ``& < >`` become entities, which plotly shows as the
+    characters. Line breaks stay as they are (plotly does not break lines on them)."""
+    text = value if isinstance(value, str) else str(value)
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def unescape_markdown(text: str) -> str:
+    """The inverse of :func:`markdown` (what the markdown shows): backslash escapes of
+    ASCII punctuation removed and word joiners dropped. For reading back text a person
+    edited on the canvas, and for tests."""
+    out = re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", text)
+    return out.replace(WORD_JOINER, "")
+
+
+__all__ = ["markdown", "code", "html", "plotly", "unescape_markdown", "WORD_JOINER", "ASCII_PUNCTUATION"]
