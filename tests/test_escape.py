@@ -137,3 +137,50 @@ def test_round_trips_on_any_text(text):
     span = escape.code(text)
     assert _code_span_content(span)
     assert std_html.unescape(escape.html(text)) == text
+
+
+def _message_shown(md: str) -> str:
+    """What markdown built by ``escape.message`` shows: code spans and escaped text in turn."""
+    out, k = [], 0
+    while k < len(md):
+        if md[k] == "`":
+            fence = re.match(r"`+", md[k:]).group(0)
+            end = md.index(fence, k + len(fence))
+            while md[end + len(fence):end + len(fence) + 1] == "`":  # a longer run is not the fence
+                end = md.index(fence, end + 1)
+            out.append(_code_span_content(md[k:end + len(fence)]))
+            k = end + len(fence)
+        else:
+            nxt = md.find("`", k)
+            while nxt > 0 and md[nxt - 1] == "\\" and (nxt - k) and not _odd_backslashes(md, k, nxt):
+                nxt = md.find("`", nxt + 1)
+            nxt = len(md) if nxt < 0 else nxt
+            plain = md[k:nxt]
+            assert _unescaped(plain) == []
+            out.append(escape.unescape_markdown(plain))
+            k = nxt
+    return "".join(out).replace(escape.WORD_JOINER, "")
+
+
+def _odd_backslashes(md: str, start: int, at: int) -> bool:
+    n = 0
+    while at - 1 - n >= start and md[at - 1 - n] == "\\":
+        n += 1
+    return n % 2 == 0
+
+
+@pytest.mark.parametrize("text,shown", [
+    ("unknown attribute `prise` (did you mean `price`?)", "unknown attribute prise (did you mean price?)"),
+    ("bad literal `q` <iframe srcdoc=x></iframe> `` at line 1", "bad literal q <iframe srcdoc=x></iframe>   at line 1"),
+    ("odd ` backtick <img src=x>", "odd ` backtick <img src=x>"),
+    ("no names here ![x](https://evil.example/p.png)", "no names here ![x](https://evil.example/p.png)"),
+])
+def test_message_shows_names_as_code_and_the_rest_escaped(text, shown):
+    md = escape.message(text)
+    assert _message_shown(md) == shown
+
+
+def test_message_marks_names_as_code():
+    assert escape.message("unknown attribute `prise`") == "unknown attribute `prise`"
+    assert escape.message("a `b` c*") == "a `b` c\\*"
+    assert escape.message("x `<img src=y>` z") == "x `<img src=y>` z"

@@ -9,6 +9,7 @@ one function per context, each returning text that the context shows *literally*
   ``st.error`` / ``st.warning`` / ``st.success``, ``st.toast``, widget and expander labels,
   ``st.radio`` options) and the Design canvas' node text (react-markdown with raw HTML);
 * :func:`code` for a value shown as inline code inside such markdown;
+* :func:`message` for a message that marks names with backticks (as the engine does);
 * :func:`html` for text put into HTML (``st.html``, ``unsafe_allow_html``, SVG);
 * :func:`plotly` for plotly text: trace ``text`` / ``hovertext``, annotations, axis and
   legend titles, which plotly reads as a subset of HTML (``<a href>``, ``<br>``, ``<b>``,
@@ -86,6 +87,19 @@ def code(value: Any) -> str:
     return f"{fence}{text}{fence}"
 
 
+def message(value: Any) -> str:
+    """A message (an error, a warning, a note) as markdown that shows it literally, except
+    that its names between single backticks (``unknown attribute `prise` ``, as the engine
+    and the app write them) are shown as inline code. Every piece goes through
+    :func:`markdown` or :func:`code`, so a backtick inside a hostile name can only move
+    where a code span starts, never let any of the text be read as markup. Line breaks
+    become spaces (show caret lines with ``st.code``)."""
+    pieces = _plain(value).split("`")
+    if len(pieces) % 2 == 0:  # an odd number of backticks: the last one is plain text
+        pieces[-2:] = [pieces[-2] + "`" + pieces[-1]]
+    return "".join(code(piece) if k % 2 else markdown(piece) for k, piece in enumerate(pieces))
+
+
 def html(value: Any) -> str:
     """``value`` as HTML text (element content or a quoted attribute value): ``& < > " '``
     become character references."""
@@ -109,4 +123,4 @@ def unescape_markdown(text: str) -> str:
     return out.replace(WORD_JOINER, "")
 
 
-__all__ = ["markdown", "code", "html", "plotly", "unescape_markdown", "WORD_JOINER", "ASCII_PUNCTUATION"]
+__all__ = ["markdown", "code", "message", "html", "plotly", "unescape_markdown", "WORD_JOINER", "ASCII_PUNCTUATION"]
