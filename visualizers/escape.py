@@ -102,8 +102,11 @@ def message(value: Any) -> str:
 
 def html(value: Any) -> str:
     """``value`` as HTML text (element content or a quoted attribute value): ``& < > " '``
-    become character references."""
-    return _html.escape(value if isinstance(value, str) else str(value), quote=True)
+    and line breaks become character references (so that HTML put into markdown, as
+    ``st.markdown(..., unsafe_allow_html=True)`` does, never holds a blank line, which would
+    end the HTML block and let the rest be read as markdown)."""
+    text = _html.escape(value if isinstance(value, str) else str(value), quote=True)
+    return text.replace("\r", "&#13;").replace("\n", "&#10;")
 
 
 def plotly(value: Any) -> str:
