@@ -80,6 +80,18 @@ def show_data_problems(problems: list, where: str = "") -> None:
             st.code(pr.detail, language=None)
 
 
+def data_check(pattern: object, schema: dict[str, dict[str, str]], source: str,
+               where: str = "Pattern vs data: ") -> bool:
+    """The pattern checked against the data's schema exactly as the Run page (and ``cep run``)
+    checks it (``app.edit.data_problems``): errors red, warnings yellow. False when there is an
+    error (an unknown attribute, ...): the page then shows no result, as Run refuses to run."""
+    from app.edit import data_problems
+
+    problems = data_problems(pattern, schema, source)  # type: ignore[arg-type]
+    show_data_problems(problems, where)
+    return not any(pr.severity == "error" for pr in problems)
+
+
 def pattern_error(sources: tuple[str, ...] | None = None) -> bool:
     """Show the last rejected edit (if it came from one of ``sources``); True if shown."""
     e = state.error()

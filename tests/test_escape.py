@@ -43,17 +43,37 @@ HOSTILE = [
 ]
 
 def _unescaped(md: str) -> list[str]:
-    """Markup characters in ``md`` without a backslash before them (ignoring escaped backslashes)."""
+    """Characters in ``md`` that could start markup and have no backslash before them: code,
+    emphasis, links, images, HTML, math, strikethrough, tables anywhere; ``_`` that is not
+    inside a word; an entity; a directive (``:`` before a letter); a heading, quote or list
+    marker at the start."""
     out = []
+    shown = []  # (character, escaped?)
     k = 0
     while k < len(md):
-        ch = md[k]
-        if ch == "\\" and k + 1 < len(md):
+        if md[k] == "\\" and k + 1 < len(md):
+            shown.append((md[k + 1], True))
             k += 2
             continue
-        if ch in "<>`*_[]()!$|~#&:-+.@/":
-            out.append(ch)
+        shown.append((md[k], False))
         k += 1
+    for j, (ch, esc) in enumerate(shown):
+        if esc:
+            continue
+        prev = shown[j - 1][0] if j else ""
+        nxt = shown[j + 1][0] if j + 1 < len(shown) else ""
+        if ch in "`*[]<$~|\\":
+            out.append(ch)
+        elif ch == "_" and not (prev.isalnum() and nxt.isalnum()):
+            out.append(ch)
+        elif ch == "&" and re.match(r"&(#\d+|#x[0-9a-f]+|[a-z][a-z0-9]*);", "".join(c for c, _ in shown[j:j + 40]),
+                                    re.I):
+            out.append(ch)
+        elif ch == ":" and nxt.isascii() and nxt.isalpha():
+            out.append(ch)
+    plain = "".join(c if not e else "\x00" for c, e in shown)
+    if re.match(r"[ \t]*([-+>]|#{1,6}([ \t]|$)|\d+[.)]([ \t]|$))", plain):
+        out.append("line start")
     return out
 
 
@@ -81,8 +101,28 @@ def test_markdown_breaks_autolinks_and_short_codes(text):
 
 def test_markdown_of_non_strings():
     assert escape.markdown(12) == "12"
-    assert escape.markdown(1.5) == "1\\.5"
+    assert escape.markdown(1.5) == "1.5"
     assert escape.markdown(None) == "None"
+
+
+@pytest.mark.parametrize("text,md", [
+    ("skip_till_any_match", "skip_till_any_match"),
+    ("a.x > 5 (did you mean b?)", "a.x > 5 (did you mean b?)"),
+    ("_x_ *y*", "\\_x\\_ \\*y\\*"),
+    ("1. item", "1\\. item"),
+    ("12) item", "12\\) item"),
+    ("1.5 and #3", "1.5 and #3"),
+    ("#3 ##", "#3 ##"),
+    ("---", "\\---"),
+    ("- item", "\\- item"),
+    ("  # heading", "  \\# heading"),
+    ("> quote", "\\> quote"),
+    ("R&D &amp; &#60;", "R&D \\&amp; \\&#60;"),
+    (":red[x] at 10:30", "\\:red\\[x\\] at 10:30"),
+    ("![x](y)", "!\\[x\\](y)"),
+])
+def test_markdown_escapes_only_what_starts_markup(text, md):
+    assert escape.markdown(text) == md
 
 
 def _code_span_content(span: str) -> str:
@@ -115,7 +155,7 @@ def test_code_span_fence_is_longer_than_any_backtick_run():
 @pytest.mark.parametrize("text", HOSTILE)
 def test_html_has_no_raw_markup(text):
     out = escape.html(text)
-    assert not re.search(r"[<>\"']", out)
+    assert not re.search(r"[<>\"'\r\n]", out)
     assert std_html.unescape(out) == text
 
 

@@ -50,18 +50,50 @@ def _join_autolinks(text: str) -> str:
     return _AUTOLINK_SPOTS.sub(WORD_JOINER, text)
 
 
+#: Characters escaped wherever they stand: each can start markup in the middle of a line.
+_ALWAYS = frozenset("\\`*[]<$~|")
+_ENTITY = re.compile(r"&(?=#[0-9]{1,7};|#[xX][0-9a-fA-F]{1,6};|[A-Za-z][A-Za-z0-9]{1,31};)")
+_LINE_START = re.compile(r"^([ \t]*)([-+>]|#(?=#{0,5}(?:[ \t]|$))|[0-9]{1,9}(?=[.)](?:[ \t]|$)))")
+
+
 def markdown(value: Any) -> str:
     """``value`` as markdown text that shows it literally, on one line.
 
-    Every ASCII punctuation character is backslash-escaped (CommonMark: an escaped
-    character is always shown as itself), which neutralises emphasis, code spans, links
-    and images (``[`` ``]`` ``(`` ``!``), raw HTML and entities (``<`` ``&``), math (``$``),
-    tables (``|``), strikethrough (``~``), headings (``#``), list markers (``-`` ``+`` and
-    ``1.``), block quotes (``>``) and Streamlit's directives (``:red[...]``,
-    ``:material/...:``). Line breaks become spaces (a blank line would start a new block).
-    Autolinks and emoji short codes get a :data:`WORD_JOINER` (see there)."""
+    Backslash escapes (CommonMark: an escaped ASCII punctuation character is always shown
+    as itself) go where a character can start markup: everywhere for `` ` `` ``*`` ``[``
+    ``]`` ``<`` ``$`` ``~`` ``|`` and ``\\`` (code, emphasis, links and images, raw HTML,
+    math, strikethrough, tables); ``_`` unless it stands between two letters or digits
+    (there it is never emphasis); ``&`` when it starts a character reference; ``:`` before
+    a letter (Streamlit's ``:red[...]`` and ``:material/...:`` directives); and at the start
+    ``#`` ``>`` ``-`` ``+`` and ``1.`` / ``1)`` (headings, quotes, lists). Line breaks become
+    spaces (a blank line would start a new block). Autolinks and emoji short codes get a
+    :data:`WORD_JOINER` (see there). The rest (``.`` ``(`` ``!`` ``'`` ...) cannot start
+    markup once those are escaped, and stays as it is so that messages stay readable."""
     text = _join_autolinks(_plain(value))
-    return "".join("\\" + ch if ch in ASCII_PUNCTUATION else ch for ch in text)
+    out: list[str] = []
+    last = len(text) - 1
+    for k, ch in enumerate(text):
+        if ch in _ALWAYS:
+            out.append("\\" + ch)
+        elif ch == "_":
+            inside_word = 0 < k < last and text[k - 1].isalnum() and text[k + 1].isalnum()
+            out.append("_" if inside_word else "\\_")
+        elif ch == "&" and _ENTITY.match(text, k):
+            out.append("\\&")
+        elif ch == ":" and k < last and text[k + 1].isascii() and text[k + 1].isalpha():
+            out.append("\\:")
+        else:
+            out.append(ch)
+    escaped = "".join(out)
+    m = _LINE_START.match(escaped)
+    if m:
+        lead, marker = m.group(1), m.group(2)
+        if marker[0].isdigit():  # ``1.`` / ``1)``: escape the ``.`` or ``)`` after the digits
+            cut = len(lead) + len(marker)
+            escaped = escaped[:cut] + "\\" + escaped[cut:]
+        else:
+            escaped = lead + "\\" + escaped[len(lead):]
+    return escaped
 
 
 def code(value: Any) -> str:
