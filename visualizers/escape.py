@@ -38,7 +38,7 @@ WORD_JOINER = "\u2060"
 
 _LINE_BREAKS = re.compile(r"\r\n|[\r\n\u2028\u2029\x0b\x0c\x85]")
 # where a joiner goes (in the raw text, before backslash escaping)
-_AUTOLINK_SPOTS = re.compile(r"(?i)(?<=www)(?=\.)|(?<=:)(?=//)|(?<=@)|(?<=:)(?=[\w+-][\w+-]*:)|(?<=:)(?=material/)")
+_AUTOLINK_SPOTS = re.compile(r"(?i)(?<=www)(?=\.)|(?<=:)(?=//)|(?<=@)(?=[\w-]+\.)|(?<=:)(?=[\w+-][\w+-]*:)|(?<=:)(?=material/)")
 
 
 def _plain(value: Any) -> str:
