@@ -22,7 +22,7 @@ import pandas as pd
 import streamlit as st
 
 import sample_streams
-from app import state
+from app import state, ui
 from app.step_controls import Jump, Stepper
 from engine.aseq.baseline import BaselineMatcher
 from engine.aseq.engine import AseqMatcher
@@ -276,6 +276,9 @@ def pick_example() -> tuple[str, list[Event], str, dict[str, list[int]] | None] 
                        "or pick an example.", icon=":material/warning:")
             return None
         name = state.sample_name()
+        # as the Run page: a name the sample does not have is an error, not a run with 0 rows
+        if not ui.data_check(p, state.sample_schema(name), state.text(), f"Sample {escape.markdown(name)}: "):
+            return None
         evs = sample_streams.events(name)[:MAX_EVENTS]
         st.caption(f"Sample **{escape.markdown(name)}**, its first {len(evs):,} events.")
         return f"{CURRENT}:{name}:{state.text()}", evs, state.text(), None
