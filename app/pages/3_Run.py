@@ -166,7 +166,7 @@ rc1, rc2 = st.columns([2, 3])
 small = len(loaded.events) <= runner.IN_PROCESS_LIMIT
 engine = rc1.radio("Execution", ["local", "spark"], key="run_engine", horizontal=True, index=0 if small else 1,
                    format_func={"spark": "Spark (the scalable path)", "local": "In-process (answers at once)"}.get)
-rc2.caption(f"{len(loaded.events):,} events loaded · Spark session: {state.spark_status()}. "
+rc2.caption(f"{len(loaded.events):,} events loaded · Spark session: {escape.message(state.spark_status())}. "
             + ("Small data runs in-process by default (Spark's job start-up costs seconds); "
                "Spark gives the same matches." if small else "Large data runs on Spark by default."))
 signature = (state.text(), src.key, runner.mapping_json(mapping), engine)
