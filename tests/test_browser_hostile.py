@@ -121,7 +121,7 @@ def test_hostile_pattern_and_cells_on_every_page(browser, app_url):
         pg.get_by_text("Save / load").click()
         pg.locator("[data-testid=stFileUploader] input[type=file]").set_input_files(str(PATTERN_FILE))
         canvas = pg.frame_locator("iframe[title='streamlit_flow.streamlit_flow']")
-        canvas.locator(".react-flow__node").filter(has_text="iframe srcdoc").first.wait_for(timeout=60_000)
+        canvas.locator(".react-flow__node").filter(has_text="a.x = 'q").first.wait_for(timeout=60_000)
         time.sleep(2.0)  # the script, had it been injected, would have run by now
         text = _check(pg, watch, "Design")
         # the predicate is shown literally on its node (inside the component's frame)
