@@ -72,7 +72,7 @@ def _unescaped(md: str) -> list[str]:
         elif ch == ":" and nxt.isascii() and nxt.isalpha():
             out.append(ch)
     plain = "".join(c if not e else "\x00" for c, e in shown)
-    if re.match(r"[ \t]*([-+>]|#{1,6}([ \t]|$)|\d+[.)]([ \t]|$))", plain):
+    if re.match(r"[ \t]*([-+>=]|#{1,6}([ \t]|$)|\d+[.)]([ \t]|$))", plain):
         out.append("line start")
     return out
 
@@ -114,6 +114,7 @@ def test_markdown_of_non_strings():
     ("1.5 and #3", "1.5 and #3"),
     ("#3 ##", "#3 ##"),
     ("---", "\\---"),
+    ("===", "\\==="),
     ("- item", "\\- item"),
     ("  # heading", "  \\# heading"),
     ("> quote", "\\> quote"),

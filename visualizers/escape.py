@@ -26,9 +26,6 @@ import html as _html
 import re
 from typing import Any
 
-#: The characters CommonMark lets a backslash escape (all of ASCII punctuation).
-ASCII_PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
-
 #: An invisible character that joins its neighbours (no line break, no width). It is put
 #: where GitHub-flavoured markdown would otherwise turn plain text into a link (``www.``,
 #: ``http://``, ``name@host.example``) or where Streamlit would turn it into an emoji or an
@@ -38,7 +35,12 @@ WORD_JOINER = "\u2060"
 
 _LINE_BREAKS = re.compile(r"\r\n|[\r\n\u2028\u2029\x0b\x0c\x85]")
 # where a joiner goes (in the raw text, before backslash escaping)
-_AUTOLINK_SPOTS = re.compile(r"(?i)(?<=www)(?=\.)|(?<=:)(?=//)|(?<=@)(?=[\w-]+\.)|(?<=:)(?=[\w+-][\w+-]*:)|(?<=:)(?=material/)")
+_AUTOLINK_SPOTS = re.compile(
+    r"(?i)(?<=www)(?=\.)"          # www.host
+    r"|(?<=:)(?=//)"               # scheme://
+    r"|(?<=@)(?=[\w-]+\.)"         # name@host.tld
+    r"|(?<=:)(?=[\w+-][\w+-]*:)"   # :emoji:
+    r"|(?<=:)(?=material/)")       # :material/icon:
 
 
 def _plain(value: Any) -> str:
@@ -53,7 +55,7 @@ def _join_autolinks(text: str) -> str:
 #: Characters escaped wherever they stand: each can start markup in the middle of a line.
 _ALWAYS = frozenset("\\`*[]<$~|")
 _ENTITY = re.compile(r"&(?=#[0-9]{1,7};|#[xX][0-9a-fA-F]{1,6};|[A-Za-z][A-Za-z0-9]{1,31};)")
-_LINE_START = re.compile(r"^([ \t]*)([-+>]|#(?=#{0,5}(?:[ \t]|$))|[0-9]{1,9}(?=[.)](?:[ \t]|$)))")
+_LINE_START = re.compile(r"^([ \t]*)([-+>=]|#(?=#{0,5}(?:[ \t]|$))|[0-9]{1,9}(?=[.)](?:[ \t]|$)))")
 
 
 def markdown(value: Any) -> str:
@@ -65,7 +67,8 @@ def markdown(value: Any) -> str:
     math, strikethrough, tables); ``_`` unless it stands between two letters or digits
     (there it is never emphasis); ``&`` when it starts a character reference; ``:`` before
     a letter (Streamlit's ``:red[...]`` and ``:material/...:`` directives); and at the start
-    ``#`` ``>`` ``-`` ``+`` and ``1.`` / ``1)`` (headings, quotes, lists). Line breaks become
+    ``#`` ``>`` ``-`` ``+`` ``=`` and ``1.`` / ``1)`` (headings, quotes, lists, and a
+    setext underline when lines are joined). Line breaks become
     spaces (a blank line would start a new block). Autolinks and emoji short codes get a
     :data:`WORD_JOINER` (see there). The rest (``.`` ``(`` ``!`` ``'`` ...) cannot start
     markup once those are escaped, and stays as it is so that messages stay readable."""
@@ -158,4 +161,4 @@ def unescape_markdown(text: str) -> str:
     return out.replace(WORD_JOINER, "")
 
 
-__all__ = ["markdown", "code", "message", "html", "plotly", "unescape_markdown", "WORD_JOINER", "ASCII_PUNCTUATION"]
+__all__ = ["markdown", "code", "message", "html", "plotly", "unescape_markdown", "WORD_JOINER"]
