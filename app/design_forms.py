@@ -25,6 +25,7 @@ from app import edit, state, ui
 from engine.dsl import DslError, item_text, to_text
 from engine.expr import to_text as expr_text
 from engine.model import Component, Group, Strategy
+from visualizers import escape
 
 ss = st.session_state
 
@@ -117,7 +118,7 @@ def preset_bar() -> None:
                  on_change=_set_sample, args=(skey,))
     kind, label = state.data_in_use()
     if kind != "sample":
-        c3.caption(f"The Run page uses the {'uploaded ' if kind == 'upload' else ''}file **{label}**; names "
+        c3.caption(f"The Run page uses the {'uploaded ' if kind == 'upload' else ''}file **{escape.markdown(label)}**; names "
                    "are checked against its columns. Choose a sample here to switch back.")
 
 
@@ -156,9 +157,9 @@ def data_check() -> None:
         return
     probs = edit.data_problems(state.pattern(), schema, state.text())
     if not probs:
-        st.caption(f":material/check_circle: Every event type and attribute is in the data **{label}**.")
+        st.caption(f":material/check_circle: Every event type and attribute is in the data **{escape.markdown(label)}**.")
         return
-    ui.show_data_problems(probs, f"Data {label}: ")
+    ui.show_data_problems(probs, f"Data {escape.markdown(label)}: ")
 
 
 def _form_data_check(sources: tuple[str, ...]) -> None:
@@ -228,7 +229,7 @@ def save_load() -> None:
         st.file_uploader("Load a .cep or .json pattern", type=["cep", "json", "txt"], key=key,
                          on_change=_on_upload, args=(key,))
         if ss.get("cep_uploaded_name") and state.edit_source() == "load":
-            st.caption(f"Loaded **{ss['cep_uploaded_name']}**.")
+            st.caption(f"Loaded **{escape.markdown(ss['cep_uploaded_name'])}**.")
         ui.pattern_error(("load",))
 
 

@@ -7,6 +7,7 @@ import streamlit as st
 
 import sample_streams
 from app import edit, runner, state, ui
+from visualizers import escape
 from visualizers.timeline import (ZOOMS, aggregate_figure, aggregate_frame, events_frame, export_frame, jsonl_text,
                                   match_events_frame, matches_frame, stats_rows, timeline_figure)
 
@@ -46,13 +47,13 @@ elif kind == "upload":
         try:
             path = runner.save_upload(up.name, up.getvalue())
         except runner.RunError as err:  # over the upload cap
-            st.error(str(err))
+            st.error(escape.message(err))
             st.stop()
         src = runner.Source("upload", up.name, path, runner.format_of(up.name))
         ss["run_kept_upload"] = src
     elif ss.get("run_kept_upload") is not None:  # uploaded before another page was visited
         src = ss["run_kept_upload"]
-        st.caption(f"Using **{src.label}**, uploaded earlier; upload another file to replace it.")
+        st.caption(f"Using **{escape.markdown(src.label)}**, uploaded earlier; upload another file to replace it.")
 else:
     path = st.text_input("Path (CSV, TSV, JSON Lines or Parquet)", ss.get("run_kept_path", ""), key="run_path",
                          placeholder="/data/events.parquet")
@@ -69,7 +70,7 @@ try:
     preview = runner.read_preview(src.path, src.fmt)
 except runner.RunError as err:
     ui.sidebar()
-    st.error(str(err), icon=":material/error:")
+    st.error(escape.message(err), icon=":material/error:")
     st.stop()
 
 columns = [str(c) for c in preview.columns]
@@ -100,11 +101,11 @@ try:
                                    "lower_col": lower, "upper_col": upper, "ts_unit": unit})
 except ValueError as err:
     ui.sidebar()
-    st.error(f"Column mapping: {str(err).splitlines()[-1]}", icon=":material/error:")
+    st.error(f"Column mapping: {escape.message(str(err).splitlines()[-1])}", icon=":material/error:")
     st.stop()
 
 numbered = runner.numbered_preview(preview, src.fmt, src.path)
-st.caption(f"Preview of **{src.label}** (first {len(preview)} rows as in the file; `row` is the data row the "
+st.caption(f"Preview of **{escape.markdown(src.label)}** (first {len(preview)} rows as in the file; `row` is the data row the "
            "validation report names" + (", `line` the line of the file" if "line" in numbered.columns else "") + ")")
 st.dataframe(numbered, hide_index=True, width="stretch", height=min(38 + 35 * len(preview), 260))
 
@@ -118,7 +119,7 @@ try:
     loaded = _load(src.key, runner.mapping_json(mapping), src, mapping)
 except runner.RunError as err:
     ui.sidebar()
-    st.error(str(err), icon=":material/error:")
+    st.error(escape.message(err), icon=":material/error:")
     st.stop()
 state.set_data_in_use(src.kind, src.label, loaded.schema, interval=mapping.is_interval)
 ss["run_file_in_use"] = src.kind != "sample"
@@ -165,7 +166,7 @@ rc1, rc2 = st.columns([2, 3])
 small = len(loaded.events) <= runner.IN_PROCESS_LIMIT
 engine = rc1.radio("Execution", ["local", "spark"], key="run_engine", horizontal=True, index=0 if small else 1,
                    format_func={"spark": "Spark (the scalable path)", "local": "In-process (answers at once)"}.get)
-rc2.caption(f"{len(loaded.events):,} events loaded · Spark session: {state.spark_status()}. "
+rc2.caption(f"{len(loaded.events):,} events loaded · Spark session: {escape.message(state.spark_status())}. "
             + ("Small data runs in-process by default (Spark's job start-up costs seconds); "
                "Spark gives the same matches." if small else "Large data runs on Spark by default."))
 signature = (state.text(), src.key, runner.mapping_json(mapping), engine)
@@ -195,7 +196,7 @@ if clicked:
 
 err_box = ss.get("run_error")
 if err_box is not None:
-    st.error(f"The run stopped: {err_box[1]}", icon=":material/error:")
+    st.error(f"The run stopped: {escape.message(err_box[1])}", icon=":material/error:")
 
 res = ss.get("run_result")
 if res is None:
@@ -221,7 +222,7 @@ m4.metric("Time", f"{out.seconds:.2f} s")
 eps = out.events_per_second
 m5.metric("Events/s", f"{eps:,.0f}" if eps >= 100 else f"{eps:.3g}")
 for w in out.warnings:
-    st.warning(w, icon=":material/warning:")
+    st.warning(escape.message(w), icon=":material/warning:")
 
 is_dt = bool(loaded.time_is_datetime)
 if agg:  # AGG: one value per trigger event (and group), not matches
