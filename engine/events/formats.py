@@ -34,15 +34,18 @@ CSV_OPTIONS: dict[str, Any] = {"dtype_backend": "numpy_nullable", "keep_default_
                                "na_values": [""]}
 
 
-def read_csv(path: Path, sep: str = ",") -> pd.DataFrame:
+def read_csv(path: Path, sep: str = ",", text_columns: tuple[str, ...] = ()) -> pd.DataFrame:
     """A CSV/TSV file as it is: every cell that is not empty keeps its text (no "NA" or
     "null" strings turned into missing values), an empty cell is missing, a duplicate
     header name is a ``DataError`` naming the column and line, a record with more fields
     than the header is a ``DataError`` naming its line (``check_csv_fields``), and a NUL
-    byte in a cell stays in the value (for the control-character rule to report)."""
+    byte in a cell stays in the value (for the control-character rule to report).
+    ``text_columns`` are read as text (interval bounds: read exactly by the rules, not as float64)."""
     what = "CSV" if sep == "," else "TSV"
     check_csv_header(path, sep)
     options: dict[str, Any] = dict(sep=sep, **CSV_OPTIONS)
+    if text_columns:
+        options["dtype"] = {c: "string" for c in text_columns}
     try:
         check_csv_fields(path, sep)
         sentinel = _nul_sentinel(path)
@@ -74,13 +77,16 @@ def csv_failure(exc: BaseException, path: Path, what: str = "CSV") -> DataError:
     return DataError(f"cannot read '{path.name}' as {what}: {short_error(exc)}")
 
 
-def read_csv_batches(path: Path, sep: str = ",", batch_rows: int = 100_000) -> Iterator[pd.DataFrame]:
+def read_csv_batches(path: Path, sep: str = ",", batch_rows: int = 100_000,
+                     text_columns: tuple[str, ...] = ()) -> Iterator[pd.DataFrame]:
     """``read_csv`` a batch of ``batch_rows`` records at a time, with the same options,
     checks and messages (pandas types each batch on its own; the validation rules turn
     number text into numbers either way). Raises ``DataError`` like ``read_csv``."""
     what = "CSV" if sep == "," else "TSV"
     check_csv_header(path, sep)
     options: dict[str, Any] = dict(sep=sep, chunksize=batch_rows, **CSV_OPTIONS)
+    if text_columns:
+        options["dtype"] = {c: "string" for c in text_columns}
     try:
         check_csv_fields(path, sep)
         sentinel = _nul_sentinel(path)

@@ -18,6 +18,7 @@ import json
 import math
 import numbers
 import re
+from fractions import Fraction
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -27,6 +28,7 @@ import numpy as np
 from .columns import T_BAD, T_DATETIME, T_INFINITE, T_MISSING, T_NUMBER, Column, Table
 from .mapping import (CANONICAL, ID_COL, LOWER_COL, ROW_COL, TS_COL, TYPE_COL, UNIT_SECONDS, UPPER_COL,
                       ColumnMapping, TimeKind, suggest_column)
+from .numbers import NUMBER_TEXT, NumberLimit, exact_number
 from .records import BUILTIN_FIELDS, Event
 from .report import DataError, Severity, ValidationIssue, show_value
 
@@ -42,8 +44,9 @@ class ValidatedFrame:
     """The valid rows of a frame, in input order, with canonical columns.
 
     ``frame`` has ``ROW_COL`` (0-based input row, offset included), ``TYPE_COL`` (str),
-    ``TS_COL`` (float64: seconds for date-times), ``ID_COL`` (object), ``LOWER_COL`` /
-    ``UPPER_COL`` for interval events, and the attribute columns under their own names
+    ``TS_COL`` (float64: seconds for date-times; for interval events the lower bound, an
+    object column of exact ints), ``ID_COL`` (object), ``LOWER_COL`` / ``UPPER_COL`` for
+    interval events (exact ints), and the attribute columns under their own names
     (dtypes as read). ``time_kinds`` maps each time column to "number" or "datetime"; pass it
     back to ``validate_frame`` for the next batch of the same input so that every batch
     decides mixed columns the same way.
@@ -84,6 +87,7 @@ class FrameCheck:
     parsed: dict[str, np.ndarray] = field(default_factory=dict)
     ids: np.ndarray | None = None
     ids_are_rows: bool = True
+    exact: dict[str, np.ndarray] = field(default_factory=dict)  # interval bounds: int / Fraction / None
 
     @property
     def n(self) -> int:
@@ -103,9 +107,12 @@ class FrameCheck:
 
     @property
     def ts(self) -> np.ndarray:
-        """The event time of every row: the lower bound for interval events."""
+        """The event time of every row: the lower bound for interval events (exact: an object
+        array of ints there, see ``exact_bounds``)."""
         m = self.mapping
-        return self.parsed[m.lower_col if m.is_interval else m.ts_col]  # type: ignore[index]
+        if m.is_interval:
+            return self.exact[m.lower_col]  # type: ignore[index]
+        return self.parsed[m.ts_col]
 
     def add(self, mask: np.ndarray, column: str, code: str, reason: Callable[[int], str] | str,
             severity: Severity = "error", first: Callable[[int], int] | None = None) -> None:
@@ -171,14 +178,77 @@ def check_time_values(chk: FrameCheck) -> None:
         chk.parsed[col] = values
 
 
+def exact_bounds(chk: FrameCheck) -> None:
+    """Interval events: the exact value of every usable bound (``chk.exact``: an object
+    array of ints and Fractions, None where unusable), read from the cell itself and not
+    from its float64 reading: an integer of any size stays an int, decimal text is the exact
+    decimal, a float is its exact value (a whole float of magnitude 2**53 or more is refused,
+    as is a number beyond ``numbers.MAX_NUMBER_DIGITS`` digits: neither is known exactly).
+    Date-times are whole or fractional seconds since the epoch."""
+    m = chk.mapping
+    if not m.is_interval:
+        return
+    for col in m.time_columns:
+        raw = chk.col(col)
+        values = chk.parsed[col]
+        cells = raw.objects()
+        out = np.full(chk.n, None, dtype=object)
+        reasons: dict[int, str] = {}
+        datetime_col = chk.time_kinds.get(col) == "datetime"
+        for i in np.flatnonzero(~np.isnan(values)):
+            cell = cells[i]
+            try:
+                out[i] = exact_number(values[i] if datetime_col else cell, "bound")
+            except NumberLimit as err:
+                reasons[int(i)] = f"{show_value(cell)}: {str(err).removeprefix('bound ')}"
+            except (TypeError, ValueError):  # a cell pandas reads as a number and this reader does not
+                try:
+                    out[i] = exact_number(float(values[i]), "bound")
+                except NumberLimit as err:
+                    reasons[int(i)] = f"{show_value(cell)}: {str(err).removeprefix('bound ')}"
+        if reasons:
+            mask = np.zeros(chk.n, dtype=bool)
+            mask[list(reasons)] = True
+            out[mask] = None
+            chk.add(mask, col, "inexact_bound", lambda i: reasons[i])
+        chk.exact[col] = out
+
+
+_UNIT_EXACT = {"s": Fraction(1), "ms": Fraction(1, 10**3), "us": Fraction(1, 10**6), "ns": Fraction(1, 10**9)}
+
+
 def convert_time_unit(chk: FrameCheck) -> None:
-    """Numeric time columns next to date-time ones are converted from ``ts_unit`` to seconds."""
+    """Numeric time columns next to date-time ones are converted from ``ts_unit`` to seconds
+    (exactly, for interval bounds)."""
     if "datetime" not in chk.time_kinds.values():
         return
     factor = UNIT_SECONDS[chk.mapping.ts_unit]
     for col in chk.mapping.time_columns:
         if chk.time_kinds.get(col) == "number" and factor != 1.0:
             chk.parsed[col] = chk.parsed[col] * factor
+            if col in chk.exact:
+                unit = _UNIT_EXACT[chk.mapping.ts_unit]
+                chk.exact[col] = np.array([None if v is None else _whole(v * unit) for v in chk.exact[col]],
+                                          dtype=object)
+
+
+def _whole(v: Fraction) -> int | Fraction:
+    return v.numerator if v.denominator == 1 else v
+
+
+def _bound_text(v: Any) -> str:
+    """A bound as the file wrote it (CSV bounds are read as text: shown without quotes)."""
+    if isinstance(v, str) and NUMBER_TEXT.fullmatch(v):
+        return v.strip()
+    return show_value(v)
+
+
+def _pairs(chk: FrameCheck) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The exact lower and upper bounds and the rows where both are known and not bad."""
+    m = chk.mapping
+    lo, hi = chk.exact[m.lower_col], chk.exact[m.upper_col]  # type: ignore[index]
+    known = np.fromiter((a is not None and b is not None for a, b in zip(lo, hi)), dtype=bool, count=chk.n)
+    return lo, hi, known & ~chk.bad
 
 
 def check_interval_order(chk: FrameCheck) -> None:
@@ -186,11 +256,14 @@ def check_interval_order(chk: FrameCheck) -> None:
     m = chk.mapping
     if not m.is_interval:
         return
-    lo, hi = chk.parsed[m.lower_col], chk.parsed[m.upper_col]  # type: ignore[index]
+    lo, hi, known = _pairs(chk)
     lraw, uraw = chk.col(m.lower_col), chk.col(m.upper_col)  # type: ignore[arg-type]
-    chk.add(lo > hi, m.lower_col, "lower_gt_upper",  # type: ignore[arg-type]  # NaN compares False
-            lambda i: (f"lower bound {show_value(lraw.raw(i))} is after upper bound "
-                       f"{show_value(uraw.raw(i))} (column {m.upper_col})"))
+    after = np.zeros(chk.n, dtype=bool)
+    for i in np.flatnonzero(known):
+        after[i] = lo[i] > hi[i]
+    chk.add(after, m.lower_col, "lower_gt_upper",  # type: ignore[arg-type]
+            lambda i: (f"lower bound {_bound_text(lraw.raw(i))} is after upper bound "
+                       f"{_bound_text(uraw.raw(i))} (column {m.upper_col})"))
 
 
 def check_interval_instants(chk: FrameCheck) -> None:
@@ -200,13 +273,13 @@ def check_interval_instants(chk: FrameCheck) -> None:
     if not m.is_interval:
         return
     for col, what in ((m.lower_col, "lower"), (m.upper_col, "upper")):
-        v = chk.parsed[col]  # type: ignore[index]
+        v = chk.exact[col]  # type: ignore[index]
         raw = chk.col(col)  # type: ignore[arg-type]
-        frac = np.isfinite(v) & (v != np.floor(v))
+        frac = np.fromiter((x is not None and not isinstance(x, int) for x in v), dtype=bool, count=chk.n)
         unit = "second" if chk.time_kinds.get(col) == "datetime" else "instant"  # type: ignore[arg-type]
         chk.add(frac & ~chk.bad, col, "not_instant",  # type: ignore[arg-type]
                 lambda i, raw=raw, what=what, unit=unit: (
-                    f"{what} bound {show_value(raw.raw(i))} is not a whole {unit}: interval bounds are integer "
+                    f"{what} bound {_bound_text(raw.raw(i))} is not a whole {unit}: interval bounds are integer "
                     f"instants (write them in a finer unit, e.g. tenths of a second as integers)"))
 
 
@@ -215,10 +288,12 @@ def check_u_max(chk: FrameCheck) -> None:
     m = chk.mapping
     if not m.is_interval or m.u_max is None:
         return
-    lo, hi = chk.parsed[m.lower_col], chk.parsed[m.upper_col]  # type: ignore[index]
-    wide = np.isfinite(lo) & np.isfinite(hi) & (hi - lo > m.u_max) & ~chk.bad
+    lo, hi, known = _pairs(chk)
+    wide = np.zeros(chk.n, dtype=bool)
+    for i in np.flatnonzero(known):
+        wide[i] = hi[i] - lo[i] > m.u_max
     chk.add(wide, m.upper_col, "wider_than_u_max",  # type: ignore[arg-type]
-            lambda i: (f"interval [{lo[i]:g}, {hi[i]:g}] is wider than U_max = {m.u_max} "
+            lambda i: (f"interval [{lo[i]}, {hi[i]}] is wider than U_max = {m.u_max} "
                        "(upper - lower must be at most U_max)"))
 
 
@@ -231,15 +306,15 @@ def check_pmf(chk: FrameCheck) -> None:
 
     from ..uncertain.pmf import PmfError, parse_pmf  # standard library only
 
-    lo, hi = chk.parsed[m.lower_col], chk.parsed[m.upper_col]  # type: ignore[index]
+    lo, hi, known = _pairs(chk)
     cells = chk.col(m.pmf_col).objects()
     reasons: dict[int, str] = {}
-    for i in np.flatnonzero(~chk.bad):
+    for i in np.flatnonzero(known):
         cell = cells[i]
         if cell is None or (not isinstance(cell, (str, list, tuple, np.ndarray)) and pd.isna(cell)):
             continue  # an empty cell: uniform
         try:
-            parse_pmf(cell, int(lo[i]), int(hi[i]))
+            parse_pmf(cell, lo[i], hi[i])
         except PmfError as err:
             reasons[int(i)] = str(err)
         except (TypeError, ValueError, OverflowError):
@@ -251,22 +326,30 @@ def check_pmf(chk: FrameCheck) -> None:
 
 def check_arrival_order(chk: FrameCheck) -> None:
     """Interval events in file (arrival) order: an event seen before another has
-    ``lower <= the other's upper`` (imprecise-timestamps §1.3); the error names the earlier row."""
+    ``lower <= the other's upper`` (imprecise-timestamps §1.3); the error names the earlier row.
+    Compared exactly (bounds of any size)."""
     m = chk.mapping
     if not m.is_interval or chk.n < 2:
         return
-    lo = chk.parsed[m.lower_col].copy()  # type: ignore[index]
-    hi = chk.parsed[m.upper_col]  # type: ignore[index]
-    lo[chk.bad | ~np.isfinite(lo)] = -np.inf
-    prev = np.maximum.accumulate(np.concatenate(([-np.inf], lo[:-1])))
-    late = (hi < prev) & ~chk.bad
+    lo, hi, known = _pairs(chk)
+    late = np.zeros(chk.n, dtype=bool)
+    prev: list[Any] = [None] * chk.n   # the largest lower bound of a usable row before each row
+    first: list[int] = [0] * chk.n     # the row holding it
+    best, best_at = None, 0
+    for i in range(chk.n):
+        prev[i], first[i] = best, best_at
+        if not known[i]:
+            continue
+        if best is not None and hi[i] < best:
+            late[i] = True
+        if best is None or lo[i] > best:
+            best, best_at = lo[i], i
     if not late.any():
         return
 
     def reason(i: int) -> str:
-        first = int(np.argmax(lo[:i] == prev[i]))
-        return (f"upper bound {hi[i]:g} is before the lower bound {prev[i]:g} of an event seen earlier (data row "
-                f"{int(chk.row_numbers[first]) + 1}): the arrival assumption (an event seen before another has "
+        return (f"upper bound {hi[i]} is before the lower bound {prev[i]} of an event seen earlier (data row "
+                f"{int(chk.row_numbers[first[i]]) + 1}): the arrival assumption (an event seen before another has "
                 "lower <= the other's upper) does not hold; reorder the file or widen the intervals")
 
     chk.add(late, m.upper_col, "arrival_order", reason)  # type: ignore[arg-type]
@@ -401,6 +484,7 @@ class Rule(NamedTuple):
 RULES: tuple[Rule, ...] = (
     Rule("event type", ("missing_type", "empty_type"), check_event_type),
     Rule("time values", ("missing_time", "bad_time", "mixed_time"), check_time_values),
+    Rule("exact bounds", ("inexact_bound",), exact_bounds),
     Rule("time unit", (), convert_time_unit),
     Rule("interval order", ("lower_gt_upper",), check_interval_order),
     Rule("interval instants", ("not_instant",), check_interval_instants),
@@ -510,9 +594,9 @@ def _valid_rows(chk: FrameCheck, df: pd.DataFrame, text_source: bool) -> Validat
         TS_COL: chk.ts[keep],
         ID_COL: chk.ids[keep],
     }
-    if m.is_interval:
-        canon[LOWER_COL] = chk.parsed[m.lower_col][keep]  # type: ignore[index]
-        canon[UPPER_COL] = chk.parsed[m.upper_col][keep]  # type: ignore[index]
+    if m.is_interval:  # exact ints (object columns)
+        canon[LOWER_COL] = chk.exact[m.lower_col][keep]  # type: ignore[index]
+        canon[UPPER_COL] = chk.exact[m.upper_col][keep]  # type: ignore[index]
     frame = pd.DataFrame(canon)
     attr_columns = chk.attr_columns
     if attr_columns:
