@@ -34,7 +34,7 @@ from ..matchers.base import EngineUnsupported, MatcherBase, Tracer
 from ..model import Component, Pattern, Strategy, conjuncts_of
 from ..partition import partition_key
 from .plan import keyed_pattern, local_conjuncts, refusal, trig_components
-from .values import AggRow, Val, ZERO, finish, group_json, valid_value, value_kind
+from .values import AggRow, Val, ZERO, exact_term, finish, group_json, valid_value, value_kind
 
 __all__ = ["BaselineMatcher", "StackBaseline", "MatchAggregator", "MatchStore", "stack_unsupported",
            "DEFAULT_MAX_OBJECTS", "DEFAULT_MAX_WORK"]
@@ -67,6 +67,7 @@ class MatchStore:
             if valid_value(x, self.kind):
                 n += 1
                 if self.kind == "number":
+                    x = exact_term(x)  # exact sums (engine/aseq/values.py)
                     s += x
                     mx = x if mx is None or x > mx else mx
                     mn = x if mn is None or x < mn else mn

@@ -37,8 +37,8 @@ CSV_OPTIONS: dict[str, Any] = {"dtype_backend": "numpy_nullable", "keep_default_
 def read_csv(path: Path, sep: str = ",", text_columns: tuple[str, ...] = ()) -> pd.DataFrame:
     """A CSV/TSV file as it is: every cell that is not empty keeps its text (no "NA" or
     "null" strings turned into missing values), an empty cell is missing, a duplicate
-    header name is a ``DataError`` naming the column and line, a record with more fields
-    than the header is a ``DataError`` naming its line (``check_csv_fields``), and a NUL
+    header name is a ``DataError`` naming the column and line, a record with more or fewer
+    fields than the header is a ``DataError`` naming its line (``check_csv_fields``), and a NUL
     byte in a cell stays in the value (for the control-character rule to report).
     ``text_columns`` are read as text (interval bounds: read exactly by the rules, not as float64)."""
     what = "CSV" if sep == "," else "TSV"
@@ -120,8 +120,9 @@ class _NulReplacing(io.TextIOBase):
 
 
 def check_csv_fields(path: Path, sep: str = ",") -> None:
-    """Raise ``DataError`` for the first record with more fields than the header, naming
-    its line. pandas' tokenizer refuses such a record, except when it is the first record
+    """Raise ``DataError`` for the first record with more or fewer fields than the header,
+    naming its line (pandas' reader fills the missing cells of a short record with missing
+    values, so a short record is refused here). pandas' tokenizer refuses a long record, except when it is the first record
     of one of the chunks it reads a file in (every 2^17 or so records, and every chunk of
     ``chunksize``): then it keeps the first fields and drops the rest without a word.
     pyarrow's parser (one column converted) counts the fields of every record."""
@@ -135,12 +136,12 @@ def check_csv_fields(path: Path, sep: str = ",") -> None:
     blank = [0]  # whitespace-only lines before the bad record (pyarrow counts them, pandas does not)
 
     def handler(row: Any) -> str:
-        if row.actual_columns > row.expected_columns and (row.text or "").strip():
-            first_bad.append(row)
+        if row.actual_columns != row.expected_columns and (row.text or "").strip():
+            first_bad.append(row)  # more fields, or fewer (pandas would read them as missing)
             return "error"
         if not (row.text or "").strip():
             blank[0] += 1
-        return "skip"  # fewer fields: pandas reads the missing cells as missing values
+        return "skip"
 
     fh: Any = str(path)
     if path.suffix.lower() in COMPRESSION:

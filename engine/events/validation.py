@@ -423,6 +423,10 @@ def check_ids(chk: FrameCheck) -> None:
         return
     icol = chk.col(m.id_col)
     id_values, _ = icol.values()
+    infinite = np.fromiter((type(v) is float and v - v != 0.0 for v in id_values), dtype=bool, count=chk.n)
+    if infinite.any():  # inf (JSON's Infinity, Parquet): no JSON can write it back
+        chk.add(infinite, m.id_col, "infinite_id", lambda i: f"id {id_values[i]!r} is not a finite number")
+        id_values = [None if bad else v for v, bad in zip(id_values, infinite.tolist())]
     if icol.is_float and _whole_numbers(id_values):  # ints with gaps read as floats
         id_values = [None if v is None else int(v) for v in id_values]
     chk.ids = np.empty(chk.n, dtype=object)
@@ -431,7 +435,7 @@ def check_ids(chk: FrameCheck) -> None:
         missing = np.fromiter((v is None for v in id_values), dtype=bool, count=chk.n)
     else:
         missing = np.zeros(chk.n, dtype=bool)
-    chk.add(missing, m.id_col, "missing_id", "missing id")
+    chk.add(missing & ~infinite, m.id_col, "missing_id", "missing id")
 
 
 def _whole_numbers(values: list[Any]) -> bool:
@@ -492,7 +496,7 @@ RULES: tuple[Rule, ...] = (
     Rule("pmf", ("bad_pmf",), check_pmf),
     Rule("arrival order", ("arrival_order",), check_arrival_order),
     Rule("scalar ids", ("bad_id",), check_scalar_ids),
-    Rule("ids", ("missing_id", "no_id_column"), check_ids),
+    Rule("ids", ("missing_id", "no_id_column", "infinite_id"), check_ids),
     Rule("control characters", ("control_char",), check_control_characters),
     Rule("duplicate ids", ("duplicate_id",), check_duplicate_ids),
     Rule("built-in names", ("shadows_builtin",), check_shadowed_builtins),

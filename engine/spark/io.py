@@ -536,9 +536,11 @@ def _csv_source(spark: Any, path: Path, sep: str) -> tuple[Any, list[str], dict[
             # (Spark refuses a query of the raw file that uses only the corrupt-record column)
             bad = (raw.filter(F.col(_CORRUPT).isNotNull()).select(_CORRUPT, F.col(f"`{columns[0]}`"))
                    .limit(200).collect())
-            for r in bad:
+            for r in bad:  # more fields than the header, or fewer (Spark would fill them with nulls)
+                if not r[0].strip():
+                    continue  # a blank line: skipped, as the in-process readers do
                 toks = next(csv.reader(_io.StringIO(r[0]), delimiter=sep), [])
-                if len(toks) > len(columns):
+                if len(toks) != len(columns):
                     raise DataError(f"cannot read '{path.name}' as {what}: expected {len(columns)} fields, "
                                     f"saw {len(toks)} in the line {r[0][:60]!r}")
     finally:
