@@ -64,59 +64,78 @@ class TooLarge:
         return None
 
 
+#: Every finite float is an integer multiple of 2**-1074 (the smallest subnormal), so an
+#: exact sum of floats (and ints) is an int ``scaled`` times that unit: integer additions,
+#: much faster than ``Fraction`` arithmetic.
+SCALE_BITS = 1074
+
+
 class ExactFloat:
-    """A float value, or a sum with float values in it, kept exactly: ``value`` is the exact
-    real value (a ``Fraction``) and ``floats`` how many float values it counts (with their
+    """A float value, or a sum with float values in it, kept exactly: the exact value is
+    ``scaled * 2**-1074`` and ``floats`` says how many float values it counts (with their
     multiplicity, as ``Val.n`` counts values). Adding, subtracting and multiplying by an int
-    stay exact, so expiry subtracts exactly; when every float has been subtracted again
-    (``floats == 0``) the value is a sum of ints and prints as an int (:func:`plain_number`),
-    as the baseline's sum of the same ints does."""
+    stay exact, so expiry subtracts exactly whatever the order; when every float has been
+    subtracted again (``floats == 0``) the value is a sum of ints and prints as an int
+    (:func:`plain_number`), as the baseline's sum of the same ints does."""
 
-    __slots__ = ("value", "floats")
+    __slots__ = ("scaled", "floats")
 
-    def __init__(self, value: Fraction, floats: int) -> None:
-        self.value, self.floats = value, floats
+    def __init__(self, scaled: int, floats: int) -> None:
+        self.scaled, self.floats = scaled, floats
+
+    @classmethod
+    def of(cls, v: float) -> "ExactFloat":
+        num, den = v.as_integer_ratio()  # den is a power of two, at most 2**1074
+        return cls(num << (SCALE_BITS + 1 - den.bit_length()), 1)
 
     def __add__(self, o: Any) -> "ExactFloat":
         if type(o) is ExactFloat:
-            return ExactFloat(self.value + o.value, self.floats + o.floats)
-        return ExactFloat(self.value + o, self.floats)
+            return ExactFloat(self.scaled + o.scaled, self.floats + o.floats)
+        return ExactFloat(self.scaled + (o << SCALE_BITS), self.floats)
 
     __radd__ = __add__
 
     def __sub__(self, o: Any) -> "ExactFloat":
         if type(o) is ExactFloat:
-            return ExactFloat(self.value - o.value, self.floats - o.floats)
-        return ExactFloat(self.value - o, self.floats)
+            return ExactFloat(self.scaled - o.scaled, self.floats - o.floats)
+        return ExactFloat(self.scaled - (o << SCALE_BITS), self.floats)
 
     def __rsub__(self, o: Any) -> "ExactFloat":
-        return ExactFloat(o - self.value, -self.floats)
+        return ExactFloat((o << SCALE_BITS) - self.scaled, -self.floats)
 
     def __neg__(self) -> "ExactFloat":
-        return ExactFloat(-self.value, -self.floats)
+        return ExactFloat(-self.scaled, -self.floats)
 
     def __mul__(self, k: Any) -> "ExactFloat":  # k: a count of matches (an int)
-        return ExactFloat(self.value * k, self.floats * k)
+        return ExactFloat(self.scaled * k, self.floats * k)
 
     __rmul__ = __mul__
 
-    def _cmp(self, o: Any) -> Any:
-        return o.value if type(o) is ExactFloat else o
+    @property
+    def value(self) -> Fraction:
+        """The exact value."""
+        return Fraction(self.scaled, 1 << SCALE_BITS)
+
+    @staticmethod
+    def _other(o: Any) -> int:
+        return o.scaled if type(o) is ExactFloat else o << SCALE_BITS
 
     def __lt__(self, o: Any) -> bool:
-        return self.value < self._cmp(o)
+        return self.scaled < self._other(o)
 
     def __le__(self, o: Any) -> bool:
-        return self.value <= self._cmp(o)
+        return self.scaled <= self._other(o)
 
     def __gt__(self, o: Any) -> bool:
-        return self.value > self._cmp(o)
+        return self.scaled > self._other(o)
 
     def __ge__(self, o: Any) -> bool:
-        return self.value >= self._cmp(o)
+        return self.scaled >= self._other(o)
 
     def __eq__(self, o: object) -> bool:
-        return self.value == self._cmp(o) and (type(o) is not ExactFloat or self.floats == o.floats)
+        if type(o) is ExactFloat:
+            return self.scaled == o.scaled and self.floats == o.floats
+        return type(o) is int and self.scaled == o << SCALE_BITS
 
     def __hash__(self) -> int:
         return hash(self.value)
@@ -128,6 +147,13 @@ class ExactFloat:
         """The value as printed (JSON encoders call ``item()``)."""
         return plain_number(self)
 
+    def quotient(self, n: int) -> Any:
+        """The float nearest ``value / n`` (int true division rounds correctly), or ``TooLarge``."""
+        try:
+            return self.scaled / (n << SCALE_BITS)
+        except OverflowError:
+            return TooLarge(self.value / n)
+
 
 def exact_term(v: Any, where: Any = None) -> Any:
     """A number as it enters an exact aggregate: an int as is, a float as an
@@ -138,7 +164,7 @@ def exact_term(v: Any, where: Any = None) -> Any:
             shown = where() if where is not None else "a value"
             raise NonFiniteValue(f"{shown} is {v!r}, not a finite number: SUM/AVG/MIN/MAX aggregate finite "
                                  "numbers exactly (fix or remove the value)")
-        return ExactFloat(Fraction(v), 1)
+        return ExactFloat.of(v)
     return v
 
 
@@ -148,11 +174,8 @@ def plain_number(x: Any) -> Any:
     again); a ``TooLarge`` beyond the float range."""
     if type(x) is ExactFloat:
         if x.floats == 0:
-            return x.value.numerator  # a sum of ints: an int
-        try:
-            return float(x.value)
-        except OverflowError:
-            return TooLarge(x.value)
+            return x.scaled >> SCALE_BITS  # a sum of ints: an int (exact: no float left in it)
+        return x.quotient(1)
     return x
 
 
@@ -237,11 +260,12 @@ def finish(func: str, kind: str, v: Val) -> Any:
     if func == "AVG":
         if not v.n:
             return None
-        exact = v.s.value if type(v.s) is ExactFloat else v.s
+        if type(v.s) is ExactFloat:
+            return v.s.quotient(v.n)
         try:
-            return exact / v.n if type(exact) is int else float(exact / v.n)  # the float nearest the quotient
+            return v.s / v.n  # int / int: the float nearest the exact quotient
         except OverflowError:
-            return TooLarge(Fraction(exact, v.n))
+            return TooLarge(Fraction(v.s, v.n))
     if func == "MAX":
         return plain_number(v.mx)
     if func == "MIN":
