@@ -36,9 +36,13 @@ def plain_kind(types: Iterable[type]) -> str | None:
 
 def text_number(v: Any) -> Any:
     """A text cell that looks like a number as that number (int when the text is an
-    integer); any other value unchanged."""
+    integer); any other value unchanged (also a number beyond the float range, ``1e400``,
+    and an integer of more than ``MAX_NUMBER_DIGITS`` digits: they stay text)."""
     if type(v) is str and NUMBER_TEXT.fullmatch(v):
-        return int(v) if INT_TEXT.fullmatch(v) else float(v)
+        if INT_TEXT.fullmatch(v):
+            return int(v) if len(v) <= MAX_NUMBER_DIGITS else v  # str -> int refuses more digits
+        number = float(v)
+        return number if number - number == 0.0 else v  # 1e400 is not inf: it stays text
     return v
 
 

@@ -470,6 +470,24 @@ def check_duplicate_ids(chk: FrameCheck) -> None:
             first=lambda i: first[ids[i]])
 
 
+def check_finite_values(chk: FrameCheck) -> None:
+    """An attribute number that is not finite is an error: in CSV and JSON a number beyond
+    the float range (``1e400``) reads as inf, JSON Lines may write ``Infinity`` and Parquet
+    may hold it; no such value is exact, and none can be written back as JSON. (NaN is a
+    missing value, as before.)"""
+    for c in chk.attr_columns:
+        col = chk.col(c)
+        if not (col.is_float or col.is_object):
+            continue
+        values, _ = col.values()
+        bad = np.fromiter((type(v) is float and v - v != 0.0 and v == v for v in values), dtype=bool,
+                          count=len(values))
+        if bad.any():
+            chk.add(bad, c, "infinite_value", lambda i, values=values: (
+                f"{values[i]!r} is not a finite number (a number beyond the float range, about ±1.8e308, "
+                "reads as inf): numbers must be finite"))
+
+
 def check_shadowed_builtins(chk: FrameCheck) -> None:
     """An attribute column named like a built-in field (ts, id, type ...) hides it in predicates."""
     for c in chk.attr_columns:
@@ -498,6 +516,7 @@ RULES: tuple[Rule, ...] = (
     Rule("scalar ids", ("bad_id",), check_scalar_ids),
     Rule("ids", ("missing_id", "no_id_column", "infinite_id"), check_ids),
     Rule("control characters", ("control_char",), check_control_characters),
+    Rule("finite values", ("infinite_value",), check_finite_values),
     Rule("duplicate ids", ("duplicate_id",), check_duplicate_ids),
     Rule("built-in names", ("shadows_builtin",), check_shadowed_builtins),
 )
