@@ -143,6 +143,24 @@ def test_bounds_beyond_2_64_stay_ints_and_order_exactly(tmp_path):
     assert not res.report.sorted_by_ts  # sorted by the exact lower bound, not a float tie
 
 
+def test_bounds_beyond_the_float_range_are_exact_ints_on_every_engine(tmp_path, capsys):
+    shift = 10**400  # float64 cannot hold it at all
+    ref = None
+    for engine in ("uncertain-event", "uncertain-point", "uncertain-oracle"):
+        rc, out, err = run(capsys, "run", T1, "--data", interval_csv(tmp_path, T1_ROWS, shift, "h.csv"), *IV,
+                           "--format", "jsonl", "--engine", engine)
+        assert rc == 0, err
+        got = [(g["match"], [r - shift for r in g["range"]], g["confidence_exact"]) for g in signatures(out)]
+        assert ref is None or got == ref
+        ref = got
+    assert len(ref) == 2
+    p = tmp_path / "late.csv"
+    p.write_text(f"type,id,lower,upper\nA,1,{shift + 5},{shift + 6}\nB,2,{shift + 1},{shift + 2}\n")
+    rc, out, err = run(capsys, "run", T1, "--data", str(p), *IV)
+    assert rc == 2 and "line 3 (data row 2), column upper: upper bound 10000000000000000000…00000002 (401 digits) " \
+                       "is before the lower bound 10000000000000000000…00000005 (401 digits)" in err
+
+
 def test_upper_1e300_is_the_exact_decimal_not_the_float_expansion(tmp_path, capsys):
     pattern = "PATTERN SEQ(A a, B b) WITHIN 5"
 

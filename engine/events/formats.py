@@ -122,9 +122,10 @@ class _NulReplacing(io.TextIOBase):
 def check_csv_fields(path: Path, sep: str = ",") -> None:
     """Raise ``DataError`` for the first record with more or fewer fields than the header,
     naming its line (pandas' reader fills the missing cells of a short record with missing
-    values, so a short record is refused here). pandas' tokenizer refuses a long record, except when it is the first record
-    of one of the chunks it reads a file in (every 2^17 or so records, and every chunk of
-    ``chunksize``): then it keeps the first fields and drops the rest without a word.
+    values, so a short record is refused here). pandas' tokenizer refuses a long record,
+    except when it is the first record of one of the chunks it reads a file in (every 2^17
+    or so records, and every chunk of ``chunksize``): then it keeps the first fields and
+    drops the rest without a word.
     pyarrow's parser (one column converted) counts the fields of every record."""
     import pyarrow.csv as pc
 

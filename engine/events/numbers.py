@@ -13,7 +13,7 @@ from fractions import Fraction
 from typing import Any
 
 __all__ = ["plain_kind", "text_number", "INT_TEXT", "NUMBER_TEXT", "MAX_NUMBER_DIGITS", "FLOAT_EXACT_LIMIT",
-           "NumberLimit", "exact_number", "int_text"]
+           "NumberLimit", "exact_number", "int_text", "short_number"]
 
 _NONE_TYPE = type(None)
 _PLAIN_KINDS: dict[frozenset[type], str | None] = {
@@ -137,6 +137,16 @@ def _exact_text(text: str, what: str) -> int | Fraction:
         return mantissa * 10 ** power
     q = Fraction(mantissa, 10 ** -power)
     return q.numerator if q.denominator == 1 else q
+
+
+def short_number(v: Any, limit: int = 40) -> str:
+    """A number for a message: in full up to ``limit`` characters, else its first and last
+    digits and its length (``1000000000…0005 (401 digits)``)."""
+    text = int_text(v) if isinstance(v, int) else str(v)
+    if len(text) <= limit:
+        return text
+    digits = len(text.lstrip("-"))
+    return f"{text[:limit // 2]}…{text[-8:]} ({digits} digits)"
 
 
 def int_text(n: int) -> str:

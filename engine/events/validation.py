@@ -28,7 +28,7 @@ import numpy as np
 from .columns import T_BAD, T_DATETIME, T_INFINITE, T_MISSING, T_NUMBER, Column, Table
 from .mapping import (CANONICAL, ID_COL, LOWER_COL, ROW_COL, TS_COL, TYPE_COL, UNIT_SECONDS, UPPER_COL,
                       ColumnMapping, TimeKind, suggest_column)
-from .numbers import NUMBER_TEXT, NumberLimit, exact_number
+from .numbers import NUMBER_TEXT, NumberLimit, exact_number, short_number
 from .records import BUILTIN_FIELDS, Event
 from .report import DataError, Severity, ValidationIssue, show_value
 
@@ -156,6 +156,8 @@ def check_time_values(chk: FrameCheck) -> None:
     for col in chk.mapping.time_columns:
         raw = chk.col(col)
         values, codes = raw.parse_time()
+        if chk.mapping.is_interval:
+            _exact_number_text(raw, values, codes)
         n_num = int(np.count_nonzero(codes == T_NUMBER))
         n_dt = int(np.count_nonzero(codes == T_DATETIME))
         kind = chk.time_kinds.get(col) or ("datetime" if n_dt > n_num else "number")
@@ -178,6 +180,28 @@ def check_time_values(chk: FrameCheck) -> None:
         chk.parsed[col] = values
 
 
+def _exact_number_text(raw: Column, values: np.ndarray, codes: np.ndarray) -> None:
+    """Interval bounds: number text that float64 cannot hold (an integer beyond 1e308, or
+    one whose exponent is past the limit) is a number all the same; ``exact_bounds`` reads
+    it exactly or refuses it with the reason. Its float value here is ±inf (a placeholder:
+    the interval rules use the exact values)."""
+    for i in np.flatnonzero((codes == T_BAD) | (codes == T_INFINITE)):
+        cell = raw.raw(int(i))
+        if type(cell) is not str:
+            continue
+        try:
+            x = exact_number(cell)
+        except NumberLimit:
+            x = -1 if cell.strip().startswith("-") else 1
+        except ValueError:
+            continue
+        try:
+            values[i] = float(x)
+        except OverflowError:
+            values[i] = math.inf if x > 0 else -math.inf
+        codes[i] = T_NUMBER
+
+
 def exact_bounds(chk: FrameCheck) -> None:
     """Interval events: the exact value of every usable bound (``chk.exact``: an object
     array of ints and Fractions, None where unusable), read from the cell itself and not
@@ -195,17 +219,18 @@ def exact_bounds(chk: FrameCheck) -> None:
         out = np.full(chk.n, None, dtype=object)
         reasons: dict[int, str] = {}
         datetime_col = chk.time_kinds.get(col) == "datetime"
+        what = "lower bound" if col == m.lower_col else "upper bound"
         for i in np.flatnonzero(~np.isnan(values)):
             cell = cells[i]
             try:
-                out[i] = exact_number(values[i] if datetime_col else cell, "bound")
+                out[i] = exact_number(values[i] if datetime_col else cell, what)
             except NumberLimit as err:
-                reasons[int(i)] = f"{show_value(cell)}: {str(err).removeprefix('bound ')}"
+                reasons[int(i)] = str(err)
             except (TypeError, ValueError):  # a cell pandas reads as a number and this reader does not
                 try:
-                    out[i] = exact_number(float(values[i]), "bound")
+                    out[i] = exact_number(float(values[i]), what)
                 except NumberLimit as err:
-                    reasons[int(i)] = f"{show_value(cell)}: {str(err).removeprefix('bound ')}"
+                    reasons[int(i)] = str(err)
         if reasons:
             mask = np.zeros(chk.n, dtype=bool)
             mask[list(reasons)] = True
@@ -239,7 +264,7 @@ def _whole(v: Fraction) -> int | Fraction:
 def _bound_text(v: Any) -> str:
     """A bound as the file wrote it (CSV bounds are read as text: shown without quotes)."""
     if isinstance(v, str) and NUMBER_TEXT.fullmatch(v):
-        return v.strip()
+        return short_number(v.strip())
     return show_value(v)
 
 
@@ -293,7 +318,8 @@ def check_u_max(chk: FrameCheck) -> None:
     for i in np.flatnonzero(known):
         wide[i] = hi[i] - lo[i] > m.u_max
     chk.add(wide, m.upper_col, "wider_than_u_max",  # type: ignore[arg-type]
-            lambda i: (f"interval [{lo[i]}, {hi[i]}] is wider than U_max = {m.u_max} "
+            lambda i: (f"interval [{short_number(lo[i])}, {short_number(hi[i])}] is wider than "
+                       f"U_max = {m.u_max} "
                        "(upper - lower must be at most U_max)"))
 
 
@@ -348,7 +374,8 @@ def check_arrival_order(chk: FrameCheck) -> None:
         return
 
     def reason(i: int) -> str:
-        return (f"upper bound {hi[i]} is before the lower bound {prev[i]} of an event seen earlier (data row "
+        return (f"upper bound {short_number(hi[i])} is before the lower bound {short_number(prev[i])} of an event "
+                f"seen earlier (data row "
                 f"{int(chk.row_numbers[first[i]]) + 1}): the arrival assumption (an event seen before another has "
                 "lower <= the other's upper) does not hold; reorder the file or widen the intervals")
 
@@ -617,9 +644,10 @@ def _valid_rows(chk: FrameCheck, df: pd.DataFrame, text_source: bool) -> Validat
         TS_COL: chk.ts[keep],
         ID_COL: chk.ids[keep],
     }
-    if m.is_interval:  # exact ints (object columns)
-        canon[LOWER_COL] = chk.exact[m.lower_col][keep]  # type: ignore[index]
-        canon[UPPER_COL] = chk.exact[m.upper_col][keep]  # type: ignore[index]
+    if m.is_interval:  # exact ints: object columns that pandas must not convert
+        canon[TS_COL] = pd.Series(canon[TS_COL], dtype=object)
+        canon[LOWER_COL] = pd.Series(chk.exact[m.lower_col][keep], dtype=object)  # type: ignore[index]
+        canon[UPPER_COL] = pd.Series(chk.exact[m.upper_col][keep], dtype=object)  # type: ignore[index]
     frame = pd.DataFrame(canon)
     attr_columns = chk.attr_columns
     if attr_columns:

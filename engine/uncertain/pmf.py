@@ -26,7 +26,7 @@ from ..events.numbers import NumberLimit, exact_number
 #: the weights ``1/p`` for thousands of distinct primes fit, a runaway cell is refused.
 MAX_PMF_BITS = 332_200
 
-__all__ = ["IEvent", "PmfError", "parse_pmf", "as_instant", "interval_of", "MAX_PMF_BITS"]
+__all__ = ["IEvent", "PmfError", "parse_pmf", "as_instant", "interval_of", "MAX_PMF_BITS", "show_instant"]
 
 _SPLIT = re.compile(r"[\s,;]+")
 
@@ -90,6 +90,12 @@ def parse_pmf(value: Any, lower: int, upper: int) -> tuple[int, ...] | None:
     ints = [int(f * den) for f in fr]
     g = math.gcd(*ints)
     return tuple(i // g for i in ints)
+
+
+def show_instant(v: Any) -> str:
+    """An instant (an int of any size, or ±inf / a float for frontiers) as text for messages
+    (``format(v, "g")`` would turn a large int into a float, or fail)."""
+    return str(v) if isinstance(v, int) else f"{v:g}"
 
 
 def _shown(p: Any) -> str:
