@@ -237,9 +237,20 @@ def _read_jsonl_arrow(path: Path) -> pd.DataFrame | None:
                     or pa.types.is_string(t) or pa.types.is_large_string(t)
                     or pa.types.is_null(t)):
                 return None
+            if pa.types.is_floating(t) and _beyond_exact_floats(table.column(f.name)):
+                return None  # pyarrow reads an integer beyond int64 as a double: read it exactly
         return arrow_to_pandas(table)
     except (pa.ArrowException, ValueError, OSError):
         return None
+
+
+def _beyond_exact_floats(column: Any) -> bool:
+    """A float column holding a magnitude of 2**53 or more (where a double may be a rounded
+    integer of the file: the Python reader keeps such integers exact)."""
+    import pyarrow.compute as pc
+
+    top = pc.max(pc.abs(column)).as_py()
+    return top is not None and top >= 2.0 ** 53
 
 
 @dataclass
