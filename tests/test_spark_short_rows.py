@@ -33,3 +33,23 @@ def test_spark_still_reads_blank_lines_and_full_records(spark, tmp_path):
         assert [(e.type, e.ts, e.attrs) for e in got.to_events()] == [(e.type, e.ts, e.attrs) for e in ref.events]
     finally:
         got.unpersist()
+
+
+def test_spark_refuses_interval_bounds_doubles_cannot_hold(spark, tmp_path):
+    """In-process, bounds shifted by 2**53 are exact ints; Spark holds bounds as doubles, so
+    it refuses those rows with their line instead of rounding them."""
+    from engine.events import ColumnMapping
+    from engine.spark.io import read_events
+
+    p = tmp_path / "iv.csv"
+    p.write_text(f"type,id,lower,upper\nA,a1,1,5\nB,b2,3,6\nB,b1,{2**53 + 1},{2**53 + 3}\n")
+    mapping = ColumnMapping(lower_col="lower", upper_col="upper")
+    ref = load_events(str(p), mapping)
+    assert [(e.id, e.lower) for e in ref.events] == [("a1", 1), ("b2", 3), ("b1", 2**53 + 1)]
+    got = read_events(str(p), mapping)
+    try:
+        assert [e.id for e in got.to_events()] == ["a1", "b2"]
+        issues = [(i.row, i.code, i.line) for i in got.report.issues if i.severity == "error"]
+        assert issues == [(2, "inexact_bound", 4)]
+    finally:
+        got.unpersist()
