@@ -40,12 +40,11 @@ def read_csv(path: Path, sep: str = ",", text_columns: tuple[str, ...] = ()) -> 
     header name is a ``DataError`` naming the column and line, a record with more or fewer
     fields than the header is a ``DataError`` naming its line (``check_csv_fields``), and a NUL
     byte in a cell stays in the value (for the control-character rule to report).
-    ``text_columns`` are read as text (interval bounds: read exactly by the rules, not as float64)."""
+    ``text_columns`` that pandas does not type as integers are read again as text (interval
+    bounds: read exactly by the rules, never through float64)."""
     what = "CSV" if sep == "," else "TSV"
     check_csv_header(path, sep)
     options: dict[str, Any] = dict(sep=sep, **CSV_OPTIONS)
-    if text_columns:
-        options["dtype"] = {c: "string" for c in text_columns}
     try:
         check_csv_fields(path, sep)
         sentinel = _nul_sentinel(path)
@@ -54,12 +53,18 @@ def read_csv(path: Path, sep: str = ",", text_columns: tuple[str, ...] = ()) -> 
             # text numbers either way (the warning would only confuse a person)
             warnings.simplefilter("ignore", pd.errors.DtypeWarning)
             if sentinel is None:
-                return pd.read_csv(path, **options)
-            # pandas' parser ends a cell at a NUL byte: read with a stand-in, then put NUL back
-            with open_text(path) as f:
-                text = f.read().replace("\x00", sentinel)
-            df = pd.read_csv(io.StringIO(text), **options)
-        return _restore_nul(df, sentinel)
+                source: Any = path
+            else:  # pandas' parser ends a cell at a NUL byte: read with a stand-in, then put NUL back
+                with open_text(path) as f:
+                    source = io.StringIO(f.read().replace("\x00", sentinel))
+            df = pd.read_csv(source, **options)
+            again = [c for c in text_columns if c in df.columns and not pd.api.types.is_integer_dtype(df[c].dtype)]
+            if again:  # decimals, or integers beyond int64: the cells' own text
+                if sentinel is not None:
+                    source.seek(0)
+                text = pd.read_csv(source, usecols=again, dtype={c: "string" for c in again}, **options)
+                df[again] = text[again]
+        return df if sentinel is None else _restore_nul(df, sentinel)
     except (pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError, OSError, ValueError) as e:
         raise csv_failure(e, path, what) from None
 

@@ -220,7 +220,10 @@ def exact_bounds(chk: FrameCheck) -> None:
         reasons: dict[int, str] = {}
         datetime_col = chk.time_kinds.get(col) == "datetime"
         what = "lower bound" if col == m.lower_col else "upper bound"
-        for i in np.flatnonzero(~np.isnan(values)):
+        rows = np.flatnonzero(~np.isnan(values))
+        if not datetime_col:
+            rows = _plain_ints(cells, rows, out)
+        for i in rows:
             cell = cells[i]
             try:
                 out[i] = exact_number(values[i] if datetime_col else cell, what)
@@ -237,6 +240,29 @@ def exact_bounds(chk: FrameCheck) -> None:
             out[mask] = None
             chk.add(mask, col, "inexact_bound", lambda i: reasons[i])
         chk.exact[col] = out
+
+
+def _plain_ints(cells: np.ndarray, rows: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """The fast path of ``exact_bounds``: cells of ``rows`` that are Python ints, or text of
+    at most 18 digits, go to ``out`` as ints at once; returns the rows left to read one by one."""
+    sub = cells[rows]
+    kinds = set(map(type, sub))
+    if kinds <= {int}:
+        out[rows] = sub
+        return rows[:0]
+    if kinds <= {str}:
+        text = _object_series(sub)
+        plain = text.str.fullmatch(r"\s*[+-]?[0-9]{1,18}\s*").to_numpy(dtype=bool)
+        if plain.any():
+            out[rows[plain]] = text[plain].astype("int64").to_numpy().astype(object)
+        return rows[~plain]
+    return rows
+
+
+def _object_series(values: np.ndarray) -> Any:
+    import pandas as pd
+
+    return pd.Series(values, dtype=object)
 
 
 _UNIT_EXACT = {"s": Fraction(1), "ms": Fraction(1, 10**3), "us": Fraction(1, 10**6), "ns": Fraction(1, 10**9)}
