@@ -37,7 +37,7 @@ from typing import Any, Callable, Iterable
 from ..events import Event
 from ..model import ANY_TYPE
 from .plan import NegSpec, Position, QueryPlan
-from .values import Val, ZERO, exact_term, finish, valid_value
+from .values import Val, ZERO, exact_term, finish, shown_values, valid_value
 
 __all__ = ["Counters", "Node", "Tree", "QuerySpec", "DEFAULT_MAX_LIVE"]
 
@@ -730,7 +730,8 @@ class Counters:
                                        "groups": [None if g is ALL else _jsonable_key(g) for g in t.groups],
                                        "counts": list(t.cnt)}
                 if self.channels:
-                    row["channels"] = [{"sum": ch[0][:], "n": ch[1][:], "max": ch[2][:], "min": ch[3][:]}
+                    row["channels"] = [{"sum": shown_values(ch[0]), "n": ch[1][:], "max": shown_values(ch[2]),
+                                        "min": shown_values(ch[3])}
                                        for ch in t.chv]
                 if t.snaps:
                     row["snapshots"] = {f"{qi}:{i}": sn.as_json() for (qi, i), sn in t.snaps.items()}

@@ -34,7 +34,7 @@ from fractions import Fraction
 from typing import Any, Iterable
 
 __all__ = ["AggRow", "Val", "ZERO", "valid_value", "finish", "value_kind", "aggregate_matches", "group_json",
-           "exact_term", "ExactFloat", "NonFiniteValue", "TooLarge", "plain_number"]
+           "exact_term", "ExactFloat", "NonFiniteValue", "TooLarge", "plain_number", "shown_values"]
 
 
 class NonFiniteValue(ValueError):
@@ -177,6 +177,15 @@ def plain_number(x: Any) -> Any:
             return x.scaled >> SCALE_BITS  # a sum of ints: an int (exact: no float left in it)
         return x.quotient(1)
     return x
+
+
+def shown_values(values: list[Any]) -> list[Any]:
+    """Exact values as printed (:func:`plain_number`; None beyond the float range)."""
+    out = []
+    for v in values:
+        p = plain_number(v)
+        out.append(None if isinstance(p, TooLarge) else p)
+    return out
 
 
 def value_kind(func: str, has_attr: bool) -> str:
