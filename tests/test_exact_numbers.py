@@ -415,3 +415,16 @@ def test_full_records_and_blank_lines_still_load(tmp_path):
     p.write_text("type,ts,x\nA,1,2\n\nB,2,\n")
     res = load_events(str(p))
     assert [(e.type, e.attrs) for e in res.events] == [("A", {"x": 2}), ("B", {})]
+
+
+def test_a_big_integer_next_to_decimals_stays_an_exact_int(tmp_path):
+    """A float64 column would round 2**53 + 1 (CSV: pandas types the column float; JSON
+    Lines: pyarrow reads the column as doubles): both are read so that it stays an int."""
+    big = 2**53 + 1
+    csv_path = tmp_path / "x.csv"
+    csv_path.write_text(f"type,ts,x\nA,1,{big}\nB,2,0.5\nA,3,7\n")
+    jsonl_path = tmp_path / "x.jsonl"
+    jsonl_path.write_text(f'{{"type":"A","ts":1,"x":{big}}}\n{{"type":"B","ts":2,"x":0.5}}\n{{"type":"A","ts":3,"x":7}}\n')
+    for path in (csv_path, jsonl_path):
+        res = load_events(str(path))
+        assert [(e.attrs["x"], type(e.attrs["x"])) for e in res.events] == [(big, int), (0.5, float), (7, int)]

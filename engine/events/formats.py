@@ -34,14 +34,16 @@ CSV_OPTIONS: dict[str, Any] = {"dtype_backend": "numpy_nullable", "keep_default_
                                "na_values": [""]}
 
 
-def read_csv(path: Path, sep: str = ",", text_columns: tuple[str, ...] = ()) -> pd.DataFrame:
+def read_csv(path: Path, sep: str = ",", text_columns: tuple[str, ...] = (),
+             attributes: frozenset[str] | None = None) -> pd.DataFrame:
     """A CSV/TSV file as it is: every cell that is not empty keeps its text (no "NA" or
     "null" strings turned into missing values), an empty cell is missing, a duplicate
     header name is a ``DataError`` naming the column and line, a record with more or fewer
     fields than the header is a ``DataError`` naming its line (``check_csv_fields``), and a NUL
     byte in a cell stays in the value (for the control-character rule to report).
-    ``text_columns`` that pandas does not type as integers are read again as text (interval
-    bounds: read exactly by the rules, never through float64)."""
+    ``text_columns`` that pandas does not type as integers, and the float columns among
+    ``attributes`` holding a magnitude of 2**53 or more, are read again as text (interval
+    bounds, and integers a float64 column would round: read exactly by the rules)."""
     what = "CSV" if sep == "," else "TSV"
     check_csv_header(path, sep)
     options: dict[str, Any] = dict(sep=sep, **CSV_OPTIONS)
@@ -58,12 +60,15 @@ def read_csv(path: Path, sep: str = ",", text_columns: tuple[str, ...] = ()) -> 
                 with open_text(path) as f:
                     source = io.StringIO(f.read().replace("\x00", sentinel))
             df = pd.read_csv(source, **options)
-            again = [c for c in text_columns if c in df.columns and not pd.api.types.is_integer_dtype(df[c].dtype)]
-            if again:  # decimals, or integers beyond int64: the cells' own text
+            again = [c for c in df.columns if (c in text_columns and not pd.api.types.is_integer_dtype(df[c].dtype))
+                     or (attributes is not None and c in attributes and _rounds_integers(df[c]))]
+            if again:  # decimals, or integers a float64 column may have rounded: the cells' own text
                 if sentinel is not None:
                     source.seek(0)
                 text = pd.read_csv(source, usecols=again, dtype={c: "string" for c in again}, **options)
-                df[again] = text[again]
+                again = [c for c in again if c in text_columns or _holds_big_integer(text[c])]
+                if again:
+                    df[again] = text[again]
         return df if sentinel is None else _restore_nul(df, sentinel)
     except (pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError, OSError, ValueError) as e:
         raise csv_failure(e, path, what) from None
@@ -247,6 +252,23 @@ def _read_jsonl_arrow(path: Path) -> pd.DataFrame | None:
         return arrow_to_pandas(table)
     except (pa.ArrowException, ValueError, OSError):
         return None
+
+
+def _rounds_integers(s: pd.Series) -> bool:
+    """A float column holding a magnitude of 2**53 or more: an integer cell there may have
+    been rounded (``9007199254740993`` next to ``0.5``); read as text, the rules keep it an int."""
+    if not pd.api.types.is_float_dtype(s.dtype):
+        return False
+    values = s.to_numpy(dtype="float64", na_value=np.nan)
+    finite = values[np.isfinite(values)]
+    return bool(finite.size) and float(np.abs(finite).max()) >= 2.0 ** 53
+
+
+def _holds_big_integer(text: pd.Series) -> bool:
+    """A cell of this text column is an integer a float64 would round (magnitude >= 2**53)."""
+    cells = text.dropna()
+    ints = cells[cells.str.fullmatch(r"\s*[+-]?[0-9]{16,}\s*")]
+    return any(abs(int(v)) >= 2**53 for v in ints.tolist() if len(v.strip()) <= 4300)
 
 
 def _beyond_exact_floats(column: Any) -> bool:

@@ -130,7 +130,7 @@ def load_with_pandas(path: Path, kind: str, mapping: ColumnMapping | None) -> Lo
     text_source = False
     if kind in ("csv", "tsv"):
         sep = "," if kind == "csv" else "\t"
-        df = read_csv(path, sep, exact_columns(path, sep, mapping))
+        df = read_csv(path, sep, exact_columns(path, sep, mapping), _attributes(path, sep, mapping))
         text_source = True
         lines = CsvLines(path, sep)
     elif kind == "jsonl":
@@ -156,6 +156,21 @@ def exact_columns(path: Path, sep: str, mapping: ColumnMapping | None) -> tuple[
     if not mapping.is_interval:
         return ()
     return (mapping.lower_col, mapping.upper_col)  # type: ignore[return-value]
+
+
+def _attributes(path: Path, sep: str, mapping: ColumnMapping | None) -> frozenset[str] | None:
+    """The attribute columns of a CSV file (not mapped to type, time, id or bounds)."""
+    from .sources import csv_header
+
+    try:
+        found = csv_header(path, sep)
+    except (DataError, OSError, ValueError):
+        return None
+    if found is None:
+        return None
+    names = [str(c) for c in found[0]]
+    mapped = (mapping or guess_mapping(names)).mapped_columns()
+    return frozenset(c for c in names if c not in mapped)
 
 
 def _load_frame(df: pd.DataFrame, mapping: ColumnMapping | None, rows: np.ndarray | None = None,
