@@ -91,6 +91,8 @@ class ExactFloat:
     def __add__(self, o: Any) -> "ExactFloat":
         if type(o) is ExactFloat:
             return ExactFloat(self.scaled + o.scaled, self.floats + o.floats)
+        if not o:  # 0: the value itself (immutable)
+            return self
         return ExactFloat(self.scaled + (o << SCALE_BITS), self.floats)
 
     __radd__ = __add__
@@ -107,6 +109,8 @@ class ExactFloat:
         return ExactFloat(-self.scaled, -self.floats)
 
     def __mul__(self, k: Any) -> "ExactFloat":  # k: a count of matches (an int)
+        if k == 1:
+            return self
         return ExactFloat(self.scaled * k, self.floats * k)
 
     __rmul__ = __mul__
