@@ -654,7 +654,7 @@ class Counters:
                 if valid_value(v, kind):
                     N[j] += 1
                     if kind == "number":
-                        if type(v) is float:  # exact: a float enters as its Fraction
+                        if type(v) is float:  # exact: a float enters as an ExactFloat
                             v = exact_term(v, lambda attr=attr: f"{e.type}.{attr} of event {e.id!r}")
                         S[j] += v
                         MX[j] = _mx(MX[j], v)

@@ -73,6 +73,7 @@ def write_parquet(rows: list[AggRow], path: str, workload: bool = False) -> None
     import pyarrow.parquet as pq
 
     rows = _checked(rows)
+
     def text(v: Any) -> Any:
         return None if v is None else (json_text(v, "a group") if isinstance(v, list) else str(v))
 
