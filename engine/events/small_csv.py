@@ -125,6 +125,9 @@ class TextColumn:
         kind = {"int": "number", "float": "number", "bool": "bool", "text": "string"}[self.kind]
         return self.cells, kind
 
+    def infinite(self) -> np.ndarray:
+        return np.zeros(len(self.cells), dtype=bool)  # floats here are finite (``_float_cell``)
+
     def factorize(self) -> tuple[np.ndarray, list[Any]]:
         index: dict[Any, int] = {}
         codes = np.fromiter((-1 if v is None else index.setdefault(v, len(index)) for v in self.cells),

@@ -304,12 +304,10 @@ def check_finite_values(chk: FrameCheck) -> None:
         col = chk.col(c)
         if not (col.is_float or col.is_object):
             continue
-        values, _ = col.values()
-        bad = np.fromiter((type(v) is float and v - v != 0.0 and v == v for v in values), dtype=bool,
-                          count=len(values))
+        bad = col.infinite()
         if bad.any():
-            chk.add(bad, c, "infinite_value", lambda i, values=values: (
-                f"{values[i]!r} is not a finite number (a number beyond the float range, about ±1.8e308, "
+            chk.add(bad, c, "infinite_value", lambda i, col=col: (
+                f"{float(col.raw(i))!r} is not a finite number (a number beyond the float range, about ±1.8e308, "
                 "reads as inf): numbers must be finite"))
 
 
