@@ -204,7 +204,7 @@ def valid_value(v: Any, kind: str) -> bool:
     if v is None or (isinstance(v, float) and v != v):
         return False
     if kind == "number":
-        return isinstance(v, (int, float)) and not isinstance(v, bool)
+        return (isinstance(v, (int, float)) and not isinstance(v, bool)) or type(v) is ExactFloat
     return True
 
 
