@@ -10,7 +10,6 @@ default), so match K is the K-th match ``cep run`` prints. Exit status: 0 an ans
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
@@ -56,9 +55,9 @@ def run(args: argparse.Namespace) -> int:
     except PatternError as err:
         raise CommandError(str(err)) from None
     if args.format == "json":
-        from .output import json_default
+        from .output import json_text
 
-        sys.stdout.write(json.dumps(result, default=json_default) + "\n")
+        sys.stdout.write(json_text(result, "the explanation") + "\n")
     else:
         sys.stdout.write(format_text(result))
     return 0

@@ -9,7 +9,6 @@ what ``cep run`` prints. Past ``--limit`` events (default 5,000) it stops with a
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any, TextIO
 
@@ -83,9 +82,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _write_jsonl(step: Any, out: TextIO) -> None:
-    from .output import json_default
+    from .output import json_text
 
-    out.write(json.dumps(step.to_json(), default=json_default) + "\n")
+    out.write(json_text(step.to_json(), "a trace step") + "\n")
 
 
 def _write_table(step: Any, out: TextIO) -> None:

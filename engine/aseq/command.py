@@ -20,7 +20,7 @@ import time
 from typing import Any
 
 from .output import ROW_COLUMNS, emit_rows, write_rows
-from .values import AggRow
+from .values import AggRow, NonFiniteValue
 
 __all__ = ["wants_aggregate", "run_aggregate", "write_rows", "ROW_COLUMNS"]
 
@@ -128,6 +128,8 @@ def run_aggregate(args: Any) -> int:
         rows.extend(matcher.close())
     except (StateExplosion, EngineUnsupported) as err:
         raise CommandError(f"stopped: {err}", status=1) from None
+    except NonFiniteValue as err:  # bad input: exit 2
+        raise CommandError(str(err)) from None
     except ValueError as err:
         raise CommandError(f"stopped: {err}", status=1) from None
     elapsed = time.perf_counter() - t0
