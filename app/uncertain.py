@@ -34,7 +34,9 @@ from engine.dsl import DslError, parse
 from engine.model import Pattern, Strategy
 from engine.trace import Recorder, Step, record
 from engine.uncertain.examples import EXAMPLES
+from engine.events.numbers import short_fraction
 from engine.uncertain.query import unsupported_reason
+from engine.uncertain.result import exact_text
 from visualizers import escape
 from visualizers import uncertain_view as UV
 
@@ -326,11 +328,11 @@ def confidence_tab(ex: Any, m: dict[str, Any]) -> None:
         st.info("Too many point matches to draw (the engine's value stands).", icon=":material/info:")
         return
     total = ex.confidence
-    same = str(total.numerator) + "/" + str(total.denominator) == m["confidence_exact"]
+    same = exact_text(total) == m["confidence_exact"]
     st.markdown(f"The signature is a point match in a world when its events fall at instants "
                 f"t_1 < … < t_last with t_last − t_1 < W. Each cell is the probability of the worlds whose "
-                f"first and last instants are (t_1, t_last); the cells sum to **{total}** "
-                + ("✓ (the engine's confidence)" if same else f"(the engine says {m['confidence_exact']})")
+                f"first and last instants are (t_1, t_last); the cells sum to **{short_fraction(total)}** "
+                + ("✓ (the engine's confidence)" if same else f"(the engine says {escape.markdown(m['confidence_exact'])})")
                 + f"; {ex.point_matches} point matches.")
     if ex.next:
         c1, c2 = st.columns(2)
@@ -339,7 +341,7 @@ def confidence_tab(ex: Any, m: dict[str, Any]) -> None:
         c2.plotly_chart(UV.confidence_heatmap(ex.cells, "skip_till_next_match: with the spoilers"),
                         width="stretch", key="unc_heat", config={"displaylogo": False})
         st.markdown(f"Under skip_till_next_match a world counts only if no other event that could take a "
-                    f"component lies strictly between its neighbours: {ex.confidence_any} shrinks to {total}.")
+                    f"component lies strictly between its neighbours: {short_fraction(ex.confidence_any)} shrinks to {short_fraction(total)}.")
         if ex.spoilers:
             st.dataframe(pd.DataFrame([{**s, "interval": f"[{s['interval'][0]}, {s['interval'][1]}]",
                                         "p_between": f"{s['p_between']} ≈ {float(s['p_between']):.3f}"}

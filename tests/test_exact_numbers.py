@@ -428,3 +428,14 @@ def test_a_big_integer_next_to_decimals_stays_an_exact_int(tmp_path):
     for path in (csv_path, jsonl_path):
         res = load_events(str(path))
         assert [(e.attrs["x"], type(e.attrs["x"])) for e in res.events] == [(big, int), (0.5, float), (7, int)]
+
+
+def test_short_fraction_shows_huge_ratios_without_the_int_text_limit():
+    from fractions import Fraction
+
+    from engine.events.numbers import short_fraction
+
+    assert short_fraction(Fraction(1, 3)) == "1/3"
+    assert short_fraction(7) == "7"
+    text = short_fraction(Fraction(3 ** 9000, 7 ** 8000))
+    assert "(4295 digits)/" in text and text.endswith("(6761 digits)")

@@ -24,6 +24,7 @@ from typing import Any, Sequence
 import pandas as pd
 import plotly.graph_objects as go
 
+from engine.events.numbers import short_fraction
 from engine.trace import Step
 from visualizers.escape import plotly as plotly_text
 
@@ -71,7 +72,7 @@ def interval_timeline_figure(events: Sequence[dict[str, Any]], arrived: int, fro
                 xs.append(x)
                 ys.append(k)
                 ops.append(max(0.08, ws[i] / top) * fade)
-                texts.append(plotly_text(f"{e['id']} ({t}) at {x}: p = {Fraction(ws[i], sum(ws))}"))
+                texts.append(plotly_text(f"{e['id']} ({t}) at {x}: p = {short_fraction(Fraction(ws[i], sum(ws)))}"))
         fig.add_trace(go.Scatter(x=xs, y=ys, mode="markers", name=plotly_text(t), text=texts, hoverinfo="text",
                                  marker={"symbol": "square", "size": 11, "color": _color(types, t),
                                          "opacity": ops, "line": {"width": 0}}))
@@ -142,7 +143,7 @@ def confidence_heatmap(cells: dict[tuple[int, int], Fraction], title: str = "") 
     f_vals = sorted({f for f, _ in cells})
     l_vals = sorted({last for _, last in cells})
     z = [[float(cells.get((f, last), 0)) or None for f in f_vals] for last in l_vals]
-    text = [[str(cells[(f, last)]) if (f, last) in cells and cells[(f, last)] else "" for f in f_vals]
+    text = [[short_fraction(cells[(f, last)]) if (f, last) in cells and cells[(f, last)] else "" for f in f_vals]
             for last in l_vals]
     fig = go.Figure(go.Heatmap(x=f_vals, y=l_vals, z=z, text=text, texttemplate="%{text}", colorscale="Blues",
                                hovertemplate="t_1 = %{x}, t_last = %{y}: %{text}<extra></extra>",

@@ -12,7 +12,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
-__all__ = ["plain_kind", "text_number", "INT_TEXT", "NUMBER_TEXT", "MAX_NUMBER_DIGITS", "FLOAT_EXACT_LIMIT",
+__all__ = ["plain_kind", "short_fraction", "text_number", "INT_TEXT", "NUMBER_TEXT", "MAX_NUMBER_DIGITS", "FLOAT_EXACT_LIMIT",
            "NumberLimit", "exact_number", "int_text", "short_number"]
 
 _NONE_TYPE = type(None)
@@ -159,3 +159,12 @@ def int_text(n: int) -> str:
     k = int(n.bit_length() * 0.30103) // 2  # half the digits
     high, low = divmod(n, 10 ** k)
     return int_text(high) + int_text(low).rjust(k, "0")
+
+
+def short_fraction(v: Any, limit: int = 40) -> str:
+    """A ratio for a message: ``n/d`` with each side as ``short_number`` gives it (an int as
+    itself); never the process-wide int-to-text limit's ``ValueError``."""
+    numerator, denominator = getattr(v, "numerator", v), getattr(v, "denominator", 1)
+    if denominator == 1:
+        return short_number(numerator, limit)
+    return f"{short_number(numerator, limit)}/{short_number(denominator, limit)}"
