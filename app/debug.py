@@ -21,7 +21,7 @@ import pandas as pd
 import streamlit as st
 
 import sample_streams
-from app import runner, state, ui, windows_panels
+from app import runner, sessions, state, ui, windows_panels
 from app.step_controls import Jump, Stepper
 from engine.events import LoadResult, load_events
 from engine.model import Pattern
@@ -104,13 +104,21 @@ def _presets() -> list[tuple[str, str]]:
     return [(s, p) for s in sample_streams.names() for p in sample_streams.load(s).presets]
 
 
-@st.cache_resource(max_entries=8, show_spinner="Loading the data…")
 def _load_source(key: str, _src: runner.Source, mapping_json: str, _mapping: Any) -> LoadResult:
-    return runner.load(_src, _mapping)
+    """The data, loaded once per session (``app.sessions``: one data set per page per
+    session, dropped when the session ends; nothing shared between sessions)."""
+    with st.spinner("Loading the data…"):
+        return sessions.cached("debug-data", f"{key}|{mapping_json}", lambda: runner.load(_src, _mapping))
 
 
-@st.cache_resource(max_entries=8, show_spinner="Generating the stream…")
 def _generated(kind: str, n: int, seed: int, skew: str) -> LoadResult:
+    """A generated stream, kept per session like ``_load_source``."""
+    with st.spinner("Generating the stream…"):
+        return sessions.cached("debug-data", f"gen:{kind}:{n}:{seed}:{skew}",
+                               lambda: _generate(kind, n, seed, skew))
+
+
+def _generate(kind: str, n: int, seed: int, skew: str) -> LoadResult:
     from sample_streams import generators as G
 
     if kind == "stocks":
