@@ -21,7 +21,7 @@ import pandas as pd
 import streamlit as st
 
 import sample_streams
-from app import runner, sessions, state, ui, windows_panels
+from app import jobs, runner, sessions, state, ui, windows_panels
 from app.step_controls import Jump, Stepper
 from engine.events import LoadResult, load_events
 from engine.model import Pattern
@@ -251,7 +251,9 @@ def compute(p: Pattern, data_key: str, loaded: LoadResult, engine: str, cap: int
     kw = _interval_kw(loaded)
     choice = choose_run(pat, engine, match_windows, rates=None if kw else type_rates(engine, events), **kw)
     t0 = time.perf_counter()
-    steps = list(record(choice.build(pat, tracer=Recorder()), events, limit=None))
+    steps = jobs.run_and_wait(  # guarded: a run slot, the time and memory limits, cancelled with the session
+        lambda guard: list(record(choice.build(pat, tracer=Recorder()), jobs.ticking(events, guard), limit=None)),
+        label="trace")
     secs = time.perf_counter() - t0
     seq_of = {e.id: e.seq for e in events}
     name = choice.engine

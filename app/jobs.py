@@ -65,6 +65,7 @@ class Job:
     progress: tuple[float, str] = (0.0, "waiting for a free run slot…")
     result: Any = None
     error: str | None = None
+    exception: BaseException | None = None  # what stopped or failed the work
     cancel_event: threading.Event = field(default_factory=threading.Event)
     submitted: float = field(default_factory=time.monotonic)
     started: float | None = None
@@ -167,10 +168,10 @@ def _run(job: Job, work: Callable[[MemoryGuard, Callable[[float, str], None]], A
         finally:
             gate.release()
     except RunStopped as err:
-        job.error = str(err)
+        job.error, job.exception = str(err), err
         job.status = "stopped"
     except BaseException as err:  # noqa: BLE001 - reported on the page, never a traceback
-        job.error = limits.message_of(err)
+        job.error, job.exception = limits.message_of(err), err
         job.status = "failed"
     finally:
         job.finished = time.monotonic()
@@ -208,8 +209,8 @@ def ticking(events: Any, guard: MemoryGuard) -> Any:
 def run_and_wait(work: Callable[[MemoryGuard], Any], *, label: str = "computation",
                  time_limit: float | None = None, poll: float = 0.1) -> Any:
     """Run ``work(guard)`` as a job of the calling session (queued for a slot, time and memory
-    limits, cancelled with the session) and wait for it; its result, or ``RunStopped`` /
-    ``EngineFailure`` with the message."""
+    limits, cancelled with the session) and wait for it; its result, or the work's own
+    exception (``RunStopped`` when a guard stopped it; the caller shows its message)."""
     job = submit(lambda guard, _progress: work(guard), label=label, time_limit=time_limit)
     try:
         while not job.wait(poll):
@@ -219,6 +220,8 @@ def run_and_wait(work: Callable[[MemoryGuard], Any], *, label: str = "computatio
         raise
     if job.status == "done":
         return job.result
+    if isinstance(job.exception, Exception):
+        raise job.exception.with_traceback(None)
     if job.status == "stopped":
         raise RunStopped(job.error or "the computation was stopped")
     raise limits.EngineFailure(job.error or "the computation failed")

@@ -23,7 +23,7 @@ from . import limits
 __all__ = ["UploadRefused", "root", "save", "remove_session_dir", "total_bytes"]
 
 PREFIX = "cep-studio-uploads-"
-_lock = threading.Lock()
+_lock = threading.RLock()
 _root: Path | None = None
 
 
