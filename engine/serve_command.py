@@ -123,7 +123,7 @@ def launch_settings(args: argparse.Namespace) -> tuple[list[str], dict[str, str]
     cmd = [sys.executable, "-m", "streamlit", "run", str(APP),
            "--server.address", args.host, "--server.port", str(args.port),
            "--server.headless", "true", "--server.enableXsrfProtection", "true",
-           "--server.enableCORS", "false", "--server.maxUploadSize", str(UPLOAD_MAX_MB),
+           "--server.enableCORS", "true", "--server.maxUploadSize", str(UPLOAD_MAX_MB),
            "--browser.gatherUsageStats", "false", "--client.toolbarMode", "viewer"]
     return cmd, env, ROOT
 

@@ -287,7 +287,7 @@ def test_serve_binds_loopback_with_streamlits_security_settings():
     cmd, env, cwd = serve_command.launch_settings(_serve_args("--port", "8555"))
     flags = dict(zip(cmd[5::2], cmd[6::2]))
     assert flags["--server.address"] == "127.0.0.1" and flags["--server.port"] == "8555"
-    assert flags["--server.enableXsrfProtection"] == "true" and flags["--server.enableCORS"] == "false"
+    assert flags["--server.enableXsrfProtection"] == "true" and flags["--server.enableCORS"] == "true"
     assert int(flags["--server.maxUploadSize"]) << 20 == limits.UPLOAD_MAX_BYTES
     assert cwd == ROOT and (cwd / ".streamlit" / "config.toml").is_file()
     assert "CEP_DATA_DIR" not in env and env["CEP_RUN_TIME_LIMIT"] == "60.0" and env["CEP_RUN_SLOTS"] == "2"
@@ -296,7 +296,7 @@ def test_serve_binds_loopback_with_streamlits_security_settings():
 
 def test_streamlit_config_states_xsrf_loopback_and_the_upload_cap():
     config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
-    assert config["server"]["enableXsrfProtection"] is True and config["server"]["enableCORS"] is False
+    assert config["server"]["enableXsrfProtection"] is True and config["server"]["enableCORS"] is True
     assert config["server"]["address"] == "127.0.0.1"
     assert config["server"]["maxUploadSize"] << 20 == limits.UPLOAD_MAX_BYTES
     assert config["browser"]["gatherUsageStats"] is False
