@@ -45,6 +45,7 @@ class SessionRecord:
     jobs: list[Any] = field(default_factory=list)                   # app.jobs.Job
     upload_dir: Path | None = None
     away_since: float | None = None                                 # monotonic time it disconnected
+    state: Any = field(default=None, repr=False)                    # Streamlit's SessionState of the session
     lock: threading.RLock = field(default_factory=threading.RLock)
 
     def cancel_jobs(self) -> None:
@@ -57,16 +58,21 @@ class SessionRecord:
 _records: dict[str, SessionRecord] = {}
 _lock = threading.Lock()
 _janitor: threading.Thread | None = None
+_trim_again_at: float | None = None  # when the janitor trims the memory again (a session ended)
+
+
+def _context() -> Any:
+    try:
+        from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+        return get_script_run_ctx(suppress_warning=True)
+    except Exception:  # noqa: BLE001 - outside Streamlit
+        return None
 
 
 def current_id() -> str:
     """The session id of the running script (``"no-session"`` outside a script)."""
-    try:
-        from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
-
-        ctx = get_script_run_ctx(suppress_warning=True)
-    except Exception:  # noqa: BLE001 - outside Streamlit
-        ctx = None
+    ctx = _context()
     return ctx.session_id if ctx is not None else "no-session"
 
 
@@ -79,6 +85,11 @@ def record(session_id: str | None = None) -> SessionRecord:
             rec = _records[sid] = SessionRecord(sid)
     _start_janitor()
     rec.away_since = None
+    if rec.state is None and session_id is None:
+        try:  # Streamlit's SessionState of this session (not weakly referable), emptied when the session ends
+            rec.state = object.__getattribute__(_context().session_state, "_state")
+        except Exception:  # noqa: BLE001 - no script context (tests)
+            pass
     return rec
 
 
@@ -115,17 +126,43 @@ def forget(slot: str, session_id: str | None = None) -> None:
 
 def trim_memory() -> None:
     """Collect garbage and hand freed heap pages back to the system (glibc's
-    ``malloc_trim``), so the server's resident memory falls when a session's data goes."""
+    ``malloc_trim``, and Arrow's memory pool), so the server's resident memory falls when
+    a session's data goes."""
     gc.collect()
     try:
         ctypes.CDLL("libc.so.6").malloc_trim(0)
     except (OSError, AttributeError):
         pass
+    try:
+        import sys
+
+        if "pyarrow" in sys.modules:
+            sys.modules["pyarrow"].default_memory_pool().release_unused()
+    except Exception:  # noqa: BLE001 - best effort
+        pass
 
 
-def _close_streamlit_session(session_id: str) -> None:
-    """Ask Streamlit to close a disconnected session for good (it frees the session's state
-    and uploaded files), on Streamlit's event loop, unless it has reconnected meanwhile."""
+def _empty_state(state: Any) -> None:
+    """Empty a Streamlit SessionState: its values and its widgets' callbacks (which hold the
+    page script's globals, and through them the data the script had loaded)."""
+    try:
+        state.clear()
+        for part in ("_new_widget_state", "_old_state"):
+            held = getattr(state, part, None)
+            metadata = getattr(held, "widget_metadata", None)
+            if metadata is not None:
+                metadata.clear()
+            if hasattr(held, "states"):
+                held.states.clear()
+    except Exception:  # noqa: BLE001 - best effort
+        pass
+
+
+def _close_streamlit_session(session_id: str, state: Any = None) -> None:
+    """Ask Streamlit to close a disconnected session for good (it frees the session's
+    uploaded files) and empty its state (``state``), on Streamlit's event loop, unless it
+    has reconnected meanwhile. (A closed session's AppSession can stay referenced inside
+    Streamlit; emptied, it no longer holds the data.)"""
     try:
         from streamlit import runtime
 
@@ -138,6 +175,8 @@ def _close_streamlit_session(session_id: str) -> None:
         def close() -> None:
             if manager.get_active_session_info(session_id) is None:
                 manager.close_session(session_id)
+                if state is not None:
+                    _empty_state(state)
 
         loop.call_soon_threadsafe(close)
     except Exception:  # noqa: BLE001 - best effort; the session's own data is gone already
@@ -157,9 +196,13 @@ def end(session_id: str) -> None:
         rec.jobs.clear()
         rec.slots.clear()
     uploads.remove_session_dir(rec)
-    _close_streamlit_session(session_id)
+    state, rec.state = rec.state, None
+    _close_streamlit_session(session_id, state)
+    del state
     del rec
     trim_memory()
+    global _trim_again_at
+    _trim_again_at = time.monotonic() + 2 * JANITOR_PERIOD  # after Streamlit has let the session go
 
 
 def _is_connected(session_id: str) -> bool | None:
@@ -195,10 +238,14 @@ def sweep(now: float | None = None, connected: Callable[[str], bool | None] = _i
 
 
 def _janitor_loop() -> None:
+    global _trim_again_at
     while True:
         time.sleep(JANITOR_PERIOD)
         try:
             sweep()
+            if _trim_again_at is not None and time.monotonic() >= _trim_again_at:
+                _trim_again_at = None
+                trim_memory()
         except Exception:  # noqa: BLE001 - the janitor must keep going
             pass
 

@@ -264,7 +264,8 @@ def test_three_large_uploads_give_their_memory_back_when_their_sessions_close(se
         now = _rss(pid)
         if now - before < (loaded - before) * 0.25 and not _session_dirs(pid):
             break
-    print(f"RSS before {before >> 20} MB, with three uploads {loaded >> 20} MB, after closing {now >> 20} MB")
+    print(f"RSS before {before >> 20} MB, with three uploads {loaded >> 20} MB, after closing {now >> 20} MB; "
+          f"upload dirs left: {_session_dirs(pid)}")
     assert now - before < (loaded - before) * 0.25, (before >> 20, loaded >> 20, now >> 20)
     assert _session_dirs(pid) == []  # the uploads went with their sessions
 
