@@ -114,3 +114,24 @@ def test_a_runaway_run_stops_at_the_time_limit_with_a_message(tmp_path, monkeypa
     assert not at.exception, [e.value for e in at.exception]
     stopped = [w.value for w in at.warning if "stopped early" in w.value]
     assert stopped and "time limit of 1 s" in stopped[0], [w.value for w in at.warning]
+
+
+def test_debug_trace_of_a_runaway_pattern_stops_at_the_time_limit(monkeypatch):
+    """The Debug page traces through a guarded job as well: the exploding pattern on a
+    generated A/B/C stream answers with the time limit, not a hung page."""
+    from engine.dsl import parse
+
+    monkeypatch.setenv("CEP_RUN_TIME_LIMIT", "1")
+    at = AppTest.from_file(str(ROOT / "app" / "pages" / "4_Debug.py"), default_timeout=60)
+    at.run()
+    text = "PATTERN SEQ(AND(A+ a[], B+ b[]), C c) WHERE earliest_maximal"
+    at.session_state["cep_pattern"] = parse(text)
+    at.session_state["cep_text"] = text
+    at.session_state["cep_rev"] += 1
+    at.run()
+    at.radio(key="dbg_source").set_value("generated").run()
+    at.selectbox(key="dbg_gen").set_value("skewed").run()
+    at.text_input(key="dbg_gen_rates").input("A:1, B:1, C:1").run()
+    at.number_input(key="dbg_gen_n").set_value(3000).run(timeout=30)
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("time limit of 1 s" in e.value for e in at.error), [e.value for e in at.error]
