@@ -135,3 +135,27 @@ def test_debug_trace_of_a_runaway_pattern_stops_at_the_time_limit(monkeypatch):
     at.number_input(key="dbg_gen_n").set_value(3000).run(timeout=30)
     assert not at.exception, [e.value for e in at.exception]
     assert any("time limit of 1 s" in e.value for e in at.error), [e.value for e in at.error]
+
+
+@pytest.mark.spark
+def test_a_spark_run_stops_when_its_guard_does(spark):
+    """Stop (the cancel event) ends a Spark run from the Run page: its job group is cancelled
+    and the page gets a message, not a hang."""
+    import threading
+
+    import sample_streams
+    from app import runner
+    from engine.dsl import parse
+    from engine.memory import MemoryGuard
+
+    smp = sample_streams.load("stocks_sase")
+    src = runner.Source("sample", "stocks_sase", str(smp.path), "csv")
+    mapping = runner.default_mapping([str(c) for c in smp.frame().columns], smp.mapping)
+    cancel = threading.Event()
+    cancel.set()
+    with pytest.raises(runner.RunError, match="stopped: the run was cancelled"):
+        runner.run_spark(parse(smp.presets["stock_trend"]), src, mapping, rows=8,
+                         guard=MemoryGuard(None, cancel=cancel))
+    out = runner.run_spark(parse(smp.presets["stock_trend"]), src, mapping, rows=8,
+                           guard=MemoryGuard(None, cancel=threading.Event(), time_limit=600))
+    assert len(out.matches) == 3  # an unstopped guard changes nothing
