@@ -3,8 +3,9 @@
 - ``upload_problem(name, size)``: an upload over ``UPLOAD_MAX_BYTES`` (100 MB: the app loads
   a file whole, about ten times its size in memory) gets a message that states the size,
   the limit and what to do instead (``cep run`` reads big files in batches, in bounded
-  memory). Streamlit's own ``server.maxUploadSize`` (200 MB by default) must stay above it,
-  or Streamlit refuses the file first with its own message.
+  memory). ``.streamlit/config.toml`` and ``cep serve`` set Streamlit's ``server.maxUploadSize``
+  to the same 100 MB, so the browser refuses a bigger file before sending it; this check
+  covers what reaches the app another way.
 - ``call_engine(fn, ...)`` / ``message_of(err)``: any exception of an engine call, the
   expected ones (pattern, data, state explosion) and the unexpected ones (RecursionError,
   OverflowError, MemoryError, a bug) alike, becomes ``EngineFailure`` with one line for a
