@@ -22,7 +22,7 @@ import pandas as pd
 import streamlit as st
 
 import sample_streams
-from app import state, ui
+from app import jobs, state, ui
 from app.step_controls import Jump, Stepper
 from engine.aseq.baseline import BaselineMatcher
 from engine.aseq.engine import AseqMatcher
@@ -149,8 +149,11 @@ def compute(key: str, events: list[Event], text: str, chops: dict[str, list[int]
         m = AseqMatcher(p, Recorder())
         patterns, names, tree = [p], None, None
         fallback = m.fallback
-    steps = list(record(m, events, limit=None))
-    base = [list(record(BaselineMatcher(p, Recorder()), events, limit=None)) for p in patterns]
+    # guarded: a run slot, the time and memory limits, cancelled with the session
+    steps = jobs.run_and_wait(lambda guard: list(record(m, jobs.ticking(events, guard), limit=None)),
+                              label="aggregate")
+    base = jobs.run_and_wait(lambda guard: [list(record(BaselineMatcher(p, Recorder()), jobs.ticking(events, guard),
+                                                        limit=None)) for p in patterns], label="baseline")
     p0 = patterns[0]
     w = p0.window
     return Traced(sig=(key, text, len(events)), title=key, events=events, patterns=patterns, names=names,

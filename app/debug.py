@@ -21,7 +21,7 @@ import pandas as pd
 import streamlit as st
 
 import sample_streams
-from app import runner, state, ui, windows_panels
+from app import jobs, runner, sessions, state, ui, windows_panels
 from app.step_controls import Jump, Stepper
 from engine.events import LoadResult, load_events
 from engine.model import Pattern
@@ -105,13 +105,21 @@ def _presets() -> list[tuple[str, str]]:
     return [(s, p) for s in sample_streams.names() for p in sample_streams.load(s).presets]
 
 
-@st.cache_resource(max_entries=8, show_spinner="Loading the data…")
 def _load_source(key: str, _src: runner.Source, mapping_json: str, _mapping: Any) -> LoadResult:
-    return runner.load(_src, _mapping)
+    """The data, loaded once per session (``app.sessions``: one data set per page per
+    session, dropped when the session ends; nothing shared between sessions)."""
+    with st.spinner("Loading the data…"):
+        return sessions.cached("debug-data", f"{key}|{mapping_json}", lambda: runner.load(_src, _mapping))
 
 
-@st.cache_resource(max_entries=8, show_spinner="Generating the stream…")
 def _generated(kind: str, n: int, seed: int, skew: str) -> LoadResult:
+    """A generated stream, kept per session like ``_load_source``."""
+    with st.spinner("Generating the stream…"):
+        return sessions.cached("debug-data", f"gen:{kind}:{n}:{seed}:{skew}",
+                               lambda: _generate(kind, n, seed, skew))
+
+
+def _generate(kind: str, n: int, seed: int, skew: str) -> LoadResult:
     from sample_streams import generators as G
 
     if kind == "stocks":
@@ -245,7 +253,9 @@ def compute(p: Pattern, data_key: str, loaded: LoadResult, engine: str, cap: int
     kw = _interval_kw(loaded)
     choice = choose_run(pat, engine, match_windows, rates=None if kw else type_rates(engine, events), **kw)
     t0 = time.perf_counter()
-    steps = list(record(choice.build(pat, tracer=Recorder()), events, limit=None))
+    steps = jobs.run_and_wait(  # guarded: a run slot, the time and memory limits, cancelled with the session
+        lambda guard: list(record(choice.build(pat, tracer=Recorder()), jobs.ticking(events, guard), limit=None)),
+        label="trace")
     secs = time.perf_counter() - t0
     seq_of = {e.id: e.seq for e in events}
     name = choice.engine

@@ -19,7 +19,7 @@ import pandas as pd
 import streamlit as st
 
 import sample_streams
-from app import state, ui, windows_panels
+from app import jobs, state, ui, windows_panels
 from engine.dsl import parse, to_text
 from engine.model import Pattern
 from visualizers import escape
@@ -36,7 +36,8 @@ WITHIN 2 s"""
 def _strategies(pattern_json: str, sample: str) -> tuple[list[LV.StrategyRun], dict[Any, int], list[str]]:
     p = Pattern.model_validate_json(pattern_json)
     events = sample_streams.events(sample)
-    return LV.compare_strategies(p, events), {e.id: e.seq for e in events}, [f"e{e.id}" for e in events]
+    runs = jobs.run_and_wait(lambda guard: LV.compare_strategies(p, events), label="strategies")  # guarded
+    return runs, {e.id: e.seq for e in events}, [f"e{e.id}" for e in events]
 
 
 @st.cache_data(show_spinner="Running eager, lazy chain and lazy tree…", max_entries=8)
@@ -46,7 +47,9 @@ def _lazy(pattern_text: str, n: int, rates: tuple[tuple[str, float], ...], seed:
     from sample_streams import generators as G
 
     events = load_events(G.skewed_types(n, dict(rates), seed=seed)).events
-    return LV.compare_lazy_eager(parse(pattern_text), events, dict(rates)), LV.type_counts(events)
+    runs = jobs.run_and_wait(lambda guard: LV.compare_lazy_eager(parse(pattern_text), events, dict(rates)),
+                             label="lazy")  # guarded: a run slot, time and memory limits
+    return runs, LV.type_counts(events)
 
 
 @st.cache_data(max_entries=8)
@@ -86,7 +89,11 @@ def strategies_view() -> None:
         st.warning(f"NFA^b cannot run the current pattern ({escape.message(why)}); showing nothing.",
                    icon=":material/warning:")
         return
-    results, seq_of, labels = _strategies(p.model_dump_json(), sample)
+    try:
+        results, seq_of, labels = _strategies(p.model_dump_json(), sample)
+    except Exception as err:  # noqa: BLE001 - a guard (time, memory) or an engine refusing: a message
+        st.error(f"The strategies could not run: {escape.message(err)}", icon=":material/error:")
+        return
     st.code(to_text(p).strip(), language="sql")
     st.caption("Each column runs this pattern with its own strategy in place of the one written here (NFA^b).")
     cols = st.columns(4, gap="small")

@@ -28,7 +28,7 @@ import pandas as pd
 import streamlit as st
 
 import sample_streams
-from app import state, ui
+from app import jobs, state, ui
 from app.step_controls import Jump, Stepper
 from engine.dsl import DslError, parse
 from engine.model import Pattern, Strategy
@@ -151,7 +151,9 @@ def compute(p: Pattern, data_key: str, events: list[Any], engine: str, mode: str
     events = events[:MAX_EVENTS]
     u_max = derived_u_max(events)
     t0 = time.perf_counter()
-    steps = list(record(_matcher(p, engine, mode, u_max, Recorder()), events, limit=None))
+    steps = jobs.run_and_wait(  # guarded: a run slot, the time and memory limits, cancelled with the session
+        lambda guard: list(record(_matcher(p, engine, mode, u_max, Recorder()), jobs.ticking(events, guard),
+                                  limit=None)), label="uncertain")
     secs = time.perf_counter() - t0
     results = [m for s in steps for m in s.matches]
     got = Computed(sig=sig, pattern=p, events=events, steps=steps, engine=engine, u_max=u_max, seconds=secs,
@@ -159,9 +161,9 @@ def compute(p: Pattern, data_key: str, events: list[Any], engine: str, mode: str
     try:
         from engine.uncertain.oracle import run_uncertain
 
-        ores = run_uncertain(p, events, max_worlds=ORACLE_WORLDS)
+        ores = jobs.run_and_wait(lambda _guard: run_uncertain(p, events, max_worlds=ORACLE_WORLDS), label="oracle")
         got.oracle = {_key(m.to_json()): m.to_json() for m in ores}
-    except ValueError as err:  # UncertainOracleTooLarge
+    except (ValueError, jobs.RunStopped) as err:  # UncertainOracleTooLarge, its time or memory limit
         got.oracle_note = str(err)
     ss["unc_computed"] = got
     ss["unc_step"] = 0

@@ -16,7 +16,7 @@ from typing import Any
 import streamlit as st
 
 import sample_streams
-from app import state, ui
+from app import jobs, state, ui
 from engine.dsl import parse, to_text
 from engine.model import Pattern
 from engine.windows import is_event_set_pattern, unsound_reason
@@ -102,7 +102,8 @@ def _history(t: Any) -> WV.WindowHistory:
 @st.cache_data(show_spinner="Running Algorithm 1 under each combination of techniques…", max_entries=8)
 def _pruning(pattern_json: str, sample: str, inner: str) -> Any:
     p = Pattern.model_validate_json(pattern_json)
-    return WV.pruning_frame(p, sample_streams.events(sample), inner)
+    events = sample_streams.events(sample)
+    return jobs.run_and_wait(lambda guard: WV.pruning_frame(p, events, inner), label="pruning")  # guarded
 
 
 def learn_panel() -> None:
