@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser_support import ARTIFACTS, ROOT, _free_port, _idle, _no_exception, new_page, sync_api  # noqa: F401
+from tests.browser_support import ARTIFACTS, ROOT, _free_port, _idle, _no_exception, browser, new_page, sync_api, wait_health  # noqa: F401
 
 pytestmark = pytest.mark.browser
 
@@ -42,21 +42,6 @@ def _cpu_share(pid: int, over: float = 1.0) -> float:
     a = _cpu_seconds(pid)
     time.sleep(over)
     return (_cpu_seconds(pid) - a) / over
-
-
-def _wait_health(url: str, proc: subprocess.Popen, log_path: Path, seconds: float = 90) -> None:
-    deadline = time.time() + seconds
-    while True:
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                if r.read().strip() == b"ok":
-                    return
-        except OSError:
-            pass
-        if proc.poll() is not None or time.time() > deadline:
-            proc.kill()
-            pytest.fail("the app did not start:\n" + log_path.read_text()[-3000:])
-        time.sleep(0.5)
 
 
 def _stop(proc: subprocess.Popen) -> None:
@@ -100,19 +85,9 @@ def server(data_dir):
     with open(log_path, "w") as log:
         proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         url = f"http://127.0.0.1:{port}"
-        _wait_health(url, proc, log_path)
+        wait_health(url, proc, log_path)
         yield url, proc.pid
         _stop(proc)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from tests.browser_support import CHROMIUM, FLAGS
-
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
-        yield b
-        b.close()
 
 
 def _listening(port: int) -> list[str]:
@@ -135,7 +110,7 @@ def test_cep_serve_listens_on_loopback_only(tmp_path):
         proc = subprocess.Popen([sys.executable, "-m", "engine.cli", "serve", "--port", str(port)], cwd=tmp_path,
                                 env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         try:
-            _wait_health(f"http://127.0.0.1:{port}", proc, log_path)
+            wait_health(f"http://127.0.0.1:{port}", proc, log_path)
             addresses = _listening(port)
             assert addresses and all(a in ("0100007F", "00000000000000000000000001000000") for a in addresses), addresses
             assert "this machine only" in log_path.read_text()
