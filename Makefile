@@ -26,8 +26,11 @@ chromium:
 	    || echo "WARNING: could not install chromium; browser tests will be skipped"; \
 	fi
 
+# Loopback only (cep serve prints a warning for HOST=0.0.0.0); DATA_DIR=DIR offers the files under DIR.
+HOST    ?= 127.0.0.1
+DATA_DIR ?=
 run: $(STAMP)
-	$(VENV)/bin/streamlit run app/Home.py --server.port $(PORT) --server.headless true --browser.gatherUsageStats false
+	$(VPY) -m engine.cli serve --host $(HOST) --port $(PORT) $(if $(DATA_DIR),--data-dir $(DATA_DIR))
 
 test: $(STAMP) chromium
 	$(VPY) -m pytest -q -p no:cacheprovider

@@ -6,6 +6,7 @@ import streamlit as st
 
 import sample_streams
 from app import state, ui
+from visualizers import escape
 
 ui.page("Home", "🏠")
 
@@ -50,7 +51,7 @@ def _card_facts(sample: str, preset: str) -> tuple[str, int, str]:
         engine = f"match windows over {choice.inner}" if choice.windows else choice.engine
         found = f"{n} match{'es' if n != 1 else ''} ({engine})"
     except Exception as err:  # noqa: BLE001 - a card never breaks the page
-        found = f"not run here: {str(err).splitlines()[0]}"
+        found = f"not run here: {escape.message(str(err).splitlines()[0])}"
     return strategy, len(events), found
 
 

@@ -22,7 +22,7 @@ import pandas as pd
 import streamlit as st
 
 import sample_streams
-from app import state
+from app import jobs, state, ui
 from app.step_controls import Jump, Stepper
 from engine.aseq.baseline import BaselineMatcher
 from engine.aseq.engine import AseqMatcher
@@ -32,6 +32,7 @@ from engine.events import Event, make_stream
 from engine.model import Pattern
 from engine.trace import Recorder, Step, record
 from visualizers import aseq_view as AV
+from visualizers import escape
 
 MAX_EVENTS = 2000
 
@@ -148,8 +149,11 @@ def compute(key: str, events: list[Event], text: str, chops: dict[str, list[int]
         m = AseqMatcher(p, Recorder())
         patterns, names, tree = [p], None, None
         fallback = m.fallback
-    steps = list(record(m, events, limit=None))
-    base = [list(record(BaselineMatcher(p, Recorder()), events, limit=None)) for p in patterns]
+    # guarded: a run slot, the time and memory limits, cancelled with the session
+    steps = jobs.run_and_wait(lambda guard: list(record(m, jobs.ticking(events, guard), limit=None)),
+                              label="aggregate")
+    base = jobs.run_and_wait(lambda guard: [list(record(BaselineMatcher(p, Recorder()), jobs.ticking(events, guard),
+                                                        limit=None)) for p in patterns], label="baseline")
     p0 = patterns[0]
     w = p0.window
     return Traced(sig=(key, text, len(events)), title=key, events=events, patterns=patterns, names=names,
@@ -204,10 +208,11 @@ def baseline_panel(t: Traced, k: int) -> None:
     if not a_rows and not b_rows:
         st.caption("No output on this step." + (" All outputs so far agree." if all_ok else ""))
     elif AV.agreement(a_rows, b_rows):
-        st.success(f"**agree**: A-Seq {', '.join(AV._fmt(r['value']) for r in a_rows)} = baseline "
-                   f"{', '.join(AV._fmt(r['value']) for r in b_rows)}", icon=":material/check_circle:")
+        st.success(f"**agree**: A-Seq {escape.markdown(', '.join(AV._fmt(r['value']) for r in a_rows))} = baseline "
+                   f"{escape.markdown(', '.join(AV._fmt(r['value']) for r in b_rows))}", icon=":material/check_circle:")
     else:
-        st.error(f"**disagree**: A-Seq {a_rows} vs baseline {b_rows}", icon=":material/error:")
+        st.error(f"**disagree**: A-Seq {escape.markdown(a_rows)} vs baseline {escape.markdown(b_rows)}",
+                 icon=":material/error:")
     if not all_ok:
         st.warning("Some earlier step disagrees.", icon=":material/warning:")
 
@@ -219,7 +224,8 @@ def step_views(t: Traced) -> None:
     if step.event is not None:
         e = step.event
         ei = min(k, len(t.events) - 1)
-        b5.markdown(f"**Step {k}**: event **{e['id']}** ({e['type']} @ {e['ts']:g}) · "
+        b5.markdown(f"**Step {k}**: event **{escape.markdown(e['id'])}** ({escape.markdown(e['type'])} @ "
+                    f"{escape.markdown(format(e['ts'], 'g'))}) · "
                     + " / ".join(f":{'orange' if c == 'TRIG' else 'green' if c == 'START' else 'red' if c == 'NEG' else 'blue' if c == 'UPD' else 'gray'}[{c}]"
                                  for c in t.cats[ei]))
     else:
@@ -231,7 +237,7 @@ def step_views(t: Traced) -> None:
     with left:
         st.markdown("##### A-Seq: prefix counters (one row per live START event)")
         if t.fallback and t.names is None:
-            st.info(f"A-Seq cannot aggregate this pattern without its matches ({t.fallback}); it runs the "
+            st.info(f"A-Seq cannot aggregate this pattern without its matches ({escape.message(t.fallback)}); it runs the "
                     "baseline instead, so there are no prefix counters to show.", icon=":material/info:")
         else:
             value = _value_at(t, k)
@@ -273,8 +279,11 @@ def pick_example() -> tuple[str, list[Event], str, dict[str, list[int]] | None] 
                        "or pick an example.", icon=":material/warning:")
             return None
         name = state.sample_name()
+        # as the Run page: a name the sample does not have is an error, not a run with 0 rows
+        if not ui.data_check(p, state.sample_schema(name), state.text(), f"Sample {escape.markdown(name)}: "):
+            return None
         evs = sample_streams.events(name)[:MAX_EVENTS]
-        st.caption(f"Sample **{name}**, its first {len(evs):,} events.")
+        st.caption(f"Sample **{escape.markdown(name)}**, its first {len(evs):,} events.")
         return f"{CURRENT}:{name}:{state.text()}", evs, state.text(), None
     c1, c2, c3 = st.columns(3)
     length = c1.slider("Pattern length", 2, 5, 3, key="agg_len")
@@ -307,7 +316,7 @@ def render() -> None:
             with st.spinner("Tracing A-Seq and the baseline…"):
                 t = compute(key, events, text, chops)
         except Exception as err:  # noqa: BLE001 - PatternError, EngineUnsupported, StateExplosion
-            st.error(f"The example cannot run: {err}", icon=":material/error:")
+            st.error(f"The example cannot run: {escape.message(err)}", icon=":material/error:")
             st.stop()
         ss["agg_traced"] = t
         ss["agg_step"] = 0
@@ -317,7 +326,7 @@ def render() -> None:
         st.info(f"**{len(t.events):,}** events · **{rows}** output row(s) · traced in {t.seconds:.2f} s",
                 icon=":material/functions:")
         if t.fallback:
-            st.warning(f"Fallback to the baseline: {t.fallback}", icon=":material/warning:")
+            st.warning(f"Fallback to the baseline: {escape.message(t.fallback)}", icon=":material/warning:")
         if t.tree:
             st.markdown("**PreTree** (one shared tree per START; orange: a query's TRIG node)")
             for g, tree in enumerate(t.tree):

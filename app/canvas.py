@@ -27,6 +27,7 @@ from streamlit_flow.state import StreamlitFlowState
 
 from app import state
 from app.edit import EditError, apply_canvas
+from visualizers import escape
 from visualizers.canvas import MIN_ZOOM, canvas_height, cross_predicates, pattern_header, pattern_to_canvas
 
 KEY = "cep_canvas"
@@ -105,7 +106,7 @@ def section() -> None:
     render()
     legend()
     for n in state.notes():
-        st.info(n, icon=":material/edit:")
+        st.info(escape.message(n), icon=":material/edit:")
     ui.pattern_error(("canvas",))
     design_forms.canvas_data_check()
 
@@ -121,7 +122,7 @@ def legend() -> None:
     cross = cross_predicates(state.pattern())
     if cross:
         st.markdown("**Across components** (marked on their nodes): " + " · ".join(
-            f"{mark} `{text}` ({', '.join(vs)})" for mark, text, vs in cross))
+            f"{mark} {escape.code(text)} ({escape.markdown(', '.join(vs))})" for mark, text, vs in cross))
 
 
 def render(height: int | None = None) -> None:

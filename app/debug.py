@@ -21,11 +21,12 @@ import pandas as pd
 import streamlit as st
 
 import sample_streams
-from app import runner, state, ui, windows_panels
+from app import jobs, runner, sessions, state, ui, windows_panels
 from app.step_controls import Jump, Stepper
 from engine.events import LoadResult, load_events
 from engine.model import Pattern
 from engine.trace import Recorder, Step, record, type_rates
+from visualizers import escape
 from visualizers import trace_view as TV
 
 MAX_EVENTS = 5000          # the trace keeps every step in memory: a prefix of the data at most this long
@@ -104,13 +105,21 @@ def _presets() -> list[tuple[str, str]]:
     return [(s, p) for s in sample_streams.names() for p in sample_streams.load(s).presets]
 
 
-@st.cache_resource(max_entries=8, show_spinner="Loading the data…")
 def _load_source(key: str, _src: runner.Source, mapping_json: str, _mapping: Any) -> LoadResult:
-    return runner.load(_src, _mapping)
+    """The data, loaded once per session (``app.sessions``: one data set per page per
+    session, dropped when the session ends; nothing shared between sessions)."""
+    with st.spinner("Loading the data…"):
+        return sessions.cached("debug-data", f"{key}|{mapping_json}", lambda: runner.load(_src, _mapping))
 
 
-@st.cache_resource(max_entries=8, show_spinner="Generating the stream…")
 def _generated(kind: str, n: int, seed: int, skew: str) -> LoadResult:
+    """A generated stream, kept per session like ``_load_source``."""
+    with st.spinner("Generating the stream…"):
+        return sessions.cached("debug-data", f"gen:{kind}:{n}:{seed}:{skew}",
+                               lambda: _generate(kind, n, seed, skew))
+
+
+def _generate(kind: str, n: int, seed: int, skew: str) -> LoadResult:
     from sample_streams import generators as G
 
     if kind == "stocks":
@@ -169,7 +178,7 @@ def data_picker() -> tuple[str, LoadResult] | None:
     try:
         path = runner.save_upload(up.name, up.getvalue())
     except runner.RunError as err:  # over the upload cap
-        st.error(str(err))
+        st.error(escape.message(err))
         return None
     src = runner.Source("upload", up.name, path, runner.format_of(up.name))
     try:
@@ -177,10 +186,11 @@ def data_picker() -> tuple[str, LoadResult] | None:
         mapping = runner.default_mapping(cols)
         loaded = _load_source(src.key, src, runner.mapping_json(mapping), mapping)
     except (runner.RunError, ValueError) as err:
-        st.error(str(err), icon=":material/error:")
+        ui.error(err)
         return None
-    st.caption(f"Columns guessed: type `{mapping.type_col}`, ts `{mapping.ts_col or mapping.lower_col}`, "
-               f"id `{mapping.id_col or '(row number)'}` (change them on the Run page's column mapping).")
+    st.caption(f"Columns guessed: type {escape.code(mapping.type_col)}, ts "
+               f"{escape.code(mapping.ts_col or mapping.lower_col)}, id {escape.code(mapping.id_col or '(row number)')} "
+               "(change them on the Run page's column mapping).")
     return src.key, loaded
 
 
@@ -243,7 +253,9 @@ def compute(p: Pattern, data_key: str, loaded: LoadResult, engine: str, cap: int
     kw = _interval_kw(loaded)
     choice = choose_run(pat, engine, match_windows, rates=None if kw else type_rates(engine, events), **kw)
     t0 = time.perf_counter()
-    steps = list(record(choice.build(pat, tracer=Recorder()), events, limit=None))
+    steps = jobs.run_and_wait(  # guarded: a run slot, the time and memory limits, cancelled with the session
+        lambda guard: list(record(choice.build(pat, tracer=Recorder()), jobs.ticking(events, guard), limit=None)),
+        label="trace")
     secs = time.perf_counter() - t0
     seq_of = {e.id: e.seq for e in events}
     name = choice.engine
@@ -294,7 +306,7 @@ def step_views(t: Traced) -> None:
     step = t.steps[k]
     done = TV.step_matches(step)
     so_far = t.so_far(k)
-    b5.markdown(f"**{TV.step_label(t.steps, k)}** · {step.runs_total} live run(s) · "
+    b5.markdown(f"**{escape.markdown(TV.step_label(t.steps, k))}** · {step.runs_total} live run(s) · "
                 f"{len(so_far)} match(es) so far"
                 + (f" · :orange[**{len(done)} completed here**]" if done else ""))
 
@@ -326,7 +338,7 @@ def step_views(t: Traced) -> None:
             st.markdown(f"**{len(rows)} aggregate row(s) emitted on this step** (the AGG result, as `cep run`)")
             st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="dbg_rows")
         if done:
-            lines = [f"#{t.number(mm)} · `{TV.match_text(mm)}`" for mm in done[:3]]
+            lines = [f"#{t.number(mm)} · {escape.code(TV.match_text(mm))}" for mm in done[:3]]
             more = len(done) - len(lines)
             head = ("Match completed: " if len(done) == 1
                     else f"{len(done)} matches completed on this step:  \n")
@@ -438,10 +450,10 @@ def buffer_view(t: Traced, k: int, m: dict[str, Any] | None) -> None:
 
 def explanation(t: Traced, m: dict[str, Any], path: list[Any]) -> None:
     idx = t.number(m)
-    st.markdown(f"**Why match #{idx} fired** · {TV.match_text(m)}")
+    st.markdown(f"**Why match #{idx} fired** · {escape.markdown(TV.match_text(m))}")
     if path:
-        st.caption("Its run: " + " → ".join(
-            f"{a.kind} e{a.event} ({a.state}{' → ' + a.to if a.to and a.to != a.state else ''})" for a in path))
+        st.caption("Its run: " + " → ".join(escape.markdown(
+            f"{a.kind} e{a.event} ({a.state}{' → ' + a.to if a.to and a.to != a.state else ''})") for a in path))
     ex = _explain()
     if ex is None:
         st.info("The explanation engine (engine/explain) is not available; the run's path is drawn on the "
@@ -551,31 +563,34 @@ def why_not(t: Traced) -> None:
         return
     spec, res, text = got
     if res is None:
-        st.warning(f"`{spec}`: {text}", icon=":material/warning:")
+        st.warning(f"{escape.code(spec)}: {escape.message(text)}", icon=":material/warning:")
         return
     verdict = res.get("verdict")
     left, right = st.columns([2, 3], gap="medium")
     with left:
         if verdict == "match":
             no = res.get("index")
-            st.success(f"`{spec}` is match #{no}: {TV.match_text(res)}", icon=":material/check_circle:")
+            st.success(f"{escape.code(spec)} is match #{escape.markdown(no)}: {escape.markdown(TV.match_text(res))}",
+                       icon=":material/check_circle:")
             if isinstance(no, int) and no in t.by_number:
                 st.button(f"Show match #{no}", key="dbg_whynot_show", on_click=_show_match, args=(no,))
         else:
             reason = res.get("reason") or {}
-            st.error(f"`{spec}` is not a match. **{reason.get('kind', '?')}**: {reason.get('text', '')}",
-                     icon=":material/block:")
+            st.error(f"{escape.code(spec)} is not a match. **{escape.markdown(reason.get('kind', '?'))}**: "
+                     f"{escape.message(reason.get('text', ''))}", icon=":material/block:")
             if reason.get("values"):
-                st.markdown("values: " + ", ".join(f"`{k}` = {TV._num(v)}" for k, v in reason["values"].items()))
+                st.markdown("values: " + ", ".join(f"{escape.code(k)} = {escape.markdown(TV._num(v))}"
+                                                   for k, v in reason["values"].items()))
             if res.get("furthest"):
-                st.markdown("furthest partial run: `" + " ".join(
-                    f"{v}={','.join(str(i) for i in xs)}" for v, xs in res["furthest"].items()) + "`")
+                st.markdown("furthest partial run: " + escape.code(" ".join(
+                    f"{v}={','.join(str(i) for i in xs)}" for v, xs in res["furthest"].items())))
             else:
                 st.markdown("furthest partial run: none (the first event already fails)")
             near = res.get("nearest")
             if isinstance(near, dict) and near.get("index"):
                 no = near["index"]
-                st.info(f"Did you mean match #{no}? `{TV.match_text(near)}` (shares {near.get('shared', '?')} "
+                st.info(f"Did you mean match #{escape.markdown(no)}? {escape.code(TV.match_text(near))} "
+                        f"(shares {escape.markdown(near.get('shared', '?'))} "
                         "events)", icon=":material/lightbulb:")
                 if no in t.by_number:
                     st.button(f"Show match #{no}", key="dbg_whynot_near", on_click=_show_match, args=(no,))
@@ -610,12 +625,14 @@ def render() -> None:
     if got is None:
         st.stop()
     data_key, loaded = got
+    if not ui.data_check(p, loaded.schema, state.text()):
+        st.stop()  # as the Run page: a pattern the data cannot answer is refused, not traced to 0 matches
     with c3:
         st.markdown("##### Engine")
         try:
             names, refused = engine_choices(runner.scale_window(p, loaded.seconds_to_ts), **_interval_kw(loaded))
         except Exception as err:  # noqa: BLE001 - PatternError etc.
-            st.error(str(err), icon=":material/error:")
+            ui.error(err)
             st.stop()
         if ss.get("dbg_engine") not in names:
             ss["dbg_engine"] = "auto"
@@ -633,7 +650,7 @@ def render() -> None:
         if refused:
             with st.expander(f"{len(refused)} engine(s) cannot run this pattern"):
                 for n, w in refused.items():
-                    st.caption(f"**{n}**: {w}")
+                    st.caption(f"**{escape.markdown(n)}**: {escape.message(w)}")
     if names == ["auto"]:
         st.error("No engine can run this pattern on a trace.", icon=":material/error:")
         st.stop()
@@ -641,7 +658,7 @@ def render() -> None:
         with st.spinner("Tracing the run…"):
             t = compute(p, data_key, loaded, engine, cap, windows)
     except Exception as err:  # noqa: BLE001 - StateExplosion, EngineUnsupported ... as a message
-        st.error(f"The trace stopped: {err}", icon=":material/error:")
+        st.error(f"The trace stopped: {escape.message(err)}", icon=":material/error:")
         st.stop()
     nm = len(t.matches)
     n_rows = sum(len(TV.step_rows(s)) for s in t.steps)

@@ -25,6 +25,7 @@ from app import edit, state, ui
 from engine.dsl import DslError, item_text, to_text
 from engine.expr import to_text as expr_text
 from engine.model import Component, Group, Strategy
+from visualizers import escape
 
 ss = st.session_state
 
@@ -117,7 +118,7 @@ def preset_bar() -> None:
                  on_change=_set_sample, args=(skey,))
     kind, label = state.data_in_use()
     if kind != "sample":
-        c3.caption(f"The Run page uses the {'uploaded ' if kind == 'upload' else ''}file **{label}**; names "
+        c3.caption(f"The Run page uses the {'uploaded ' if kind == 'upload' else ''}file **{escape.markdown(label)}**; names "
                    "are checked against its columns. Choose a sample here to switch back.")
 
 
@@ -156,9 +157,9 @@ def data_check() -> None:
         return
     probs = edit.data_problems(state.pattern(), schema, state.text())
     if not probs:
-        st.caption(f":material/check_circle: Every event type and attribute is in the data **{label}**.")
+        st.caption(f":material/check_circle: Every event type and attribute is in the data **{escape.markdown(label)}**.")
         return
-    ui.show_data_problems(probs, f"Data {label}: ")
+    ui.show_data_problems(probs, f"Data {escape.markdown(label)}: ")
 
 
 def _form_data_check(sources: tuple[str, ...]) -> None:
@@ -228,7 +229,7 @@ def save_load() -> None:
         st.file_uploader("Load a .cep or .json pattern", type=["cep", "json", "txt"], key=key,
                          on_change=_on_upload, args=(key,))
         if ss.get("cep_uploaded_name") and state.edit_source() == "load":
-            st.caption(f"Loaded **{ss['cep_uploaded_name']}**.")
+            st.caption(f"Loaded **{escape.markdown(ss['cep_uploaded_name'])}**.")
         ui.pattern_error(("load",))
 
 
@@ -586,104 +587,6 @@ def window_form() -> None:
              format_func={"ALL": "ALL matches", "NON_OVERLAP": "NON_OVERLAP (one at a time per partition)"}.get)
 
 
-# --------------------------------------------------------------------------- aggregate / RETURN
-
-NO_AGG = "(none: list the matches)"
-
-
-def _set_aggregate(r: int) -> None:
-    if not current(r):
-        return
-
-    def go() -> Any:
-        func = ss.get(f"ag_func_{r}")
-        if func in (None, NO_AGG):
-            return edit.set_aggregate(state.pattern(), None)
-        var = ss.get(f"ag_var_{r}")
-        attr = ss.get(f"ag_attr_{r}")
-        p = state.pattern()
-        if var in p.variables:
-            attrs = _attrs_for(p.component(var).type)
-            if attr not in attrs:
-                attr = _numeric_attr(p.component(var).type) or attrs[0]
-        if func == "COUNT" and not ss.get(f"ag_countarg_{r}"):
-            var = attr = None
-        return edit.set_aggregate(p, func, var, attr, list(ss.get(f"ag_group_{r}") or []))
-    _apply(go, "aggregate")
-
-
-def _numeric_attr(type_name: str) -> str | None:
-    kinds = _schema().get(type_name, {})
-    return next((a for a in sorted(kinds) if kinds[a] == "number"), None)
-
-
-def _add_returns() -> None:
-    txt = (ss.get("rt_text") or "").strip()
-    if not txt:
-        return
-    try:
-        q, src = edit.add_returns(state.pattern(), txt)
-    except edit.EditError as err:
-        state.fail("aggregate", str(err))
-        return
-    except DslError as err:
-        ss["cep_error"] = ("aggregate", str(err), err)
-        return
-    n = len(q.returns) - len(state.pattern().returns)
-    probe = q.model_copy(update={"where": [], "equivalence": [], "aggregate": None, "returns": q.returns[-n:]})
-    if _reject_unknown_names(probe, "aggregate", src):
-        return
-    if state.commit(q, "aggregate"):
-        ss["rt_text"] = ""
-
-
-def _remove_return(k: int, r: int) -> None:
-    if current(r):
-        _apply(lambda: edit.remove_return(state.pattern(), k), "aggregate")
-
-
-def aggregate_form() -> None:
-    """``AGG`` / ``GROUP BY`` (A-Seq: one number per trigger event instead of the matches) and
-    ``RETURN`` (the columns of a match)."""
-    p = state.pattern()
-    r = state.rev()
-    a = p.aggregate
-    positive = [c.var for c in p.positive]
-    st.markdown("**Aggregate** (`AGG`, A-Seq): count or sum over all matches without building them")
-    c1, c2, c3, c4 = st.columns([2, 2, 2, 1])
-    funcs = [NO_AGG, *edit.AGG_FUNCS]
-    c1.selectbox("AGG", funcs, index=funcs.index(a.func) if a else 0, key=f"ag_func_{r}",
-                 on_change=_set_aggregate, args=(r,))
-    var = a.var if a and a.var in positive else (positive[0] if positive else None)
-    arg_on = a is not None and (a.func != "COUNT" or a.var is not None)
-    if positive and var is not None:
-        c2.selectbox("of variable", positive, index=positive.index(var), key=f"ag_var_{r}",
-                     format_func=lambda v: item_text(p.component(v)), on_change=_set_aggregate, args=(r,),
-                     disabled=not arg_on)
-        attrs = _attrs_for(p.component(var).type)
-        attr = a.attr if a and a.attr in attrs else (_numeric_attr(p.component(var).type) or attrs[0])
-        c3.selectbox("attribute", attrs, index=attrs.index(attr), key=f"ag_attr_{r}", on_change=_set_aggregate,
-                     args=(r,), disabled=not arg_on)
-    c4.checkbox("COUNT(v.x)", a is not None and a.func == "COUNT" and a.var is not None, key=f"ag_countarg_{r}",
-                on_change=_set_aggregate, args=(r,), disabled=not (a and a.func == "COUNT"),
-                help="COUNT with an argument counts the matches where v.x is present")
-    all_attrs = sorted({x for attrs in _schema().values() for x in attrs} | set(a.group_by if a else []))
-    st.multiselect("GROUP BY", all_attrs, default=list(a.group_by) if a else [], key=f"ag_group_{r}",
-                   on_change=_set_aggregate, args=(r,), disabled=a is None,
-                   help="one result row per value of these attributes")
-    st.markdown("**RETURN** (columns of each match; without it, every variable's events)")
-    for k, it in enumerate(p.returns):
-        c1, c2 = st.columns([6, 1])
-        c1.code(edit.return_text(it), language="sql")
-        c2.button("", key=f"rt_del_{k}_{r}", icon=":material/delete:", on_click=_remove_return, args=(k, r),
-                  help="remove this item", width="stretch")
-    c1, c2 = st.columns([4, 1])
-    c1.text_input("RETURN items", key="rt_text", placeholder="b.price AS price, a", label_visibility="collapsed")
-    c2.button("Add", key="rt_add", on_click=_add_returns, width="stretch")
-    ui.pattern_error(("aggregate",))
-    _form_data_check(("aggregate",))
-
-
 TABS = ["Component", "Groups", "Predicates", "Window & strategy", "Aggregate & RETURN"]
 
 
@@ -699,6 +602,8 @@ def side_forms() -> None:
     with tabs[3]:
         window_form()
     with tabs[4]:
+        from app.design_aggregate import aggregate_form  # it builds on this module's helpers
+
         aggregate_form()
     ui.pattern_error(("form",))
     _form_data_check(("form",))

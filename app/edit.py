@@ -48,10 +48,13 @@ def fresh_var(taken: set[str] | list[str], type_name: str = "") -> str:
 def parse_component_text(text: str) -> tuple[Component, bool]:
     """``Stock+ a[]``, ``!Register b``, ``Stock`` ... -> (component, var_given).
 
-    Reads the first non-empty line (node content may have more lines); backticks and
-    surrounding ``**`` are ignored."""
+    Reads the first non-empty line (node content may have more lines); markdown
+    backslash escapes (``visualizers.escape.markdown``), backticks and surrounding ``**``
+    are ignored."""
+    from visualizers.escape import unescape_markdown
+
     line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
-    line = line.replace("`", "").strip()
+    line = unescape_markdown(line).replace("`", "").strip()
     if line.startswith("**") and line.endswith("**") and len(line) > 4:
         line = line[2:-2].strip()
     if not line:
@@ -382,6 +385,7 @@ def apply_canvas(p: Pattern, nodes: list[dict[str, Any]], edges: list[dict[str, 
     Raises :class:`EditError` for a node that does not read as a component.
     """
     from visualizers.canvas import NODE_H, NODE_W, group_id
+    from visualizers.escape import unescape_markdown
 
     by_id = {n.get("id"): n for n in nodes}
     notes: list[str] = []
@@ -402,7 +406,7 @@ def apply_canvas(p: Pattern, nodes: list[dict[str, Any]], edges: list[dict[str, 
                 item = it.model_dump()
                 content = str(node.get("data", {}).get("content", ""))
                 first = next((ln.strip() for ln in content.splitlines() if ln.strip()), "")
-                if first.replace("`", "") != item_text(it):
+                if unescape_markdown(first).replace("`", "") != item_text(it):
                     comp, given = parse_component_text(content)
                     if not given or (comp.var != it.var and comp.var in taken):
                         if given:

@@ -19,9 +19,10 @@ import pandas as pd
 import streamlit as st
 
 import sample_streams
-from app import state, windows_panels
+from app import jobs, state, ui, windows_panels
 from engine.dsl import parse, to_text
 from engine.model import Pattern
+from visualizers import escape
 from visualizers import learn_view as LV
 
 STOCK_SAMPLE, STOCK_PRESET = "stocks_sase", "stock_trend"
@@ -35,7 +36,8 @@ WITHIN 2 s"""
 def _strategies(pattern_json: str, sample: str) -> tuple[list[LV.StrategyRun], dict[Any, int], list[str]]:
     p = Pattern.model_validate_json(pattern_json)
     events = sample_streams.events(sample)
-    return LV.compare_strategies(p, events), {e.id: e.seq for e in events}, [f"e{e.id}" for e in events]
+    runs = jobs.run_and_wait(lambda guard: LV.compare_strategies(p, events), label="strategies")  # guarded
+    return runs, {e.id: e.seq for e in events}, [f"e{e.id}" for e in events]
 
 
 @st.cache_data(show_spinner="Running eager, lazy chain and lazy tree…", max_entries=8)
@@ -45,7 +47,18 @@ def _lazy(pattern_text: str, n: int, rates: tuple[tuple[str, float], ...], seed:
     from sample_streams import generators as G
 
     events = load_events(G.skewed_types(n, dict(rates), seed=seed)).events
-    return LV.compare_lazy_eager(parse(pattern_text), events, dict(rates)), LV.type_counts(events)
+    runs = jobs.run_and_wait(lambda guard: LV.compare_lazy_eager(parse(pattern_text), events, dict(rates)),
+                             label="lazy")  # guarded: a run slot, time and memory limits
+    return runs, LV.type_counts(events)
+
+
+@st.cache_data(max_entries=8)
+def _lazy_schema(n: int, rates: tuple[tuple[str, float], ...], seed: int) -> dict[str, dict[str, str]]:
+    """The schema of the generated stream (its types and attributes), to check the pattern against."""
+    from engine.events import load_events
+    from sample_streams import generators as G
+
+    return load_events(G.skewed_types(n, dict(rates), seed=seed)).schema
 
 
 def strategies_view() -> None:
@@ -66,13 +79,21 @@ def strategies_view() -> None:
         p, sample = parse(txt), STOCK_SAMPLE
     else:
         p, sample = state.pattern(), state.sample_name()
+        # as the Run page: a name the sample does not have is an error, not a run with 0 matches
+        if not ui.data_check(p, state.sample_schema(sample), state.text(), f"Sample {escape.markdown(sample)}: "):
+            return
     from engine.automata.nfab import unsupported_reason
 
     why = unsupported_reason(p)
     if why:
-        st.warning(f"NFA^b cannot run the current pattern ({why}); showing nothing.", icon=":material/warning:")
+        st.warning(f"NFA^b cannot run the current pattern ({escape.message(why)}); showing nothing.",
+                   icon=":material/warning:")
         return
-    results, seq_of, labels = _strategies(p.model_dump_json(), sample)
+    try:
+        results, seq_of, labels = _strategies(p.model_dump_json(), sample)
+    except Exception as err:  # noqa: BLE001 - a guard (time, memory) or an engine refusing: a message
+        st.error(f"The strategies could not run: {escape.message(err)}", icon=":material/error:")
+        return
     st.code(to_text(p).strip(), language="sql")
     st.caption("Each column runs this pattern with its own strategy in place of the one written here (NFA^b).")
     cols = st.columns(4, gap="small")
@@ -80,16 +101,16 @@ def strategies_view() -> None:
     common = set.intersection(*all_keys) if all_keys else set()
     for col, r in zip(cols, results):
         with col.container(border=True):
-            st.markdown(f"**{r.strategy}**")
+            st.markdown(f"**{escape.markdown(r.strategy)}**")
             if r.error:
-                st.error(r.error)
+                st.error(escape.message(r.error))
                 continue
             st.metric("matches", r.count, help="distinct matches of NFA^b under this strategy")
             st.caption(LV.IGNORE_RULE[r.strategy])
             for state_name, formula in r.ignore:
                 st.code(f"ignore at {state_name}: {formula}", language=None, wrap_lines=True)
             shown = r.matches[:8]
-            lines = [("" if LV.match_text(m) in common else "**+** ") + f"`{LV.match_text(m)}`" for m in shown]
+            lines = [("" if LV.match_text(m) in common else "**+** ") + escape.code(LV.match_text(m)) for m in shown]
             st.markdown("  \n".join(lines) + (f"  \n… and {r.count - len(shown)} more" if r.count > len(shown) else ""))
             st.caption(f"peak live runs {max(r.runs, default=0)}")
     st.caption("**+** marks a match that not every strategy finds.")
@@ -143,19 +164,26 @@ def lazy_view() -> None:
         st.error("Write the rates as `A:10, B:1, C:5`.")
         return
     try:
-        parse(pattern_text)
+        typed = parse(pattern_text)
     except Exception as err:  # noqa: BLE001 - DslError with its caret
-        st.error(str(err))
+        ui.error(err)
         return
+    try:
+        schema = _lazy_schema(n, tuple(sorted(rates.items())), seed)
+    except ValueError as err:  # rates that do not make a stream
+        ui.error(err)
+        return
+    if not ui.data_check(typed, schema, pattern_text, "Generated stream: "):
+        return  # as the Run page: a name the stream does not have is an error
     try:
         results, counts = _lazy(pattern_text, n, tuple(sorted(rates.items())), seed)
     except Exception as err:  # noqa: BLE001
-        st.error(f"{type(err).__name__}: {err}")
+        st.error(escape.message(f"{type(err).__name__}: {err}"))
         return
     p = parse(pattern_text)
     seq_order = [c.var for c in p.positive]
     chain = next((r for r in results if r.engine == "lazy-chain" and r.order), None)
-    st.caption("Stream: " + ", ".join(f"{t} × {c}" for t, c in counts.items()) + f" ({n} events)")
+    st.caption("Stream: " + escape.markdown(", ".join(f"{t} × {c}" for t, c in counts.items())) + f" ({n} events)")
     m1, m2, m3 = st.columns(3)
     eager = next((r for r in results if r.engine == "eager" and not r.error), None)
     lazy = next((r for r in results if r.engine == "lazy-chain" and not r.error), None)

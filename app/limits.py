@@ -3,8 +3,9 @@
 - ``upload_problem(name, size)``: an upload over ``UPLOAD_MAX_BYTES`` (100 MB: the app loads
   a file whole, about ten times its size in memory) gets a message that states the size,
   the limit and what to do instead (``cep run`` reads big files in batches, in bounded
-  memory). Streamlit's own ``server.maxUploadSize`` (200 MB by default) must stay above it,
-  or Streamlit refuses the file first with its own message.
+  memory). ``.streamlit/config.toml`` and ``cep serve`` set Streamlit's ``server.maxUploadSize``
+  to the same 100 MB, so the browser refuses a bigger file before sending it; this check
+  covers what reaches the app another way.
 - ``call_engine(fn, ...)`` / ``message_of(err)``: any exception of an engine call, the
   expected ones (pattern, data, state explosion) and the unexpected ones (RecursionError,
   OverflowError, MemoryError, a bug) alike, becomes ``EngineFailure`` with one line for a
@@ -12,20 +13,31 @@
   ``except Exception as err: raise RunError(message_of(err)) from None``.
 - ``finite_number(value, what)``: a threshold typed into the app is a finite number; NaN
   and infinities are refused by name.
+- The server's settings (``cep serve`` passes them as environment variables, see
+  ``engine.serve_command``): ``data_dir()`` (None: no server files), ``run_time_limit()``,
+  ``memory_limit()``, ``run_slots()``, ``session_grace()``; and ``file_in_data_dir(text,
+  root)``, the only way a typed path becomes a file: resolved with its symlinks and refused
+  unless it stays inside ``root``, with one message whether or not the file exists.
+- ``UPLOADS_TOTAL_MAX_BYTES``: all sessions' uploads together (``app.uploads``).
 
 No streamlit import here: the pages call these and show the message.
 """
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
-__all__ = ["UPLOAD_MAX_BYTES", "upload_problem", "EngineFailure", "call_engine", "message_of", "finite_number"]
+__all__ = ["UPLOAD_MAX_BYTES", "UPLOADS_TOTAL_MAX_BYTES", "upload_problem", "EngineFailure", "call_engine",
+           "message_of", "finite_number", "DataDirRefused", "file_in_data_dir", "data_dir", "run_time_limit",
+           "memory_limit", "run_slots", "session_grace"]
 
 T = TypeVar("T")
 
-UPLOAD_MAX_BYTES = 100 << 20
+UPLOAD_MAX_BYTES = 100 << 20  # .streamlit/config.toml server.maxUploadSize = 100 (MiB) says the same
+UPLOADS_TOTAL_MAX_BYTES = int(os.environ.get("CEP_UPLOADS_TOTAL_MAX", 4 * UPLOAD_MAX_BYTES))
 
 
 def _mb(n: int) -> str:
@@ -96,3 +108,95 @@ def finite_number(value: Any, what: str) -> float:
     if math.isinf(x):
         raise ValueError(f"{what} must be finite, not {x}")
     return x
+
+
+# --------------------------------------------------------------------------- server settings
+
+class DataDirRefused(ValueError):
+    """A typed path that is not a readable file inside the data directory."""
+
+
+def data_dir() -> Path | None:
+    """The directory ``cep serve --data-dir`` named (resolved), or None: no server files."""
+    from engine.serve_command import ENV_DATA_DIR
+
+    text = os.environ.get(ENV_DATA_DIR, "").strip()
+    if not text:
+        return None
+    try:
+        root = Path(text).resolve(strict=True)
+    except (OSError, RuntimeError, ValueError):
+        return None
+    return root if root.is_dir() else None
+
+
+def file_in_data_dir(text: str, root: Path) -> Path:
+    """The file ``text`` names, relative to ``root`` (or absolute), with every symlink and
+    ``..`` resolved; ``DataDirRefused`` unless it is a regular file inside ``root``. A path
+    that leads outside gets the same message whether or not something is there (no way to
+    probe the server's other files)."""
+    refused = DataDirRefused(f"'{text}' is not a file in the data directory; choose a file under {root}")
+    raw = text.strip()
+    if not raw or "\x00" in raw:
+        raise refused
+    try:
+        base = Path(root).resolve(strict=True)
+        candidate = Path(raw).expanduser() if raw.startswith("~") else Path(raw)
+        if not candidate.is_absolute():
+            candidate = base / candidate
+        real = Path(os.path.realpath(candidate))
+        if os.path.commonpath([str(base), str(real)]) != str(base) or real == base:
+            raise refused
+        real = real.resolve(strict=True)
+        if not real.is_file():
+            raise refused
+    except (OSError, RuntimeError, ValueError):
+        raise refused from None
+    return real
+
+
+def _env_float(name: str, default: float) -> float:
+    try:
+        value = float(os.environ.get(name, default))
+    except ValueError:
+        return default
+    return value if value > 0 and math.isfinite(value) else default
+
+
+def run_time_limit() -> float:
+    """Seconds an app run may take (``cep serve --time-limit``; default 60)."""
+    from engine.serve_command import DEFAULT_TIME_LIMIT, ENV_TIME_LIMIT
+
+    return _env_float(ENV_TIME_LIMIT, DEFAULT_TIME_LIMIT)
+
+
+def memory_limit() -> int | None:
+    """The server's resident memory past which a run stops (``cep serve --max-memory``;
+    default ``engine.memory.default_limit()``; None: off)."""
+    from engine.memory import default_limit, parse_size
+    from engine.serve_command import ENV_MAX_MEMORY
+
+    text = os.environ.get(ENV_MAX_MEMORY)
+    if text is None:
+        return default_limit()
+    try:
+        return parse_size(text)
+    except ValueError:
+        return default_limit()
+
+
+def run_slots() -> int:
+    """How many app runs may work at once (``cep serve --run-slots``; default 2)."""
+    from engine.serve_command import DEFAULT_RUN_SLOTS, ENV_RUN_SLOTS
+
+    try:
+        value = int(os.environ.get(ENV_RUN_SLOTS, DEFAULT_RUN_SLOTS))
+    except ValueError:
+        return DEFAULT_RUN_SLOTS
+    return min(max(value, 1), 64)
+
+
+def session_grace() -> float:
+    """Seconds a session may stay disconnected (a network blip) before it counts as ended:
+    its runs are cancelled at once, its data and uploads go after this grace."""
+    return _env_float("CEP_SESSION_GRACE", 30.0)

@@ -7,10 +7,8 @@ Errors are raised as :class:`RunError` with a message for a person (never a stac
 """
 from __future__ import annotations
 
-import hashlib
 import inspect
 import json
-import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
@@ -22,6 +20,7 @@ import pandas as pd
 from engine.dsl import DslError
 from engine.events import ColumnMapping, DataError, LoadResult, guess_mapping, load_events
 from engine.matchers.base import EngineUnsupported, Match, StateExplosion, sort_matches
+from engine.memory import MemoryGuard, RunStopped
 from engine.model import Pattern, PatternError, Window
 
 from .limits import message_of, upload_problem
@@ -66,6 +65,8 @@ class Outcome:
     warnings: list[str] = field(default_factory=list)
     stats: dict[str, Any] = field(default_factory=dict)
     info: dict[str, Any] = field(default_factory=dict)
+    stopped: str | None = None  # why the run stopped early (its guard); the matches are those found before
+    skipped_rows: int = 0       # bad rows the person chose to skip
 
     @property
     def is_aggregate(self) -> bool:
@@ -87,19 +88,18 @@ def format_of(name: str) -> str | None:
 
 
 def save_upload(name: str, data: bytes) -> str:
-    """Keep an uploaded file on disk (Spark reads paths); same content, same path. A file
-    over the upload cap (app.limits) is refused with a message."""
+    """Keep an uploaded file on disk (Spark reads paths) in the session's upload directory
+    (``app.uploads``: one current upload per session, removed with the session); same
+    content, same path. A file over a cap (app.limits) is refused with a message."""
+    from . import sessions, uploads
+
     problem = upload_problem(name, len(data))
     if problem:
         raise RunError(problem)
-    digest = hashlib.sha1(data).hexdigest()[:16]
-    d = Path(tempfile.gettempdir()) / "cep-studio-uploads" / digest
-    d.mkdir(parents=True, exist_ok=True)
-    safe = "".join(ch if ch.isalnum() or ch in "._-" else "_" for ch in Path(name).name) or "data"
-    p = d / safe
-    if not p.exists():
-        p.write_bytes(data)
-    return str(p)
+    try:
+        return uploads.save(sessions.record(), name, data)
+    except uploads.UploadRefused as err:
+        raise RunError(str(err)) from None
 
 
 def read_preview(path: str, fmt: str | None, n: int = 20) -> pd.DataFrame:
@@ -206,25 +206,61 @@ def is_interval(loaded: LoadResult) -> bool:
     return bool(loaded.events) and getattr(loaded.events[0], "lower", None) is not None
 
 
-def run_local(pattern: Pattern, loaded: LoadResult, engine: str = "auto") -> Outcome:
+def _build(info: Any, pattern: Pattern, guard: MemoryGuard | None) -> Any:
+    """The matcher, with ``guard`` when the engine takes one (engines check it in their own
+    loops, e.g. while draining in ``close()``)."""
+    if guard is not None:
+        try:
+            return info.build(pattern, guard=guard)
+        except TypeError as err:
+            if "guard" not in str(err):
+                raise
+    return info.build(pattern)
+
+
+def run_local(pattern: Pattern, loaded: LoadResult, engine: str = "auto", guard: MemoryGuard | None = None,
+              events: list[Any] | None = None) -> Outcome:
     """Feed the in-process matcher that ``cep run`` uses (``engine.run_choice``: match windows
     for event-set patterns, else the planner's choice for point or interval data), so point
     matches keep ``cep run``'s order and numbers; the state guard's error becomes a RunError.
-    An AGG pattern gives A-Seq rows, not matches."""
+    An AGG pattern gives A-Seq rows, not matches. ``guard`` (``engine.memory.MemoryGuard``)
+    is ticked per event and per match: when it stops the run (memory, time limit, Stop) the
+    outcome keeps the matches found so far and says why in ``stopped``. ``events``: the
+    events to run (default all of ``loaded``)."""
     from engine.run_choice import choose_run
     from engine.trace import type_rates
 
     pat = scale_window(pattern, loaded.seconds_to_ts)
     interval = is_interval(loaded)
+    stream = loaded.events if events is None else events
     t0 = time.perf_counter()
+    out: list[Any] = []
+    stopped: str | None = None
+    m: Any = None
     try:
-        info = choose_run(pat, engine, "auto", rates=None if interval else type_rates(engine, loaded.events),
+        info = choose_run(pat, engine, "auto", rates=None if interval else type_rates(engine, stream),
                           interval=interval)
-        m = info.build(pat)
-        out: list[Any] = []
-        for e in loaded.events:
-            out.extend(m.feed(e))
-        out.extend(m.close())
+        m = _build(info, pat, guard)
+        try:
+            if guard is None:
+                for e in stream:
+                    out.extend(m.feed(e))
+                out.extend(m.close())
+            else:
+                tick, feed = guard.tick, m.feed
+                for e in stream:
+                    found = feed(e)
+                    if found:
+                        out.extend(found)
+                        for _ in found:
+                            tick()
+                    tick()
+                guard.check()
+                for found_match in m.close():
+                    out.append(found_match)
+                    tick()
+        except RunStopped as err:
+            stopped = str(err)
     except (StateExplosion, EngineUnsupported, PatternError, ValueError) as err:
         raise RunError(_message(err)) from None
     except Exception as err:  # noqa: BLE001 - RecursionError, OverflowError, ...: a message, never a traceback
@@ -237,17 +273,19 @@ def run_local(pattern: Pattern, loaded: LoadResult, engine: str = "auto") -> Out
         out.sort(key=lambda r: (getattr(r, "seq", -1), str(getattr(r, "group", ""))))
     stats = m.stats.as_dict() if hasattr(getattr(m, "stats", None), "as_dict") else {}
     return Outcome(matches=out, engine="in-process", mode=info.engine, seconds=secs,
-                   events=len(loaded.events), stats=stats)
+                   events=len(stream), stats=stats, stopped=stopped)
 
 
-def replay_stats(pattern: Pattern, loaded: LoadResult) -> dict[str, Any]:
-    """Matcher statistics (runs peak ...) from an in-process replay, for small inputs."""
+def replay_stats(pattern: Pattern, loaded: LoadResult, guard: MemoryGuard | None = None) -> dict[str, Any]:
+    """Matcher statistics (runs peak ...) from an in-process replay, for small inputs (none
+    when the guard stopped the replay)."""
     if len(loaded.events) > REPLAY_LIMIT:
         return {}
     try:
-        return run_local(pattern, loaded).stats
+        out = run_local(pattern, loaded, guard=guard)
     except RunError:
         return {}
+    return {} if out.stopped else out.stats
 
 
 def spark_partitions(rows: int, parallelism: int) -> int:
@@ -259,10 +297,13 @@ def spark_partitions(rows: int, parallelism: int) -> int:
 
 
 def run_spark(pattern: Pattern, src: Source, mapping: ColumnMapping, rows: int = 0,
-              on_progress: Callable[[float, str], None] | None = None, poll: float = 0.1) -> Outcome:
+              on_progress: Callable[[float, str], None] | None = None, poll: float = 0.1,
+              guard: MemoryGuard | None = None) -> Outcome:
     """Run on Spark (``engine.spark.pipeline.run``) with progress from the status tracker.
     A file up to ``LOCAL_BYTES`` is read on the driver and the matches come back in one
-    Spark action (``collect``): a sample answers in about a second on a warm session."""
+    Spark action (``collect``): a sample answers in about a second on a warm session.
+    ``guard`` (time limit, Stop, memory) is checked while the run is polled; when it stops
+    the run, the run's Spark jobs are cancelled (``cancelJobGroup``) and a RunError says why."""
     progress = on_progress or (lambda f, s: None)
     try:
         from engine.spark.local_source import LOCAL_BYTES
@@ -301,6 +342,15 @@ def run_spark(pattern: Pattern, src: Source, mapping: ColumnMapping, rows: int =
     progress(best, "reading and validating the data…")
     while t.is_alive():
         t.join(poll)
+        if guard is not None:
+            try:
+                guard.check()
+            except RunStopped as err:
+                try:
+                    sc.cancelJobGroup(group)
+                except Exception:  # noqa: BLE001 - the run is abandoned either way
+                    pass
+                raise RunError(f"stopped: {err}") from None
         try:
             for jid in tracker.getJobIdsForGroup(group):
                 job = tracker.getJobInfo(jid)

@@ -5,6 +5,7 @@ import streamlit as st
 
 from app import state
 from engine.dsl import DslError
+from visualizers import escape
 
 
 MENU_ITEMS = {"Get help": None, "Report a bug": None,
@@ -30,8 +31,8 @@ def data_line() -> str:
         preset = st.session_state.get("cep_preset")
         if preset and preset not in state.sample().presets:
             preset = None  # a preset of another sample
-        return f"Sample data: **{label}**" + (f" · preset **{preset}**" if preset else "")
-    return f"{'Uploaded file' if kind == 'upload' else 'File'}: **{label}**"
+        return f"Sample data: **{escape.markdown(label)}**" + (f" · preset **{escape.markdown(preset)}**" if preset else "")
+    return f"{'Uploaded file' if kind == 'upload' else 'File'}: **{escape.markdown(label)}**"
 
 
 def sidebar() -> None:
@@ -39,30 +40,56 @@ def sidebar() -> None:
         st.caption("Current pattern")
         st.code(state.text().strip(), language="sql", wrap_lines=True)
         st.caption(data_line())
-        st.caption(f"Spark: {state.spark_status()}")
+        st.caption(f"Spark: {escape.message(state.spark_status())}")
 
 
 def show_error(message: str, err: DslError | None = None, where: str = "") -> None:
-    """A DSL error with its line/column and the caret under the offending text."""
-    if err is not None and err.line is not None:
-        head, _, rest = str(err).partition("\n")
-        st.error(f"{where}{head}", icon=":material/error:")
-        if rest.strip():
-            st.code(rest, language=None)
-    else:  # a message rendered elsewhere may carry its caret lines too
-        head, _, rest = message.partition("\n")
-        st.error(f"{where}{head}", icon=":material/error:")
-        if rest.strip():
-            st.code(rest, language=None)
+    """A DSL error with its line/column and the caret under the offending text (its first
+    line escaped, names in backticks as code; the caret lines as code)."""
+    text = str(err) if err is not None and err.line is not None else message
+    head, _, rest = text.partition("\n")  # a message rendered elsewhere may carry its caret lines too
+    st.error(f"{where}{escape.message(head)}", icon=":material/error:")
+    if rest.strip():
+        st.code(rest, language=None)
+
+
+def error(message: object, icon: str = ":material/error:") -> None:
+    """An error box for a message the app did not write itself (an exception's text, a
+    data file's complaint): escaped, names in backticks as code; lines after the first
+    (caret lines) as code."""
+    head, _, rest = str(message).partition("\n")
+    st.error(escape.message(head), icon=icon)
+    if rest.strip():
+        st.code(rest, language=None)
+
+
+def warning(message: object, icon: str = ":material/warning:") -> None:
+    """A warning box for a message the app did not write itself (see ``error``)."""
+    head, _, rest = str(message).partition("\n")
+    st.warning(escape.message(head), icon=icon)
+    if rest.strip():
+        st.code(rest, language=None)
 
 
 def show_data_problems(problems: list, where: str = "") -> None:
     """``app.edit.DataProblem`` s: errors red, warnings yellow, each with its caret lines."""
     for pr in problems:
         box = st.error if pr.severity == "error" else st.warning
-        box(f"{where}{pr.head}", icon=":material/error:" if pr.severity == "error" else ":material/warning:")
+        box(f"{where}{escape.message(pr.head)}", icon=":material/error:" if pr.severity == "error" else ":material/warning:")
         if pr.detail.strip():
             st.code(pr.detail, language=None)
+
+
+def data_check(pattern: object, schema: dict[str, dict[str, str]], source: str,
+               where: str = "Pattern vs data: ") -> bool:
+    """The pattern checked against the data's schema exactly as the Run page (and ``cep run``)
+    checks it (``app.edit.data_problems``): errors red, warnings yellow. False when there is an
+    error (an unknown attribute, ...): the page then shows no result, as Run refuses to run."""
+    from app.edit import data_problems
+
+    problems = data_problems(pattern, schema, source)  # type: ignore[arg-type]
+    show_data_problems(problems, where)
+    return not any(pr.severity == "error" for pr in problems)
 
 
 def pattern_error(sources: tuple[str, ...] | None = None) -> bool:

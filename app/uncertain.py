@@ -28,13 +28,16 @@ import pandas as pd
 import streamlit as st
 
 import sample_streams
-from app import state, ui
+from app import jobs, state, ui
 from app.step_controls import Jump, Stepper
 from engine.dsl import DslError, parse
 from engine.model import Pattern, Strategy
 from engine.trace import Recorder, Step, record
 from engine.uncertain.examples import EXAMPLES
+from engine.events.numbers import short_fraction
 from engine.uncertain.query import unsupported_reason
+from engine.uncertain.result import exact_text
+from visualizers import escape
 from visualizers import uncertain_view as UV
 
 ENGINES = {"uncertain-event": "event-based (auto)", "uncertain-point": "point-based",
@@ -116,7 +119,7 @@ def pattern_editor(proposed: str) -> Pattern | None:
         p = p.model_copy(update={"strategy": s})
     why = unsupported_reason(p)
     if why:
-        st.error(f"Not an uncertain-time pattern: {why}", icon=":material/block:")
+        st.error(f"Not an uncertain-time pattern: {escape.message(why)}", icon=":material/block:")
         return None
     return p
 
@@ -148,7 +151,9 @@ def compute(p: Pattern, data_key: str, events: list[Any], engine: str, mode: str
     events = events[:MAX_EVENTS]
     u_max = derived_u_max(events)
     t0 = time.perf_counter()
-    steps = list(record(_matcher(p, engine, mode, u_max, Recorder()), events, limit=None))
+    steps = jobs.run_and_wait(  # guarded: a run slot, the time and memory limits, cancelled with the session
+        lambda guard: list(record(_matcher(p, engine, mode, u_max, Recorder()), jobs.ticking(events, guard),
+                                  limit=None)), label="uncertain")
     secs = time.perf_counter() - t0
     results = [m for s in steps for m in s.matches]
     got = Computed(sig=sig, pattern=p, events=events, steps=steps, engine=engine, u_max=u_max, seconds=secs,
@@ -156,9 +161,9 @@ def compute(p: Pattern, data_key: str, events: list[Any], engine: str, mode: str
     try:
         from engine.uncertain.oracle import run_uncertain
 
-        ores = run_uncertain(p, events, max_worlds=ORACLE_WORLDS)
+        ores = jobs.run_and_wait(lambda _guard: run_uncertain(p, events, max_worlds=ORACLE_WORLDS), label="oracle")
         got.oracle = {_key(m.to_json()): m.to_json() for m in ores}
-    except ValueError as err:  # UncertainOracleTooLarge
+    except (ValueError, jobs.RunStopped) as err:  # UncertainOracleTooLarge, its time or memory limit
         got.oracle_note = str(err)
     ss["unc_computed"] = got
     ss["unc_step"] = 0
@@ -218,7 +223,7 @@ def step_views(c: Computed) -> None:
     buf = step.buffer or {}
     frontier = buf.get("frontier")
     now = (buf.get("now") or [None])[0]
-    b4.markdown(f"**{step_label(c, k)}** · F = {frontier if frontier is not None else '–'} · "
+    b4.markdown(f"**{escape.markdown(step_label(c, k))}** · F = {frontier if frontier is not None else '–'} · "
                 f"{step.runs_total} live run(s) · {len(so_far)} signature(s) final so far"
                 + (f" · :orange[**{len(step.matches)} emitted here**]" if step.matches else ""))
 
@@ -306,8 +311,9 @@ def explainer(c: Computed) -> None:
         c.explained[key] = explain_signature(c.pattern, c.events, ids)
     ex = c.explained[key]
     lo, hi = m["range"]
-    st.markdown(f"**{names[names.index(UV.signature_text(m))]}**: range **[{lo}, {hi}]**, confidence "
-                f"**{m['confidence_exact']}** ≈ {m['confidence']:.4f}")
+    st.markdown(f"**{escape.markdown(names[names.index(UV.signature_text(m))])}**: range "
+                f"**{escape.markdown(f'[{lo}, {hi}]')}**, confidence "
+                f"**{escape.markdown(m['confidence_exact'])}** ≈ {m['confidence']:.4f}")
     tabs = st.tabs(["Confidence", "Valid intervals", "NELT", "Possible worlds"])
     with tabs[0]:
         confidence_tab(ex, m)
@@ -324,11 +330,11 @@ def confidence_tab(ex: Any, m: dict[str, Any]) -> None:
         st.info("Too many point matches to draw (the engine's value stands).", icon=":material/info:")
         return
     total = ex.confidence
-    same = str(total.numerator) + "/" + str(total.denominator) == m["confidence_exact"]
+    same = exact_text(total) == m["confidence_exact"]
     st.markdown(f"The signature is a point match in a world when its events fall at instants "
                 f"t_1 < … < t_last with t_last − t_1 < W. Each cell is the probability of the worlds whose "
-                f"first and last instants are (t_1, t_last); the cells sum to **{total}** "
-                + ("✓ (the engine's confidence)" if same else f"(the engine says {m['confidence_exact']})")
+                f"first and last instants are (t_1, t_last); the cells sum to **{short_fraction(total)}** "
+                + ("✓ (the engine's confidence)" if same else f"(the engine says {escape.markdown(m['confidence_exact'])})")
                 + f"; {ex.point_matches} point matches.")
     if ex.next:
         c1, c2 = st.columns(2)
@@ -337,7 +343,7 @@ def confidence_tab(ex: Any, m: dict[str, Any]) -> None:
         c2.plotly_chart(UV.confidence_heatmap(ex.cells, "skip_till_next_match: with the spoilers"),
                         width="stretch", key="unc_heat", config={"displaylogo": False})
         st.markdown(f"Under skip_till_next_match a world counts only if no other event that could take a "
-                    f"component lies strictly between its neighbours: {ex.confidence_any} shrinks to {total}.")
+                    f"component lies strictly between its neighbours: {short_fraction(ex.confidence_any)} shrinks to {short_fraction(total)}.")
         if ex.spoilers:
             st.dataframe(pd.DataFrame([{**s, "interval": f"[{s['interval'][0]}, {s['interval'][1]}]",
                                         "p_between": f"{s['p_between']} ≈ {float(s['p_between']):.3f}"}
@@ -388,8 +394,9 @@ def nelt_tab(c: Computed, ex: Any, ids: list[Any]) -> None:
     hi = max([member["upper"], *(e["upper"] for e in cands)])
     shown = "not yet (the events before it have not all arrived)" if value is None else (
         "∞ (no candidate starts after it yet)" if value == float("inf") else f"{value:g}")
-    st.markdown(f"NELT({ex.vars[i]}={ids[i]}) after this step: **{shown}**. The candidates of `{ex.vars[i + 1]}` "
-                f"that start after {ids[i]} ends bound it: no point after NELT can ever be next (one of them "
+    st.markdown(f"NELT({escape.markdown(f'{ex.vars[i]}={ids[i]}')}) after this step: **{escape.markdown(shown)}**. "
+                f"The candidates of {escape.code(ex.vars[i + 1])} "
+                f"that start after {escape.markdown(ids[i])} ends bound it: no point after NELT can ever be next (one of them "
                 "always lies in between). It only shrinks as events arrive; move the step slider to watch it.")
     st.plotly_chart(UV.nelt_figure(member, cands, value if isinstance(value, (int, float)) else None, lo, hi),
                     width="stretch", key="unc_nelt", config={"displaylogo": False})
@@ -418,20 +425,22 @@ def worlds_tab(c: Computed, ex: Any, ids: list[Any]) -> None:
         lo, hi = int(e.lower if e.lower is not None else e.ts), int(e.upper if e.upper is not None else e.ts)
         with cols[n % len(cols)]:
             if lo == hi:
-                st.caption(f"{e.id} ({e.type}) at {lo}")
+                st.caption(escape.markdown(f"{e.id} ({e.type}) at {lo}"))
                 times[e.id] = lo
             else:
-                times[e.id] = int(st.select_slider(f"{e.id} ({e.type})", list(range(lo, hi + 1)), value=lo,
+                times[e.id] = int(st.select_slider(escape.markdown(f"{e.id} ({e.type})"), list(range(lo, hi + 1)),
+                                                   value=lo,
                                                    key=f"unc_w_{ex.ids}_{e.id}"))
     wv = world_view(c.pattern, chosen, times)
     order = " < ".join(f"{i}@{t}" for i, _ty, t in wv["order"])
     p: Fraction = wv["probability"]
-    st.markdown(f"This world: {order} · probability **{p}** (of these {len(chosen)} events)")
+    st.markdown(f"This world: {escape.markdown(order)} · probability **{escape.markdown(p)}** "
+                f"(of these {len(chosen)} events)")
     if wv["matches"]:
         got = ["(" + ", ".join(map(str, mm)) + ")" for mm in wv["matches"]]
         mine = "(" + ", ".join(map(str, ids)) + ")"
-        st.success("Point matches in this world: " + "; ".join(got)
-                   + (f" — including {mine}" if mine in got else f" — not {mine}"), icon=":material/check:")
+        st.success("Point matches in this world: " + escape.markdown("; ".join(got)
+                   + (f" — including {mine}" if mine in got else f" — not {mine}")), icon=":material/check:")
     else:
         st.warning("No point match in this world.", icon=":material/block:")
 
@@ -462,18 +471,18 @@ def render() -> None:
         with st.spinner("Running and tracing…"):
             c = compute(p, data_key, events, engine, mode)
     except Exception as err:  # noqa: BLE001 - a message (StateExplosion, oracle too large), not a traceback
-        st.error(f"The run stopped: {err}", icon=":material/error:")
+        st.error(f"The run stopped: {escape.message(err)}", icon=":material/error:")
         st.stop()
     ok, text = agreement(c)
     msg = (f"**{len(c.events)}** events · **{len(c.results)}** signature(s) · {ENGINES[c.engine]} · "
            f"U_max = {c.u_max} · traced in {c.seconds:.2f} s")
     st.info(msg, icon=":material/timeline:")
     if ok is True:
-        st.success(text, icon=":material/verified:")
+        st.success(escape.message(text), icon=":material/verified:")
     elif ok is False:
-        st.error(text, icon=":material/error:")
+        st.error(escape.message(text), icon=":material/error:")
     else:
-        st.caption(text)
+        st.caption(escape.message(text))
     step_views(c)
     st.divider()
     explainer(c)

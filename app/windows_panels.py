@@ -16,10 +16,11 @@ from typing import Any
 import streamlit as st
 
 import sample_streams
-from app import state
+from app import jobs, state, ui
 from engine.dsl import parse, to_text
 from engine.model import Pattern
 from engine.windows import is_event_set_pattern, unsound_reason
+from visualizers import escape
 from visualizers import windows_view as WV
 
 CHEMO_SAMPLE, CHEMO_PRESET = "chemo", "chemo_cycle"
@@ -32,7 +33,7 @@ def debug_panel(t: Any, k: int) -> None:
         p = t.pattern
         if unsound_reason(p) is None and (is_event_set_pattern(p) or getattr(t, "match_windows", "auto") == "off"):
             why = getattr(t, "windows_reason", "")
-            st.caption("This run has no match windows" + (f" ({why})" if why and why != "off" else "")
+            st.caption("This run has no match windows" + (f" ({escape.message(why)})" if why and why != "off" else "")
                        + ": set **Match windows** to **on** above (or choose the engine **match-windows**) to step "
                          "through its match windows (filtering, partitions, counters, why a window was skipped); "
                          "`cep run --match-windows on` numbers its matches the same way.")
@@ -51,9 +52,9 @@ def debug_panel(t: Any, k: int) -> None:
                     width="stretch", key="mw_lanes", config={"displaylogo": False})
     here = [w for w in h.windows if w["step"] == k]
     if here:
-        st.markdown("**Windows completed on this step:** " + " · ".join(
-            f"W(e{w['first']}, key {w['key']}): "
-            + (f"A called, {w['matches']} match(es)" if w["called"] else w["verdict"].get("reason", ""))
+        st.markdown("**Windows completed on this step:** " + " · ".join(  # ids and partition keys: data
+            escape.markdown(f"W(e{w['first']}, key {w['key']}): ")
+            + (f"A called, {w['matches']} match(es)" if w["called"] else escape.message(w["verdict"].get("reason", "")))
             for w in here))
     step = steps[k]
     cur = step.event["id"] if step.event else None
@@ -62,18 +63,18 @@ def debug_panel(t: Any, k: int) -> None:
     left, right = st.columns([2, 3], gap="medium")
     with left:
         if cur is not None and cur in h.filtered:
-            st.markdown(f"**e{cur} was filtered**: it satisfies no variable's properties (Thm 1).")
+            st.markdown(f"**{escape.markdown(f'e{cur}')} was filtered**: it satisfies no variable's properties (Thm 1).")
         keys = list(snap_all)
         if key is None or key not in snap_all:
             key = keys[0] if keys else None
         if key is not None and plan is not None:
             snap = snap_all[key]
-            st.markdown(f"**Window of key {key}** · {len(snap['window'])} event(s): "
-                        + " ".join(f"e{i}" for i in snap["window"]))
+            st.markdown(f"**Window of key {escape.markdown(key)}** · {len(snap['window'])} event(s): "
+                        + escape.markdown(" ".join(f"e{i}" for i in snap["window"])))
             st.dataframe(WV.statistic_frame(plan, snap, h.beta_e.get(cur)), hide_index=True, width="stretch",
                          key="mw_stat")
             ok = snap.get("beta_s") and set(snap["beta_s"]) == {"0"}
-            st.caption(f"β_s = {snap.get('beta_s')}: " + ("all counters > 0, so (6) and (7) hold (Thm 3)." if ok
+            st.caption(f"β_s = {escape.markdown(snap.get('beta_s'))}: " + ("all counters > 0, so (6) and (7) hold (Thm 3)." if ok
                        else "a 1 marks a zero counter: no candidate (in the right order) for that variable yet.")
                        + " A counter counts the events of the window that fit the variable **and** follow a "
                          "candidate of every variable it must follow (Def. 5, with the counted-mask fix of §4.5).")
@@ -101,7 +102,8 @@ def _history(t: Any) -> WV.WindowHistory:
 @st.cache_data(show_spinner="Running Algorithm 1 under each combination of techniques…", max_entries=8)
 def _pruning(pattern_json: str, sample: str, inner: str) -> Any:
     p = Pattern.model_validate_json(pattern_json)
-    return WV.pruning_frame(p, sample_streams.events(sample), inner)
+    events = sample_streams.events(sample)
+    return jobs.run_and_wait(lambda guard: WV.pruning_frame(p, events, inner), label="pruning")  # guarded
 
 
 def learn_panel() -> None:
@@ -122,9 +124,13 @@ def learn_panel() -> None:
         p, sample = parse(text.replace("WHERE [PID]", "WHERE earliest_maximal AND [PID]")), CHEMO_SAMPLE
     else:
         p, sample = state.pattern(), state.sample_name()
+        # as the Run page: a name the sample does not have is an error, not a run with 0 matches
+        if not ui.data_check(p, state.sample_schema(sample), state.text(), f"Sample {escape.markdown(sample)}: "):
+            return
     why = unsound_reason(p)
     if why:
-        st.warning(f"Match windows do not apply to the current pattern: {why}.", icon=":material/warning:")
+        st.warning(f"Match windows do not apply to the current pattern: {escape.message(why)}.",
+                   icon=":material/warning:")
         return
     inner = st.radio("Matcher A", ["auto", "lazy-tree"], horizontal=True, key="mw_inner",
                      format_func={"auto": "SES automaton (or what auto picks)", "lazy-tree": "lazy tree NFA "
@@ -133,7 +139,7 @@ def learn_panel() -> None:
     try:
         frame = _pruning(p.model_dump_json(), sample, inner)
     except Exception as err:  # noqa: BLE001 - an engine refusing the pattern, a guard
-        st.error(str(err))
+        st.error(escape.message(err))
         return
     base, best = frame.iloc[0], frame.iloc[-1]
     m1, m2, m3 = st.columns(3)

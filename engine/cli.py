@@ -32,10 +32,8 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
-import subprocess
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Callable, Protocol, Sequence
 
 from .arguments import CommandError, add_mapping_args, load_data, load_pattern
@@ -152,7 +150,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     return run_in_process(args, pattern, text)
 
 
-# --------------------------------------------------------------------------- samples, serve
+# --------------------------------------------------------------------------- samples (serve: engine.serve_command)
 
 def _samples_parser(sub: Any) -> argparse.ArgumentParser:
     return sub.add_parser("samples", help="list the sample streams and presets")
@@ -168,19 +166,6 @@ def cmd_samples(args: argparse.Namespace) -> int:
         for preset in s.presets:
             print(f"    preset:{name}/{preset}")
     return 0
-
-
-def _serve_parser(sub: Any) -> argparse.ArgumentParser:
-    p = sub.add_parser("serve", help="start the app (same as `make run`)")
-    p.add_argument("--port", type=int, default=int(os.environ.get("CEP_PORT", "8501")))
-    return p
-
-
-def cmd_serve(args: argparse.Namespace) -> int:
-    app = Path(__file__).resolve().parent.parent / "app" / "Home.py"
-    cmd = [sys.executable, "-m", "streamlit", "run", str(app), "--server.port", str(args.port),
-           "--server.headless", "true", "--browser.gatherUsageStats", "false", "--client.toolbarMode", "viewer"]
-    return subprocess.call(cmd)
 
 
 # --------------------------------------------------------------------------- stream
@@ -217,7 +202,7 @@ def cmd_stream(args: argparse.Namespace) -> int:
 CHECK = Builtin(_check_parser, cmd_check)
 RUN = Builtin(_run_parser, cmd_run)
 SAMPLES = Builtin(_samples_parser, cmd_samples)
-SERVE = Builtin(_serve_parser, cmd_serve)
+SERVE = "engine.serve_command"  # loopback by default, --data-dir, run limits
 STREAM = Builtin(_stream_parser, cmd_stream)
 
 #: name -> subcommand (a built-in or a module's dotted name), in ``cep --help`` order.

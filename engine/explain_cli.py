@@ -10,7 +10,6 @@ default), so match K is the K-th match ``cep run`` prints. Exit status: 0 an ans
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
@@ -58,9 +57,9 @@ def run(args: argparse.Namespace) -> int:
     except RunStopped as err:
         raise CommandError(f"stopped: {err}", status=1) from None
     if args.format == "json":
-        from .output import json_default
+        from .output import json_text
 
-        sys.stdout.write(json.dumps(result, default=json_default) + "\n")
+        sys.stdout.write(json_text(result, "the explanation") + "\n")
     else:
         sys.stdout.write(format_text(result))
     return 0
@@ -81,9 +80,9 @@ def _explain_interval(args: argparse.Namespace, pattern: Any, events: Any) -> in
     except ExplainError as err:
         raise CommandError(str(err), status=err.status) from None
     if args.format == "json":
-        from .output import json_default
+        from .output import json_text
 
-        sys.stdout.write(json.dumps(result, default=json_default) + "\n")
+        sys.stdout.write(json_text(result, "the explanation") + "\n")
     else:
         sys.stdout.write(format_interval_text(result))
     return 0

@@ -15,7 +15,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .matchers.base import Match
 
 __all__ = ["FORMATS", "TABLE_MAX_ROWS", "MatchWriter", "format_matches", "format_number", "json_default",
-           "match_json"]
+           "match_json", "json_text", "finite_json"]
 
 FORMATS = ("table", "jsonl", "csv", "count")
 
@@ -138,12 +138,12 @@ def match_json(m: Match) -> str:
                 if name is None:
                     name = _JSON_NAMES[v] = json.dumps(v)
                 try:
-                    text = _dumps(ids)
+                    text = _dumps(ids, allow_nan=False)
                 except (TypeError, ValueError):
-                    text = json.dumps(ids, default=json_default)
+                    text = json_text(ids, "an event id")
                 parts.append(f"{name}: {text}")
             return f'{{"match": {{{", ".join(parts)}}}, "start": {s!r}, "end": {e!r}}}'
-    return json.dumps(m.to_json(), default=json_default)
+    return json_text(m.to_json(), "a match")
 
 
 _dumps = json.dumps
@@ -160,6 +160,46 @@ def format_number(v: Any) -> str:
     if isinstance(v, float) and v.is_integer():
         return str(int(v))
     return str(v)
+
+
+def json_text(obj: Any, where: str = "a row") -> str:
+    """``json.dumps(obj)`` that never writes ``Infinity`` or ``NaN`` (not JSON): encoded with
+    ``allow_nan=False``; when that refuses, the non-finite numbers are written as null and a
+    warning on stderr names ``where`` (docs/semantics.md, "Exact numbers")."""
+    try:
+        return json.dumps(obj, default=json_default, allow_nan=False)
+    except ValueError:
+        clean, replaced = finite_json(obj)
+        if replaced:
+            import sys
+
+            print(f"cep: warning: {where}: {', '.join(replaced[:5])} written as null "
+                  "(JSON has no Infinity or NaN)", file=sys.stderr)
+        return json.dumps(clean, default=json_default, allow_nan=False)
+
+
+def finite_json(obj: Any, path: str = "") -> tuple[Any, list[str]]:
+    """``obj`` with every non-finite float (and numpy float) as None, and the paths of
+    those replaced (``value = inf``); an int too long for ``str`` becomes its digits as text."""
+    replaced: list[str] = []
+
+    def walk(v: Any, at: str) -> Any:
+        if isinstance(v, dict):
+            return {k: walk(x, f"{at}.{k}" if at else str(k)) for k, x in v.items()}
+        if isinstance(v, (list, tuple)):
+            return [walk(x, f"{at}[{i}]") for i, x in enumerate(v)]
+        if hasattr(v, "item") and not isinstance(v, (int, float, str)):
+            v = v.item()
+        if isinstance(v, float) and v - v != 0.0:
+            replaced.append(f"{at or 'value'} = {v!r}")
+            return None
+        if isinstance(v, int) and not isinstance(v, bool) and v.bit_length() > 14_000:
+            from .events.numbers import int_text
+
+            return int_text(v)
+        return v
+
+    return walk(obj, path), replaced
 
 
 def json_default(o: Any) -> Any:

@@ -9,7 +9,6 @@ what ``cep run`` prints. Past ``--limit`` events (default 5,000) it stops with a
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any, TextIO
 
@@ -96,9 +95,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _write_jsonl(step: Any, out: TextIO) -> None:
-    from .output import json_default
+    from .output import json_text
 
-    out.write(json.dumps(step.to_json(), default=json_default) + "\n")
+    out.write(json_text(step.to_json(), "a trace step") + "\n")
 
 
 def _write_table(step: Any, out: TextIO) -> None:
@@ -123,7 +122,7 @@ def _write_table(step: Any, out: TextIO) -> None:
 def _match_line(m: Any) -> str:
     """A match (``{"match": ...}``, with ``range``/``confidence`` on interval data) or an AGG
     row (``{"ts", "event", "group", "value"}``) as one table line."""
-    from .output import json_default
+    from .output import json_text
 
     if isinstance(m, dict) and isinstance(m.get("match"), dict):
         text = "  MATCH " + " ".join(f"{v}={','.join(map(str, ids))}" for v, ids in m["match"].items())
@@ -132,9 +131,9 @@ def _match_line(m: Any) -> str:
         return text
     if isinstance(m, dict) and "value" in m:
         query = f"query={m['query']} " if m.get("query") is not None else ""
-        return f"  ROW {query}event={m.get('event')} group={json.dumps(m.get('group'), default=json_default)} " \
+        return f"  ROW {query}event={m.get('event')} group={json_text(m.get('group'), 'a trace row')} " \
                f"value={m.get('value')}"
-    return "  MATCH " + json.dumps(m, default=json_default)
+    return "  MATCH " + json_text(m, "a trace match")
 
 
 def describe(a: Any) -> str:

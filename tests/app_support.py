@@ -21,5 +21,13 @@ def select_pattern(at: AppTest, sample: str, preset: str, text: str | None = Non
     return at
 
 
+def shown(markdown: str) -> str:
+    """What a markdown element shows of the data and pattern text it escapes (the backslash
+    escapes of ``visualizers.escape.markdown`` removed)."""
+    from visualizers.escape import unescape_markdown
+
+    return unescape_markdown(markdown)
+
+
 def ok(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]

@@ -39,6 +39,23 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def wait_health(url: str, proc: subprocess.Popen, log_path: Path, seconds: float = 90) -> None:
+    """Wait until the app at ``url`` answers its health check; fail with the end of its log
+    when the process dies or ``seconds`` pass."""
+    deadline = time.time() + seconds
+    while True:
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                if r.read().strip() == b"ok":
+                    return
+        except OSError:
+            pass
+        if proc.poll() is not None or time.time() > deadline:
+            proc.kill()
+            pytest.fail("the app did not start:\n" + log_path.read_text()[-3000:])
+        time.sleep(0.5)
+
+
 @pytest.fixture(scope="module")
 def app_url(request):
     """``streamlit run app/Home.py`` on a free loopback port, one per test module (its log is
@@ -60,19 +77,7 @@ def app_url(request):
          "--global.developmentMode", "false"],
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 90
-    while True:
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                if r.read().strip() == b"ok":
-                    break
-        except OSError:
-            pass
-        if proc.poll() is not None or time.time() > deadline:
-            proc.kill()
-            log.close()
-            pytest.fail("the app did not start:\n" + log_path.read_text()[-3000:])
-        time.sleep(0.5)
+    wait_health(url, proc, log_path)
     yield url
     proc.terminate()
     try:

@@ -9,7 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from engine.dsl import parse
-from tests.app_support import ok, select_pattern
+from tests.app_support import ok, select_pattern, shown
 
 pytestmark = pytest.mark.usefixtures("no_spark_warmup")
 
@@ -30,7 +30,7 @@ def _preset(at: AppTest, sample: str, preset: str) -> AppTest:
 
 
 def _md(at: AppTest) -> str:
-    return "\n".join([m.value for m in at.markdown] + [c.value for c in at.caption])
+    return shown("\n".join([m.value for m in at.markdown] + [c.value for c in at.caption]))
 
 
 # --------------------------------------------------------------------------- Debug
@@ -130,7 +130,7 @@ def test_debug_why_not_for_a_non_match():
     # a predicate reason with its values
     at.text_input(key="dbg_whynot_spec").input("2,6").run()
     at.button(key="dbg_whynot_go").click().run()
-    assert "**predicate**: adding event 2 to `a` (begin at a[1]): a[1].volume > 1000 is false" in at.error[0].value
+    assert "**predicate**: adding event 2 to `a` (begin at a[1]): a[1].volume > 1000 is false" in shown(at.error[0].value)
 
 
 def test_debug_a_bad_spec_is_a_message():

@@ -604,7 +604,8 @@ def test_run_use_preset_button_switches_pattern():
     assert at.session_state["cep_pattern"].strategy.value == "skip_till_any_match"
 
 
-def test_run_bad_data_is_a_message_not_a_traceback(tmp_path):
+def test_run_bad_data_is_a_message_not_a_traceback(tmp_path, monkeypatch):
+    monkeypatch.setenv("CEP_DATA_DIR", str(tmp_path))  # cep serve --data-dir
     bad = tmp_path / "events.csv"
     bad.write_text("kind_of,when\nA,1\n")
     at = _app(RUN)
@@ -614,14 +615,15 @@ def test_run_bad_data_is_a_message_not_a_traceback(tmp_path):
     errs = [e.value for e in at.error]
     assert errs and any("type" in e for e in errs), errs
     at.text_input(key="run_path").input(str(tmp_path / "missing.csv")).run()
-    assert not at.exception and "file not found" in at.error[0].value
+    assert not at.exception and "is not a file in the data directory" in at.error[0].value
     odd = tmp_path / "events.xyz"
     odd.write_text("x")
     at.text_input(key="run_path").input(str(odd)).run()
     assert not at.exception and "format" in at.error[0].value
 
 
-def test_run_rows_with_errors_are_reported(tmp_path):
+def test_run_rows_with_errors_are_reported(tmp_path, monkeypatch):
+    monkeypatch.setenv("CEP_DATA_DIR", str(tmp_path))  # cep serve --data-dir
     f = tmp_path / "stocks.csv"
     f.write_text("id,type,ts,symbol,price,volume\n1,Stock,1,GOOG,100,1010\n2,Stock,oops,GOOG,120,990\n"
                  "3,Stock,3,GOOG,abc,1005\n")
@@ -662,7 +664,8 @@ def test_run_results_read_well(tmp_path):
     assert not any(str(n).startswith("match #1") for n in names)
 
 
-def test_run_sidebar_names_the_file_in_use_and_keeps_it_across_pages(tmp_path):
+def test_run_sidebar_names_the_file_in_use_and_keeps_it_across_pages(tmp_path, monkeypatch):
+    monkeypatch.setenv("CEP_DATA_DIR", str(tmp_path))  # cep serve --data-dir
     f = tmp_path / "mystocks.csv"
     f.write_text(sample_streams.load("stocks_sase").path.read_text())
     at = AppTest.from_file(HOME, default_timeout=60)

@@ -14,7 +14,7 @@ from engine.dsl import parse
 from engine.uncertain.examples import EXAMPLES
 from engine.uncertain.oracle import run_uncertain
 from visualizers import uncertain_view as UV
-from tests.app_support import ok
+from tests.app_support import ok, shown
 
 PAGE = str(Path(__file__).resolve().parent.parent / "app" / "pages" / "6_Uncertain_time.py")
 
@@ -125,7 +125,7 @@ def test_world_explorer_shows_a_worlds_order_probability_and_matches():
         key = next(k for k in sliders if k.endswith(f"_{eid}"))
         at.select_slider(key=key).set_value(t).run()
     ok(at)
-    line = next(m.value for m in at.markdown if m.value.startswith("This world:"))
+    line = next(shown(m.value) for m in at.markdown if m.value.startswith("This world:"))
     assert "a1@1 < b3@3 < c2@4" in line and "probability **1/45**" in line  # 1/5 * 1/3 * 1/3
     assert any("including (a1, b3, c2)" in s.value for s in at.success)
 

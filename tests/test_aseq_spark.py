@@ -61,3 +61,31 @@ def test_spark_baseline_fallback_equals_in_process(spark, ticks):
     p = parse("PATTERN SEQ(S0 a, S1 b, S2 c) WHERE c.price > b.price AGG COUNT WITHIN 10")
     res = run(p, path, spark=spark, chunk_size=50)
     assert res.mode == "time-chunked" and same(res.rows, rows_for(p, events))
+
+
+def test_spark_sum_beyond_the_float_range_equals_in_process(spark, tmp_path):
+    """A SUM beyond the float range (TooLarge: null with its warning) comes back from the
+    tasks as the in-process run has it, not as text."""
+    from engine.aseq.values import TooLarge
+    from engine.spark.aseq import canonical, run
+
+    path = tmp_path / "big.csv"
+    path.write_text("type,id,ts,x\n" + "".join(
+        f"A,{i},{i},{'9' * 300}e5\n" if i % 2 else f"B,{i},{i},1.5e308\n" for i in range(1, 9)))
+    events = load_events(str(path)).events
+    p = parse("PATTERN SEQ(A a, B b) AGG SUM(b.x) WITHIN 5")
+    want = canonical(rows_for(p, events))
+    assert any(isinstance(r.value, TooLarge) for r in want)
+    got = canonical(run(p, str(path), spark=spark, chunk_size=3).rows)
+    assert [(r.ts, r.event, r.value) for r in got] == [(r.ts, r.event, r.value) for r in want]
+
+
+def test_task_values_round_trip_exactly():
+    """The value column carries TooLarge and ints too long for ``str`` exactly."""
+    from fractions import Fraction
+
+    from engine.aseq.values import TooLarge
+    from engine.spark.aseq import _value_of, _value_text
+
+    for v in (3, 2.5, None, 10 ** 5000 + 7, TooLarge(Fraction(10 ** 400, 3))):
+        assert _value_of(_value_text(v)) == v

@@ -637,6 +637,8 @@ def test_naive_date_time_after_one_with_an_offset_is_utc(tmp_path):
 def test_float_ids_become_ints_only_when_all_are_whole_and_finite(tmp_path):
     whole = load_events(pd.DataFrame({"type": ["A", "B", "A"], "ts": [1, 2, 3], "id": [1.0, None, 3.0]}))
     assert [(e.id, type(e.id)) for e in whole.events] == [(1, int), (3, int)]
-    # an infinite id was cast to -9223372036854775808 by astype("Int64"), without a word
+    # an infinite id was cast to -9223372036854775808 by astype("Int64"), without a word; it is
+    # now an error for its row (no JSON can write it back), and the other ids are ints
     inf = load_events(pd.DataFrame({"type": ["A", "B"], "ts": [1, 2], "id": [1.0, math.inf]}))
-    assert [e.id for e in inf.events] == [1.0, math.inf]
+    assert [(e.id, type(e.id)) for e in inf.events] == [(1, int)]
+    assert [(i.row, i.code) for i in inf.report.issues] == [(1, "infinite_id")]

@@ -15,7 +15,6 @@ frames.
 """
 from __future__ import annotations
 
-import html
 from typing import Any, Sequence
 
 import pandas as pd
@@ -26,6 +25,7 @@ from engine.events import Event
 from engine.expr import variables
 from engine.model import Component, Pattern, conjuncts_of
 from engine.trace import Step
+from visualizers import escape
 
 __all__ = ["CATEGORY_COLOURS", "categories", "timeline_figure", "counter_table_html", "agreement", "group_chart",
            "pretree_figure", "rows_frame", "window_bounds"]
@@ -83,7 +83,7 @@ def timeline_figure(events: Sequence[Event], cats: list[list[str]], k: int, wind
     window bracket shaded, the current event ringed, STARTs that left the window faded."""
     lo = max(0, k - max_events // 2)
     shown = list(range(lo, min(len(events), lo + max_events)))
-    lanes = list(dict.fromkeys(e.type for e in events))
+    lanes = list(dict.fromkeys(escape.plotly(e.type) for e in events))
     fig = go.Figure()
     wb = window_bounds(events, k, window, count) if 0 <= k < len(events) else None
     now_ts = events[k].ts if 0 <= k < len(events) else None
@@ -98,14 +98,17 @@ def timeline_figure(events: Sequence[Event], cats: list[list[str]], k: int, wind
                 (e.ts <= wb[0] and not count) or (count and e.seq < k - int(window or 0) + 1))
             op.append(0.25 if (gone or i > k) else 1.0)
         fig.add_trace(go.Scatter(
-            x=[events[i].ts for i in idx], y=[events[i].type for i in idx], mode="markers+text",
-            text=[str(events[i].id) for i in idx], textposition="top center", name=role,
+            # ids and types are data: escaped, as plotly reads tags in labels and hover text
+            x=[events[i].ts for i in idx], y=[escape.plotly(events[i].type) for i in idx], mode="markers+text",
+            text=[escape.plotly(events[i].id) for i in idx], textposition="top center", name=role,
             marker=dict(size=13, color=CATEGORY_COLOURS[role], opacity=op, line=dict(width=0)),
-            hovertext=[f"{events[i].id} ({events[i].type} @ {events[i].ts:g}): {', '.join(cats[i])}" for i in idx],
+            hovertext=[escape.plotly(f"{events[i].id} ({events[i].type} @ {events[i].ts:g}): {', '.join(cats[i])}")
+                       for i in idx],
             hoverinfo="text"))
     if now_ts is not None:
         e = events[k]
-        fig.add_trace(go.Scatter(x=[e.ts], y=[e.type], mode="markers", name="this event", showlegend=True,
+        fig.add_trace(go.Scatter(x=[e.ts], y=[escape.plotly(e.type)], mode="markers", name="this event",
+                                 showlegend=True,
                                  marker=dict(size=24, color="rgba(0,0,0,0)", line=dict(width=3, color="#212121"))))
     if wb is not None:
         fig.add_vrect(x0=wb[0], x1=wb[1], fillcolor="#fff59d", opacity=0.35, line_width=0, layer="below",
@@ -129,7 +132,8 @@ def _fmt(v: Any) -> str:
 
 def counter_table_html(step: Step, func: str = "COUNT", value: Any = None, max_rows: int = 60,
                        query: str | None = None) -> str:
-    """The prefix-counter table after ``step`` (see the module docstring) as HTML."""
+    """The prefix-counter table after ``step`` (see the module docstring) as HTML, every value
+    escaped (``visualizers.escape.html``: it is put into markdown with ``unsafe_allow_html``)."""
     buf = step.buffer or {}
     if buf.get("kind") == "aseq-workload":
         g = (buf.get("groups") or [{}])[0]
@@ -152,48 +156,48 @@ def counter_table_html(step: Step, func: str = "COUNT", value: Any = None, max_r
         elif a.kind == "expire":
             expired.append((a.run or "", d.get("counts", [])))
     keyed = any(r.get("partition") is not None for r in rows)
-    head = ["START", "ts", "exp"] + (["partition"] if keyed else []) + [html.escape(c) for c in cols]
+    head = ["START", "ts", "exp"] + (["partition"] if keyed else []) + [escape.html(c) for c in cols]
     out = ['<table class="aseq-counters" style="border-collapse:collapse;font-size:0.9em">',
            "<tr>" + "".join(f'<th style="border-bottom:2px solid #999;padding:3px 8px;text-align:left">{h}</th>'
                             for h in head) + "</tr>"]
     cell = 'style="padding:3px 8px;border-bottom:1px solid #eee;{}"'
     for rid, counts in expired:
-        tds = [f'<td {cell.format("")}><s>{html.escape(rid[1:] if rid.startswith("s") else rid)}</s> expired</td>',
+        tds = [f'<td {cell.format("")}><s>{escape.html(rid[1:] if rid.startswith("s") else rid)}</s> expired</td>',
                f'<td {cell.format("")}></td>', f'<td {cell.format("")}></td>'] + (
             [f'<td {cell.format("")}></td>'] if keyed else [])
-        tds += [f'<td {cell.format("color:#999")}><s>{_fmt(v)}</s></td>' for v in counts]
+        tds += [f'<td {cell.format("color:#999")}><s>{escape.html(_fmt(v))}</s></td>' for v in counts]
         out.append('<tr class="expired" style="background:#f5f5f5;color:#999">' + "".join(tds) + "</tr>")
     total = 0
     for r in rows[:max_rows]:
         rid = str(r["id"])
         style_row = "background:#e8f5e9" if rid in begun else ""
-        tds = [f'<td {cell.format("")}><b>{html.escape(str(r["start"] if r["start"] is not None else rid))}</b></td>',
-               f'<td {cell.format("")}>{_fmt(r.get("ts"))}</td>', f'<td {cell.format("")}>{_fmt(r.get("exp"))}</td>']
+        tds = [f'<td {cell.format("")}><b>{escape.html(str(r["start"] if r["start"] is not None else rid))}</b></td>',
+               f'<td {cell.format("")}>{escape.html(_fmt(r.get("ts")))}</td>', f'<td {cell.format("")}>{escape.html(_fmt(r.get("exp")))}</td>']
         if keyed:
-            tds.append(f'<td {cell.format("")}>{html.escape(_fmt(r.get("partition")))}</td>')
+            tds.append(f'<td {cell.format("")}>{escape.html(_fmt(r.get("partition")))}</td>')
         for j, v in enumerate(r["counts"]):
             lab = cols[j] if j < len(cols) else str(j)
             key = (rid, lab)
             if key in resets and key not in changed:
-                tds.append(f'<td {cell.format("background:#ffcdd2")} title="{html.escape(resets[key])}">'
-                           f'<b>{_fmt(v)}</b><br><small>reset (RR)</small></td>')
+                tds.append(f'<td {cell.format("background:#ffcdd2")} title="{escape.html(resets[key])}">'
+                           f'<b>{escape.html(_fmt(v))}</b><br><small>reset (RR)</small></td>')
             elif key in changed:
                 f = changed[key]
                 tint = "#ffcdd2" if key in resets else "#fff59d"
-                tds.append(f'<td {cell.format("background:" + tint)} title="{html.escape(f)}"><b>{_fmt(v)}</b>'
-                           f'<br><small>{html.escape(f.split(": ", 1)[-1])}</small></td>')
+                tds.append(f'<td {cell.format("background:" + tint)} title="{escape.html(f)}"><b>{escape.html(_fmt(v))}</b>'
+                           f'<br><small>{escape.html(f.split(": ", 1)[-1])}</small></td>')
             else:
-                tds.append(f'<td {cell.format("")}>{_fmt(v)}</td>')
+                tds.append(f'<td {cell.format("")}>{escape.html(_fmt(v))}</td>')
         if r["counts"]:
             total += r["counts"][-1] if isinstance(r["counts"][-1], int) else 0
         out.append(f'<tr style="{style_row}">' + "".join(tds) + "</tr>")
     if len(rows) > max_rows:
         out.append(f'<tr><td colspan="{len(head)}"><i>… {len(rows) - max_rows} more live counters</i></td></tr>')
-    label = f"Σ {html.escape(cols[-1]) if cols else ''}" + (f" ({query})" if query else "")
+    label = f"Σ {escape.html(cols[-1]) if cols else ''}" + (f" ({escape.html(query)})" if query else "")
     shown = value if value is not None else total
     out.append(f'<tr style="border-top:2px solid #999"><td colspan="{len(head) - 1}" style="padding:3px 8px">'
-               f"<b>{label} over live counters = {func}</b></td>"
-               f'<td style="padding:3px 8px"><b class="aseq-sum">{_fmt(shown)}</b></td></tr>')
+               f"<b>{label} over live counters = {escape.html(func)}</b></td>"
+               f'<td style="padding:3px 8px"><b class="aseq-sum">{escape.html(_fmt(shown))}</b></td></tr>')
     out.append("</table>")
     return "".join(out)
 
@@ -278,11 +282,12 @@ def pretree_figure(tree: dict[str, Any], active: set[str] | None = None) -> go.F
         t = n["type"] + (f" ⟂!{','.join(n['resets'])}" if n.get("resets") else "")
         if i in terms:
             t += "  ⇒ " + ", ".join(terms[i])
-        labels.append(t)
+        labels.append(escape.plotly(t))
     colours = ["#ef6c00" if i in terms else "#1565c0" for i in order]
     fig.add_trace(go.Scatter(x=xs, y=ys, mode="markers+text", text=labels, textposition="middle right",
                              marker=dict(size=16, color=colours), showlegend=False,
-                             hovertext=[f"{by_id[i]['label']}: used by {', '.join(by_id[i]['users'])}" for i in order],
+                             hovertext=[escape.plotly(f"{by_id[i]['label']}: used by {', '.join(by_id[i]['users'])}")
+                                        for i in order],
                              hoverinfo="text"))
     fig.update_layout(height=80 + 34 * len(order), margin=dict(l=10, r=10, t=10, b=10), plot_bgcolor="white",
                       xaxis=dict(visible=False, range=[-0.5, max(xs + [0]) + 2.5]), yaxis=dict(visible=False))

@@ -45,6 +45,7 @@ import plotly.graph_objects as go
 
 from engine.automata.columns import centre_columns
 from engine.model import Pattern, Strategy
+from visualizers.escape import plotly as plotly_text
 
 EDGE_STYLE: dict[str, dict[str, Any]] = {
     "begin": {"color": "#1f4e79", "dash": "solid", "width": 2.2},
@@ -531,7 +532,8 @@ def _short(txt: str, limit: int) -> str:
 
 
 def _esc(txt: str) -> str:
-    return txt.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    """Pattern text (formulas hold its string literals) as plotly text: see ``visualizers.escape``."""
+    return plotly_text(txt)
 
 
 def _bezier(p0: tuple[float, float], p1: tuple[float, float], p2: tuple[float, float], p3: tuple[float, float],
@@ -1162,9 +1164,9 @@ def _figure(g: nx.MultiDiGraph, labels: str, label_width: int, height: int | Non
         sizes.append(_state_px(label))
         info = f"<b>state {_esc(label)}</b><br>kind: {kind} — {_esc(state_meaning(g, kind)[1])}"
         if d.get("type"):
-            info += f"<br>event type: {d.get('type')}"
+            info += f"<br>event type: {_esc(str(d.get('type')))}"
         if d.get("var"):
-            info += f"<br>variable: {d.get('var')}"
+            info += f"<br>variable: {_esc(str(d.get('var')))}"
         if d.get("formula"):
             info += f"<br>check: {_wrap(_esc(d.get('formula')), 70)}"
         hovers.append(info)

@@ -24,10 +24,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterator
 
+import re
+
 from engine.dsl import item_text
 from engine.expr import to_text as expr_text
 from engine.expr import variables
 from engine.model import Component, Group, Pattern
+from visualizers import escape
 
 NODE_W = 190
 NODE_H = 58
@@ -103,32 +106,52 @@ def cross_predicates(pattern: Pattern) -> list[tuple[str, str, list[str]]]:
 
 
 def pattern_header(pattern: Pattern) -> str:
-    """One line for above the canvas: strategy, partition, window, output, aggregate, RETURN."""
+    """One markdown line for above the canvas: strategy, partition, window, output,
+    aggregate, RETURN (every piece of pattern text escaped)."""
     from engine.dsl import to_text
 
     lines = to_text(pattern).splitlines()
     window = next((ln[len("WITHIN "):] for ln in lines if ln.startswith("WITHIN ")), None)
-    parts = [f"**{pattern.strategy.value}**"]
+    parts = [f"**{pattern.strategy.value}**"]  # a name from the Strategy enum
     if pattern.equivalence:
-        parts.append("partition `[" + ", ".join(pattern.equivalence) + "]`")
-    parts.append(f"`WITHIN {window}`" if window else "no window")
-    parts.append(f"`OUTPUT {pattern.output}`")
+        parts.append("partition " + escape.code("[" + ", ".join(pattern.equivalence) + "]"))
+    parts.append(escape.code(f"WITHIN {window}") if window else "no window")
+    parts.append(escape.code(f"OUTPUT {pattern.output}"))
     for key in ("AGG ", "GROUP BY ", "RETURN "):
         ln = next((x for x in lines if x.startswith(key)), None)
         if ln:
-            parts.append(f"`{ln}`")
+            parts.append(escape.code(ln))
     return " · ".join(parts)
+
+
+# A component's DSL text as the grammar allows it: names of ASCII letters, digits and
+# ``_``, a quantifier, ``[]`` and ``!``. Nothing in it is markup (a lone ``*``, ``[]`` with
+# no link after it, ``!`` with no ``[``), so it is put on the node as it is and a person
+# edits the same text on the canvas; anything else is escaped.
+_PLAIN_COMPONENT = re.compile(r"!?[A-Za-z_][A-Za-z_0-9]*[+*?]?( [A-Za-z_][A-Za-z_0-9]*(\[\])?)?")
+
+
+def node_first_line(text: str) -> str:
+    """A node's first line (its component's DSL text) as canvas markdown."""
+    return text if _PLAIN_COMPONENT.fullmatch(text) else escape.markdown(text)
 
 
 def component_label(c: Component, own: list[str] | None = None, refs: list[str] | None = None) -> str:
     """Node content: the DSL text on the first line (what a person edits), then words, the
-    component's own predicates and the marks of the predicates it shares with others."""
+    component's own predicates and the marks of the predicates it shares with others.
+
+    The canvas (streamlit-flow-component) renders node content as markdown with raw HTML
+    allowed (react-markdown with rehype-raw, remark-gfm and remark-math), so any text from
+    the pattern put here unescaped could inject HTML and script (a string literal holding a
+    backtick would close a plain code span). Every piece therefore goes through
+    ``visualizers.escape``: predicates as code spans whose fence no backtick in them can
+    close, the first line checked against the component grammar (else escaped)."""
     words = "must not occur" if c.negated else QUANT_WORDS[c.quant]
-    text = f"{item_text(c)}\n\n_{words}_"
+    text = f"{node_first_line(item_text(c))}\n\n_{words}_"
     for p in own or []:
-        text += f"\n\n`{p}`"
+        text += "\n\n" + escape.code(p)
     if refs:
-        text += "\n\n" + " ".join(refs)
+        text += "\n\n" + " ".join(escape.markdown(r) for r in refs)
     return text
 
 
@@ -137,7 +160,8 @@ def _node_h(extra_lines: int) -> float:
 
 
 def group_label(g: Group) -> str:
-    return f"**{g.op}** · {GROUP_WORDS[g.op]}"
+    """A group node's content (canvas markdown, see :func:`component_label`)."""
+    return f"**{escape.markdown(g.op)}** · {GROUP_WORDS[g.op]}"
 
 
 # --------------------------------------------------------------------------- layout

@@ -25,6 +25,7 @@ import plotly.graph_objects as go
 from engine.model import Pattern, Strategy
 from engine.run_choice import trace
 from engine.trace import Step
+from visualizers.escape import plotly as plotly_text
 
 STRATEGIES = [Strategy.STRICT, Strategy.PARTITION, Strategy.NEXT, Strategy.ANY]
 STRATEGY_COLOUR = {Strategy.STRICT.value: "#7f8c8d", Strategy.PARTITION.value: "#2980b9",
@@ -129,7 +130,8 @@ def strategy_runs_figure(results: Sequence[StrategyRun], event_labels: Sequence[
     for r in results:
         if r.error:
             continue
-        x = list(event_labels[: len(r.runs)]) if event_labels else list(range(1, len(r.runs) + 1))
+        x = ([plotly_text(label) for label in event_labels[: len(r.runs)]] if event_labels  # ids: data
+             else list(range(1, len(r.runs) + 1)))
         fig.add_trace(go.Scatter(x=x, y=r.runs, mode="lines+markers", name=f"{r.strategy} ({r.count})",
                                  line=dict(color=STRATEGY_COLOUR.get(r.strategy), width=2.5,
                                            dash=STRATEGY_DASH.get(r.strategy, "solid"))))

@@ -13,6 +13,8 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from visualizers import escape
+
 PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
            "#bcbd22", "#17becf"]
 VAR_SYMBOLS = ["circle", "diamond", "square", "triangle-up", "star", "cross", "x", "pentagon"]
@@ -25,9 +27,10 @@ def _time(v: float | None, is_datetime: bool) -> Any:
 
 
 def _attrs_text(attrs: dict[str, Any], limit: int = 6) -> str:
+    """The first attributes as plotly text (escaped: names and values come from the data)."""
     items = list(attrs.items())
     s = ", ".join(f"{k}={v}" for k, v in items[:limit])
-    return s + (", …" if len(items) > limit else "")
+    return escape.plotly(s + (", …" if len(items) > limit else ""))
 
 
 def events_frame(events: Sequence[Any], is_datetime: bool = False, limit: int | None = None) -> pd.DataFrame:
@@ -193,32 +196,38 @@ def timeline_figure(events: Sequence[Any], matches: Sequence[Any], is_datetime: 
     for t in types:
         evs = [e for e in shown_events if e.type == t and e.id not in own and e.id not in skipped_ids]
         fig.add_trace(go.Scatter(
-            x=[_time(e.ts, is_datetime) for e in evs], y=[t] * len(evs), mode="markers", name=t,
+            # types, ids and values are data: escaped, as plotly reads tags in labels and hover text
+            x=[_time(e.ts, is_datetime) for e in evs], y=[escape.plotly(t)] * len(evs), mode="markers",
+            name=escape.plotly(t),
             legendgroup="types", customdata=[e.id for e in evs],
             marker=dict(size=[13 if e.id in used_ids else 9 for e in evs], color=colour[t],
                         opacity=0.45 if sel is not None else 1.0,
                         line=dict(width=[2.5 if e.id in used_ids else 0 for e in evs], color="#111")),
-            hovertext=[f"id {e.id} · seq {e.seq}<br>{t} at {_time(e.ts, is_datetime)}<br>{_attrs_text(e.attrs)}"
+            hovertext=[f"id {escape.plotly(e.id)} · seq {e.seq}<br>{escape.plotly(t)} at {_time(e.ts, is_datetime)}"
+                       f"<br>{_attrs_text(e.attrs)}"
                        for e in evs],
             hoverinfo="text"), row=1, col=1)
     if sel is not None:
         k = highlight + 1  # type: ignore[operator]
         if skipped:
             fig.add_trace(go.Scatter(
-                x=[_time(e.ts, is_datetime) for e in skipped], y=[e.type for e in skipped], mode="markers",
+                x=[_time(e.ts, is_datetime) for e in skipped], y=[escape.plotly(e.type) for e in skipped],
+                mode="markers",
                 name=f"match #{k}: skipped", customdata=[e.id for e in skipped],
                 marker=dict(size=10, color="#c8c8c8", symbol="x-thin-open", line=dict(width=2, color="#9a9a9a")),
-                hovertext=[f"id {e.id} · seq {e.seq}: inside match #{k}'s span, not part of it<br>{e.type} at "
+                hovertext=[f"id {escape.plotly(e.id)} · seq {e.seq}: inside match #{k}'s span, not part of it<br>"
+                           f"{escape.plotly(e.type)} at "
                            f"{_time(e.ts, is_datetime)}<br>{_attrs_text(e.attrs)}" for e in skipped],
                 hoverinfo="text"), row=1, col=1)
         mine = sorted((by_id[i] for i in own if i in by_id), key=lambda e: e.seq)
         fig.add_trace(go.Scatter(
-            x=[_time(e.ts, is_datetime) for e in mine], y=[e.type for e in mine], mode="markers+text",
+            x=[_time(e.ts, is_datetime) for e in mine], y=[escape.plotly(e.type) for e in mine], mode="markers+text",
             name=f"match #{k}: its events", customdata=[e.id for e in mine],
-            text=[own[e.id] for e in mine], textposition="top center", textfont=dict(size=12, color="#b35900"),
+            text=[escape.plotly(own[e.id]) for e in mine], textposition="top center", textfont=dict(size=12, color="#b35900"),
             marker=dict(size=16, color=[colour.get(e.type, "#333") for e in mine],
                         line=dict(width=3, color="#e67e22")),
-            hovertext=[f"match #{k} · {own[e.id]} = id {e.id} · seq {e.seq}<br>{e.type} at "
+            hovertext=[f"match #{k} · {escape.plotly(own[e.id])} = id {escape.plotly(e.id)} · seq {e.seq}<br>"
+                       f"{escape.plotly(e.type)} at "
                        f"{_time(e.ts, is_datetime)}<br>{_attrs_text(e.attrs)}" for e in mine],
             hoverinfo="text"), row=1, col=1)
     if has_matches:
@@ -248,10 +257,11 @@ def timeline_figure(events: Sequence[Any], matches: Sequence[Any], is_datetime: 
                         continue
                     xs.append(_time(e.ts, is_datetime))
                     ys.append(labels[k])
-                    hs.append(f"match #{k + 1} · {v} = id {i}<br>{e.type} at {_time(e.ts, is_datetime)}"
+                    hs.append(f"match #{k + 1} · {escape.plotly(v)} = id {escape.plotly(i)}<br>{escape.plotly(e.type)} "
+                              f"at {_time(e.ts, is_datetime)}"
                               f"<br>{_attrs_text(e.attrs)}")
                     cs.append(colour.get(e.type, "#333"))
-            fig.add_trace(go.Scatter(x=xs, y=ys, mode="markers", name=f"variable {v}", legendgroup="vars",
+            fig.add_trace(go.Scatter(x=xs, y=ys, mode="markers", name=f"variable {escape.plotly(v)}", legendgroup="vars",
                                      marker=dict(symbol=sym[v], size=11, color=cs, line=dict(width=1, color="#111")),
                                      hovertext=hs, hoverinfo="text"), row=2, col=1)
         fig.update_yaxes(title_text="matches", autorange="reversed", type="category", row=2, col=1)

@@ -35,6 +35,7 @@ from engine.model import Pattern
 from engine.trace import Action, Step
 from visualizers.automaton import (DX, R, AutomatonUnavailable, automaton_figure, automaton_graph,
                                    layout)
+from visualizers.escape import plotly as plotly_text
 from visualizers.timeline import PALETTE
 
 LIVE = "#e67e22"       # live states and this step's edges
@@ -717,7 +718,7 @@ def shared_buffer_figure(entries: dict[str, dict[str, Any]], stacks: Sequence[st
         mid = len(xs) // 2
         tx.append(xs[mid] + (0.05 if abs(x0 - x1) < 1e-9 else 0))
         ty.append(ys[mid])
-        tt.append(_labels_text(a["labels"]))
+        tt.append(plotly_text(_labels_text(a["labels"])))
         tc.append({"path": "#9a7d0a", "new": "#ba4a00"}.get(kind, "#34495e"))
     fig = _Fig()
     for kind in ("old", "new", "path"):
@@ -741,12 +742,13 @@ def shared_buffer_figure(entries: dict[str, dict[str, Any]], stacks: Sequence[st
         x, y = pos[eid]
         xs.append(x)
         ys.append(y)
-        texts.append(f"e{e['event']}")
+        texts.append(plotly_text(f"e{e['event']}"))  # event ids come from the data
         removed = e.get("removed")
         fills.append(REMOVED if removed else (PATH if eid in path_entries else (ADDED if eid in added else "#eaf2f8")))
         lcol.append("#999" if removed else ("#b9770e" if eid in path_entries else "#1f4e79"))
-        ptrs = [f"[{p['label']}] → {p['to'] or '∅'}" for p in e["preds"]]
-        hovers.append(f"<b>{eid}</b><br>stack {e['state']} · event {e['event']}<br>pointers: "
+        ptrs = [plotly_text(f"[{p['label']}] → {p['to'] or '∅'}") for p in e["preds"]]
+        hovers.append(f"<b>{plotly_text(eid)}</b><br>stack {plotly_text(e['state'])} · event "
+                      f"{plotly_text(e['event'])}<br>pointers: "
                       + ", ".join(ptrs[:8]) + (f" … (+{len(ptrs) - 8})" if len(ptrs) > 8 else "")
                       + ("<br><i>pruned on this step</i>" if removed else "")
                       + ("<br><i>written on this step</i>" if eid in added else ""))
@@ -755,7 +757,7 @@ def shared_buffer_figure(entries: dict[str, dict[str, Any]], stacks: Sequence[st
                              marker=dict(symbol="square", size=34, color=fills, line=dict(color=lcol, width=2))))
     n_rows = max(len(row), 1)
     fig.add_trace(_sc(x=[c * X for c in col.values()], y=[n_rows - 0.25] * len(col), mode="text",
-                             text=[f"<b>{s}</b>" for s in col], textposition="top center", hoverinfo="skip",
+                             text=[f"<b>{plotly_text(s)}</b>" for s in col], textposition="top center", hoverinfo="skip",
                              showlegend=False, textfont=dict(size=14, color="#1f2d3d")))
     for kind, colour in (("written on this step", ADDED), ("match retrieval path", PATH), ("pruned", REMOVED)):
         fig.add_trace(_sc(x=[None], y=[None], mode="markers", name=kind,
@@ -797,10 +799,10 @@ def lazy_buffer_figure(step: Step, pattern_order: Sequence[str], types: dict[str
         for r, i in enumerate(shown):
             xs.append(c)
             ys.append(r)
-            texts.append(str(i))
+            texts.append(plotly_text(i))  # event ids come from the data
             fills.append(PATH if i in taken else (ADDED if i in stored else "#eaf2f8"))
-            hovers.append(f"event {i} in the buffer of {v}")
-        head = f"<b>{v}</b>" + (f" ({types[v]})" if types and v in types else "")
+            hovers.append(f"event {plotly_text(i)} in the buffer of {plotly_text(v)}")
+        head = f"<b>{plotly_text(v)}</b>" + (f" ({plotly_text(types[v])})" if types and v in types else "")
         if v in order:
             head = f"{order.index(v) + 1}. " + head
         sub = f"{len(ids)} buffered" if v in bufs else "from the stream"
@@ -818,7 +820,7 @@ def lazy_buffer_figure(step: Step, pattern_order: Sequence[str], types: dict[str
                           marker=dict(symbol="square", size=12, color=colour)))
     title = f"{b.get('partial', 0)} partial match(es)"
     if order:
-        title += f" · evaluation order {' → '.join(order)} (pattern order {' → '.join(pattern_order)})"
+        title += plotly_text(f" · evaluation order {' → '.join(order)} (pattern order {' → '.join(pattern_order)})")
     fig.update_layout(annotations=annotations, title=dict(text=title, font=dict(size=13)),
                       xaxis=dict(visible=False, range=[-0.7, max(len(cols), 1) - 0.3]),
                       yaxis=dict(visible=False, range=[-1.3, tallest + 1.2]),
@@ -838,15 +840,17 @@ def cursor_timeline_figure(steps: Sequence[Step], k: int, match: dict[str, Any] 
     cursor at step ``k``'s event; events bound by live runs ringed orange; the chosen
     match's events gold, joined in order, labelled with their variable."""
     evs = [s.event for s in event_steps(steps)][:max_events]
-    types = sorted({e["type"] for e in evs})
+    # types, ids and values come from the data: escaped wherever plotly shows them (it reads
+    # tags such as <a href> in category labels, legend names and hover text)
+    types = sorted({plotly_text(e["type"]) for e in evs})
     colour = {t: PALETTE[i % len(PALETTE)] for i, t in enumerate(types)}
     live = set(live_ids)
     fig = _Fig()
     cur = steps[k].event if 0 <= k < len(steps) and steps[k].step != "close" else None
     kk = k if cur is not None else len(evs) - 1
     for t in types:
-        past = [(i, e) for i, e in enumerate(evs) if e["type"] == t and i <= kk]
-        fut = [(i, e) for i, e in enumerate(evs) if e["type"] == t and i > kk]
+        past = [(i, e) for i, e in enumerate(evs) if plotly_text(e["type"]) == t and i <= kk]
+        fut = [(i, e) for i, e in enumerate(evs) if plotly_text(e["type"]) == t and i > kk]
         for grp, faded in ((past, False), (fut, True)):
             if not grp:
                 continue
@@ -855,8 +859,9 @@ def cursor_timeline_figure(steps: Sequence[Step], k: int, match: dict[str, Any] 
                 showlegend=not faded, opacity=0.25 if faded else 1.0, customdata=[e["id"] for _i, e in grp],
                 marker=dict(size=[12 if e["id"] in live else 9 for _i, e in grp], color=colour[t],
                             line=dict(width=[2.5 if e["id"] in live else 0 for _i, e in grp], color=LIVE)),
-                hovertext=[f"step {i} · id {e['id']}<br>{t} at {_num(e['ts'])}<br>"
-                           + ", ".join(f"{a}={_num(b)}" for a, b in list(e.items())[3:9]) for i, e in grp],
+                hovertext=[f"step {i} · id {plotly_text(e['id'])}<br>{t} at {_num(e['ts'])}<br>"
+                           + plotly_text(", ".join(f"{a}={_num(b)}" for a, b in list(e.items())[3:9]))
+                           for i, e in grp],
                 hoverinfo="text"))
     if match is not None:
         by_id = {e["id"]: e for e in evs}
@@ -865,7 +870,7 @@ def cursor_timeline_figure(steps: Sequence[Step], k: int, match: dict[str, Any] 
             for n, i in enumerate(ids, 1):
                 e = by_id.get(i)
                 if e is not None:
-                    pts.append((e["ts"], e["type"], f"{v}[{n}]" if len(ids) > 1 else v))
+                    pts.append((e["ts"], plotly_text(e["type"]), plotly_text(f"{v}[{n}]" if len(ids) > 1 else v)))
         pts.sort(key=lambda p: p[0])
         fig.add_trace(_sc(x=[p[0] for p in pts], y=[p[1] for p in pts], mode="lines+markers+text",
                                  name=match_label, text=[p[2] for p in pts], textposition="top center",
@@ -875,15 +880,16 @@ def cursor_timeline_figure(steps: Sequence[Step], k: int, match: dict[str, Any] 
     if marked is not None:
         e = next((x for x in evs if x["id"] == marked), None)
         if e is not None:
-            fig.add_trace(_sc(x=[e["ts"]], y=[e["type"]], mode="markers+text", name=marked_label or "reason",
-                              text=[f"e{marked}: {marked_label}" if marked_label else f"e{marked}"],
+            fig.add_trace(_sc(x=[e["ts"]], y=[plotly_text(e["type"])], mode="markers+text",
+                              name=plotly_text(marked_label or "reason"),
+                              text=[plotly_text(f"e{marked}: {marked_label}" if marked_label else f"e{marked}")],
                               textposition="bottom center", textfont=dict(color="#c0392b", size=12),
                               hoverinfo="skip", marker=dict(size=18, symbol="x-thin-open", color="#c0392b",
                                                            line=dict(width=3, color="#c0392b"))))
     if cur is not None and cursor:
         fig.update_layout(shapes=[dict(type="line", x0=cur["ts"], x1=cur["ts"], xref="x", yref="paper", y0=0, y1=1,
                                        line=dict(color=LIVE, width=2, dash="dot"))])
-        fig.add_trace(_sc(x=[cur["ts"]], y=[cur["type"]], mode="markers", name="this event",
+        fig.add_trace(_sc(x=[cur["ts"]], y=[plotly_text(cur["type"])], mode="markers", name="this event",
                                  hoverinfo="skip", marker=dict(size=20, symbol="circle-open", color=LIVE,
                                                                line=dict(width=3, color=LIVE))))
     fig.update_layout(yaxis=dict(type="category", categoryorder="array", categoryarray=types,

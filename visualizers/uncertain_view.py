@@ -24,7 +24,9 @@ from typing import Any, Sequence
 import pandas as pd
 import plotly.graph_objects as go
 
+from engine.events.numbers import short_fraction
 from engine.trace import Step
+from visualizers.escape import plotly as plotly_text
 
 __all__ = ["interval_timeline_figure", "range_bars_figure", "confidence_heatmap", "nelt_figure",
            "runs_frame", "style_pruned", "results_frame", "results_upto", "TYPE_COLORS", "signature_text"]
@@ -70,8 +72,8 @@ def interval_timeline_figure(events: Sequence[dict[str, Any]], arrived: int, fro
                 xs.append(x)
                 ys.append(k)
                 ops.append(max(0.08, ws[i] / top) * fade)
-                texts.append(f"{e['id']} ({t}) at {x}: p = {Fraction(ws[i], sum(ws))}")
-        fig.add_trace(go.Scatter(x=xs, y=ys, mode="markers", name=t, text=texts, hoverinfo="text",
+                texts.append(plotly_text(f"{e['id']} ({t}) at {x}: p = {short_fraction(Fraction(ws[i], sum(ws)))}"))
+        fig.add_trace(go.Scatter(x=xs, y=ys, mode="markers", name=plotly_text(t), text=texts, hoverinfo="text",
                                  marker={"symbol": "square", "size": 11, "color": _color(types, t),
                                          "opacity": ops, "line": {"width": 0}}))
     # outlines of highlighted events (the chosen signature)
@@ -88,7 +90,7 @@ def interval_timeline_figure(events: Sequence[dict[str, Any]], arrived: int, fro
     if now is not None:
         fig.add_vline(x=now, line={"color": NOW, "width": 1, "dash": "dot"},
                       annotation_text=f"now.lower = {now:g}", annotation_position="top right")
-    fig.update_yaxes(tickvals=list(range(n)), ticktext=[f"{e['id']} · {e['type']}" for e in events],
+    fig.update_yaxes(tickvals=list(range(n)), ticktext=[plotly_text(f"{e['id']} · {e['type']}") for e in events],
                      autorange="reversed", title=None)
     fig.update_xaxes(title="instant", zeroline=False)
     fig.update_layout(height=height or min(120 + 22 * n, 900), margin={"l": 10, "r": 10, "t": 40, "b": 10},
@@ -120,12 +122,12 @@ def range_bars_figure(results: Sequence[dict[str, Any]], selected: str | None = 
     for m, name in zip(results, names):
         lo, hi = m["range"]
         c = float(m["confidence"])
-        fig.add_trace(go.Bar(x=[hi - lo + 1], base=[lo - 0.5], y=[name], orientation="h",
+        fig.add_trace(go.Bar(x=[hi - lo + 1], base=[lo - 0.5], y=[plotly_text(name)], orientation="h",
                              marker={"color": f"rgba(31, 119, 180, {0.25 + 0.75 * c:.3f})",
                                      "line": {"color": "black" if name == selected else "rgba(0,0,0,0)",
                                               "width": 2}},
                              text=[f"{c:.3f} ({m['confidence_exact']})"], textposition="inside",
-                             hovertext=[f"{name}: range [{lo}, {hi}], confidence {m['confidence_exact']}"],
+                             hovertext=[plotly_text(f"{name}: range [{lo}, {hi}], confidence {m['confidence_exact']}")],
                              hoverinfo="text", showlegend=False))
     fig.update_yaxes(autorange="reversed")
     fig.update_xaxes(title="instant")
@@ -141,7 +143,7 @@ def confidence_heatmap(cells: dict[tuple[int, int], Fraction], title: str = "") 
     f_vals = sorted({f for f, _ in cells})
     l_vals = sorted({last for _, last in cells})
     z = [[float(cells.get((f, last), 0)) or None for f in f_vals] for last in l_vals]
-    text = [[str(cells[(f, last)]) if (f, last) in cells and cells[(f, last)] else "" for f in f_vals]
+    text = [[short_fraction(cells[(f, last)]) if (f, last) in cells and cells[(f, last)] else "" for f in f_vals]
             for last in l_vals]
     fig = go.Figure(go.Heatmap(x=f_vals, y=l_vals, z=z, text=text, texttemplate="%{text}", colorscale="Blues",
                                hovertemplate="t_1 = %{x}, t_last = %{y}: %{text}<extra></extra>",
@@ -161,14 +163,15 @@ def nelt_figure(member: dict[str, Any], candidates: Sequence[dict[str, Any]], ne
     for k, e in enumerate(lanes):
         fig.add_trace(go.Scatter(x=[e["lower"] - 0.4, e["upper"] + 0.4], y=[k, k], mode="lines",
                                  line={"width": 12, "color": "#34495e" if k == 0 else "#2980b9"},
-                                 name=str(e["id"]), showlegend=False,
-                                 hovertext=f"{e['id']} [{e['lower']}, {e['upper']}]", hoverinfo="text"))
+                                 name=plotly_text(e["id"]), showlegend=False,
+                                 hovertext=plotly_text(f"{e['id']} [{e['lower']}, {e['upper']}]"), hoverinfo="text"))
     if nelt is not None and math.isfinite(nelt):
         fig.add_vrect(x0=nelt + 0.5, x1=hi + 1, fillcolor="rgba(127,127,127,0.35)", line_width=0,
                       annotation_text="can never be next", annotation_position="top right")
         fig.add_vline(x=nelt + 0.5, line={"color": FRONTIER, "width": 2},
                       annotation_text=f"NELT = {nelt:g}", annotation_position="bottom left")
-    fig.update_yaxes(tickvals=list(range(len(lanes))), ticktext=[f"{e['id']} · {e['type']}" for e in lanes],
+    fig.update_yaxes(tickvals=list(range(len(lanes))),
+                     ticktext=[plotly_text(f"{e['id']} · {e['type']}") for e in lanes],
                      autorange="reversed")
     fig.update_xaxes(range=[lo - 1, hi + 1.5], title="instant")
     fig.update_layout(height=120 + 26 * len(lanes), margin={"l": 10, "r": 10, "t": 10, "b": 10})

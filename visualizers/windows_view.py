@@ -30,6 +30,7 @@ from engine.events import Event
 from engine.model import Pattern
 from engine.trace import Step
 from engine.windows import MatchWindowMatcher, Techniques, WindowPlan, analyse
+from visualizers.escape import plotly as plotly_text
 from visualizers.timeline import PALETTE
 
 __all__ = ["WindowHistory", "window_history", "has_windows", "lanes_figure", "statistic_frame", "verdict_frame",
@@ -123,19 +124,22 @@ def lanes_figure(steps: Sequence[Step], k: int, size: float, history: WindowHist
             if not pts:
                 continue
             fig.add_trace(go.Scatter(
-                x=[_x(e["ts"], datetimes) for _i, e in pts], y=[h.key_of[e["id"]] for _i, e in pts],
-                mode="markers+text", name=t, legendgroup=t, showlegend=past, opacity=1.0 if past else 0.3,
-                text=[f"e{e['id']}" for _i, e in pts], textposition="top center", textfont=dict(size=10),
+                # keys, ids and types are data: escaped, as plotly reads tags in labels and hover text
+                x=[_x(e["ts"], datetimes) for _i, e in pts], y=[plotly_text(h.key_of[e["id"]]) for _i, e in pts],
+                mode="markers+text", name=plotly_text(t), legendgroup=t, showlegend=past,
+                opacity=1.0 if past else 0.3,
+                text=[plotly_text(f"e{e['id']}") for _i, e in pts], textposition="top center", textfont=dict(size=10),
                 marker=dict(size=11, color=colour[t]),
-                hovertext=[f"e{e['id']} {t} · key {h.key_of[e['id']]} · β_e {h.beta_e.get(e['id'], '')}"
+                hovertext=[plotly_text(f"e{e['id']} {t} · key {h.key_of[e['id']]} · β_e {h.beta_e.get(e['id'], '')}")
                            for _i, e in pts], hoverinfo="text"))
     filt = [(i, e) for i, e in enumerate(evs) if e["id"] in h.filtered]
     if filt:
         fig.add_trace(go.Scatter(
-            x=[_x(e["ts"], datetimes) for _i, e in filt], y=[FILTERED_LANE] * len(filt), mode="markers+text",
-            name="filtered (fits no variable)", text=[f"e{e['id']}" for _i, e in filt], textposition="top center",
+            x=[_x(e["ts"], datetimes) for _i, e in filt], y=[plotly_text(FILTERED_LANE)] * len(filt),
+            mode="markers+text", name="filtered (fits no variable)",
+            text=[plotly_text(f"e{e['id']}") for _i, e in filt], textposition="top center",
             textfont=dict(size=10, color="#999"), marker=dict(size=10, color=GREY, symbol="x"),
-            opacity=1.0, hovertext=[f"e{e['id']} {e['type']}: filtered (Thm 1)" for _i, e in filt],
+            opacity=1.0, hovertext=[plotly_text(f"e{e['id']} {e['type']}: filtered (Thm 1)") for _i, e in filt],
             hoverinfo="text"))
     by_id = {e["id"]: e for e in evs}
     shapes = []
@@ -151,12 +155,13 @@ def lanes_figure(steps: Sequence[Step], k: int, size: float, history: WindowHist
     if cur is not None:
         lane = h.key_of.get(cur["id"], FILTERED_LANE if cur["id"] in h.filtered else None)
         if lane is not None:
-            fig.add_trace(go.Scatter(x=[_x(cur["ts"], datetimes)], y=[lane], mode="markers", name="this event",
+            fig.add_trace(go.Scatter(x=[_x(cur["ts"], datetimes)], y=[plotly_text(lane)], mode="markers",
+                                     name="this event",
                                      hoverinfo="skip", marker=dict(size=22, symbol="circle-open", color=CURRENT,
                                                                    line=dict(width=3, color=CURRENT))))
     fig.update_layout(shapes=shapes, height=height or max(220, 90 + 55 * len(lanes)),
-                      yaxis=dict(type="category", categoryorder="array", categoryarray=lanes,
-                                 title=dict(text=f"partition key{f' ({key_name})' if key_name else ''}")),
+                      yaxis=dict(type="category", categoryorder="array", categoryarray=[plotly_text(x) for x in lanes],
+                                 title=dict(text=plotly_text(f"partition key{f' ({key_name})' if key_name else ''}"))),
                       xaxis=dict(title=dict(text="ts"), showgrid=True, gridcolor="#eee"),
                       margin=dict(l=10, r=10, t=30, b=10), plot_bgcolor="white",
                       legend=dict(orientation="h", yanchor="bottom", y=1.01, x=0))

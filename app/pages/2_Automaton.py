@@ -5,6 +5,7 @@ import streamlit as st
 
 from app import state, ui
 from engine.planner import reasons
+from visualizers import escape
 from visualizers.automaton import (COMPACT_EDGES, COMPILERS, ENGINE_HELP, MANY_STATES, UNCERTAIN,
                                    AutomatonUnavailable, automaton_figure, automaton_graph, default_engine, edge_table,
                                    fold_states, foldable, legend_rows, state_table)
@@ -19,6 +20,8 @@ p = state.pattern()
 interval = state.data_is_interval()
 
 st.title("Automaton")
+if not ui.data_check(p, state.data_schema(), state.text(), f"Data {escape.markdown(state.data_in_use()[1])}: "):
+    st.stop()  # as the Run page refuses it: an unknown attribute is an error, not an automaton
 
 if ss.get("au_rev") != (state.rev(), interval):
     ss["au_strategy"] = p.strategy.value
@@ -60,13 +63,13 @@ try:
     g = automaton_graph(p, engine, ss["au_strategy"], ss.get("au_push", True), ss.get("au_peek", True),
                         interval=interval)
 except AutomatonUnavailable as err:
-    st.warning(str(err), icon=":material/warning:")
+    st.warning(escape.message(err), icon=":material/warning:")
     st.caption("Choose another engine above: the table says which engines run this pattern"
                + (" (interval data: the uncertain engines)." if interval and engine not in UNCERTAIN else "."))
     st.stop()
 
 if g.graph.get("note"):
-    st.info(g.graph["note"], icon=":material/info:")
+    st.info(escape.message(g.graph["note"]), icon=":material/info:")
 if g.graph.get("alternatives", 1) > 1:
     st.info(f"The pattern expands into {g.graph['alternatives']} SEQ alternatives (optional components, OR, "
             "AND of single events); each is its own chain, and matches are de-duplicated.", icon=":material/info:")
@@ -94,7 +97,7 @@ if g.graph.get("labels_drawn") not in (None, ss.get("au_labels", "short")):
                "hover over an edge, or see the Edges table, for its formula.")
 if g.graph.get("omitted"):
     st.caption("Not drawn, to keep the picture readable (switch on *Draw every edge*): "
-               + "; ".join(f"**{m}** on {n} states" for m, n in g.graph["omitted"].items())
+               + "; ".join(f"**{escape.markdown(m)}** on {n} states" for m, n in g.graph["omitted"].items())
                + ". The legend explains them and the Edges table lists them.")
 tall = (fig.layout.height or 0) > SCROLL_AT
 with st.container(height=SCROLL_AT if tall else "content", border=tall):
@@ -111,9 +114,10 @@ if points:
     if cd:
         kind, u, v, shown, basic, opt = (list(cd) + [""] * 6)[:6]
         if kind == "state":
-            st.info(f"State **{u}**" + (f": {shown}" if shown else ""))
-        else:
-            st.info(f"**{kind}** {u} → {v}\n\nshown: `{shown}`\n\nθ: `{basic}`\n\nθ*: `{opt}`")
+            st.info(f"State **{escape.markdown(u)}**" + (f": {escape.markdown(shown)}" if shown else ""))
+        else:  # formulas hold the pattern's literals: escaped
+            st.info(f"**{escape.markdown(kind)}** {escape.markdown(u)} → {escape.markdown(v)}\n\n"
+                    f"shown: {escape.code(shown)}\n\nθ: {escape.code(basic)}\n\nθ*: {escape.code(opt)}")
 else:
     st.caption("Hover over a state or an edge label for its full formula; click one to pin it here.")
 
@@ -124,4 +128,5 @@ st.dataframe(edge_table(g), hide_index=True, width="stretch", key="au_edges")
 with st.expander("States"):
     st.dataframe(state_table(g), hide_index=True, width="stretch")
 if g.graph.get("partition"):
-    st.caption(f"Partition key: [{', '.join(g.graph['partition'])}] — runs are kept per key value.")
+    st.caption(f"Partition key: {escape.markdown('[' + ', '.join(g.graph['partition']) + ']')} — runs are kept "
+               "per key value.")

@@ -2,11 +2,14 @@
 from __future__ import annotations
 
 import io
+from pathlib import Path
+import time
 
 import streamlit as st
 
 import sample_streams
-from app import edit, runner, state, ui
+from app import edit, jobs, limits, runner, sessions, state, ui
+from visualizers import escape
 from visualizers.timeline import (ZOOMS, aggregate_figure, aggregate_frame, events_frame, export_frame, jsonl_text,
                                   match_events_frame, matches_frame, stats_rows, timeline_figure)
 
@@ -18,7 +21,10 @@ st.title("Run")
 
 # --------------------------------------------------------------------------- 1. data
 st.markdown("##### 1 · Data")
-SOURCES = ["sample", "upload", "path"]
+data_dir = limits.data_dir()  # `cep serve --data-dir`; without it no server file is offered
+SOURCES = ["sample", "upload", "path"] if data_dir is not None else ["sample", "upload"]
+if ss.get("run_kept_source") not in SOURCES:
+    ss["run_kept_source"] = "sample"
 if ss.get("run_file_in_use") and ss.get("cep_data") is None:  # a sample was chosen on Design since
     ss["run_kept_source"] = "sample"
     ss["run_file_in_use"] = False
@@ -46,19 +52,29 @@ elif kind == "upload":
         try:
             path = runner.save_upload(up.name, up.getvalue())
         except runner.RunError as err:  # over the upload cap
-            st.error(str(err))
+            st.error(escape.message(err))
             st.stop()
         src = runner.Source("upload", up.name, path, runner.format_of(up.name))
         ss["run_kept_upload"] = src
     elif ss.get("run_kept_upload") is not None:  # uploaded before another page was visited
         src = ss["run_kept_upload"]
-        st.caption(f"Using **{src.label}**, uploaded earlier; upload another file to replace it.")
+        if Path(src.path).is_file():
+            st.caption(f"Using **{escape.markdown(src.label)}**, uploaded earlier; upload another file to replace it.")
+        else:  # replaced by an upload on another page (one current upload per session)
+            ss["run_kept_upload"] = src = None
+            st.caption("The file uploaded earlier was replaced by another upload; upload it again.")
 else:
-    path = st.text_input("Path (CSV, TSV, JSON Lines or Parquet)", ss.get("run_kept_path", ""), key="run_path",
-                         placeholder="/data/events.parquet")
+    path = st.text_input(f"Path under the data directory {data_dir} (CSV, TSV, JSON Lines or Parquet)",
+                         ss.get("run_kept_path", ""), key="run_path", placeholder="events.parquet")
     ss["run_kept_path"] = path
     if path.strip():
-        src = runner.Source("path", path.strip(), path.strip(), runner.format_of(path.strip()))
+        try:
+            real = limits.file_in_data_dir(path, data_dir)
+        except limits.DataDirRefused as err:
+            ui.sidebar()
+            st.error(escape.message(err), icon=":material/error:")
+            st.stop()
+        src = runner.Source("path", path.strip(), str(real), runner.format_of(real.name))
 
 if src is None:
     ui.sidebar()
@@ -69,7 +85,7 @@ try:
     preview = runner.read_preview(src.path, src.fmt)
 except runner.RunError as err:
     ui.sidebar()
-    st.error(str(err), icon=":material/error:")
+    st.error(escape.message(err), icon=":material/error:")
     st.stop()
 
 columns = [str(c) for c in preview.columns]
@@ -100,25 +116,31 @@ try:
                                    "lower_col": lower, "upper_col": upper, "ts_unit": unit})
 except ValueError as err:
     ui.sidebar()
-    st.error(f"Column mapping: {str(err).splitlines()[-1]}", icon=":material/error:")
+    st.error(f"Column mapping: {escape.message(str(err).splitlines()[-1])}", icon=":material/error:")
     st.stop()
 
 numbered = runner.numbered_preview(preview, src.fmt, src.path)
-st.caption(f"Preview of **{src.label}** (first {len(preview)} rows as in the file; `row` is the data row the "
+st.caption(f"Preview of **{escape.markdown(src.label)}** (first {len(preview)} rows as in the file; `row` is the data row the "
            "validation report names" + (", `line` the line of the file" if "line" in numbered.columns else "") + ")")
 st.dataframe(numbered, hide_index=True, width="stretch", height=min(38 + 35 * len(preview), 260))
 
 
-@st.cache_resource(max_entries=6, show_spinner="Validating the data…")
 def _load(key: str, mapping_json: str, _src: runner.Source, _mapping) -> object:
-    return runner.load(_src, _mapping)
+    """The data, loaded and validated once per session (``app.sessions``: dropped when the
+    session ends or loads other data); loading waits for a run slot like a run."""
+    def work(_guard) -> object:
+        return runner.load(_src, _mapping)
+
+    with st.spinner("Validating the data…"):
+        return sessions.cached("run-data", f"{key}|{mapping_json}",
+                               lambda: jobs.run_and_wait(work, label="load", time_limit=10 * limits.run_time_limit()))
 
 
 try:
     loaded = _load(src.key, runner.mapping_json(mapping), src, mapping)
-except runner.RunError as err:
+except (runner.RunError, jobs.RunStopped, limits.EngineFailure) as err:
     ui.sidebar()
-    st.error(str(err), icon=":material/error:")
+    st.error(escape.message(err), icon=":material/error:")
     st.stop()
 state.set_data_in_use(src.kind, src.label, loaded.schema, interval=mapping.is_interval)
 ss["run_file_in_use"] = src.kind != "sample"
@@ -130,11 +152,12 @@ try:
     issues += loaded.numeric_issues(p.numeric_attrs())
 except Exception:  # noqa: BLE001
     pass
+errors = [i for i in issues if i.severity == "error"]
+bad_rows = len({i.row for i in errors if i.row is not None}) + sum(1 for i in errors if i.row is None)
 if not issues:
     st.success(f"Validation: {report.summary()}", icon=":material/check_circle:")
 else:
     report = report.model_copy(update={"issues": issues})
-    errors = [i for i in issues if i.severity == "error"]
     (st.warning if errors else st.info)(f"Validation: {report.summary()}", icon=":material/warning:" if errors else ":material/info:")
     with st.expander("Validation report", expanded=bool(errors)):
         st.code(report.format(), language=None)
@@ -165,37 +188,68 @@ rc1, rc2 = st.columns([2, 3])
 small = len(loaded.events) <= runner.IN_PROCESS_LIMIT
 engine = rc1.radio("Execution", ["local", "spark"], key="run_engine", horizontal=True, index=0 if small else 1,
                    format_func={"spark": "Spark (the scalable path)", "local": "In-process (answers at once)"}.get)
-rc2.caption(f"{len(loaded.events):,} events loaded · Spark session: {state.spark_status()}. "
+rc2.caption(f"{len(loaded.events):,} events loaded · Spark session: {escape.message(state.spark_status())}. "
             + ("Small data runs in-process by default (Spark's job start-up costs seconds); "
                "Spark gives the same matches." if small else "Large data runs on Spark by default."))
-signature = (state.text(), src.key, runner.mapping_json(mapping), engine)
+skip_bad = False
+if errors:  # as `cep run`: rows with errors stop a run unless the person chooses to skip them
+    skip_bad = st.checkbox(f"Skip bad rows ({bad_rows:,} row{'s' if bad_rows != 1 else ''} with errors; "
+                           "see the validation report)", key="run_skip_bad_rows",
+                           help="like `cep run --skip-bad-rows`: rows the validation rejected are left out, "
+                                "and a value that is not a number never satisfies a numeric comparison")
+    if not skip_bad:
+        st.error(f"The data has {bad_rows:,} bad row{'s' if bad_rows != 1 else ''} (see the validation report): "
+                 "fix the file, or tick “Skip bad rows” to run without them.", icon=":material/error:")
+signature = (state.text(), src.key, runner.mapping_json(mapping), engine, skip_bad)
 clicked = st.button("Run on Spark" if engine == "spark" else "Run", key="run_go", type="primary",
-                    disabled=not schema_ok)
+                    disabled=not schema_ok or (bool(errors) and not skip_bad))
+skipped = bad_rows if skip_bad else 0
 
 if clicked:
     ss.pop("run_result", None)
     ss.pop("run_error", None)
-    bar = st.progress(0.0, text="starting…")
+    old = ss.get("run_job")
+    if old is not None:
+        old.cancel()
 
-    def on_progress(frac: float, text: str) -> None:
-        bar.progress(min(max(frac, 0.0), 1.0), text=text)
-
-    try:
+    def work(guard, progress) -> runner.Outcome:
         if engine == "spark":
-            out = runner.run_spark(p, src, mapping, rows=len(loaded.events), on_progress=on_progress)
-            out.stats = {**runner.replay_stats(p, loaded), **out.stats}
+            out = runner.run_spark(p, src, mapping, rows=len(loaded.events), on_progress=progress, guard=guard)
+            out.stats = {**runner.replay_stats(p, loaded, guard=guard), **out.stats}
         else:
-            out = runner.run_local(p, loaded)
-            on_progress(1.0, f"done: {len(out.matches)} match(es)")
-        ss["run_result"] = (signature, out)
-    except runner.RunError as err:
-        ss["run_error"] = (signature, str(err))
-    except Exception as err:  # noqa: BLE001 - a message, never a traceback
-        ss["run_error"] = (signature, f"unexpected error: {type(err).__name__}: {err}")
+            progress(0.05, "running in-process…")
+            out = runner.run_local(p, loaded, guard=guard)
+        out.skipped_rows = skipped
+        return out
+
+    ss["run_job"] = jobs.submit(work, label="run", signature=signature)
+
+job = ss.get("run_job")
+if job is not None:
+    box = st.empty()
+    with box.container():
+        if not job.done and st.button("Stop", key="run_stop", icon=":material/stop_circle:",
+                                      help="stop the run; the matches found so far are kept"):
+            job.cancel()
+        bar = st.progress(0.0, text="starting…")
+        while not job.done:
+            frac, text = job.progress
+            if job.status == "queued":
+                text = "queued: waiting for a free run slot (other sessions are running)…"
+            elif job.cancel_event.is_set():
+                text = "stopping…"
+            bar.progress(frac, text=text)
+            time.sleep(0.2)
+    box.empty()
+    ss.pop("run_job", None)
+    if job.status == "done":
+        ss["run_result"] = (job.signature, job.result)
+    else:
+        ss["run_error"] = (job.signature, job.error or "the run failed")
 
 err_box = ss.get("run_error")
 if err_box is not None:
-    st.error(f"The run stopped: {err_box[1]}", icon=":material/error:")
+    st.error(f"The run stopped: {escape.message(err_box[1])}", icon=":material/error:")
 
 res = ss.get("run_result")
 if res is None:
@@ -210,8 +264,14 @@ n = len(out.matches)
 ran = "on Spark" if out.engine == "spark" else "in-process"
 agg = p.aggregate is not None or out.is_aggregate
 what = f"{n} aggregate row{'s' if n != 1 else ''}" if agg else f"{n} match{'es' if n != 1 else ''}"
-st.success(f"{what} · {out.engine} · {out.mode} — ran {ran} in {out.seconds:.2f} s", icon=":material/target:")
-m1, m2, m3, m4, m5 = st.columns(5)
+skipped_note = (f" · {out.skipped_rows:,} bad row{'s' if out.skipped_rows != 1 else ''} skipped"
+                if out.skipped_rows else "")
+st.success(f"{what} · {out.engine} · {out.mode} — ran {ran} in {out.seconds:.2f} s{skipped_note}",
+           icon=":material/target:")
+if out.stopped:
+    st.warning(f"The run stopped early: {escape.message(out.stopped)}. Shown: the {what} found before it stopped.",
+               icon=":material/stop_circle:")
+m1, m2, m3, m4, m5, m6 = st.columns(6)
 m1.metric("Events", f"{out.events:,}")
 m2.metric("Rows" if agg else "Matches", f"{n:,}")
 peak = out.stats.get("runs_peak")
@@ -220,8 +280,9 @@ m3.metric("Runs peak", f"{peak:,}" if isinstance(peak, int) else "–",
 m4.metric("Time", f"{out.seconds:.2f} s")
 eps = out.events_per_second
 m5.metric("Events/s", f"{eps:,.0f}" if eps >= 100 else f"{eps:.3g}")
+m6.metric("Bad rows skipped", f"{out.skipped_rows:,}", help="rows with errors left out (Skip bad rows)")
 for w in out.warnings:
-    st.warning(w, icon=":material/warning:")
+    st.warning(escape.message(w), icon=":material/warning:")
 
 is_dt = bool(loaded.time_is_datetime)
 if agg:  # AGG: one value per trigger event (and group), not matches

@@ -35,7 +35,7 @@ from ..memory import current_guard
 from ..model import Component, Pattern, Strategy, conjuncts_of
 from ..partition import partition_key
 from .plan import keyed_pattern, local_conjuncts, refusal, trig_components
-from .values import AggRow, Val, ZERO, finish, group_json, valid_value, value_kind
+from .values import AggRow, Val, ZERO, exact_term, finish, group_json, valid_value, value_kind
 
 __all__ = ["BaselineMatcher", "StackBaseline", "MatchAggregator", "MatchStore", "stack_unsupported",
            "DEFAULT_MAX_OBJECTS", "DEFAULT_MAX_WORK"]
@@ -50,6 +50,14 @@ class _All:
 
 
 ALL = _All()
+
+
+def _named(e: Event, attr: str) -> Any:
+    """``e.attr`` as it enters a sum: a float as its exact value, inf refused naming the event."""
+    v = e.get(attr)
+    if type(v) is float and v == v:
+        return exact_term(v, lambda: f"{e.type}.{attr} of event {e.id!r}")
+    return v
 
 
 class MatchStore:
@@ -68,6 +76,7 @@ class MatchStore:
             if valid_value(x, self.kind):
                 n += 1
                 if self.kind == "number":
+                    x = exact_term(x)  # exact sums (engine/aseq/values.py)
                     s += x
                     mx = x if mx is None or x > mx else mx
                     mn = x if mn is None or x < mn else mn
@@ -367,7 +376,7 @@ class StackBaseline(_AggBase):
     def _values(self, m: tuple[Event, ...]) -> list[Any]:
         if self.agg_var is None:
             return []
-        return [m[self.vars.index(self.agg_var)].get(self.attr or "")]
+        return [_named(m[self.vars.index(self.agg_var)], self.attr or "")]
 
     def _search(self, st: _Stacks, last: _Entry, e: Event) -> tuple[int, list[tuple[Event, ...]]]:
         """Depth-first search from the new TRIG entry along the pointers (§2.1): every path
@@ -506,7 +515,7 @@ class MatchAggregator(_AggBase):
             start = m.start_seq if self.count_window else m.start
             vals = []
             if self.agg_var is not None:
-                vals = [self.events[i].get(self.attr or "") for i in m.ids(self.agg_var) if i in self.events]
+                vals = [_named(self.events[i], self.attr or "") for i in m.ids(self.agg_var) if i in self.events]
             self.store.add(g, start, vals)
         if self.is_trig(e):
             g = self.group(e)

@@ -20,6 +20,7 @@ import time
 from typing import Any
 
 from .output import ROW_COLUMNS, write_rows
+from .values import NonFiniteValue
 
 __all__ = ["wants_aggregate", "run_aggregate", "write_rows", "ROW_COLUMNS"]
 
@@ -166,6 +167,9 @@ def run_aggregate(args: Any, pattern: Any = None, text: str | None = None) -> in
     except (StateExplosion, EngineUnsupported, RunStopped) as err:
         rows.abort()
         raise CommandError(f"stopped: {err}{rows.written()}", status=1) from None
+    except NonFiniteValue as err:  # bad input: exit 2
+        rows.abort()
+        raise CommandError(str(err)) from None
     except ValueError as err:
         rows.abort()
         raise CommandError(f"stopped: {err}{rows.written()}", status=1) from None

@@ -37,7 +37,7 @@ from typing import Any, Callable, Iterable
 from ..events import Event
 from ..model import ANY_TYPE
 from .plan import NegSpec, Position, QueryPlan
-from .values import Val, ZERO, finish, valid_value
+from .values import Val, ZERO, exact_term, finish, shown_values, valid_value
 
 __all__ = ["Counters", "Node", "Tree", "QuerySpec", "DEFAULT_MAX_LIVE"]
 
@@ -477,7 +477,11 @@ class Counters:
             vals: dict[int, Any] = {}
             for c in self.channels:
                 v = e.get(c.attr)
-                vals[c.id] = v if valid_value(v, c.kind) else None
+                if not valid_value(v, c.kind):
+                    v = None
+                elif type(v) is float and c.kind == "number":
+                    v = exact_term(v, lambda c=c: f"{e.type}.{c.attr} of event {e.id!r}")
+                vals[c.id] = v
             trees: Iterable[Tree] = [part.glob, *part.trees] if part.glob is not None else part.trees
             if tr is None and not self.channels and not any(o[3] or any(a for a, _s in o[4]) for o in ops):
                 self._apply_plain(trees, ops)
@@ -650,6 +654,8 @@ class Counters:
                 if valid_value(v, kind):
                     N[j] += 1
                     if kind == "number":
+                        if type(v) is float:  # exact: a float enters as an ExactFloat
+                            v = exact_term(v, lambda attr=attr: f"{e.type}.{attr} of event {e.id!r}")
                         S[j] += v
                         MX[j] = _mx(MX[j], v)
                         MN[j] = _mn(MN[j], v)
@@ -724,7 +730,8 @@ class Counters:
                                        "groups": [None if g is ALL else _jsonable_key(g) for g in t.groups],
                                        "counts": list(t.cnt)}
                 if self.channels:
-                    row["channels"] = [{"sum": ch[0][:], "n": ch[1][:], "max": ch[2][:], "min": ch[3][:]}
+                    row["channels"] = [{"sum": shown_values(ch[0]), "n": ch[1][:], "max": shown_values(ch[2]),
+                                        "min": shown_values(ch[3])}
                                        for ch in t.chv]
                 if t.snaps:
                     row["snapshots"] = {f"{qi}:{i}": sn.as_json() for (qi, i), sn in t.snaps.items()}

@@ -4,19 +4,30 @@ workload) as table, CSV, JSON Lines or Parquet. Shared by ``cep run`` in-process
 from __future__ import annotations
 
 import csv
-import json
 import sys
 from typing import Any, Iterable, TextIO
 
-from .values import AggRow
+from ..output import json_text
+from .values import AggRow, TooLarge
 
 ROW_COLUMNS = ["ts", "event", "group", "value"]
 
 
-def _json_default(o: Any) -> Any:
-    if hasattr(o, "item"):
-        return o.item()
-    return str(o)
+def _where(r: AggRow, k: int) -> str:
+    return f"row {k} (ts {r.ts}, event {r.event!r}{'' if r.query is None else ', query ' + r.query})"
+
+
+def _checked(rows: list[AggRow]) -> list[AggRow]:
+    """Rows whose value is beyond the float range (``TooLarge``) get value None and a warning
+    on stderr naming the row (docs/semantics.md: never ``Infinity`` in the output)."""
+    out = []
+    for k, r in enumerate(rows, 1):
+        if isinstance(r.value, TooLarge):
+            print(f"cep: warning: {_where(r, k)}: the aggregate is beyond the float range (about ±1.8e308); "
+                  "written as null", file=sys.stderr)
+            r = AggRow(r.ts, r.event, r.group, None, r.query, r.seq)
+        out.append(r)
+    return out
 
 
 def _cell(v: Any) -> str:
@@ -25,7 +36,7 @@ def _cell(v: Any) -> str:
     if isinstance(v, float) and v.is_integer() and abs(v) < 2 ** 53:
         return str(int(v))
     if isinstance(v, list):
-        return json.dumps(v, default=_json_default)
+        return json_text(v, "a group")
     return str(v)
 
 
@@ -35,9 +46,11 @@ def write_rows(rows: Iterable[AggRow], fmt: str, out: TextIO, workload: bool = F
     rows = list(rows)
     if fmt == "count":
         out.write(f"{len(rows)}\n")
-    elif fmt == "jsonl":
-        for r in rows:
-            out.write(json.dumps(r.to_json(), default=_json_default) + "\n")
+        return len(rows)
+    rows = _checked(rows)
+    if fmt == "jsonl":
+        for k, r in enumerate(rows, 1):
+            out.write(json_text(r.to_json(), _where(r, k)) + "\n")
     elif fmt == "csv":
         w = csv.writer(out)
         w.writerow(cols)
@@ -59,8 +72,10 @@ def write_parquet(rows: list[AggRow], path: str, workload: bool = False) -> None
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    rows = _checked(rows)
+
     def text(v: Any) -> Any:
-        return None if v is None else (json.dumps(v, default=_json_default) if isinstance(v, list) else str(v))
+        return None if v is None else (json_text(v, "a group") if isinstance(v, list) else str(v))
 
     cols: dict[str, Any] = {}
     if workload:

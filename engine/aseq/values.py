@@ -16,14 +16,180 @@ matches; ``COUNT(v.x)`` counts the matches whose ``v.x`` is present (not missing
 ``SUM``/``AVG``/``MIN``/``MAX`` use the values of ``v.x`` that are numbers (missing values
 and non-numbers are skipped, as SQL skips NULL). ``SUM`` of nothing is 0, ``AVG``/``MIN``/
 ``MAX`` of nothing are null.
+
+Exactness (docs/semantics.md "Aggregation"): sums are kept exactly. An int value stays an
+int (the fast path); a float value enters as its exact binary value, an
+:class:`ExactFloat` (:func:`exact_term`), so that a sum of floats is the exact real sum and
+expiry subtracts exactly, whatever the order. :func:`finish` prints a sum of ints as an int
+and a sum with a float in it as the float nearest the exact value (AVG: the float nearest
+the exact quotient, as int / int gives; MIN/MAX: the value as it was). A value that is not a finite number (inf) is
+refused (:class:`NonFiniteValue`); a result beyond the float range is a :class:`TooLarge`
+that the writers print as null with a warning (never ``Infinity``/``NaN``).
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, Iterable
 
-__all__ = ["AggRow", "Val", "ZERO", "valid_value", "finish", "value_kind", "aggregate_matches", "group_json"]
+__all__ = ["AggRow", "Val", "ZERO", "valid_value", "finish", "value_kind", "aggregate_matches", "group_json",
+           "exact_term", "ExactFloat", "NonFiniteValue", "TooLarge", "plain_number", "shown_values"]
+
+
+class NonFiniteValue(ValueError):
+    """A value aggregated by SUM/AVG/MIN/MAX that is not a finite number (inf, -inf)."""
+
+
+class TooLarge:
+    """An aggregate whose exact value is beyond the float range (about ±1.8e308): written
+    as null, with a warning naming its row. ``exact`` is the exact value (int or Fraction)."""
+
+    __slots__ = ("exact",)
+
+    def __init__(self, exact: Any) -> None:
+        self.exact = exact
+
+    def __eq__(self, o: object) -> bool:
+        return isinstance(o, TooLarge) and o.exact == self.exact
+
+    def __hash__(self) -> int:
+        return hash(("TooLarge", self.exact))
+
+    def __repr__(self) -> str:
+        return f"TooLarge({'-' if self.exact < 0 else ''}>1.8e308)"
+
+    def item(self) -> None:
+        """JSON encoders that call ``item()`` on unknown values (``json_default``) write null."""
+        return None
+
+
+#: Every finite float is an integer multiple of 2**-1074 (the smallest subnormal), so an
+#: exact sum of floats (and ints) is an int ``scaled`` times that unit: integer additions,
+#: much faster than ``Fraction`` arithmetic.
+SCALE_BITS = 1074
+
+
+class ExactFloat:
+    """A float value, or a sum with float values in it, kept exactly: the exact value is
+    ``scaled * 2**-1074`` and ``floats`` says how many float values it counts (with their
+    multiplicity, as ``Val.n`` counts values). Adding, subtracting and multiplying by an int
+    stay exact, so expiry subtracts exactly whatever the order; when every float has been
+    subtracted again (``floats == 0``) the value is a sum of ints and prints as an int
+    (:func:`plain_number`), as the baseline's sum of the same ints does."""
+
+    __slots__ = ("scaled", "floats")
+
+    def __init__(self, scaled: int, floats: int) -> None:
+        self.scaled, self.floats = scaled, floats
+
+    @classmethod
+    def of(cls, v: float) -> "ExactFloat":
+        num, den = v.as_integer_ratio()  # den is a power of two, at most 2**1074
+        return cls(num << (SCALE_BITS + 1 - den.bit_length()), 1)
+
+    def __add__(self, o: Any) -> "ExactFloat":
+        if type(o) is ExactFloat:
+            return ExactFloat(self.scaled + o.scaled, self.floats + o.floats)
+        if not o:  # 0: the value itself (immutable)
+            return self
+        return ExactFloat(self.scaled + (o << SCALE_BITS), self.floats)
+
+    __radd__ = __add__
+
+    def __sub__(self, o: Any) -> "ExactFloat":
+        if type(o) is ExactFloat:
+            return ExactFloat(self.scaled - o.scaled, self.floats - o.floats)
+        return ExactFloat(self.scaled - (o << SCALE_BITS), self.floats)
+
+    def __rsub__(self, o: Any) -> "ExactFloat":
+        return ExactFloat((o << SCALE_BITS) - self.scaled, -self.floats)
+
+    def __neg__(self) -> "ExactFloat":
+        return ExactFloat(-self.scaled, -self.floats)
+
+    def __mul__(self, k: Any) -> "ExactFloat":  # k: a count of matches (an int)
+        if k == 1:
+            return self
+        return ExactFloat(self.scaled * k, self.floats * k)
+
+    __rmul__ = __mul__
+
+    @property
+    def value(self) -> Fraction:
+        """The exact value."""
+        return Fraction(self.scaled, 1 << SCALE_BITS)
+
+    @staticmethod
+    def _other(o: Any) -> int:
+        return o.scaled if type(o) is ExactFloat else o << SCALE_BITS
+
+    def __lt__(self, o: Any) -> bool:
+        return self.scaled < self._other(o)
+
+    def __le__(self, o: Any) -> bool:
+        return self.scaled <= self._other(o)
+
+    def __gt__(self, o: Any) -> bool:
+        return self.scaled > self._other(o)
+
+    def __ge__(self, o: Any) -> bool:
+        return self.scaled >= self._other(o)
+
+    def __eq__(self, o: object) -> bool:
+        if type(o) is ExactFloat:
+            return self.scaled == o.scaled and self.floats == o.floats
+        return type(o) is int and self.scaled == o << SCALE_BITS
+
+    def __hash__(self) -> int:
+        return hash(self.value)
+
+    def __repr__(self) -> str:
+        return repr(self.item())
+
+    def item(self) -> Any:
+        """The value as printed (JSON encoders call ``item()``)."""
+        return plain_number(self)
+
+    def quotient(self, n: int) -> Any:
+        """The float nearest ``value / n`` (int true division rounds correctly), or ``TooLarge``."""
+        try:
+            return self.scaled / (n << SCALE_BITS)
+        except OverflowError:
+            return TooLarge(self.value / n)
+
+
+def exact_term(v: Any, where: Any = None) -> Any:
+    """A number as it enters an exact aggregate: an int as is, a float as an
+    :class:`ExactFloat` (its exact value, counted as one float); raises ``NonFiniteValue``
+    for inf (``where()`` names the value)."""
+    if type(v) is float:
+        if v - v != 0.0:
+            shown = where() if where is not None else "a value"
+            raise NonFiniteValue(f"{shown} is {v!r}, not a finite number: SUM/AVG/MIN/MAX aggregate finite "
+                                 "numbers exactly (fix or remove the value)")
+        return ExactFloat.of(v)
+    return v
+
+
+def plain_number(x: Any) -> Any:
+    """An exact aggregate as it is printed: an int as is; an :class:`ExactFloat` as the float
+    nearest its exact value, or as an int when it counts no float (every float subtracted
+    again); a ``TooLarge`` beyond the float range."""
+    if type(x) is ExactFloat:
+        if x.floats == 0:
+            return x.scaled >> SCALE_BITS  # a sum of ints: an int (exact: no float left in it)
+        return x.quotient(1)
+    return x
+
+
+def shown_values(values: list[Any]) -> list[Any]:
+    """Exact values as printed (:func:`plain_number`; None beyond the float range)."""
+    out = []
+    for v in values:
+        p = plain_number(v)
+        out.append(None if isinstance(p, TooLarge) else p)
+    return out
 
 
 def value_kind(func: str, has_attr: bool) -> str:
@@ -38,7 +204,7 @@ def valid_value(v: Any, kind: str) -> bool:
     if v is None or (isinstance(v, float) and v != v):
         return False
     if kind == "number":
-        return isinstance(v, (int, float)) and not isinstance(v, bool)
+        return (isinstance(v, (int, float)) and not isinstance(v, bool)) or type(v) is ExactFloat
     return True
 
 
@@ -98,17 +264,25 @@ def _min(a: Any, b: Any) -> Any:
 
 def finish(func: str, kind: str, v: Val) -> Any:
     """The aggregate's value: COUNT an int, SUM a number (0 of nothing), AVG/MIN/MAX a
-    number or None (of nothing)."""
+    number or None (of nothing). Sums are exact (see the module): a sum of ints is an int,
+    else the float nearest the exact sum; AVG the float nearest the exact quotient."""
     if func == "COUNT":
         return v.n if kind == "present" else v.c
     if func == "SUM":
-        return v.s
+        return plain_number(v.s)
     if func == "AVG":
-        return v.s / v.n if v.n else None
+        if not v.n:
+            return None
+        if type(v.s) is ExactFloat:
+            return v.s.quotient(v.n)
+        try:
+            return v.s / v.n  # int / int: the float nearest the exact quotient
+        except OverflowError:
+            return TooLarge(Fraction(v.s, v.n))
     if func == "MAX":
-        return v.mx
+        return plain_number(v.mx)
     if func == "MIN":
-        return v.mn
+        return plain_number(v.mn)
     raise ValueError(f"unknown aggregate {func}")
 
 
@@ -164,6 +338,7 @@ def aggregate_matches(func: str, kind: str, values_per_match: Iterable[list[Any]
             if valid_value(x, kind):
                 n += 1
                 if kind == "number":
+                    x = exact_term(x)
                     s += x
                     mx, mn = _max(mx, x), _min(mn, x)
         v = v.plus(Val(1, s, n, mx, mn))

@@ -9,6 +9,7 @@
 | ``lines``        | the file line of a record (``CsvLines``, ``JsonlLines``)                        | no                                  |
 | ``columns``      | ``Table`` / ``Column``: what the validation rules need of an input              | no                                  |
 | ``validation``   | ``check_table`` and its named ``RULES``; ``validate_frame``; ``numeric_issues`` | numpy; pandas in ``validate_frame`` |
+| ``intervals``    | interval events' rules: exact bounds, order, instants, U_max, pmf, arrival      | numpy; pandas for a pmf column      |
 | ``small_csv``    | a small CSV/TSV file as a ``Table`` typed as pandas would type it               | numpy                               |
 | ``numbers``      | plain values: the kind they share, CSV number text                              | no                                  |
 | ``load``         | ``load_events`` -> ``LoadResult`` (small CSV without pandas)                    | numpy; pandas for other inputs      |

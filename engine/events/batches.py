@@ -40,6 +40,7 @@ from .formats import read_csv_batches, read_jsonl_batches, read_parquet_batches
 from .sources import BATCH_ABOVE_BYTES, BATCH_ABOVE_ROWS, can_batch, is_json_array, resolve_format, wants_batches
 from .frames import build_events
 from .lines import CsvLines, LineIndex, with_lines
+from .load import exact_columns
 from .mapping import ID_COL, ROW_COL, TS_COL, UNIT_SECONDS, ColumnMapping, TimeKind, guess_mapping
 from .records import Event
 from .report import DataError, ValidationIssue, ValidationReport, location, show_value
@@ -124,7 +125,7 @@ class BatchReader:
         self._omitted: dict[str, int] = {}
         self._notes: set[tuple[Any, ...]] = set()
         self._kinds: dict[str, dict[str, set[str]]] = {}
-        self._last: tuple[float, int, Any] | None = None  # ts, row, raw ts of the last valid row
+        self._last: tuple[Any, int, Any] | None = None  # ts, row, raw ts of the last valid row
         self._ids_new: dict[Any, tuple[int, int | None]] = {}
         self._ids_old: dict[Any, tuple[int, int | None]] = {}
         self._has_id_column: bool | None = None
@@ -234,7 +235,8 @@ class BatchReader:
         offset = 0
         if self.kind in ("csv", "tsv"):
             sep = "," if self.kind == "csv" else "\t"
-            for df in read_csv_batches(self.path, sep, self.batch_rows):
+            for df in read_csv_batches(self.path, sep, self.batch_rows,
+                                       exact_columns(self.path, sep, self.mapping)):
                 yield _Frame(df=df, offset=offset)
                 offset += len(df)
         elif self.kind == "jsonl":
@@ -307,7 +309,7 @@ class BatchReader:
                 f"before it). A file read in batches must be sorted by ts (ties keep file order); "
                 f"sort it first, or read it whole (`--read whole`), which sorts it in memory")
         last = len(ts) - 1
-        self._last = (float(ts[last]), int(rows[last]), raw.raw(col, int(rows[last])))  # type: ignore[arg-type]
+        self._last = (ts[last], int(rows[last]), raw.raw(col, int(rows[last])))  # type: ignore[arg-type]
 
     def _cross_batch_duplicates(self, frame: pd.DataFrame, issues: list[ValidationIssue],
                                 raw: _Frame) -> list[ValidationIssue]:

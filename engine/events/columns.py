@@ -52,6 +52,11 @@ class Column(Protocol):
         of them share when the column type decides it ("number", "bool", "string")."""
         ...
 
+    def infinite(self) -> np.ndarray:
+        """A bool per row: the value is an infinite float (``1e400`` read as inf, JSON's
+        ``Infinity``, a Parquet inf)."""
+        ...
+
     def factorize(self) -> tuple[np.ndarray, list[Any]]:
         """Codes (``-1`` for missing) into the distinct values, as plain Python values."""
         ...

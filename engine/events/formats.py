@@ -35,12 +35,16 @@ CSV_OPTIONS: dict[str, Any] = {"dtype_backend": "numpy_nullable", "keep_default_
                                "na_values": [""]}
 
 
-def read_csv(path: Path, sep: str = ",") -> pd.DataFrame:
+def read_csv(path: Path, sep: str = ",", text_columns: tuple[str, ...] = (),
+             attributes: frozenset[str] | None = None) -> pd.DataFrame:
     """A CSV/TSV file as it is: every cell that is not empty keeps its text (no "NA" or
     "null" strings turned into missing values), an empty cell is missing, a duplicate
-    header name is a ``DataError`` naming the column and line, a record with more fields
-    than the header is a ``DataError`` naming its line (``check_csv_fields``), and a NUL
-    byte in a cell stays in the value (for the control-character rule to report)."""
+    header name is a ``DataError`` naming the column and line, a record with more or fewer
+    fields than the header is a ``DataError`` naming its line (``check_csv_fields``), and a NUL
+    byte in a cell stays in the value (for the control-character rule to report).
+    ``text_columns`` that pandas does not type as integers, and the float columns among
+    ``attributes`` holding a magnitude of 2**53 or more, are read again as text (interval
+    bounds, and integers a float64 column would round: read exactly by the rules)."""
     what = "CSV" if sep == "," else "TSV"
     check_csv_header(path, sep)
     options: dict[str, Any] = dict(sep=sep, **CSV_OPTIONS)
@@ -52,12 +56,21 @@ def read_csv(path: Path, sep: str = ",") -> pd.DataFrame:
             # text numbers either way (the warning would only confuse a person)
             warnings.simplefilter("ignore", pd.errors.DtypeWarning)
             if sentinel is None:
-                return pd.read_csv(path, **options)
-            # pandas' parser ends a cell at a NUL byte: read with a stand-in, then put NUL back
-            with open_text(path) as f:
-                text = f.read().replace("\x00", sentinel)
-            df = pd.read_csv(io.StringIO(text), **options)
-        return _restore_nul(df, sentinel)
+                source: Any = path
+            else:  # pandas' parser ends a cell at a NUL byte: read with a stand-in, then put NUL back
+                with open_text(path) as f:
+                    source = io.StringIO(f.read().replace("\x00", sentinel))
+            df = pd.read_csv(source, **options)
+            again = [c for c in df.columns if (c in text_columns and not pd.api.types.is_integer_dtype(df[c].dtype))
+                     or (attributes is not None and c in attributes and _rounds_integers(df[c]))]
+            if again:  # decimals, or integers a float64 column may have rounded: the cells' own text
+                if sentinel is not None:
+                    source.seek(0)
+                text = pd.read_csv(source, usecols=again, dtype={c: "string" for c in again}, **options)
+                again = [c for c in again if c in text_columns or _holds_big_integer(text[c])]
+                if again:
+                    df[again] = text[again]
+        return df if sentinel is None else _restore_nul(df, sentinel)
     except (pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError, OSError, ValueError) as e:
         raise csv_failure(e, path, what) from None
 
@@ -75,13 +88,16 @@ def csv_failure(exc: BaseException, path: Path, what: str = "CSV") -> DataError:
     return DataError(f"cannot read '{path.name}' as {what}: {short_error(exc)}")
 
 
-def read_csv_batches(path: Path, sep: str = ",", batch_rows: int = 100_000) -> Iterator[pd.DataFrame]:
+def read_csv_batches(path: Path, sep: str = ",", batch_rows: int = 100_000,
+                     text_columns: tuple[str, ...] = ()) -> Iterator[pd.DataFrame]:
     """``read_csv`` a batch of ``batch_rows`` records at a time, with the same options,
     checks and messages (pandas types each batch on its own; the validation rules turn
     number text into numbers either way). Raises ``DataError`` like ``read_csv``."""
     what = "CSV" if sep == "," else "TSV"
     check_csv_header(path, sep)
     options: dict[str, Any] = dict(sep=sep, chunksize=batch_rows, **CSV_OPTIONS)
+    if text_columns:
+        options["dtype"] = {c: "string" for c in text_columns}
     try:
         check_csv_fields(path, sep)
         sentinel = _nul_sentinel(path)
@@ -115,10 +131,12 @@ class _NulReplacing(io.TextIOBase):
 
 
 def check_csv_fields(path: Path, sep: str = ",") -> None:
-    """Raise ``DataError`` for the first record with more fields than the header, naming
-    its line. pandas' tokenizer refuses such a record, except when it is the first record
-    of one of the chunks it reads a file in (every 2^17 or so records, and every chunk of
-    ``chunksize``): then it keeps the first fields and drops the rest without a word.
+    """Raise ``DataError`` for the first record with more or fewer fields than the header,
+    naming its line (pandas' reader fills the missing cells of a short record with missing
+    values, so a short record is refused here). pandas' tokenizer refuses a long record,
+    except when it is the first record of one of the chunks it reads a file in (every 2^17
+    or so records, and every chunk of ``chunksize``): then it keeps the first fields and
+    drops the rest without a word.
     pyarrow's parser (one column converted) counts the fields of every record."""
     import pyarrow.csv as pc
 
@@ -130,12 +148,12 @@ def check_csv_fields(path: Path, sep: str = ",") -> None:
     blank = [0]  # whitespace-only lines before the bad record (pyarrow counts them, pandas does not)
 
     def handler(row: Any) -> str:
-        if row.actual_columns > row.expected_columns and (row.text or "").strip():
-            first_bad.append(row)
+        if row.actual_columns != row.expected_columns and (row.text or "").strip():
+            first_bad.append(row)  # more fields, or fewer (pandas would read them as missing)
             return "error"
         if not (row.text or "").strip():
             blank[0] += 1
-        return "skip"  # fewer fields: pandas reads the missing cells as missing values
+        return "skip"
 
     fh: Any = str(path)
     if path.suffix.lower() in COMPRESSION:
@@ -290,9 +308,37 @@ def _read_jsonl_arrow(path: Path) -> pd.DataFrame | None:
                     or pa.types.is_string(t) or pa.types.is_large_string(t)
                     or pa.types.is_null(t)):
                 return None
+            if pa.types.is_floating(t) and _beyond_exact_floats(table.column(f.name)):
+                return None  # pyarrow reads an integer beyond int64 as a double: read it exactly
         return arrow_to_pandas(table)
     except (pa.ArrowException, ValueError, OSError):
         return None
+
+
+def _rounds_integers(s: pd.Series) -> bool:
+    """A float column holding a magnitude of 2**53 or more: an integer cell there may have
+    been rounded (``9007199254740993`` next to ``0.5``); read as text, the rules keep it an int."""
+    if not pd.api.types.is_float_dtype(s.dtype):
+        return False
+    values = s.to_numpy(dtype="float64", na_value=np.nan)
+    finite = values[np.isfinite(values)]
+    return bool(finite.size) and float(np.abs(finite).max()) >= 2.0 ** 53
+
+
+def _holds_big_integer(text: pd.Series) -> bool:
+    """A cell of this text column is an integer a float64 would round (magnitude >= 2**53)."""
+    cells = text.dropna()
+    ints = cells[cells.str.fullmatch(r"\s*[+-]?[0-9]{16,}\s*")]
+    return any(abs(int(v)) >= 2**53 for v in ints.tolist() if len(v.strip()) <= 4300)
+
+
+def _beyond_exact_floats(column: Any) -> bool:
+    """A float column holding a magnitude of 2**53 or more (where a double may be a rounded
+    integer of the file: the Python reader keeps such integers exact)."""
+    import pyarrow.compute as pc
+
+    top = pc.max(pc.abs(column)).as_py()
+    return top is not None and top >= 2.0 ** 53
 
 
 @dataclass

@@ -130,7 +130,7 @@ def load_with_pandas(path: Path, kind: str, mapping: ColumnMapping | None) -> Lo
     text_source = False
     if kind in ("csv", "tsv"):
         sep = "," if kind == "csv" else "\t"
-        df = read_csv(path, sep)
+        df = read_csv(path, sep, exact_columns(path, sep, mapping), _attributes(path, sep, mapping))
         text_source = True
         lines = CsvLines(path, sep)
     elif kind == "jsonl":
@@ -138,6 +138,39 @@ def load_with_pandas(path: Path, kind: str, mapping: ColumnMapping | None) -> Lo
     else:
         df = read_parquet(path)
     return _load_frame(df, mapping, rows, pre_issues, lines, text_source)
+
+
+def exact_columns(path: Path, sep: str, mapping: ColumnMapping | None) -> tuple[str, ...]:
+    """The columns of a CSV file read as text so that the rules read them exactly: the
+    interval bounds (of ``mapping``, or of the mapping guessed from the header)."""
+    from .sources import csv_header
+
+    if mapping is None:
+        try:
+            found = csv_header(path, sep)
+        except (DataError, OSError, ValueError):
+            return ()
+        if found is None:
+            return ()
+        mapping = guess_mapping([str(c) for c in found[0]])
+    if not mapping.is_interval:
+        return ()
+    return (mapping.lower_col, mapping.upper_col)  # type: ignore[return-value]
+
+
+def _attributes(path: Path, sep: str, mapping: ColumnMapping | None) -> frozenset[str] | None:
+    """The attribute columns of a CSV file (not mapped to type, time, id or bounds)."""
+    from .sources import csv_header
+
+    try:
+        found = csv_header(path, sep)
+    except (DataError, OSError, ValueError):
+        return None
+    if found is None:
+        return None
+    names = [str(c) for c in found[0]]
+    mapped = (mapping or guess_mapping(names)).mapped_columns()
+    return frozenset(c for c in names if c not in mapped)
 
 
 def _load_frame(df: pd.DataFrame, mapping: ColumnMapping | None, rows: np.ndarray | None = None,

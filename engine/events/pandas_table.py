@@ -40,6 +40,14 @@ class SeriesColumn:
     def values(self) -> tuple[list[Any], str | None]:
         return column_values(self.s)
 
+    def infinite(self) -> np.ndarray:
+        if pd.api.types.is_float_dtype(self.s.dtype):
+            return np.isinf(self.s.to_numpy(dtype="float64", na_value=np.nan))
+        if self.s.dtype == object:
+            return np.fromiter((isinstance(v, float) and v - v != 0.0 and v == v for v in self.s.tolist()),
+                               dtype=bool, count=len(self.s))
+        return np.zeros(len(self.s), dtype=bool)
+
     def factorize(self) -> tuple[np.ndarray, list[Any]]:
         # few distinct values (event types): factorize first, convert the distinct ones
         codes, uniques = pd.factorize(self.s, use_na_sentinel=True)

@@ -9,8 +9,8 @@ It reads only what it is sure of, and says so by returning None (``read_small_cs
 
 - the file is uncompressed, at most ``SMALL_BYTES``, UTF-8 without a byte-order mark, and
   holds no quote, carriage return or NUL (pandas' tokenizer treats those specially);
-- no blank line, no record with more fields than the header (pandas' reader has the
-  message for it), a header of distinct, non-empty names without surrounding blanks
+- no blank line, no record with more or fewer fields than the header (the pandas path
+  has the message for it), a header of distinct, non-empty names without surrounding blanks
   (a repeated name is the ``DataError`` of ``sources.check_csv_header``), at least one row;
 - a column is typed as pandas types it (``_type_column``): all cells integers (or empty):
   ``int``; integers and decimals: ``float``; ``True``/``False`` spellings: ``bool``; a cell
@@ -124,6 +124,9 @@ class TextColumn:
     def values(self) -> tuple[list[Any], str | None]:
         kind = {"int": "number", "float": "number", "bool": "bool", "text": "string"}[self.kind]
         return self.cells, kind
+
+    def infinite(self) -> np.ndarray:
+        return np.zeros(len(self.cells), dtype=bool)  # floats here are finite (``_float_cell``)
 
     def factorize(self) -> tuple[np.ndarray, list[Any]]:
         index: dict[Any, int] = {}
@@ -278,9 +281,9 @@ def read_small_csv(path: Path, sep: str = ",") -> TextTable | None:
     rows = []
     for line in lines[1:]:
         fields = line.split(sep)
-        if len(fields) > width:
-            return None  # pandas' reader names the line
-        rows.append(fields + [""] * (width - len(fields)))
+        if len(fields) != width:
+            return None  # more or fewer fields than the header: the pandas path names the line
+        rows.append(fields)
     try:
         columns = {name: _type_column([r[k] for r in rows]) for k, name in enumerate(names)}
     except Unsure:

@@ -25,8 +25,10 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 
 from .columns import T_BAD, T_DATETIME, T_INFINITE, T_MISSING, T_NUMBER, Column, Table
-from .mapping import (CANONICAL, ID_COL, LOWER_COL, ROW_COL, TS_COL, TYPE_COL, UNIT_SECONDS, UPPER_COL,
+from .mapping import (CANONICAL, ID_COL, LOWER_COL, ROW_COL, TS_COL, TYPE_COL, UPPER_COL,
                       ColumnMapping, TimeKind, suggest_column)
+from .intervals import (check_arrival_order, check_interval_instants, check_interval_order, check_pmf,
+                        check_u_max, convert_time_unit, exact_bounds, exact_number_text)
 from .records import BUILTIN_FIELDS, Event
 from .report import DataError, Severity, ValidationIssue, show_value
 
@@ -42,8 +44,9 @@ class ValidatedFrame:
     """The valid rows of a frame, in input order, with canonical columns.
 
     ``frame`` has ``ROW_COL`` (0-based input row, offset included), ``TYPE_COL`` (str),
-    ``TS_COL`` (float64: seconds for date-times), ``ID_COL`` (object), ``LOWER_COL`` /
-    ``UPPER_COL`` for interval events, and the attribute columns under their own names
+    ``TS_COL`` (float64: seconds for date-times; for interval events the lower bound, an
+    object column of exact ints), ``ID_COL`` (object), ``LOWER_COL`` / ``UPPER_COL`` for
+    interval events (exact ints), and the attribute columns under their own names
     (dtypes as read). ``time_kinds`` maps each time column to "number" or "datetime"; pass it
     back to ``validate_frame`` for the next batch of the same input so that every batch
     decides mixed columns the same way.
@@ -84,6 +87,7 @@ class FrameCheck:
     parsed: dict[str, np.ndarray] = field(default_factory=dict)
     ids: np.ndarray | None = None
     ids_are_rows: bool = True
+    exact: dict[str, np.ndarray] = field(default_factory=dict)  # interval bounds: int / Fraction / None
 
     @property
     def n(self) -> int:
@@ -103,9 +107,12 @@ class FrameCheck:
 
     @property
     def ts(self) -> np.ndarray:
-        """The event time of every row: the lower bound for interval events."""
+        """The event time of every row: the lower bound for interval events (exact: an object
+        array of ints there, see ``exact_bounds``)."""
         m = self.mapping
-        return self.parsed[m.lower_col if m.is_interval else m.ts_col]  # type: ignore[index]
+        if m.is_interval:
+            return self.exact[m.lower_col]  # type: ignore[index]
+        return self.parsed[m.ts_col]
 
     def add(self, mask: np.ndarray, column: str, code: str, reason: Callable[[int], str] | str,
             severity: Severity = "error", first: Callable[[int], int] | None = None) -> None:
@@ -149,6 +156,8 @@ def check_time_values(chk: FrameCheck) -> None:
     for col in chk.mapping.time_columns:
         raw = chk.col(col)
         values, codes = raw.parse_time()
+        if chk.mapping.is_interval:
+            exact_number_text(raw, values, codes)
         n_num = int(np.count_nonzero(codes == T_NUMBER))
         n_dt = int(np.count_nonzero(codes == T_DATETIME))
         kind = chk.time_kinds.get(col) or ("datetime" if n_dt > n_num else "number")
@@ -169,107 +178,6 @@ def check_time_values(chk: FrameCheck) -> None:
         values = values.copy()
         values[codes == minority] = np.nan
         chk.parsed[col] = values
-
-
-def convert_time_unit(chk: FrameCheck) -> None:
-    """Numeric time columns next to date-time ones are converted from ``ts_unit`` to seconds."""
-    if "datetime" not in chk.time_kinds.values():
-        return
-    factor = UNIT_SECONDS[chk.mapping.ts_unit]
-    for col in chk.mapping.time_columns:
-        if chk.time_kinds.get(col) == "number" and factor != 1.0:
-            chk.parsed[col] = chk.parsed[col] * factor
-
-
-def check_interval_order(chk: FrameCheck) -> None:
-    """Interval events: ``lower <= upper``."""
-    m = chk.mapping
-    if not m.is_interval:
-        return
-    lo, hi = chk.parsed[m.lower_col], chk.parsed[m.upper_col]  # type: ignore[index]
-    lraw, uraw = chk.col(m.lower_col), chk.col(m.upper_col)  # type: ignore[arg-type]
-    chk.add(lo > hi, m.lower_col, "lower_gt_upper",  # type: ignore[arg-type]  # NaN compares False
-            lambda i: (f"lower bound {show_value(lraw.raw(i))} is after upper bound "
-                       f"{show_value(uraw.raw(i))} (column {m.upper_col})"))
-
-
-def check_interval_instants(chk: FrameCheck) -> None:
-    """Interval events (imprecise timestamps, docs/semantics.md): bounds are whole instants
-    of the time unit (date-times: whole seconds)."""
-    m = chk.mapping
-    if not m.is_interval:
-        return
-    for col, what in ((m.lower_col, "lower"), (m.upper_col, "upper")):
-        v = chk.parsed[col]  # type: ignore[index]
-        raw = chk.col(col)  # type: ignore[arg-type]
-        frac = np.isfinite(v) & (v != np.floor(v))
-        unit = "second" if chk.time_kinds.get(col) == "datetime" else "instant"  # type: ignore[arg-type]
-        chk.add(frac & ~chk.bad, col, "not_instant",  # type: ignore[arg-type]
-                lambda i, raw=raw, what=what, unit=unit: (
-                    f"{what} bound {show_value(raw.raw(i))} is not a whole {unit}: interval bounds are integer "
-                    f"instants (write them in a finer unit, e.g. tenths of a second as integers)"))
-
-
-def check_u_max(chk: FrameCheck) -> None:
-    """Interval events: ``upper - lower <= u_max`` when the mapping gives ``u_max``."""
-    m = chk.mapping
-    if not m.is_interval or m.u_max is None:
-        return
-    lo, hi = chk.parsed[m.lower_col], chk.parsed[m.upper_col]  # type: ignore[index]
-    wide = np.isfinite(lo) & np.isfinite(hi) & (hi - lo > m.u_max) & ~chk.bad
-    chk.add(wide, m.upper_col, "wider_than_u_max",  # type: ignore[arg-type]
-            lambda i: (f"interval [{lo[i]:g}, {hi[i]:g}] is wider than U_max = {m.u_max} "
-                       "(upper - lower must be at most U_max)"))
-
-
-def check_pmf(chk: FrameCheck) -> None:
-    """Interval events: a pmf cell holds one non-negative weight per instant of the interval."""
-    m = chk.mapping
-    if not m.is_interval or m.pmf_col is None or m.pmf_col not in chk.columns:
-        return
-    import pandas as pd  # pd.isna: every missing value a reader may give
-
-    from ..uncertain.pmf import PmfError, parse_pmf  # standard library only
-
-    lo, hi = chk.parsed[m.lower_col], chk.parsed[m.upper_col]  # type: ignore[index]
-    cells = chk.col(m.pmf_col).objects()
-    reasons: dict[int, str] = {}
-    for i in np.flatnonzero(~chk.bad):
-        cell = cells[i]
-        if cell is None or (not isinstance(cell, (str, list, tuple, np.ndarray)) and pd.isna(cell)):
-            continue  # an empty cell: uniform
-        try:
-            parse_pmf(cell, int(lo[i]), int(hi[i]))
-        except PmfError as err:
-            reasons[int(i)] = str(err)
-        except (TypeError, ValueError, OverflowError):
-            continue
-    mask = np.zeros(chk.n, dtype=bool)
-    mask[list(reasons)] = True
-    chk.add(mask, m.pmf_col, "bad_pmf", lambda i: reasons[i])
-
-
-def check_arrival_order(chk: FrameCheck) -> None:
-    """Interval events in file (arrival) order: an event seen before another has
-    ``lower <= the other's upper`` (imprecise-timestamps §1.3); the error names the earlier row."""
-    m = chk.mapping
-    if not m.is_interval or chk.n < 2:
-        return
-    lo = chk.parsed[m.lower_col].copy()  # type: ignore[index]
-    hi = chk.parsed[m.upper_col]  # type: ignore[index]
-    lo[chk.bad | ~np.isfinite(lo)] = -np.inf
-    prev = np.maximum.accumulate(np.concatenate(([-np.inf], lo[:-1])))
-    late = (hi < prev) & ~chk.bad
-    if not late.any():
-        return
-
-    def reason(i: int) -> str:
-        first = int(np.argmax(lo[:i] == prev[i]))
-        return (f"upper bound {hi[i]:g} is before the lower bound {prev[i]:g} of an event seen earlier (data row "
-                f"{int(chk.row_numbers[first]) + 1}): the arrival assumption (an event seen before another has "
-                "lower <= the other's upper) does not hold; reorder the file or widen the intervals")
-
-    chk.add(late, m.upper_col, "arrival_order", reason)  # type: ignore[arg-type]
 
 
 _NESTED = (list, tuple, dict, np.ndarray)
@@ -340,6 +248,10 @@ def check_ids(chk: FrameCheck) -> None:
         return
     icol = chk.col(m.id_col)
     id_values, _ = icol.values()
+    infinite = np.fromiter((type(v) is float and v - v != 0.0 for v in id_values), dtype=bool, count=chk.n)
+    if infinite.any():  # inf (JSON's Infinity, Parquet): no JSON can write it back
+        chk.add(infinite, m.id_col, "infinite_id", lambda i: f"id {id_values[i]!r} is not a finite number")
+        id_values = [None if bad else v for v, bad in zip(id_values, infinite.tolist())]
     if icol.is_float and _whole_numbers(id_values):  # ints with gaps read as floats
         id_values = [None if v is None else int(v) for v in id_values]
     chk.ids = np.empty(chk.n, dtype=object)
@@ -348,7 +260,7 @@ def check_ids(chk: FrameCheck) -> None:
         missing = np.fromiter((v is None for v in id_values), dtype=bool, count=chk.n)
     else:
         missing = np.zeros(chk.n, dtype=bool)
-    chk.add(missing, m.id_col, "missing_id", "missing id")
+    chk.add(missing & ~infinite, m.id_col, "missing_id", "missing id")
 
 
 def _whole_numbers(values: list[Any]) -> bool:
@@ -383,6 +295,22 @@ def check_duplicate_ids(chk: FrameCheck) -> None:
             first=lambda i: first[ids[i]])
 
 
+def check_finite_values(chk: FrameCheck) -> None:
+    """An attribute number that is not finite is an error: in CSV and JSON a number beyond
+    the float range (``1e400``) reads as inf, JSON Lines may write ``Infinity`` and Parquet
+    may hold it; no such value is exact, and none can be written back as JSON. (NaN is a
+    missing value, as before.)"""
+    for c in chk.attr_columns:
+        col = chk.col(c)
+        if not (col.is_float or col.is_object):
+            continue
+        bad = col.infinite()
+        if bad.any():
+            chk.add(bad, c, "infinite_value", lambda i, col=col: (
+                f"{float(col.raw(i))!r} is not a finite number (a number beyond the float range, about ±1.8e308, "
+                "reads as inf): numbers must be finite"))
+
+
 def check_shadowed_builtins(chk: FrameCheck) -> None:
     """An attribute column named like a built-in field (ts, id, type ...) hides it in predicates."""
     for c in chk.attr_columns:
@@ -401,6 +329,7 @@ class Rule(NamedTuple):
 RULES: tuple[Rule, ...] = (
     Rule("event type", ("missing_type", "empty_type"), check_event_type),
     Rule("time values", ("missing_time", "bad_time", "mixed_time"), check_time_values),
+    Rule("exact bounds", ("inexact_bound",), exact_bounds),
     Rule("time unit", (), convert_time_unit),
     Rule("interval order", ("lower_gt_upper",), check_interval_order),
     Rule("interval instants", ("not_instant",), check_interval_instants),
@@ -408,8 +337,9 @@ RULES: tuple[Rule, ...] = (
     Rule("pmf", ("bad_pmf",), check_pmf),
     Rule("arrival order", ("arrival_order",), check_arrival_order),
     Rule("scalar ids", ("bad_id",), check_scalar_ids),
-    Rule("ids", ("missing_id", "no_id_column"), check_ids),
+    Rule("ids", ("missing_id", "no_id_column", "infinite_id"), check_ids),
     Rule("control characters", ("control_char",), check_control_characters),
+    Rule("finite values", ("infinite_value",), check_finite_values),
     Rule("duplicate ids", ("duplicate_id",), check_duplicate_ids),
     Rule("built-in names", ("shadows_builtin",), check_shadowed_builtins),
 )
@@ -510,9 +440,10 @@ def _valid_rows(chk: FrameCheck, df: pd.DataFrame, text_source: bool) -> Validat
         TS_COL: chk.ts[keep],
         ID_COL: chk.ids[keep],
     }
-    if m.is_interval:
-        canon[LOWER_COL] = chk.parsed[m.lower_col][keep]  # type: ignore[index]
-        canon[UPPER_COL] = chk.parsed[m.upper_col][keep]  # type: ignore[index]
+    if m.is_interval:  # exact ints: object columns that pandas must not convert
+        canon[TS_COL] = pd.Series(canon[TS_COL], dtype=object)
+        canon[LOWER_COL] = pd.Series(chk.exact[m.lower_col][keep], dtype=object)  # type: ignore[index]
+        canon[UPPER_COL] = pd.Series(chk.exact[m.upper_col][keep], dtype=object)  # type: ignore[index]
     frame = pd.DataFrame(canon)
     attr_columns = chk.attr_columns
     if attr_columns:

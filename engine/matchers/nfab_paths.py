@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..output import json_default
+from ..output import json_text
 from .base import Match
 
 __all__ = ["PathIds", "PathMatch", "NO_PATH", "id_text"]
@@ -26,7 +26,7 @@ def id_text(i: Any) -> str:
     """An event id as ``json.dumps`` writes it inside a list (the JSON Lines contract)."""
     if type(i) is int:
         return int.__repr__(i)
-    return json.dumps(i, default=json_default)
+    return json_text(i, "an event id")
 
 
 class PathIds:
@@ -118,7 +118,7 @@ def _number_text(v: Any) -> str:
     t = type(v)
     if t is int or (t is float and v - v == 0.0):
         return repr(v)
-    return json.dumps(v, default=json_default)
+    return json_text(v, "a match")
 
 
 class PathMatch(Match):

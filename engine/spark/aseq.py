@@ -23,8 +23,10 @@ position, then group.
 """
 from __future__ import annotations
 
+import base64
 import json
 import math
+import pickle
 import sys
 import time
 from dataclasses import dataclass, field
@@ -32,7 +34,7 @@ from typing import Any, Iterator
 
 import pyarrow as pa
 
-from ..aseq.values import AggRow
+from ..aseq.values import AggRow, TooLarge
 from ..events import TS_COL, TYPE_COL, arrow_to_pandas
 from ..model import ANY_TYPE, Pattern, Strategy
 from ..partition import PartitionKey
@@ -95,9 +97,28 @@ def _make(task: _Task) -> Any:
     return make_aggregator(task.pattern, task.engine, **task.options)
 
 
+_PICKLED = "pickle:"  # a value column that JSON cannot carry exactly (no JSON text starts with it)
+
+
+def _value_text(v: Any) -> str:
+    """A row's value for the string column: JSON text, or (a value beyond the float range,
+    ``TooLarge``, or an int too long for ``str``) the pickled value, so that the driver
+    prints it exactly as the in-process run does (null with its warning, or every digit)."""
+    if isinstance(v, TooLarge) or (type(v) is int and v.bit_length() > 12_000):
+        return _PICKLED + base64.b64encode(pickle.dumps(v)).decode("ascii")
+    return json.dumps(v, default=str)
+
+
+def _value_of(text: str) -> Any:
+    """The inverse of ``_value_text`` (the text comes from this module's own tasks)."""
+    if text.startswith(_PICKLED):
+        return pickle.loads(base64.b64decode(text[len(_PICKLED):]))
+    return json.loads(text)
+
+
 def _row(r: AggRow) -> tuple:
     return (float(r.ts), json.dumps(r.event, default=str), json.dumps(r.group, default=str),
-            json.dumps(r.value, default=str), int(r.seq), 0 if r.event is None else 1)
+            _value_text(r.value), int(r.seq), 0 if r.event is None else 1)
 
 
 def _batch(rows: list[tuple]) -> pa.RecordBatch:
@@ -235,7 +256,7 @@ def run(pattern: Pattern, source: Any, engine: str = "auto", *, emit: str = "tri
             got = df.mapInArrow(worker, ROW_SCHEMA).collect()
         except Exception as e:  # noqa: BLE001 - a matcher error inside a task
             raise _task_error(e) from None
-    rows = [AggRow(r["ts"], json.loads(r["event"]), json.loads(r["grp"]), json.loads(r["value"]), seq=r["seq"])
+    rows = [AggRow(r["ts"], json.loads(r["event"]), json.loads(r["grp"]), _value_of(r["value"]), seq=r["seq"])
             for r in got]
     return AggRunResult(canonical(rows), plan.mode, list(plan.warnings), int(ev.count),
                         time.perf_counter() - t0, info)

@@ -384,6 +384,27 @@ def _validate_partition(plan: _Plan, schema: Any, batches: Iterator[pa.RecordBat
         yield pa.RecordBatch.from_arrays([cols[nm] for nm in names], schema=arrow_schema)
 
 
+def _bounds_doubles_hold(frame: pd.DataFrame, mapping: ColumnMapping, st: _SegState,
+                         infos: list[str]) -> pd.DataFrame:
+    """Spark holds interval bounds as doubles, exact below 2**53 only: a row with a bound of
+    magnitude 2**53 or more (read exactly in-process) is an error for its row here, never
+    a silently rounded bound."""
+    limit = 2**53
+    bad = [i for i, (lo, hi) in enumerate(zip(frame[LOWER_COL].tolist(), frame[UPPER_COL].tolist()))
+           if abs(lo) >= limit or abs(hi) >= limit]
+    if not bad:
+        return frame
+    rows = frame[ROW_COL].tolist()
+    for i in bad:
+        it = ValidationIssue(row=int(rows[i]), column=mapping.lower_col, code="inexact_bound",  # type: ignore[arg-type]
+                             reason=("an interval bound of magnitude 2**53 or more: the Spark engines hold bounds as "
+                                     "doubles, which cannot hold it exactly (run without --spark)"))
+        infos.append(json.dumps({"seg": st.seg, "issue": it.model_dump()}))
+    keep = np.ones(len(frame), dtype=bool)
+    keep[bad] = False
+    return frame[keep].reset_index(drop=True)
+
+
 def _validate_run(plan: _Plan, arrow_schema: pa.Schema, names: list[str], part: pa.RecordBatch,
                   st: _SegState, time_kinds: dict[str, Any] | None,
                   infos: list[str]) -> Iterator[pa.RecordBatch]:
@@ -410,6 +431,8 @@ def _validate_run(plan: _Plan, arrow_schema: pa.Schema, names: list[str], part: 
             continue
         infos.append(json.dumps({"seg": st.seg, "issue": it.model_dump()}))
     frame = vf.frame
+    if mapping.is_interval and len(frame):
+        frame = _bounds_doubles_hold(frame, mapping, st, infos)
     n = len(frame)
     if n == 0:
         return
@@ -536,9 +559,11 @@ def _csv_source(spark: Any, path: Path, sep: str) -> tuple[Any, list[str], dict[
             # (Spark refuses a query of the raw file that uses only the corrupt-record column)
             bad = (raw.filter(F.col(_CORRUPT).isNotNull()).select(_CORRUPT, F.col(f"`{columns[0]}`"))
                    .limit(200).collect())
-            for r in bad:
+            for r in bad:  # more fields than the header, or fewer (Spark would fill them with nulls)
+                if not r[0].strip():
+                    continue  # a blank line: skipped, as the in-process readers do
                 toks = next(csv.reader(_io.StringIO(r[0]), delimiter=sep), [])
-                if len(toks) > len(columns):
+                if len(toks) != len(columns):
                     raise DataError(f"cannot read '{path.name}' as {what}: expected {len(columns)} fields, "
                                     f"saw {len(toks)} in the line {r[0][:60]!r}")
     finally:

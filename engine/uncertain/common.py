@@ -22,7 +22,7 @@ from ..model import Pattern
 from .bounds import tighten
 from .confidence import Conf, conf_any, conf_next
 from .index import EventIndex
-from .pmf import IEvent
+from .pmf import IEvent, show_instant
 from .query import UQuery, compile_query
 from .result import UncertainMatch, make_umatch
 
@@ -82,7 +82,7 @@ class UncertainBase(MatcherBase):
                                "(give a larger --u-max, or let it be derived from the data)")
         if self.check_arrival and x.hi < self.now_lo:
             raise ArrivalError(f"event {x.id!r} [{x.lo}, {x.hi}] arrives after an event with lower bound "
-                               f"{self.now_lo:g}: the arrival assumption (an event seen before another has "
+                               f"{show_instant(self.now_lo)}: the arrival assumption (an event seen before another has "
                                "lower <= the other's upper) does not hold")
         self.now_lo = max(self.now_lo, x.lo)
         self.now_hi = max(self.now_hi, x.hi)
@@ -129,7 +129,8 @@ class UncertainBase(MatcherBase):
             nl = self.nelt(members, i)
             if members[i + 1].lo > nl:
                 v = self.q.vars
-                return False, (f"NELT({v[i]}={members[i].id}) = {nl:g} < {v[i + 1]}.lower = {members[i + 1].lo}: "
+                return False, (f"NELT({v[i]}={members[i].id}) = {show_instant(nl)} < "
+                               f"{v[i + 1]}.lower = {members[i + 1].lo}: "
                                f"a {self.q.comps[i + 1].type} event always lies in between (skip_till_next_match)")
         return True, None
 

@@ -40,7 +40,7 @@ from ..memory import current_guard
 from ..model import Pattern
 from .bounds import tighten
 from .common import DEFAULT_MAX_RUNS, DEFAULT_MAX_WORK, UncertainBase
-from .pmf import IEvent
+from .pmf import IEvent, show_instant
 from .result import UncertainMatch
 
 __all__ = ["EventBasedMatcher", "MODES"]
@@ -218,11 +218,12 @@ class EventBasedMatcher(UncertainBase):
         filled = self.filled(run.mask)
         if run.why == "ttl":
             f0 = filled[0]
-            return (f"TTL: every event still to come is at or after F = {fe:g}, but the window closes at "
-                    f"{v[f0]}.vub + W - 1 = {run.hi[f0]} + {self.span} = {run.deadline:g}")
+            return (f"TTL: every event still to come is at or after F = {show_instant(fe)}, but the window closes at "
+                    f"{v[f0]}.vub + W - 1 = {run.hi[f0]} + {self.span} = {show_instant(run.deadline)}")
         c = next(k for k in range(self.ell) if not run.mask >> k & 1)
-        return (f"gap: `{v[c]}` is unfilled and must come before the filled ones, by {run.deadline:g} at the "
-                f"latest, but every event still to come is at or after F = {fe:g}")
+        return (f"gap: `{v[c]}` is unfilled and must come before the filled ones, "
+                f"by {show_instant(run.deadline)} at the "
+                f"latest, but every event still to come is at or after F = {show_instant(fe)}")
 
     def _extend(self, run: Run | None, j: int, x: IEvent, fe: float) -> tuple[Run | None, str | None]:
         """``run`` with x at j (None: a new run), or (None, why it is refused)."""
@@ -250,7 +251,7 @@ class EventBasedMatcher(UncertainBase):
         else:
             deadline, why = self._deadline(lo, hi, new_mask)
             if deadline < fe:
-                return None, f"could never complete ({why}: by {deadline:g}, but F' = {fe:g})"
+                return None, f"could never complete ({why}: by {show_instant(deadline)}, but F' = {show_instant(fe)})"
         self.next_rid += 1
         return Run(self.next_rid, slots, lo, hi, new_mask, deadline, why,
                    None if run is None else run.rid), None
@@ -473,6 +474,8 @@ def _prefix_len(mask: int, ell: int) -> int:
 def _num(v: float) -> Any:
     if v in (math.inf, -math.inf):
         return None
+    if isinstance(v, int):
+        return v
     return int(v) if float(v).is_integer() else v
 
 

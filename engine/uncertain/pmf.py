@@ -8,7 +8,9 @@ probability the engines compute is then an integer numerator over a product of t
 turned into one ``fractions.Fraction`` at the end.
 
 A pmf column holds the weights as text: ``"1 2 1"`` (or ``"1,2,1"``, ``"0.25;0.5;0.25"``):
-one weight per instant from ``lower`` to ``upper``, normalised to sum 1. Standard library only.
+one weight per instant from ``lower`` to ``upper``, normalised to sum 1. Weights and bounds
+are read exactly (``engine.events.numbers.exact_number``): integers of any size, decimal and
+ratio text as exact fractions, at most ``MAX_NUMBER_DIGITS`` digits (beyond: a PmfError).
 """
 from __future__ import annotations
 
@@ -18,7 +20,13 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-__all__ = ["IEvent", "PmfError", "parse_pmf", "as_instant", "interval_of"]
+from ..events.numbers import NumberLimit, exact_number
+
+#: The most bits the common denominator of one pmf cell may have (about 100,000 digits):
+#: the weights ``1/p`` for thousands of distinct primes fit, a runaway cell is refused.
+MAX_PMF_BITS = 332_200
+
+__all__ = ["IEvent", "PmfError", "parse_pmf", "as_instant", "interval_of", "MAX_PMF_BITS", "show_instant"]
 
 _SPLIT = re.compile(r"[\s,;]+")
 
@@ -28,19 +36,21 @@ class PmfError(ValueError):
 
 
 def as_instant(v: Any, what: str = "bound") -> int:
-    """An integer instant from a number (``3``, ``3.0``); anything else is a PmfError."""
-    if isinstance(v, bool):
-        raise PmfError(f"{what} {v!r} is not an integer instant")
-    if isinstance(v, int):
+    """An integer instant, exactly: an int of any size, whole decimal text (``"3"``,
+    ``"3.0"``, ``"1e3"``), a whole float below 2**53; anything else is a PmfError (a
+    fraction, a float too large to be exact, more digits than ``MAX_NUMBER_DIGITS``)."""
+    if type(v) is int:
         return v
     try:
-        f = float(v)
+        x = exact_number(v, what)
+    except NumberLimit as err:
+        raise PmfError(str(err)) from None
     except (TypeError, ValueError):
         raise PmfError(f"{what} {v!r} is not an integer instant") from None
-    if not math.isfinite(f) or f != math.floor(f):
+    if not isinstance(x, int):
         raise PmfError(f"{what} {v!r} is not an integer instant (interval bounds are whole instants "
                        "of the time unit)")
-    return int(f)
+    return x
 
 
 def parse_pmf(value: Any, lower: int, upper: int) -> tuple[int, ...] | None:
@@ -62,18 +72,35 @@ def parse_pmf(value: Any, lower: int, upper: int) -> tuple[int, ...] | None:
     fr: list[Fraction] = []
     for p in parts:
         try:
-            f = Fraction(str(p).strip())
-        except (ValueError, ZeroDivisionError):
-            raise PmfError(f"pmf weight {str(p)!r} is not a number") from None
+            f = Fraction(exact_number(p if isinstance(p, (int, float)) else str(p).strip(), "pmf weight"))
+        except NumberLimit as err:
+            raise PmfError(str(err)) from None
+        except (TypeError, ValueError):
+            raise PmfError(f"pmf weight {_shown(p)} is not a number") from None
         if f < 0:
-            raise PmfError(f"pmf weight {str(p)!r} is negative")
+            raise PmfError(f"pmf weight {_shown(p)} is negative")
         fr.append(f)
     if sum(fr) == 0:
         raise PmfError("pmf weights are all zero")
-    den = math.lcm(*(f.denominator for f in fr))
+    den = 1
+    for f in fr:
+        den = math.lcm(den, f.denominator)
+        if den.bit_length() > MAX_PMF_BITS:
+            raise PmfError(f"pmf weights have a common denominator of more than {MAX_PMF_BITS * 3 // 10:,} digits")
     ints = [int(f * den) for f in fr]
     g = math.gcd(*ints)
     return tuple(i // g for i in ints)
+
+
+def show_instant(v: Any) -> str:
+    """An instant (an int of any size, or ±inf / a float for frontiers) as text for messages
+    (``format(v, "g")`` would turn a large int into a float, or fail)."""
+    return str(v) if isinstance(v, int) else f"{v:g}"
+
+
+def _shown(p: Any) -> str:
+    text = str(p)
+    return repr(text if len(text) <= 40 else text[:37] + "...")
 
 
 def interval_of(ev: Any) -> tuple[int, int]:

@@ -30,7 +30,7 @@ from ..memory import current_guard
 from ..model import Pattern
 from .common import DEFAULT_MAX_RUNS, DEFAULT_MAX_WORK, UncertainBase
 from .confidence import Conf, point_weight
-from .pmf import IEvent
+from .pmf import IEvent, show_instant
 from .result import UncertainMatch
 
 __all__ = ["PointBasedMatcher", "run_point_based"]
@@ -142,7 +142,7 @@ class PointBasedMatcher(UncertainBase):
                 if q.next and t > self._nelt_of(r):
                     if tr is not None:
                         tr.act("discard", run=_rid(r), state=q.vars[k], event=x.id,
-                               reason=f"NELT: {x.id}^{t} is after NELT = {self._nelt_of(r):g}")
+                               reason=f"NELT: {x.id}^{t} is after NELT = {show_instant(self._nelt_of(r))}")
                     continue
                 r2 = r + ((x, t),)
                 if k + 1 == self.ell:
@@ -264,6 +264,8 @@ def _rid(r: PointRun) -> str:
 
 
 def _n(v: float) -> Any:
+    if isinstance(v, int):
+        return v
     return None if v in (math.inf, -math.inf) else (int(v) if float(v).is_integer() else v)
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Iterable, Sequence
 
+from ..events.numbers import int_text
 from ..matchers.base import Match
 from .pmf import IEvent
 
@@ -37,8 +38,9 @@ class UncertainMatch(Match):
 
 
 def exact_text(c: Fraction) -> str:
-    """``n/d`` (``1`` -> ``1/1``, so that the form is always the same)."""
-    return f"{c.numerator}/{c.denominator}"
+    """``n/d`` (``1`` -> ``1/1``, so that the form is always the same), every digit of both
+    whatever their size (``int_text``: no process-wide int-to-text limit is changed)."""
+    return f"{int_text(c.numerator)}/{int_text(c.denominator)}"
 
 
 def make_umatch(variables: Sequence[str], members: Sequence[IEvent], rng: tuple[int, int],
