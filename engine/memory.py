@@ -38,7 +38,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-__all__ = ["guarding", "current_guard", "NO_GUARD", "NoGuard", "MemoryGuard", "RunGuard", "RunStopped", "MemoryLimit", "TimeLimit", "Cancelled", "parse_size", "rss_bytes", "total_memory", "default_limit",
+__all__ = ["guarding", "current_guard", "guarded", "GuardedMatcher", "NO_GUARD", "NoGuard", "MemoryGuard", "RunGuard", "RunStopped", "MemoryLimit", "TimeLimit", "Cancelled", "parse_size", "rss_bytes", "total_memory", "default_limit",
            "format_bytes", "DEFAULT_LIMIT"]
 
 DEFAULT_LIMIT = 2 << 30  # 2 GiB, or half the machine's memory when that is less
@@ -241,3 +241,37 @@ def guarding(guard: "MemoryGuard | NoGuard | None") -> Iterator["MemoryGuard | N
 def current_guard() -> "MemoryGuard | NoGuard":
     """The guard of the run this thread is in (``NO_GUARD`` outside ``guarding``)."""
     return _CURRENT.get()
+
+
+class GuardedMatcher:
+    """A matcher whose ``feed``, ``feed_many`` and ``close`` run with ``guard`` as the
+    current guard (``guarding``), so that the engine's inner loops tick it; everything else
+    (``stats``, ``trace_state``, ``pattern`` ...) is the matcher's own. For a caller that
+    holds a guard but does not enter ``guarding`` itself (``RunChoice.build(guard=...)``)."""
+
+    def __init__(self, matcher: object, guard: "MemoryGuard | NoGuard") -> None:
+        self.__dict__["_matcher"] = matcher
+        self.__dict__["_guard"] = guard
+
+    def feed(self, event: object) -> list:
+        with guarding(self._guard):
+            return list(self._matcher.feed(event))  # type: ignore[attr-defined]
+
+    def feed_many(self, events: object, out: list | None = None) -> list:
+        with guarding(self._guard):
+            return self._matcher.feed_many(events, out)  # type: ignore[attr-defined]
+
+    def close(self) -> list:
+        with guarding(self._guard):
+            return list(self._matcher.close())  # type: ignore[attr-defined]
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.__dict__["_matcher"], name)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        setattr(self.__dict__["_matcher"], name, value)
+
+
+def guarded(matcher: object, guard: "MemoryGuard | NoGuard | None") -> object:
+    """``matcher`` run under ``guard`` (a ``GuardedMatcher``), or itself when ``guard`` is None."""
+    return matcher if guard is None else GuardedMatcher(matcher, guard)

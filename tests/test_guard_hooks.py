@@ -171,3 +171,21 @@ def test_ses_work_budget_covers_a_whole_match_window():
     with pytest.raises(StateExplosion, match="transitions in one match window"):
         SesMatcher(p, max_work=200).match_window(window)  # no single event passes 200 before the sum does
     assert len(SesMatcher(p, max_work=10**6).match_window(window)) == 1
+
+
+def test_run_choice_build_with_a_guard_runs_the_engine_under_it():
+    """A caller that passes its guard to ``RunChoice.build`` (the app's runner) gets a
+    matcher whose inner loops tick that guard: a window's drain in close() is stopped."""
+    from engine.memory import GuardedMatcher
+    from engine.run_choice import choose_run
+
+    p = parse("PATTERN SEQ(AND(A+ a[], B+ b[]), C c) WHERE earliest_maximal WITHIN 1000")
+    evs = _events("ABC" * 20)
+    plain = choose_run(p).build(p)
+    m = choose_run(p).build(p, guard=_cancelled_guard())
+    assert isinstance(m, GuardedMatcher) and m.stats is not None and m.pattern is p
+    for e in evs:  # the windows stay open: nothing is called yet
+        assert list(m.feed(e)) == list(plain.feed(e))
+    with pytest.raises(Cancelled):
+        m.close()
+    assert current_guard() is NO_GUARD  # nothing left behind in the caller's thread
