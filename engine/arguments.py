@@ -17,7 +17,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from .events import ColumnMapping, Event
     from .model import Pattern
 
-__all__ = ["CommandError", "MAPPING_FLAGS", "add_mapping_args", "mapping_from_args", "read_pattern",
+__all__ = ["CommandError", "MAPPING_FLAGS", "add_mapping_args", "mapping_from_args", "read_pattern", "load_sample",
+           "check_flag_values", "NUMERIC_FLAGS",
            "load_pattern", "resolve_data", "load_data"]
 
 #: ``ColumnMapping`` field -> command-line flag.
@@ -35,6 +36,27 @@ class CommandError(Exception):
     def __init__(self, message: str, status: int = 2):
         super().__init__(message)
         self.status = status
+
+
+#: numeric flag (its ``dest``) -> (flag, the least value it takes), checked by ``check_flag_values``
+NUMERIC_FLAGS = {"max_runs": ("--max-runs", 1), "u_max": ("--u-max", 0), "limit": ("--limit", 1),
+                 "match": ("--match", 1), "port": ("--port", 1)}
+
+
+def check_flag_values(args: Any) -> None:
+    """Refuse a numeric flag value out of range (negative, zero where it needs one, NaN,
+    infinite) with a message naming the flag: a ``CommandError`` before any work."""
+    import math
+
+    for dest, (flag, least) in NUMERIC_FLAGS.items():
+        v = getattr(args, dest, None)
+        if v is None or isinstance(v, bool) or not isinstance(v, int):
+            continue
+        if v < least:
+            raise CommandError(f"{flag} must be {'a positive' if least else 'a non-negative'} whole number, not {v}")
+    x = getattr(args, "min_confidence", None)
+    if x is not None and not (isinstance(x, (int, float)) and math.isfinite(x) and 0 <= x <= 1):
+        raise CommandError(f"--min-confidence must be a number between 0 and 1, not {x}")
 
 
 def add_mapping_args(parser: argparse.ArgumentParser) -> None:
@@ -59,6 +81,24 @@ def mapping_from_args(args: Any, columns_hint: Mapping[str, Any] | None = None) 
     return ColumnMapping(**base)
 
 
+def load_sample(name: str) -> Any:
+    """``sample_streams.load(name)``; an unknown name is a ``CommandError`` listing the
+    samples and suggesting the nearest."""
+    import sample_streams
+
+    try:
+        return sample_streams.load(name)
+    except ValueError as err:
+        raise CommandError(str(err)) from None
+
+
+def _origin(arg: str) -> str:
+    """Where ``read_pattern(arg)`` reads from (a file name, ``preset:...`` or ``<inline>``)."""
+    if "\n" in arg or arg.lstrip().upper().startswith("PATTERN"):
+        return "<inline>"
+    return arg
+
+
 def read_pattern(arg: str) -> tuple[str, str]:
     """PATTERN is a file (``.cep``/``.json``), ``preset:SAMPLE/PRESET`` or inline text;
     returns (text, origin)."""
@@ -72,19 +112,25 @@ def read_pattern(arg: str) -> tuple[str, str]:
 
             _, _, rest = arg.partition(":")
             sample, _, preset = rest.partition("/")
-            s = sample_streams.load(sample)
+            s = load_sample(sample)
             if preset not in s.presets:
-                raise CommandError(f"unknown preset `{preset}` of sample `{sample}`; known: {', '.join(s.presets)}")
+                known = list(s.presets)
+                raise CommandError(f"unknown preset {preset!r} of sample {sample!r}; its presets are "
+                                   f"{', '.join(known) or 'none'}{sample_streams.suggest(preset, known)}")
             return s.presets[preset], arg
         raise CommandError(f"pattern file not found: {arg} (or give the pattern text, starting with PATTERN)")
     return arg, "<inline>"
 
 
-def load_pattern(arg: str) -> tuple[Pattern, str]:
-    """The checked pattern of a PATTERN argument and its source text."""
+def load_pattern(arg: str, text: str | None = None) -> tuple[Pattern, str]:
+    """The checked pattern of a PATTERN argument and its source text (``text``: the text
+    ``read_pattern(arg)`` already gave, so that the argument is read once)."""
     from .model import PatternError
 
-    text, origin = read_pattern(arg)
+    if text is None:
+        text, origin = read_pattern(arg)
+    else:
+        origin = _origin(arg)
     if origin.endswith(".json"):
         from .model import Pattern
 
@@ -103,9 +149,7 @@ def load_pattern(arg: str) -> tuple[Pattern, str]:
 def resolve_data(data: str) -> tuple[str, dict[str, Any] | None]:
     """``sample:NAME`` -> (the sample's file, its column mapping); a path -> (path, None)."""
     if str(data).startswith("sample:"):
-        import sample_streams
-
-        s = sample_streams.load(str(data).split(":", 1)[1])
+        s = load_sample(str(data).split(":", 1)[1])
         return str(s.path), dict(s.mapping)
     return str(data), None
 

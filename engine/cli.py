@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from dataclasses import dataclass
 from typing import Any, Callable, Protocol, Sequence
@@ -104,11 +105,26 @@ def _run_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from .aseq.command import run_aggregate, wants_aggregate
+    """``cep run``: the pattern is read and parsed once, and the run dispatched on the model
+    (a workload or an AGG pattern: aggregate rows; interval data: the interval engines;
+    else matches), never on the raw text."""
+    from .arguments import read_pattern
+    from .aseq.workload import is_workload
+    from .output_paths import check_out
+    from .run_command import check_run_args
 
-    if wants_aggregate(args):  # AGG patterns and workloads print aggregate rows (A-Seq, issue 12)
+    check_run_args(args)
+    check_out(args)
+    text, _origin = read_pattern(args.pattern)
+    if getattr(args, "more", None) or is_workload(text):  # several AGG queries sharing counters
+        from .aseq.command import run_aggregate
+
         return run_aggregate(args)
-    pattern, text = load_pattern(args.pattern)
+    pattern, text = load_pattern(args.pattern, text)
+    if pattern.aggregate is not None:  # AGG: aggregate rows (A-Seq)
+        from .aseq.command import run_aggregate
+
+        return run_aggregate(args, pattern, text)
     if args.spark:
         try:
             from .spark import pipeline
@@ -119,10 +135,13 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     if handles(args, pattern):  # point data: matches written as produced, big files in batches
         return run_in_process(args, pattern, text)
+    from .uncertain.command import interval_data, run_interval
+
+    if interval_data(args) and getattr(args, "read", "auto") == "batches":
+        return run_interval(args, pattern, None, text)  # read in batches as it goes
     events, warnings = load_data(args, pattern, text)
     for w in warnings:
         print(w, file=sys.stderr)
-    from .uncertain.command import interval_data, run_interval
 
     if interval_data(args):  # uncertainty intervals: possible-worlds engines only, never as points
         return run_interval(args, pattern, events)
@@ -152,7 +171,12 @@ def cmd_samples(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------- stream
 
 def _stream_parser(sub: Any) -> argparse.ArgumentParser:
-    p = sub.add_parser("stream", help="(Spark Structured Streaming) match files as they arrive in a directory")
+    p = sub.add_parser(
+        "stream", help="(Spark Structured Streaming) match files as they arrive in a directory",
+        description="Match the files that arrive in --source as one stream. Each file is read once, when it is "
+                    "first listed: write each file elsewhere (or as .NAME, _NAME or NAME.tmp, which the stream "
+                    "ignores) and rename it into --source when it is complete. A file that changes after it was "
+                    "read is named on stderr: its later rows are not matched.")
     p.add_argument("pattern")
     p.add_argument("--source", required=True, help="directory watched for new CSV/JSON/Parquet files")
     p.add_argument("--out", required=True, help="directory the matches are appended to")
@@ -213,13 +237,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     ap = build_parser(argv[0] if argv and argv[0] in COMMANDS else None)
     args = ap.parse_args(argv)
+    from .memory import RunStopped
+
     try:
+        from .arguments import check_flag_values
+
+        check_flag_values(args)
         return int(args.func(args) or 0)
     except CommandError as err:
         print(f"cep: {err}", file=sys.stderr)
         return err.status
     except BrokenPipeError:
         return 0
+    except RunStopped as err:  # a guard that stopped outside a command's own handling
+        print(f"cep: stopped: {err}", file=sys.stderr)
+        return 1
+    except MemoryError:
+        print("cep: stopped: out of memory (lower the input size or --max-memory)", file=sys.stderr)
+        return 1
+    except Exception as err:  # no traceback reaches a person; CEP_DEBUG=1 shows it
+        if os.environ.get("CEP_DEBUG"):
+            raise
+        print(f"cep: unexpected error ({type(err).__name__}: {err}); this is a bug in cep, please report it "
+              "(CEP_DEBUG=1 shows the traceback)", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -36,13 +36,62 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .explain import ExplainError, explain_match, explain_why_not, format_text
-    from .model import PatternError
+    from .explain import format_text
+    from .memory import RunStopped, guarding
+    from .run_command import run_guard
+    from .uncertain.command import interval_data
 
     pattern, text = load_pattern(args.pattern)
     events, warnings = load_data(args, pattern, text)
     for w in warnings:
         print(w, file=sys.stderr)
+    guard = run_guard(args, where=lambda: "explaining")
+    try:
+        with guarding(guard):
+            if interval_data(args):  # signatures of the interval engines, never point matches
+                return _explain_interval(args, pattern, events)
+            if pattern.aggregate is not None:
+                print("note: `cep run` prints aggregate rows for an AGG pattern; this explains the matches they "
+                      "aggregate (the pattern without its AGG clause)", file=sys.stderr)
+            result = _explain_points(args, pattern, events)
+    except RunStopped as err:
+        raise CommandError(f"stopped: {err}", status=1) from None
+    if args.format == "json":
+        from .output import json_text
+
+        sys.stdout.write(json_text(result, "the explanation") + "\n")
+    else:
+        sys.stdout.write(format_text(result))
+    return 0
+
+
+def _explain_interval(args: argparse.Namespace, pattern: Any, events: Any) -> int:
+    from .arguments import mapping_from_args, resolve_data
+    from .explain import ExplainError
+    from .explain.intervals import explain_interval_match, explain_interval_why_not, format_interval_text
+
+    mapping = mapping_from_args(args, resolve_data(args.data)[1])
+    opts = {"engine": args.engine, "u_max": mapping.u_max, "pmf": mapping.pmf_col}
+    try:
+        if args.match is not None:
+            result = explain_interval_match(pattern, events, args.match, **opts)
+        else:
+            result = explain_interval_why_not(pattern, events, args.why_not, **opts)
+    except ExplainError as err:
+        raise CommandError(str(err), status=err.status) from None
+    if args.format == "json":
+        from .output import json_text
+
+        sys.stdout.write(json_text(result, "the explanation") + "\n")
+    else:
+        sys.stdout.write(format_interval_text(result))
+    return 0
+
+
+def _explain_points(args: argparse.Namespace, pattern: Any, events: Any) -> dict[str, Any]:
+    from .explain import ExplainError, explain_match, explain_why_not
+    from .model import PatternError
+
     try:
         if args.match is not None:
             result = explain_match(pattern, events, args.match, engine=args.engine,
@@ -54,10 +103,4 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(str(err), status=err.status) from None
     except PatternError as err:
         raise CommandError(str(err)) from None
-    if args.format == "json":
-        from .output import json_text
-
-        sys.stdout.write(json_text(result, "the explanation") + "\n")
-    else:
-        sys.stdout.write(format_text(result))
-    return 0
+    return result

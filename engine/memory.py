@@ -18,6 +18,14 @@ memory (live runs, buffered events).
 ``parse_size`` reads a limit as a person writes it: ``2GB``, ``1.5g``, ``800M``, ``50%`` (of
 the machine's memory), a number of bytes, or ``off``; NaN, infinities, zero and negative
 sizes are refused with a message.
+
+**The current guard.** A run enters ``with guarding(guard):`` around its work; the engines'
+inner loops that one event or one ``close()`` can make long (SES and match-window drains and
+selections, the A-Seq baseline's search, the interval engines, the oracle) tick
+``current_guard()`` (``NO_GUARD``, which never stops, outside such a block). So a caller
+(``cep run``, the app with its time limit and Stop button) passes its own guard without
+threading it through every constructor. The current guard is a context variable: each
+thread (each app session's run) has its own.
 """
 from __future__ import annotations
 
@@ -26,9 +34,11 @@ import os
 import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 
-__all__ = ["MemoryGuard", "RunGuard", "RunStopped", "MemoryLimit", "TimeLimit", "Cancelled", "parse_size", "rss_bytes", "total_memory", "default_limit",
+__all__ = ["guarding", "current_guard", "guarded", "GuardedMatcher", "NO_GUARD", "NoGuard", "MemoryGuard", "RunGuard", "RunStopped", "MemoryLimit", "TimeLimit", "Cancelled", "parse_size", "rss_bytes", "total_memory", "default_limit",
            "format_bytes", "DEFAULT_LIMIT"]
 
 DEFAULT_LIMIT = 2 << 30  # 2 GiB, or half the machine's memory when that is less
@@ -197,3 +207,71 @@ class MemoryGuard:
 
 
 RunGuard = MemoryGuard  # the guard checks more than memory; both names are kept
+
+
+class NoGuard:
+    """The guard outside ``guarding``: ticks and checks that never stop anything."""
+
+    limit = None
+    time_limit = None
+    cancel = None
+    every = 1 << 30
+
+    def tick(self) -> None:
+        """Nothing to count."""
+
+    def check(self) -> None:
+        """Nothing to check."""
+
+
+NO_GUARD = NoGuard()
+_CURRENT: ContextVar["MemoryGuard | NoGuard"] = ContextVar("cep_run_guard", default=NO_GUARD)
+
+
+@contextmanager
+def guarding(guard: "MemoryGuard | NoGuard | None") -> Iterator["MemoryGuard | NoGuard"]:
+    """Make ``guard`` the current guard of this thread for the block (None: ``NO_GUARD``)."""
+    token = _CURRENT.set(guard if guard is not None else NO_GUARD)
+    try:
+        yield _CURRENT.get()
+    finally:
+        _CURRENT.reset(token)
+
+
+def current_guard() -> "MemoryGuard | NoGuard":
+    """The guard of the run this thread is in (``NO_GUARD`` outside ``guarding``)."""
+    return _CURRENT.get()
+
+
+class GuardedMatcher:
+    """A matcher whose ``feed``, ``feed_many`` and ``close`` run with ``guard`` as the
+    current guard (``guarding``), so that the engine's inner loops tick it; everything else
+    (``stats``, ``trace_state``, ``pattern`` ...) is the matcher's own. For a caller that
+    holds a guard but does not enter ``guarding`` itself (``RunChoice.build(guard=...)``)."""
+
+    def __init__(self, matcher: object, guard: "MemoryGuard | NoGuard") -> None:
+        self.__dict__["_matcher"] = matcher
+        self.__dict__["_guard"] = guard
+
+    def feed(self, event: object) -> list:
+        with guarding(self._guard):
+            return list(self._matcher.feed(event))  # type: ignore[attr-defined]
+
+    def feed_many(self, events: object, out: list | None = None) -> list:
+        with guarding(self._guard):
+            return self._matcher.feed_many(events, out)  # type: ignore[attr-defined]
+
+    def close(self) -> list:
+        with guarding(self._guard):
+            return list(self._matcher.close())  # type: ignore[attr-defined]
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.__dict__["_matcher"], name)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        setattr(self.__dict__["_matcher"], name, value)
+
+
+def guarded(matcher: object, guard: "MemoryGuard | NoGuard | None") -> object:
+    """``matcher`` run under ``guard`` (a ``GuardedMatcher``), or itself when ``guard`` is None."""
+    return matcher if guard is None else GuardedMatcher(matcher, guard)

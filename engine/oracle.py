@@ -23,12 +23,18 @@ short:
   inserting one event (after s) into one Kleene binding, *earliest_maximal* both;
 - OUTPUT NON_OVERLAP: per partition key, in order of completion, a match is kept only if
   it starts after the previous kept match ended.
+
+Its own guard: the enumeration and the selection stop with ``OracleTooLarge`` after
+``MAX_STEPS`` combinations, ``MAX_SECONDS`` seconds or ``MAX_GROWTH`` bytes of resident
+memory grown since the start (``oracle_guard``), whichever comes first; they also tick the
+run's guard (``engine.memory.current_guard``).
 """
 from __future__ import annotations
 
 from typing import Any, Iterator
 
 from .events import Event
+from .memory import MemoryGuard, RunStopped, current_guard, format_bytes, rss_bytes
 from .alternatives import components as _components
 from .alternatives import expand as _expand
 from .bindings import Conjunct, conjunct
@@ -39,6 +45,8 @@ from .partition import partition_key
 
 MAX_EVENTS = 5_000
 MAX_STEPS = 3_000_000
+MAX_SECONDS = 8.0  # the oracle's own time limit (the whole command stays under 10 s)
+MAX_GROWTH = 1 << 30  # the oracle's own memory limit: resident memory grown since it started
 
 
 class OracleTooLarge(ValueError):
@@ -47,6 +55,36 @@ class OracleTooLarge(ValueError):
 
 class OracleUnsupported(ValueError):
     pass
+
+
+class OracleGuard:
+    """The oracle's own guard (see the module): ``tick()`` per combination or comparison
+    raises ``OracleTooLarge`` past its limits, and ticks the run's guard too."""
+
+    def __init__(self, what: str, *, seconds: float | None | bool = True, growth: int | None | bool = True) -> None:
+        seconds = MAX_SECONDS if seconds is True else seconds  # True: the module's limits, read now
+        growth = MAX_GROWTH if growth is True else growth
+        self.what = what
+        self.seconds = seconds
+        self.growth = growth
+        self.own = MemoryGuard(rss_bytes() + growth if growth is not None else None, time_limit=seconds,
+                               every=64, interval=0.05)
+        self.outer = current_guard().tick
+
+    def tick(self) -> None:
+        self.outer()
+        try:
+            self.own.tick()
+        except RunStopped as err:
+            self.stop(err)
+
+    def stop(self, err: RunStopped) -> None:
+        if "time limit" in str(err):
+            why = f"took longer than its limit of {self.seconds:g} s"
+        else:
+            why = f"grew the memory by more than its limit of {format_bytes(self.growth or 0)}"
+        raise OracleTooLarge(f"{self.what} is a brute-force reference for small inputs and {why}; use a smaller "
+                             "input, a tighter WITHIN, or another engine") from None
 
 
 # --------------------------------------------------------------------------- alternatives
@@ -59,12 +97,14 @@ class _Enum:
         self.cands = cands
         self.steps = 0
         self.max_steps = max_steps
+        self.guard = OracleGuard("the oracle")
         w = pattern.window
         self.wsize = w.size if w else None
         self.count_window = bool(w and w.is_count)
 
     def tick(self) -> None:
         self.steps += 1
+        self.guard.tick()
         if self.steps > self.max_steps:
             raise OracleTooLarge(
                 f"the oracle is a brute-force reference for small inputs and gave up after {self.max_steps:,} "
@@ -187,6 +227,7 @@ def run(pattern: Pattern, events: list[Event], *, max_events: int = MAX_EVENTS,
             continue
         top_items = red.items if isinstance(red, Group) and red.op == "SEQ" else None
         for asg, _used, _last, _span in en.gen(red, -1, frozenset(), None):
+            en.guard.tick()
             b = {v: [events[i] for i in idxs] for v, idxs in asg.items()}
             for v in absent:
                 b.setdefault(v, [])
@@ -201,7 +242,7 @@ def run(pattern: Pattern, events: list[Event], *, max_events: int = MAX_EVENTS,
             found.setdefault(m.key, m)
     matches = sort_matches(found.values())
     if pattern.selection is not Selection.ALL:
-        matches = select(pattern, matches, events)
+        matches = select(pattern, matches, events, en.guard.tick)
     if pattern.output == "NON_OVERLAP":
         matches = non_overlap(pattern, matches, {e.id: e for e in events})
     if stats is not None:
@@ -211,7 +252,8 @@ def run(pattern: Pattern, events: list[Event], *, max_events: int = MAX_EVENTS,
     return matches
 
 
-def select(pattern: Pattern, matches: list[Match], events: list[Event]) -> list[Match]:
+def select(pattern: Pattern, matches: list[Match], events: list[Event],
+           tick: Any = None) -> list[Match]:
     """The selection of ``pattern`` (§3.5) applied to all its matches, by definition:
     pairwise comparisons within each group of matches that start at the same event
     ("before" and "after" are stream positions, ties in ts broken by input order)."""
@@ -226,6 +268,8 @@ def select(pattern: Pattern, matches: list[Match], events: list[Event]) -> list[
     for group in groups.values():
         firsts = {m.key: tuple(min(seq[i] for i in ids) for _, ids in m.bindings) for m in group}
         for m in group:
+            if tick is not None:
+                tick()
             f = firsts[m.key]
             if want_early and any(all(a <= b for a, b in zip(firsts[o.key], f)) and firsts[o.key] != f
                                   for o in group):

@@ -51,10 +51,17 @@ class RunChoice:
     count_only: bool = False
 
     def build(self, pattern: Pattern, tracer: Any = None, max_runs: int | None = None,
-              **options: Any) -> Matcher:
+              guard: Any = None, **options: Any) -> Matcher:
         """A fresh matcher of this choice for ``pattern`` (the pattern it was chosen for).
         ``tracer`` (an ``engine.trace.Recorder``) and ``max_runs`` (the state guard) go to
-        the matcher; ``options`` to the planner's engine (e.g. ``merge`` of NFA^b)."""
+        the matcher; ``options`` to the planner's engine (e.g. ``merge`` of NFA^b).
+        ``guard`` (an ``engine.memory.MemoryGuard``): the matcher's ``feed``/``close`` run
+        with it as the current guard, so the engine's inner loops (a window's drain, an
+        SES step, an interval engine's confidences) tick it (``engine.memory.guarded``)."""
+        if guard is not None:
+            from .memory import guarded
+
+            return guarded(self.build(pattern, tracer, max_runs, **options), guard)  # type: ignore[return-value]
         if max_runs is not None:
             options["max_runs"] = max_runs
         if tracer is not None:

@@ -16,6 +16,11 @@ matcher, write each match as it is produced, and guard the resident memory.
   ``.partial`` file with the matches found before it, and says so.
 - **Memory.** ``--max-memory`` (default: 2 GB or half the machine's memory) stops the run
   with a message naming what holds the memory (``engine.memory``).
+- **The guard.** The run's guard (``run_guard``: ``--max-memory``, and a time limit or a
+  cancel event where the caller has them) is the current guard (``engine.memory.guarding``)
+  for the whole run, so the engines tick it inside long steps and drains too. A caller that
+  is already inside ``guarding(guard)`` (the app, with its time limit and Stop button) has
+  its guard used instead of a new one.
 """
 from __future__ import annotations
 
@@ -30,7 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, TextIO
 
 from .arguments import CommandError, load_data, mapping_from_args, resolve_data
-from .memory import MemoryGuard, MemoryLimit, default_limit, parse_size
+from .memory import MemoryGuard, RunStopped, current_guard, default_limit, guarding, parse_size
 from .output import MatchWriter
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -38,7 +43,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from .matchers.base import Matcher
     from .model import Pattern
 
-__all__ = ["add_run_args", "handles", "run_in_process", "memory_limit", "READ_MODES"]
+__all__ = ["add_run_args", "handles", "run_in_process", "memory_limit", "run_guard", "check_run_args", "read_events",
+           "READ_MODES"]
 
 READ_MODES = ("auto", "whole", "batches")
 
@@ -51,6 +57,8 @@ def add_run_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--read", default="auto", choices=READ_MODES,
                    help="read the data whole (sorted in memory) or in batches (bounded memory; the "
                         "file must be sorted by ts); auto: batches for files over 32 MB")
+    p.add_argument("--time-limit", type=_seconds, default=None, metavar="SECONDS",
+                   help="stop the run (exit 1, what was found so far kept) after SECONDS (default: none)")
 
 
 def handles(args: argparse.Namespace, pattern: Pattern) -> bool:
@@ -72,6 +80,92 @@ def memory_limit(args: argparse.Namespace) -> int | None:
         return parse_size(raw)
     except ValueError as err:
         raise CommandError(f"--max-memory: {err}") from None
+
+
+def _seconds(text: str) -> float:
+    """``--time-limit``: a positive finite number of seconds."""
+    import math
+
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not math.isfinite(v) or v <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, not {text!r}")
+    return v
+
+
+def read_events(args: Any, first: Any, first_text: str, state: dict[str, Any],
+                force_batches: bool = False) -> tuple[Any, list[str], Any]:
+    """The events of ``--data`` for a run that takes them one at a time (AGG patterns,
+    interval data): the whole file (``load_data``), or batches (``--read batches``, or
+    ``auto`` for a big file) taken as they come, with the same rules and messages; returns
+    (events, warnings, the batch reader or None). ``state["events"]`` counts the events read
+    from batches, ``state["loaded"]`` those loaded whole."""
+    from .arguments import load_data, mapping_from_args
+    from .events import BatchReader, DataError, can_batch, wants_batches
+
+    mode = "batches" if force_batches else (getattr(args, "read", "auto") or "auto")
+    data, hint = resolve_data(args.data)
+    try:
+        batched = mode == "batches" or (mode == "auto" and wants_batches(data))
+    except (DataError, OSError):
+        batched = False
+    if batched and not can_batch(data):
+        if mode == "batches":
+            raise CommandError(f"{args.data}: cannot be read in batches (a JSON array is read whole; "
+                               f"use JSON Lines, CSV or Parquet)")
+        batched = False
+    if not batched:
+        events, warnings = load_data(args, first, first_text)
+        state["loaded"] = len(events)
+        return events, warnings, None
+    try:
+        reader = BatchReader(data, mapping_from_args(args, hint))
+    except DataError as err:
+        raise CommandError(f"{args.data}: {err}") from None
+    numeric = first.numeric_attrs()
+
+    def events() -> Any:
+        try:
+            for batch in reader:
+                errors = batch.errors + [i for i in reader.numeric_issues(batch, numeric) if i.severity == "error"]
+                if errors and not getattr(args, "skip_bad_rows", False):
+                    raise CommandError(f"{args.data}: the data has problems:\n{reader.report().format()}\n"
+                                       "(fix the file, or pass --skip-bad-rows to run without the rejected rows)")
+                for e in batch.events:
+                    state["events"] += 1
+                    yield e
+        except DataError as err:
+            raise CommandError(f"{args.data}: {err}") from None
+
+    return events(), [], reader
+
+
+def check_run_args(args: argparse.Namespace) -> None:
+    """The flag values of ``cep run`` checked before any work (every path: matches, AGG,
+    interval data, Spark): ``--max-memory`` read, numeric flags in range."""
+    from .arguments import check_flag_values
+
+    check_flag_values(args)
+    memory_limit(args)
+
+
+def run_guard(args: argparse.Namespace, *, holds: Any = None, where: Any = None,
+              limit: int | None | bool = False) -> MemoryGuard:
+    """The guard of a run: the caller's current guard (``engine.memory.guarding``) when there
+    is one (its ``holds``/``where`` filled in where it has none), else a new ``MemoryGuard``
+    of ``--max-memory`` (``limit`` when given) and, where ``args`` has them, ``time_limit``
+    (seconds) and ``cancel`` (a ``threading.Event``)."""
+    outer = current_guard()
+    if isinstance(outer, MemoryGuard):
+        if outer.holds is None:
+            outer.holds = holds
+        if outer.where is None:
+            outer.where = where
+        return outer
+    return MemoryGuard(memory_limit(args) if limit is False else limit, holds=holds, where=where,  # type: ignore[arg-type]
+                       time_limit=getattr(args, "time_limit", None), cancel=getattr(args, "cancel", None))
 
 
 def run_in_process(args: argparse.Namespace, pattern: Pattern, text: str) -> int:
@@ -103,13 +197,13 @@ def _run_whole(args: argparse.Namespace, pattern: Pattern, text: str, limit: int
         print(w, file=sys.stderr)
     rates = dict(Counter(e.type for e in events)) if args.engine == "auto" else None
     matcher, name = _matcher(args, pattern, rates)
-    guard = MemoryGuard(limit, holds=lambda: _holds(matcher, pattern, len(events)),
-                        where=lambda: f"after {matcher.stats.events:,} events")
+    guard = run_guard(args, holds=lambda: _holds(matcher, pattern, len(events)),
+                      where=lambda: f"after {matcher.stats.events:,} events", limit=limit)
     try:
         guard.check()
-    except MemoryLimit as err:
+    except RunStopped as err:
         raise CommandError(f"stopped after loading the data: {err}", status=1) from None
-    with _output(args, pattern) as writer:
+    with _output(args, pattern) as writer, guarding(guard):
         t0 = time.perf_counter()
         _run(matcher, events, writer, guard)
         elapsed = time.perf_counter() - t0
@@ -144,9 +238,9 @@ def _run_batches(args: argparse.Namespace, pattern: Pattern, text: str, data: st
     matcher, name = _matcher(args, pattern, rates)
     numeric = pattern.numeric_attrs()
     state = {"events": 0}
-    guard = MemoryGuard(limit, holds=lambda: _holds(matcher, pattern, None),
-                        where=lambda: f"after {state['events']:,} events of {args.data}")
-    with _output(args, pattern) as writer:
+    guard = run_guard(args, holds=lambda: _holds(matcher, pattern, None),
+                      where=lambda: f"after {state['events']:,} events of {args.data}", limit=limit)
+    with _output(args, pattern) as writer, guarding(guard):
         t0 = time.perf_counter()
         try:
             for batch in chain([first], batches):
@@ -252,7 +346,7 @@ def _run_events(matcher: Matcher, events: Iterable[Event], writer: MatchWriter, 
                 guard.check()
     except StateExplosion as err:
         raise CommandError(f"stopped: {err}{_written(writer)}", status=1) from None
-    except MemoryLimit as err:
+    except RunStopped as err:
         raise CommandError(f"stopped: {err}{_written(writer)}", status=1) from None
     except ValueError as err:  # e.g. the oracle refusing a large input
         raise CommandError(f"stopped: {err}{_written(writer)}", status=1) from None
@@ -270,7 +364,7 @@ def _close(matcher: Matcher, writer: MatchWriter) -> None:
     try:
         for m in matcher.close():
             writer.write(m)
-    except (StateExplosion, ValueError) as err:
+    except (StateExplosion, RunStopped, ValueError) as err:
         raise CommandError(f"stopped: {err}{_written(writer)}", status=1) from None
     writer.count += int(getattr(matcher, "counted", 0) or 0)  # count_only: counted, never built
 

@@ -48,8 +48,13 @@ def run(args: argparse.Namespace) -> int:
     from .run_choice import choose_run
     from .trace import Recorder, TraceLimit, record, type_rates
 
+    from .memory import RunStopped, guarding
+    from .output_paths import check_out
+    from .run_command import run_guard
+
     if args.limit is not None and args.limit < 1:
         raise CommandError("--limit must be at least 1")
+    check_out(args)
     pattern, text = load_pattern(args.pattern)
     events, warnings = load_data(args, pattern, text)
     for w in warnings:
@@ -64,14 +69,22 @@ def run(args: argparse.Namespace) -> int:
         matcher = choice.build(pattern, tracer=Recorder(), max_runs=args.max_runs)
     except EngineUnsupported as err:
         raise CommandError(str(err)) from None
-    out: TextIO = open(args.out, "w", encoding="utf-8") if args.out else sys.stdout
+    try:
+        out: TextIO = open(args.out, "w", encoding="utf-8") if args.out else sys.stdout
+    except OSError as err:
+        raise CommandError(f"cannot write '{args.out}': {err.strerror or err}") from None
+    guard = run_guard(args, where=lambda: f"after {matcher.stats.events:,} events")
     try:
         write = _write_jsonl if args.format == "jsonl" else _write_table
         if args.format == "table":
             out.write(f"engine: {choice.engine}" + (f" (A = {choice.inner})" if choice.inner else "") + "\n")
-        for step in record(matcher, events, limit=args.limit):
-            write(step, out)
-    except StateExplosion as err:
+        with guarding(guard):
+            for step in record(matcher, events, limit=args.limit):
+                write(step, out)
+                guard.tick()
+    except (StateExplosion, RunStopped) as err:
+        raise CommandError(f"stopped: {err}", status=1) from None
+    except ValueError as err:  # an engine refusing its input (the oracle's limits, an interval event)
         raise CommandError(f"stopped: {err}", status=1) from None
     except TraceLimit as err:
         raise CommandError(str(err), status=1) from None
@@ -103,7 +116,24 @@ def _write_table(step: Any, out: TextIO) -> None:
             f"{r.id}@{r.state} " + " ".join(f"{v}={','.join(map(str, ids))}" for v, ids in r.bindings.items())
             for r in step.runs[:6]) if step.runs else "") + (" …" if step.runs_total > 6 else "") + "\n")
     for m in step.matches:
-        out.write("  MATCH " + " ".join(f"{v}={','.join(map(str, ids))}" for v, ids in m["match"].items()) + "\n")
+        out.write(_match_line(m) + "\n")
+
+
+def _match_line(m: Any) -> str:
+    """A match (``{"match": ...}``, with ``range``/``confidence`` on interval data) or an AGG
+    row (``{"ts", "event", "group", "value"}``) as one table line."""
+    from .output import json_text
+
+    if isinstance(m, dict) and isinstance(m.get("match"), dict):
+        text = "  MATCH " + " ".join(f"{v}={','.join(map(str, ids))}" for v, ids in m["match"].items())
+        if "confidence" in m:
+            text += f" range={m.get('range')} confidence={m.get('confidence')}"
+        return text
+    if isinstance(m, dict) and "value" in m:
+        query = f"query={m['query']} " if m.get("query") is not None else ""
+        return f"  ROW {query}event={m.get('event')} group={json_text(m.get('group'), 'a trace row')} " \
+               f"value={m.get('value')}"
+    return "  MATCH " + json_text(m, "a trace match")
 
 
 def describe(a: Any) -> str:

@@ -139,13 +139,31 @@ def _presets(name: str) -> dict[str, str]:
     return out
 
 
+class UnknownName(ValueError):
+    """A sample or preset name that does not exist; the message lists the names and
+    suggests the nearest ones."""
+
+
+def suggest(name: str, known: list[str]) -> str:
+    """``; did you mean 'x'?`` for the known names nearest ``name`` (prefixes first), or ``""``."""
+    import difflib
+
+    text = str(name)
+    near = [k for k in known if text and (k.startswith(text) or text.startswith(k))]
+    near += [k for k in difflib.get_close_matches(text, known, n=3, cutoff=0.6) if k not in near]
+    if not near:
+        return ""
+    return "; did you mean " + " or ".join(repr(k) for k in near[:3]) + "?"
+
+
 def load(name: str) -> Sample:
-    """The sample called ``name``; a ValueError lists the available names otherwise."""
+    """The sample called ``name``; an ``UnknownName`` (a ValueError) lists the available
+    names and suggests the nearest otherwise."""
     try:
         file, desc, mapping, dt_cols = _REGISTRY[name]
     except (KeyError, TypeError):
-        raise ValueError(
-            f"unknown sample {name!r}; available samples: {', '.join(names())}") from None
+        raise UnknownName(f"unknown sample {str(name)!r}; the samples are {', '.join(names())}"
+                          f"{suggest(name, names())}") from None
     return Sample(name=name, description=desc, path=DATA_DIR / file, mapping=dict(mapping),
                   presets=_presets(name), datetime_cols=dt_cols)
 

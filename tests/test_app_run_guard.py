@@ -104,7 +104,8 @@ def test_a_runaway_run_stops_at_the_time_limit_with_a_message(tmp_path, monkeypa
     monkeypatch.setenv("CEP_RUN_TIME_LIMIT", "1")
     data = tmp_path / "abc.csv"
     data.write_text("type,ts\n" + "".join(f"{'ABC'[k % 3]},{k}\n" for k in range(3000)))
-    text = "PATTERN SEQ(AND(A+ a[], B+ b[]), C c) WHERE earliest_maximal"
+    # with WITHIN: bounded state (without it the state guard stops it at once), a long run
+    text = "PATTERN SEQ(AND(A+ a[], B+ b[]), C c) WHERE earliest_maximal WITHIN 1000"
     at = AppTest.from_file(RUN, default_timeout=60)
     select_pattern(at, "stocks_sase", "stock_trend", text=text, remember_preset=False)
     at.run()

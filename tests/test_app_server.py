@@ -200,7 +200,8 @@ def _exploding_run():
 
     rows = [{"type": "ABC"[k % 3], "ts": k} for k in range(3000)]
     loaded = load_events(pd.DataFrame(rows))
-    return parse("PATTERN SEQ(AND(A+ a[], B+ b[]), C c) WHERE earliest_maximal"), loaded
+    # WITHIN keeps the state bounded (without it the state guard stops the run at once): a long run
+    return parse("PATTERN SEQ(AND(A+ a[], B+ b[]), C c) WHERE earliest_maximal WITHIN 1000"), loaded
 
 
 def test_stop_ends_a_run_within_a_second_keeping_what_it_found():

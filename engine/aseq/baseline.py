@@ -31,6 +31,7 @@ from ..bindings import Conjunct, conjunct
 from ..events import Event
 from ..expr import variables
 from ..matchers.base import EngineUnsupported, MatcherBase, Tracer
+from ..memory import current_guard
 from ..model import Component, Pattern, Strategy, conjuncts_of
 from ..partition import partition_key
 from .plan import keyed_pattern, local_conjuncts, refusal, trig_components
@@ -386,6 +387,7 @@ class StackBaseline(_AggBase):
         path[n - 1] = e
         budget = self.max_work
         work = 0
+        tick = current_guard().tick  # the run's guard (engine.memory): one tick per search step
 
         def ok_at(i: int) -> bool:
             if not self.at[i]:
@@ -401,6 +403,7 @@ class StackBaseline(_AggBase):
             while k >= 0:
                 ent = s[k]
                 work += 1
+                tick()
                 if work > budget:
                     self.explode(f"more than {budget:,} search steps for TRIG event {e.id}", f"{budget:,}")
                 path[i] = ent.e
@@ -504,7 +507,9 @@ class MatchAggregator(_AggBase):
             self.recent.append(e)
         self.events[e.id] = e
         self.built += len(ms)
+        tick = current_guard().tick  # the run's guard: one tick per match aggregated
         for m in ms:
+            tick()
             evs = [self.events[i] for _v, ids in m.bindings for i in ids if i in self.events]
             g = self.group(evs[0]) if evs else ALL
             start = m.start_seq if self.count_window else m.start

@@ -19,43 +19,53 @@ import sys
 import time
 from typing import Any
 
-from .output import ROW_COLUMNS, emit_rows, write_rows
-from .values import AggRow, NonFiniteValue
+from .output import ROW_COLUMNS, write_rows
+from .values import NonFiniteValue
 
 __all__ = ["wants_aggregate", "run_aggregate", "write_rows", "ROW_COLUMNS"]
 
 
 
 def wants_aggregate(args: Any) -> bool:
-    """Is this ``cep run`` for aggregates (AGG pattern, workload, several patterns)?"""
-    from ..arguments import CommandError, read_pattern
+    """Is this ``cep run`` for aggregates (a workload, several patterns, or a pattern whose
+    parsed model has an AGG clause)? Decided on the parsed pattern, never on the raw text."""
+    from ..arguments import CommandError, load_pattern, read_pattern
 
     if getattr(args, "more", None):
         return True
     try:
-        text, origin = read_pattern(args.pattern)
+        text, _origin = read_pattern(args.pattern)
     except CommandError:
         return False
     from .workload import is_workload
 
     if is_workload(text):
         return True
-    if origin.endswith(".json"):
-        return '"aggregate"' in text and '"aggregate": null' not in text and '"aggregate":null' not in text
-    import re
+    try:
+        pattern, _ = load_pattern(args.pattern, text)
+    except CommandError:
+        return False
+    return pattern.aggregate is not None
 
-    return re.search(r"(?im)^\s*AGG\b|\sAGG\s+(COUNT|SUM|AVG|MIN|MAX)\b", text) is not None
 
-
-def run_aggregate(args: Any) -> int:
-    """``cep run`` for an AGG pattern or a workload (see the module docstring)."""
-    from ..arguments import CommandError, load_data, load_pattern, read_pattern
+def run_aggregate(args: Any, pattern: Any = None, text: str | None = None) -> int:
+    """``cep run`` for an AGG pattern (``pattern``, already parsed, and its ``text``) or a
+    workload (``pattern`` None: read from the arguments); see the module docstring."""
+    from ..arguments import CommandError, load_pattern, read_pattern
     from ..matchers.base import EngineUnsupported, StateExplosion
+    from ..memory import RunStopped, guarding
+    from ..output_paths import check_out
+    from ..run_command import check_run_args, run_guard
     from .workload import WorkloadError, is_workload, load_workload
 
+    check_run_args(args)
+    check_out(args)
     patterns = [args.pattern, *(getattr(args, "more", None) or [])]
-    text0, _ = read_pattern(args.pattern)
-    workload = len(patterns) > 1 or is_workload(text0)
+    if pattern is None:
+        text0, _ = read_pattern(args.pattern)
+        workload = len(patterns) > 1 or is_workload(text0)
+    else:
+        workload = False
     emit = getattr(args, "emit", None) or "trig"
     if workload:
         try:
@@ -64,7 +74,9 @@ def run_aggregate(args: Any) -> int:
             raise CommandError(str(err)) from None
         first, first_text = queries[0].pattern, queries[0].text
     else:
-        first, first_text = load_pattern(args.pattern)
+        if pattern is None:
+            pattern, text = load_pattern(args.pattern)
+        first, first_text = pattern, text or ""
         queries = []
     if getattr(args, "spark", False):
         if workload:
@@ -74,11 +86,14 @@ def run_aggregate(args: Any) -> int:
         except ImportError as err:
             raise CommandError(f"Spark is not available: {err}") from None
         return spark_aseq.run_cli(first, first_text, args)
-    events, warnings = load_data(args, first, first_text)
-    if any(e.lower is not None for e in events[:1000]):
+    state: dict[str, Any] = {"events": 0, "loaded": None}
+    from ..run_command import read_events
+
+    events, warnings, reader = read_events(args, first, first_text, state)
+    if reader is None and any(e.lower is not None for e in events[:1000]):
         raise CommandError("AGG patterns are aggregated over point timestamps; this data has uncertainty intervals "
                            "(map a point time column with --ts-col)")
-    if workload and len(queries) > 1:
+    if workload and len(queries) > 1 and reader is None:
         from ..dsl import DslError, check_schema
         from ..events import infer_schema
 
@@ -120,33 +135,71 @@ def run_aggregate(args: Any) -> int:
         else:
             print(f"note: A-Seq cannot aggregate this pattern without its matches ({fb}); the baseline built "
                   "them and aggregated", file=sys.stderr)
-    t0 = time.perf_counter()
-    rows: list[AggRow] = []
+    from .row_sink import RowSink
+
     try:
-        for e in events:
-            rows.extend(matcher.feed(e))
-        rows.extend(matcher.close())
-    except (StateExplosion, EngineUnsupported) as err:
-        raise CommandError(f"stopped: {err}", status=1) from None
+        rows = RowSink(args, workload, stream=reader is not None)
+    except OSError as err:
+        raise CommandError(f"cannot write '{args.out}': {err.strerror or err}") from None
+
+    def holds() -> str:
+        st = matcher.stats
+        text = (f"the engine holds {st.runs_alive:,} live {getattr(matcher, 'unit', 'objects')} "
+                f"(peak {st.runs_peak:,}) and {len(rows):,} rows")
+        if state["loaded"] is not None:
+            text += (f", and the whole file is loaded ({state['loaded']:,} events): read it in batches with "
+                     "--read batches (the file must be sorted by ts)")
+        return text
+
+    guard = run_guard(args, holds=holds, where=lambda: f"after {matcher.stats.events:,} events")
+    t0 = time.perf_counter()
+    try:
+        guard.check()
+        with guarding(guard):
+            tick = guard.tick
+            for e in events:
+                if reader is not None and e.lower is not None:
+                    raise CommandError("AGG patterns are aggregated over point timestamps; this data has "
+                                       "uncertainty intervals (map a point time column with --ts-col)")
+                rows.extend(matcher.feed(e))
+                tick()
+            rows.extend(matcher.close())
+    except (StateExplosion, EngineUnsupported, RunStopped) as err:
+        rows.abort()
+        raise CommandError(f"stopped: {err}{rows.written()}", status=1) from None
     except NonFiniteValue as err:  # bad input: exit 2
+        rows.abort()
         raise CommandError(str(err)) from None
     except ValueError as err:
-        raise CommandError(f"stopped: {err}", status=1) from None
+        rows.abort()
+        raise CommandError(f"stopped: {err}{rows.written()}", status=1) from None
+    except BaseException:
+        rows.abort()
+        raise
     elapsed = time.perf_counter() - t0
-    emit_rows(rows, args, workload)
+    n_events = state["loaded"] if state["loaded"] is not None else state["events"]
+    if reader is not None:
+        report = reader.report()
+        if report.issues or report.omitted:
+            print(report.format(), file=sys.stderr)
+    try:
+        rows.finish()
+    except OSError as err:
+        raise CommandError(f"cannot write '{args.out}': {err.strerror or err}") from None
     if getattr(args, "stats", False):
         st = matcher.stats.as_dict()
-        rate = len(events) / elapsed if elapsed > 0 else float("inf")
+        rate = n_events / elapsed if elapsed > 0 else float("inf")
         extra = ""
-        if workload:
+        if workload and reader is None:
             from .workload import WorkloadMatcher
 
             alone = WorkloadMatcher(queries, share=False, **options)
-            for e in events:
-                alone.feed(e)
-            alone.close()
+            with guarding(guard):
+                for e in events:
+                    alone.feed(e)
+                alone.close()
             extra = f" unshared_counter_updates={alone.stats.extra.get('counter_updates', 0)}"
-        print(f"engine={name} events={len(events)} rows={len(rows)} seconds={elapsed:.3f} events/s={rate:,.0f} "
+        print(f"engine={name} events={n_events} rows={len(rows)} seconds={elapsed:.3f} events/s={rate:,.0f} "
               + " ".join(f"{k}={v}" for k, v in st.items() if k not in ("phase_seconds", "rows", "events")) + extra,
               file=sys.stderr)
     return 0

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +24,7 @@ from .sources import (COMPRESSION, FORMATS, check_csv_header, csv_header, is_jso
 
 __all__ = ["FORMATS", "COMPRESSION", "CSV_OPTIONS", "resolve_format", "read_csv", "read_csv_batches",
            "csv_failure", "csv_header", "check_csv_header", "check_csv_fields",
-           "read_jsonl", "parse_json_line", "record_or_bad", "loads", "BadLine", "read_parquet",
+           "read_jsonl", "check_json_depth", "MAX_JSON_DEPTH", "parse_json_line", "record_or_bad", "loads", "BadLine", "read_parquet",
            "is_json_array", "JsonlBatch", "read_jsonl_batches", "parquet_files", "read_parquet_batches",
            "parquet_rows",
            "arrow_to_pandas", "open_text"]
@@ -223,6 +224,66 @@ def _restore_nul(df: pd.DataFrame, sentinel: str) -> pd.DataFrame:
     return df
 
 
+#: the deepest nesting of arrays and objects a JSON input may have (a record is depth 1);
+#: deeper input is refused before any JSON parser sees it (pyarrow's reader overflows its
+#: stack on a few thousand levels and kills the process)
+MAX_JSON_DEPTH = 100
+
+_JSON_STRING = re.compile(rb'"(?:[^"\\\n]|\\.)*"')
+_JSON_BRACKET = re.compile(rb"[\[\]{}]")
+
+
+_KEEP_OPENERS = bytes(c for c in range(256) if c not in b"[{\n")
+
+
+def check_json_depth(path: Path, limit: int = MAX_JSON_DEPTH, chunk: int = 1 << 22) -> None:
+    """Refuse a JSON Lines file with a line nested deeper than ``limit`` with its line
+    number (``DataError``), before any parser reads it. Cheap: every byte but ``[``, ``{``
+    and newlines is deleted at C speed, and only a line left longer than ``limit`` (that
+    many opening brackets) is scanned, its strings skipped, without recursion."""
+    try:
+        fh = open_binary(path)
+    except (OSError, EOFError, ValueError):
+        return  # the reader says what is wrong with the file
+    if fh is None:
+        return
+    with fh:
+        number = 0  # lines before the current block
+        carry = b""
+        while True:
+            try:
+                block = fh.read(chunk)
+            except (OSError, EOFError, ValueError):
+                return
+            last = not block
+            block = carry + block
+            if not last:
+                cut = block.rfind(b"\n") + 1
+                block, carry = block[:cut], block[cut:]
+            if block:
+                openers = block.translate(None, _KEEP_OPENERS).split(b"\n")
+                if max(map(len, openers)) > limit:
+                    for k, line in enumerate(block.split(b"\n")):
+                        if len(openers[k]) > limit:
+                            _scan_line(line, number + k + 1, limit, path)
+                number += block.count(b"\n")
+            if last:
+                return
+
+
+def _scan_line(line: bytes, number: int, limit: int, path: Path) -> None:
+    """Raise when ``line`` nests deeper than ``limit`` (strings skipped)."""
+    depth = 0
+    for m in _JSON_BRACKET.finditer(_JSON_STRING.sub(b'""', line)):
+        if m.group() in (b"[", b"{"):
+            depth += 1
+            if depth > limit:
+                raise DataError(f"cannot read '{path.name}' as JSON: line {number} nests arrays or objects "
+                                f"more than {limit} deep (refused before parsing)")
+        else:
+            depth = max(0, depth - 1)
+
+
 def _read_jsonl_arrow(path: Path) -> pd.DataFrame | None:
     """Fast path for well-typed JSON Lines (pyarrow, multi-threaded). Returns None when the
     file needs the exact Python reader: a column mixing types, nested values, a bad line, a
@@ -374,8 +435,12 @@ def read_jsonl(path: Path) -> tuple[pd.DataFrame, np.ndarray | None, list[Valida
 
     Returns the frame, each frame row's input row (0-based number among non-blank lines;
     None when it is the frame position), issues for lines that are not JSON objects or
-    repeat a key (those rows are rejected), and the line of each row (None for an array)."""
-    df = _read_jsonl_arrow(path)
+    repeat a key (those rows are rejected), and the line of each row (None for an array).
+    A file nested deeper than ``MAX_JSON_DEPTH`` is refused first (``check_json_depth``)."""
+    check_json_depth(path)
+    # a JSON array (one text over many lines) is read by Python's parser, which refuses deep
+    # nesting itself (RecursionError); pyarrow reads JSON Lines only
+    df = None if is_json_array(path) else _read_jsonl_arrow(path)
     if df is not None:
         return df, None, [], JsonlLines(path)
     records: list[dict[str, Any]] = []
@@ -445,7 +510,9 @@ def read_jsonl_batches(path: Path, batch_rows: int = 100_000) -> Iterator[JsonlB
     """JSON Lines ``batch_rows`` non-blank lines at a time, parsed as ``read_jsonl``'s exact
     reader parses them (the same records, rejections and messages; lines are the file's).
     A JSON array is not read here (``is_json_array``). Raises ``DataError`` for a file that
-    is not UTF-8 text, and when no line at all is a JSON object."""
+    is not UTF-8 text, when no line at all is a JSON object, and for a file nested deeper
+    than ``MAX_JSON_DEPTH`` (before the first batch)."""
+    check_json_depth(path)
     row = 0
     any_record = False
     first_issue: list[ValidationIssue] = []

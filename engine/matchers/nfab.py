@@ -30,6 +30,7 @@ from ..events import BUILTIN_FIELDS, Event
 from ..expr import Agg, BoolOp, Cmp, Len, Node, Ref, compile_expr, slot_attr
 from ..model import ANY_TYPE, Pattern, Strategy
 from ..automata.nfab import Chain, Nfab, compile_pattern
+from ..memory import current_guard
 from .base import Match, MatcherBase, Tracer, overlap_rank
 from . import nfab_trace
 from .nfab_paths import NO_PATH, PathIds, PathMatch
@@ -920,7 +921,9 @@ class NfabMatcher(MatcherBase):
             self._add(PathMatch(path, None, 0, order, first.ts, last_ev.ts, first.seq, last_ev.seq),
                       path.depth, r, rt, e, emitted)
             return
+        tick = current_guard().tick  # one tick per match read
         for mem in live:
+            tick()
             if not mem.switches:
                 first = path.first
                 m = PathMatch(path, None, 0, order, first.ts, last_ev.ts, first.seq, last_ev.seq)
@@ -1052,6 +1055,7 @@ class NfabMatcher(MatcherBase):
     # ------------------------------------------------------------------ merging (§4.10)
     def _merge(self, cur: dict[tuple[int, int], Entry], nxt: list[Run]) -> list[Run]:
         dropped: set[int] = set()
+        tick = current_guard().tick  # the run's guard (engine.memory): one tick per run merged
         for ent in cur.values():
             ws = ent.writers
             ent.writers = None
@@ -1059,6 +1063,7 @@ class NfabMatcher(MatcherBase):
                 continue
             groups: dict[Any, Run] = {}
             for r in ws:
+                tick()
                 if r.pe is not ent or r.state == self.rts[r.chain].final:
                     continue
                 rt = self.rts[r.chain]

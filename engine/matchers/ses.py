@@ -18,9 +18,13 @@ Two modes:
   set of instances started at first(W) only, run over W; returns the selected matches
   that start at first(W) (Def. 4).
 
-Guard: at most ``max_runs`` live instances (default 1,000,000) and ``max_work`` transition
-checks per event; passing either stops the run with a state-explosion error naming the
-cause (a Kleene variable under skip_till_any_match, or too wide a window).
+Guard: at most ``max_runs`` live instances plus the events bound in the matches held for
+the selection (default 1,000,000) and ``max_work`` transition checks per event (in window
+mode: per call of A, the window's whole run); passing either stops the run with
+a state-explosion error naming the cause (a Kleene variable under skip_till_any_match, or
+too wide a window). Every transition, every held match and every selection step also ticks
+the run's guard (``engine.memory.current_guard``: memory, time, cancellation), so one event
+or one ``close()`` that does a great deal of work is stopped inside it.
 """
 from __future__ import annotations
 
@@ -29,6 +33,7 @@ from typing import Any, Sequence
 
 from ..automata.ses import SesAutomaton, compile_ses, unsupported_reason
 from ..events import Event
+from ..memory import current_guard
 from ..model import Pattern, Selection
 from ..windows.selection import drop_reason, select_group
 from .base import EngineUnsupported, Match, MatcherBase, Tracer
@@ -71,6 +76,10 @@ class SesMatcher(MatcherBase):
         self.live: list[Inst] = []
         self._ids = 0
         self._pending: dict[int, list[Match]] = {}   # start seq -> its matches (eager mode with a selection)
+        self._held = 0  # events bound in the matches of _pending (the guard counts them)
+        self._found = 0  # events bound in the matches found by the event being fed
+        self._window_work = 0  # transitions in the current call of match_window (its work budget)
+        self._tick = current_guard().tick  # the run's guard, taken up again by feed and match_window
         self._seq: dict[Any, int] = {}
         self._window_mode = False  # A(P, W): the caller (Algorithm 1) reports the matches
         self._full_last = self.nfa.set_mask[-1]
@@ -187,6 +196,7 @@ class SesMatcher(MatcherBase):
         if inst.i == self.nfa.k - 1 and inst.s == self._full_last and self._final_ok(inst.b):
             m = self._match(inst)
             found.append(m)
+            self._found += sum(len(es) for es in inst.b.values())
             if self.tracer is not None and self.selection is Selection.ALL and not self._window_mode:
                 self.tracer.act("match", run=str(inst.id), state=self._state(inst), event=e.id,
                                 detail={"match": m.to_json()})
@@ -200,6 +210,9 @@ class SesMatcher(MatcherBase):
         tr = self.tracer
         work = 0
         last_set = nm.k - 1
+        tick = self._tick
+        budget = self.max_work - self._window_work  # window mode: one budget for the whole call of A
+        holds = self.selection is not Selection.ALL  # else the matches go out at once
         for inst in live:
             if W is not None and c - inst.c0 >= W:
                 if tr is not None:
@@ -228,6 +241,7 @@ class SesMatcher(MatcherBase):
             taken = False
             for ni, ns, v, grew in moves:
                 work += 1
+                tick()
                 b = dict(inst.b)
                 b[v] = b[v] + (e,) if grew else (e,)
                 bound = inst.bound | self._bit[v]
@@ -251,10 +265,15 @@ class SesMatcher(MatcherBase):
                     tr.act("discard", run=str(inst.id), state=self._state(inst), event=e.id,
                            reason="pruned: skipping this event can only give matches that are not "
                                   f"{self.selection.value.replace('_', ' and ')} (§3.5)")
-            if len(out) > self.max_runs:
-                self.explode(f"{len(out):,} live automaton instances", f"{self.max_runs:,}")
-            if work > self.max_work:
+            if len(out) + (self._held + self._found if holds else 0) > self.max_runs:
+                self._explode_held(len(out), len(found) if holds else 0)
+            if work > budget:
+                if self._window_mode:
+                    self.explode(f"{self._window_work + work:,} transitions in one match window "
+                                 f"({len(out):,} live automaton instances)", f"{self.max_work:,} per window")
                 self.explode(f"{work:,} transitions on one event", f"{self.max_work:,}")
+        if self._window_mode:
+            self._window_work += work
         return out
 
     # ------------------------------------------------------------------ eager mode
@@ -266,6 +285,8 @@ class SesMatcher(MatcherBase):
         cand = nm.cand_bits(e)
         found: list[Match] = []
         out: list[Match] = []
+        self._found = 0
+        self._tick = current_guard().tick
         if self.selection is not Selection.ALL:
             out = self._finish_groups(self._coord(e))
             if not self._pending and not self.live:
@@ -282,7 +303,18 @@ class SesMatcher(MatcherBase):
             return found
         for m in found:
             self._pending.setdefault(m.start_seq, []).append(m)
+        self._held += self._found
+        self._found = 0
         return out
+
+    def _explode_held(self, live: int, found: int) -> None:
+        entries = self._held + self._found
+        matches = sum(len(ms) for ms in self._pending.values()) + found
+        what = f"{live:,} live automaton instances"
+        if entries:
+            what += (f" and {entries:,} events bound in the {matches:,} matches held for the "
+                     f"{self.selection.value} selection")
+        self.explode(what, f"{self.max_runs:,}")
 
     def _finish_groups(self, now: float | None) -> list[Match]:
         """Select and emit the matches of every start event whose window has closed."""
@@ -296,12 +328,13 @@ class SesMatcher(MatcherBase):
         out: list[Match] = []
         for s in sorted(done):
             ms = self._pending.pop(s)
+            self._held -= sum(len(ids) for m in ms for _v, ids in m.bindings)
             out.extend(self._select(ms))
         self.stats.matches += len(out)
         return out
 
     def _select(self, group: list[Match]) -> list[Match]:
-        kept = select_group(self.selection, group, self.kleene, self._seq)
+        kept = select_group(self.selection, group, self.kleene, self._seq, tick=current_guard().tick)
         tr = self.tracer
         if tr is not None:
             why = drop_reason(self.selection, group, self.kleene, self._seq)
@@ -343,6 +376,9 @@ class SesMatcher(MatcherBase):
         found: list[Match] = []
         live: list[Inst] = []
         self._window_mode = True
+        self._found = 0
+        self._window_work = 0
+        self._tick = current_guard().tick
         try:
             self._start(first, cand0, live, found)
             peak = len(live)
@@ -357,9 +393,11 @@ class SesMatcher(MatcherBase):
                     peak = max(peak, len(live))
         finally:
             self._window_mode = False
+            self._found = 0
+            self._window_work = 0
         self.stats.runs_peak = max(self.stats.runs_peak, peak)
         if self.selection is Selection.ALL or len(found) <= 1:
             return found
         seq = {e.id: e.seq for e in events}
-        return select_group(self.selection, found, self.kleene, seq)
+        return select_group(self.selection, found, self.kleene, seq, tick=self._tick)
 

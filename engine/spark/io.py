@@ -630,6 +630,10 @@ def read_events(source: str | os.PathLike[str] | Any, mapping: ColumnMapping | d
     if not is_glob and not path.exists():
         raise DataError(f"file not found: '{path}'")
     kind = _resolve_format(path if not is_glob else Path(str(source).rstrip("*")), fmt)
+    if kind == "jsonl" and path.is_file():
+        from ..events.formats import check_json_depth
+
+        check_json_depth(path)  # deep nesting refused with its line before any parser sees it
     if kind == "jsonl" and path.is_file() and _starts_with_bracket(path):
         return _read_json_array(spark, path, mapping)
     if kind in ("csv", "tsv"):
@@ -693,6 +697,8 @@ def _read_json_array(spark: Any, path: Path, mapping: ColumnMapping | None) -> S
     except UnicodeDecodeError:
         raise DataError(f"cannot read '{path.name}' as JSON Lines: it is not UTF-8 text "
                         f"(is it a binary file?)") from None
+    except RecursionError:
+        raise DataError(f"cannot read '{path.name}' as JSON: nested too deeply") from None
     tmp = Path(tempfile.mkdtemp(prefix="cep-jsonarr-")) / (path.stem + ".jsonl")
     with open(tmp, "w", encoding="utf-8") as f:
         for item in data if isinstance(data, list) else [data]:

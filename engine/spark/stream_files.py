@@ -12,6 +12,15 @@
   files first and its log entry last; a reader that follows the log sees only committed
   batches, never the rows of a batch in progress or of one interrupted by a kill (which
   the restarted query writes again, under new names).
+- ``changed_since_listed`` / ``ChangeWatcher``: a file whose size or modification time is
+  not what it was when Spark listed (or read) it. Spark's file source reads a file once,
+  so rows appended later are never matched: the stream says so, naming the file.
+
+**Write, then rename.** A writer must write a file elsewhere (or under a name the stream
+ignores) and rename it into the watched directory when it is complete: a rename is atomic,
+so the stream never sees half a file. Names the stream ignores (Spark's file source skips
+them, and ``--format`` keeps only its extensions): names starting with ``.`` or ``_``,
+names ending in ``._COPYING_``, and any other extension (``f.csv.tmp``, ``f.part``).
 """
 from __future__ import annotations
 
@@ -27,8 +36,12 @@ from urllib.parse import unquote, urlparse
 from ..events import ColumnMapping, DataError, Event
 from ..partition import PartitionKey
 
-__all__ = ["FileEvents", "read_file", "key_text", "event_json", "event_from_json", "committed_files",
+__all__ = ["FileEvents", "read_file", "changed_since_listed", "ChangeWatcher", "WRITE_THEN_RENAME", "key_text", "event_json", "event_from_json", "committed_files",
            "read_committed", "EVENT_ROW"]
+
+#: the rule a writer into a watched directory follows (``cep stream --help``, the warnings)
+WRITE_THEN_RENAME = ("write each file elsewhere (or as .NAME, _NAME or NAME.tmp, which the stream ignores) and "
+                     "rename it into the watched directory when it is complete: the stream reads a file once")
 
 #: the rows ``read_file`` gives for each event, as a Spark schema
 EVENT_ROW = "key string, file string, `row` long, line long, ts double, event string"
@@ -178,3 +191,74 @@ def read_committed(out: str | Path) -> list[dict[str, Any]]:
             if ln.strip():
                 rows.append(json.loads(ln))
     return rows
+
+
+def _stat(path: str | Path) -> tuple[int, float] | None:
+    import os
+
+    p = str(path)
+    if p.startswith("file:"):
+        p = unquote(urlparse(p).path)
+    try:
+        st = os.stat(p)
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime
+
+
+def changed_since_listed(path: str | Path, listed_size: int | None, listed_mtime: float | None,
+                         read_size: int | None = None) -> str | None:
+    """Why ``path`` is not the file Spark listed (``listed_size`` bytes, modified at
+    ``listed_mtime`` seconds) or read (``read_size`` bytes), or None when it is the same."""
+    name = str(path).rsplit("/", 1)[-1]
+    now = _stat(path)
+    why = None
+    if read_size is not None and listed_size is not None and read_size != listed_size:
+        why = f"it had {listed_size:,} bytes when listed and {read_size:,} when read"
+    elif now is not None and listed_size is not None and now[0] != listed_size:
+        why = f"it had {listed_size:,} bytes when read and has {now[0]:,} now"
+    elif now is not None and listed_mtime is not None and abs(now[1] - listed_mtime) > 1e-3:
+        why = "it was modified after it was read"
+    if why is None:
+        return None
+    return (f"file {name} changed after the stream read it ({why}): rows written after the read are not "
+            f"matched; {WRITE_THEN_RENAME}")
+
+
+class ChangeWatcher:
+    """Remembers the size and modification time of each file of a watched directory when
+    first seen (``poll``), and says once per file when it changes afterwards (a writer that
+    does not follow the write-then-rename rule). Names the stream ignores are skipped."""
+
+    def __init__(self, source: str | Path, extensions: tuple[str, ...]) -> None:
+        self.source = Path(source)
+        self.extensions = tuple(e.lower() for e in extensions)
+        self.seen: dict[str, tuple[int, float]] = {}
+        self.told: set[str] = set()
+
+    def ignored(self, name: str) -> bool:
+        """Spark's file source skips ``.``/``_`` names and ``._COPYING_``; ``--format`` other extensions."""
+        return (name.startswith((".", "_")) or name.endswith("._COPYING_")
+                or not name.lower().endswith(tuple("." + e for e in self.extensions)))
+
+    def poll(self) -> list[str]:
+        """Messages for the files that changed since first seen (each file once)."""
+        out: list[str] = []
+        try:
+            entries = list(self.source.iterdir())
+        except OSError:
+            return out
+        for p in entries:
+            if self.ignored(p.name) or not p.is_file():
+                continue
+            st = _stat(p)
+            if st is None:
+                continue
+            first = self.seen.setdefault(p.name, st)
+            if st != first and p.name not in self.told:
+                self.told.add(p.name)
+                why = (f"{first[0]:,} bytes when first seen, {st[0]:,} now" if st[0] != first[0]
+                       else "modified after it was first seen")
+                out.append(f"file {p.name} changed after the stream saw it ({why}): Spark reads a file once, so "
+                           f"rows written later are not matched; {WRITE_THEN_RENAME}")
+        return out

@@ -25,6 +25,12 @@ Semantics on a stream differ from a batch run in two documented ways:
 
 Patterns without a partition key run as one group (no parallelism). Messages go to the
 stderr of the process that reads the file (the console, with a local master).
+
+Files are read once: a file that changes after it was listed or read (its size or
+modification time) is named on stderr (``stream_files.changed_since_listed`` when read,
+``ChangeWatcher`` while the stream runs), since its later rows are never matched. Writers
+follow the write-then-rename rule (``stream_files.WRITE_THEN_RENAME``); names starting with
+``.`` or ``_``, ending in ``._COPYING_`` or with another extension are ignored.
 """
 from __future__ import annotations
 
@@ -39,7 +45,8 @@ from ..events import ColumnMapping, DataError
 from ..model import Pattern
 from ..partition import partition_key
 from .pipeline import MatcherFactory, _match_row, default_factory
-from .stream_files import EVENT_ROW, event_from_json, read_committed, read_file
+from .stream_files import (EVENT_ROW, WRITE_THEN_RENAME, ChangeWatcher, changed_since_listed, event_from_json, read_committed,
+                           read_file)
 
 __all__ = ["start_stream", "stream_cli", "read_stream_output", "STREAM_OUTPUT"]
 
@@ -62,7 +69,13 @@ def _reader(pattern: Pattern, mapping: ColumnMapping, fmt: str) -> Any:
         cols = ["key", "file", "row", "line", "ts", "event"]
         for pdf in batches:
             rows: list[tuple] = []
-            for path, content in zip(pdf["path"].tolist(), pdf["content"].tolist()):
+            for path, length, content in zip(pdf["path"].tolist(), pdf["length"].tolist(),
+                                             pdf["content"].tolist()):
+                # sizes only: the listed modification time comes in the session's time zone
+                changed = changed_since_listed(str(path), int(length) if length is not None else None, None,
+                                               len(content))
+                if changed:
+                    _say(changed)
                 got = read_file(str(path).rsplit("/", 1)[-1], bytes(content), mapping, fmt, key)
                 for msg in got.messages:
                     _say(msg)
@@ -144,7 +157,7 @@ def start_stream(pattern: Pattern, source: str, out: str, *, mapping: ColumnMapp
               .option("pathGlobFilter", "*.{" + ",".join(_EXTS[fmt]) + "}"))
     if max_files_per_trigger:
         reader = reader.option("maxFilesPerTrigger", max_files_per_trigger)
-    raw = reader.load(str(src)).select("path", "content")
+    raw = reader.load(str(src)).select("path", "length", "content")
     events = raw.mapInPandas(_reader(pattern, mapping, fmt), schema=EVENT_ROW)
     matches = events.groupBy("key").applyInPandasWithState(
         _stateful(pattern, factory), outputStructType=STREAM_OUTPUT, stateStructType=_STATE,
@@ -177,6 +190,11 @@ def stream_cli(pattern: Pattern, args: Any = None, **kw: Any) -> int:
     except SparkUnavailable as err:
         raise CommandError(str(err)) from None
 
+    from ..output_paths import check_out_dir
+
+    check_out_dir(str(opts["out"]), str(opts["source"]))
+    if opts.get("checkpoint"):
+        check_out_dir(str(opts["checkpoint"]), str(opts["source"]), flag="--checkpoint")
     mapping = mapping_from_args(opts)
     trigger = {"availableNow": True} if opts.get("once") else {"processingTime": "1 second"}
     try:
@@ -185,14 +203,24 @@ def stream_cli(pattern: Pattern, args: Any = None, **kw: Any) -> int:
                          engine=opts.get("engine") or "auto", spark=spark, trigger=trigger)
     except (DataError, ValueError) as err:
         raise CommandError(str(err)) from None
-    print(f"cep stream: watching {opts['source']} -> {opts['out']} (Ctrl-C to stop)", file=sys.stderr)
+    print(f"cep stream: watching {opts['source']} -> {opts['out']} (Ctrl-C to stop); {WRITE_THEN_RENAME}",
+          file=sys.stderr)
+    fmt = {"jsonl": "json", "ndjson": "json", "tsv": "csv", "pq": "parquet"}.get(
+        opts.get("source_format") or "csv", opts.get("source_format") or "csv")
+    watcher = ChangeWatcher(opts["source"], _EXTS.get(fmt, ()))
+    watcher.poll()
     try:
         with Progress(spark, label="stream"):
             if opts.get("once"):
-                q.awaitTermination()
+                while q.isActive:
+                    q.awaitTermination(1)
+                    for msg in watcher.poll():
+                        _say(msg)
             else:
                 while q.isActive:
                     time.sleep(1)
+                    for msg in watcher.poll():
+                        _say(msg)
     except KeyboardInterrupt:
         q.stop()
     if q.exception() is not None:

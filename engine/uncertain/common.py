@@ -17,6 +17,7 @@ from fractions import Fraction
 from typing import Any, Sequence
 
 from ..matchers.base import MatcherBase, StateExplosion
+from ..memory import NO_GUARD, current_guard
 from ..model import Pattern
 from .bounds import tighten
 from .confidence import Conf, conf_any, conf_next
@@ -63,6 +64,7 @@ class UncertainBase(MatcherBase):
         self.pending: list[tuple[int, int, tuple[IEvent, ...], tuple[int, ...], tuple[int, ...]]] = []
         self._pend_seq = 0
         self.work = 0
+        self.tick = NO_GUARD.tick  # the run's guard (engine.memory), taken up at each event and at close
         self._forget_at = 0
         self.stats.extra.update(signatures_checked=0, dropped_zero=0, nelt_pruned=0, confidence_work=0)
 
@@ -71,6 +73,7 @@ class UncertainBase(MatcherBase):
     def admit(self, event: Any) -> IEvent | None:
         """The arriving event as an IEvent (None when no component can use it); checks the
         arrival assumption and ``U_max``; advances ``now``."""
+        self.tick = current_guard().tick
         x = IEvent.of(event, self.n, self.pmf)
         self.n += 1
         self.stats.events += 1
@@ -143,6 +146,7 @@ class UncertainBase(MatcherBase):
     def confidence(self, members: Sequence[IEvent], lo: Sequence[int], hi: Sequence[int]) -> Conf | None:
         """Exact confidence and range (STAM: Eq. 1 DP; STNM: Θ factors over the index)."""
         self.stats.extra["signatures_checked"] += 1
+        self.tick()
         if not self.q.next:
             c = conf_any(members, lo, hi, self.span)
         else:
@@ -195,6 +199,8 @@ class UncertainBase(MatcherBase):
     def release_pending(self, f: float, final: bool = False) -> list[UncertainMatch]:
         """STNM signatures whose spoilers are all seen (``F > due``), or all at the end."""
         out: list[UncertainMatch] = []
+        if final:
+            self.tick = current_guard().tick
         while self.pending and (final or self.pending[0][0] < f):
             _due, _s, members, lo, hi = heapq.heappop(self.pending)
             if final:

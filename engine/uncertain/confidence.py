@@ -23,6 +23,7 @@ from operator import mul
 from fractions import Fraction
 from typing import Sequence
 
+from ..memory import current_guard
 from .pmf import IEvent
 
 __all__ = ["Conf", "conf_any", "conf_next", "point_weight"]
@@ -104,7 +105,9 @@ def _back(m: Sequence[IEvent], lo: Sequence[int], hi: Sequence[int],
                 s0 = lo[j - 1] + k + 1 - lo[j]  # first t > s
                 prev[k] = suffix[max(0, min(s0, len(vals)))]
         else:
+            tick = current_guard().tick
             for i, t in enumerate(range(lo[j], hi[j] + 1)):
+                tick()
                 v = vals[i]
                 if not v or t not in tr:
                     continue
@@ -132,7 +135,9 @@ def _chains(m: Sequence[IEvent], lo: Sequence[int], hi: Sequence[int], span: int
     rlo: int | None = None
     rhi: int | None = None
     work = 0
+    tick = current_guard().tick  # the run's guard: one tick per first instant
     for f in range(lo[0], min(hi[0], free_from - 1) + 1):  # the window may bind
+        tick()
         w0 = m[0].w(f)
         if not w0:
             continue

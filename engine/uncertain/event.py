@@ -36,6 +36,7 @@ import math
 from typing import Any, Iterable
 
 from ..events import Event
+from ..memory import current_guard
 from ..model import Pattern
 from .bounds import tighten
 from .common import DEFAULT_MAX_RUNS, DEFAULT_MAX_WORK, UncertainBase
@@ -124,6 +125,7 @@ class EventBasedMatcher(UncertainBase):
 
     def close(self) -> list[UncertainMatch]:
         out: list[UncertainMatch] = []
+        self.tick = current_guard().tick
         if self.mode != "any-state":
             batch = [x for j in self._order() for x in self.buffers[j]]
             if self.mode == "sorted":
@@ -269,6 +271,7 @@ class EventBasedMatcher(UncertainBase):
             if not free:
                 continue
             for run in list(group.values()):
+                self.tick()
                 for j in free:
                     if not q.partial_ok(j, x, run.slots):
                         continue
@@ -324,6 +327,7 @@ class EventBasedMatcher(UncertainBase):
         else:
             group = self.by_mask.get((1 << j) - 1, {})
             for run in list(group.values()):
+                self.tick()
                 if not q.admits(j, x, run.slots[:j]):  # type: ignore[arg-type]
                     continue
                 self.stats.predicate_evals += 1

@@ -29,6 +29,7 @@ from typing import Any, Iterator, Sequence
 
 from ..events import Event
 from ..matchers.base import MatcherBase, Stats
+from ..memory import current_guard
 from ..model import Pattern
 from .pmf import IEvent
 from .query import UQuery, compile_query, make_ievents
@@ -52,24 +53,36 @@ def world_count(events: Sequence[IEvent]) -> int:
     return math.prod(e.size for e in events)
 
 
-def possible_worlds(events: Sequence[IEvent]) -> Iterator[tuple[tuple[int, ...], int]]:
+def _guard_tick() -> Any:
+    """The possible-worlds oracle's guard (``engine.oracle.OracleGuard``: its own time and
+    memory limits, and the run's guard)."""
+    from ..oracle import OracleGuard
+
+    return OracleGuard("the possible-worlds oracle").tick
+
+
+def possible_worlds(events: Sequence[IEvent], tick: Any = None) -> Iterator[tuple[tuple[int, ...], int]]:
     """Every world of positive probability: (instant per event, integer weight). The weight
     over ``Π total_i`` is the world's probability."""
     ranges = [[(t, e.w(t)) for t in range(e.lo, e.hi + 1) if e.w(t) > 0] for e in events]
+    tick = tick or current_guard().tick  # one tick per world
     for combo in itertools.product(*ranges):
+        tick()
         w = 1
         for _t, x in combo:
             w *= x
         yield tuple(t for t, _x in combo), w
 
 
-def candidate_tuples(q: UQuery, events: Sequence[IEvent]) -> list[tuple[tuple[IEvent, ...], list[list[IEvent]]]]:
+def candidate_tuples(q: UQuery, events: Sequence[IEvent],
+                     tick: Any = None) -> list[tuple[tuple[IEvent, ...], list[list[IEvent]]]]:
     """Every tuple of distinct events satisfying types and predicates (rule 1) that some world
     could order (``lower_j < upper_{j+1}``), with its spoiler candidates per component
     (rule 4; empty lists under skip_till_any_match)."""
     out: list[tuple[tuple[IEvent, ...], list[list[IEvent]]]] = []
     ell = q.length
     steps = 0
+    tick = tick or current_guard().tick
 
     def rec(prefix: list[IEvent]) -> None:
         nonlocal steps
@@ -90,6 +103,7 @@ def candidate_tuples(q: UQuery, events: Sequence[IEvent]) -> list[tuple[tuple[IE
             if j and q.span is not None and x.lo > prefix[0].hi + q.span:
                 continue  # no world has t_j - t_1 <= span
             steps += 1
+            tick()
             if steps > MAX_WORK:
                 raise UncertainOracleTooLarge(
                     f"the possible-worlds oracle checked {steps:,} candidate tuples and gave up; use a smaller "
@@ -146,7 +160,8 @@ def collapse_per_signature(q: UQuery, iev: Sequence[IEvent], *, max_worlds: int 
         raise UncertainOracleTooLarge(
             f"the possible-worlds oracle is for small inputs: {len(iev)} events is more than its limit of "
             f"{MAX_EVENTS_PER_SIGNATURE}; use --engine uncertain-event")
-    tuples = candidate_tuples(q, iev)
+    tick = _guard_tick()
+    tuples = candidate_tuples(q, iev, tick)
     out: list[UncertainMatch] = []
     enumerated = 0
     for tup, spoil in tuples:
@@ -165,7 +180,7 @@ def collapse_per_signature(q: UQuery, iev: Sequence[IEvent], *, max_worlds: int 
             raise UncertainOracleTooLarge(
                 f"the possible-worlds oracle gave up after {enumerated:,} worlds; use --engine uncertain-event")
         acc, lo, hi = 0, None, None
-        for times, weight in possible_worlds(evs):
+        for times, weight in possible_worlds(evs, tick):
             w = {id(e): t for e, t in zip(evs, times)}
             if _point_match(q, tup, spoil, w):
                 acc += weight
@@ -193,7 +208,8 @@ def collapse_worlds(q: UQuery, iev: Sequence[IEvent], *, max_worlds: int = MAX_W
     n = world_count(iev)
     # events that occur in no candidate tuple or spoiler list cannot change any result:
     # enumerate only the worlds of the relevant ones (the others' mass sums to 1)
-    tuples = candidate_tuples(q, iev)
+    tick = _guard_tick()
+    tuples = candidate_tuples(q, iev, tick)
     relevant: dict[int, IEvent] = {}
     for tup, spoil in tuples:
         for e in tup:
@@ -214,7 +230,7 @@ def collapse_worlds(q: UQuery, iev: Sequence[IEvent], *, max_worlds: int = MAX_W
     denom = math.prod(e.total for e in rel)
     acc: dict[tuple[int, ...], list[int]] = {}  # signature (positions) -> [weight, lo, hi]
     worlds = 0
-    for times, weight in possible_worlds(rel):
+    for times, weight in possible_worlds(rel, tick):
         worlds += 1
         w = {id(e): t for e, t in zip(rel, times)}
         for tup, spoil in tuples:

@@ -26,6 +26,7 @@ from fractions import Fraction
 from typing import Any, Iterable
 
 from ..events import Event
+from ..memory import current_guard
 from ..model import Pattern
 from .common import DEFAULT_MAX_RUNS, DEFAULT_MAX_WORK, UncertainBase
 from .confidence import Conf, point_weight
@@ -55,6 +56,8 @@ class PointBasedMatcher(UncertainBase):
         self.due: list[tuple[int, tuple[int, ...]]] = []
         self._nelt: dict[tuple[int, ...], float] = {}
         self.points_emitted = 0
+        self._held_points = 0  # point matches waiting in ``groups`` (the state guard counts them)
+        self._tick = self.tick
         self.stats.extra.update(points=0, point_matches=0)
         self._step_points: list[tuple[Any, int]] = []
 
@@ -62,6 +65,7 @@ class PointBasedMatcher(UncertainBase):
 
     def feed(self, event: Event) -> list[UncertainMatch]:
         x = self.admit(event)
+        self._tick = self.tick  # the run's guard (taken up by ``admit``): ticked per point, run step and point match
         self._nelt.clear()  # the index changed: NELT may have shrunk
         self._step_points = []
         if x is not None:
@@ -83,6 +87,7 @@ class PointBasedMatcher(UncertainBase):
         return out
 
     def close(self) -> list[UncertainMatch]:
+        self._tick = self.tick = current_guard().tick
         self._step_points = []
         while self.heap:
             t, _s, y = heapq.heappop(self.heap)
@@ -108,7 +113,8 @@ class PointBasedMatcher(UncertainBase):
         self.stats.extra["points"] += 1
         if self.tracer is not None:
             self._step_points.append((x.id, t))
-        q, span, tr = self.q, self.span, self.tracer
+        q, span, tr, tick = self.q, self.span, self.tracer, self._tick
+        tick()
         # window expiry: points come in time order, so a run whose first point is too old is dead
         if span is not None:
             for k in range(1, self.ell):
@@ -126,6 +132,7 @@ class PointBasedMatcher(UncertainBase):
             if not q.type_ok(k, x):
                 continue
             for r in self.runs[k]:
+                tick()
                 if t <= r[-1][1] or (span is not None and t - r[0][1] > span):
                     continue
                 prefix = [e for e, _t in r]
@@ -160,8 +167,9 @@ class PointBasedMatcher(UncertainBase):
         self.stats.runs_created += len(new)
         self.stats.runs_alive = alive
         self.stats.runs_peak = max(self.stats.runs_peak, alive)
-        if alive + len(self.heap) > self.max_runs:
-            self.explode(f"{alive:,} point runs and {len(self.heap):,} buffered points", f"{self.max_runs:,}")
+        if alive + len(self.heap) + self._held_points > self.max_runs:
+            self.explode(f"{alive:,} point runs, {len(self.heap):,} buffered points and {self._held_points:,} "
+                         "point matches waiting to be collapsed", f"{self.max_runs:,}")
 
     def _point_match(self, r: PointRun) -> None:
         members = tuple(e for e, _t in r)
@@ -173,6 +181,7 @@ class PointBasedMatcher(UncertainBase):
             due = members[-1].hi + ((self.q.window or 0) if self.paper_finalization else 0)
             heapq.heappush(self.due, (due, key))
         g[1].append(tuple(t for _e, t in r))
+        self._held_points += 1
         self.stats.extra["point_matches"] += 1
         self.work += 1
         if self.work > self.max_work:
@@ -185,6 +194,7 @@ class PointBasedMatcher(UncertainBase):
         while self.due and (final or self.due[0][0] < f):
             _d, key = heapq.heappop(self.due)
             members, pms = self.groups.pop(key)
+            self._held_points -= len(pms)
             c = self._weigh(members, pms)
             self.stats.extra["signatures_checked"] += 1
             if c is None:
@@ -213,7 +223,9 @@ class PointBasedMatcher(UncertainBase):
                         spoils.append([False] * self.ell)
                     spoils[pos[id(x)]][j] = True
         total, rlo, rhi = 0, None, None
+        tick = self._tick
         for pm in pms:
+            tick()
             w = point_weight(members, pm, spoilers, spoils)
             if w:
                 total += w

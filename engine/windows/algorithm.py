@@ -36,6 +36,7 @@ from typing import Any, Callable, Iterator, Sequence
 
 from ..events import Event
 from ..matchers.base import Match
+from ..memory import current_guard
 from .analysis import WindowPlan
 from .beta import Prefilter
 from .statistic import PASSED, ClauseStat, Verdict, first_failed, nmc
@@ -351,6 +352,7 @@ class MatchWindows:
     def _call(self, kw: KeyWindow, n: int) -> list[Match]:
         """A(P', W) on the window ``kw`` of ``n`` events, with its statistics."""
         st = self._stats
+        current_guard().tick()  # the run's guard (engine.memory): one tick per call of A
         t1 = perf_counter()
         found = self.call(kw.events, kw.bits if self._needs_bits else None)  # A reads W in place (no copy)
         st.seconds_matcher += perf_counter() - t1
@@ -457,7 +459,9 @@ class MatchWindows:
         out: list[Match] = []
         if self.tracer is not None:
             self.changed.add(kw.key)
+        tick = current_guard().tick  # the run's guard: one tick per window drained
         while kw.events:
+            tick()
             if self.t.nmc and all(s.dead(len(kw.events)) for s in kw.stats):
                 self._stats.drain_stopped += len(kw.events)
                 if self.tracer is not None:

@@ -24,6 +24,7 @@ from typing import Any, Callable, Sequence
 
 from ..events import Event
 from ..matchers.base import EngineUnsupported, Match, MatcherBase, Stats, Tracer, sort_matches
+from ..memory import current_guard
 from ..model import Pattern, Selection
 from .algorithm import MatchWindows, Techniques, key_text
 from .analysis import WindowPlan, analyse, is_event_set_pattern, unsound_reason
@@ -164,7 +165,9 @@ class MatchWindowMatcher(MatcherBase):
             m = factory(plain, **self._opts)
             first = window[0].seq
             found: list[Match] = []
+            tick = current_guard().tick  # the run's guard (engine.memory): one tick per event of W
             for e in window:
+                tick()
                 found.extend(x for x in m.feed(e) if x.start_seq == first)
             found.extend(x for x in m.close() if x.start_seq == first)
             self._inner_stats(m)

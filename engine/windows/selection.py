@@ -13,7 +13,7 @@ match with one element removed), and a property test checks they agree.
 """
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from ..matchers.base import Match
 from ..model import Selection
@@ -25,11 +25,17 @@ def _firsts(m: Match, seq: Mapping[Any, int]) -> tuple[int, ...]:
     return tuple(min(seq[i] for i in ids) if ids else -1 for _, ids in m.bindings)
 
 
-def _not_maximal(group: Sequence[Match], kleene: frozenset[str], seq: Mapping[Any, int]) -> set[Any]:
+def _no_tick() -> None:
+    """The default ``tick``: no guard."""
+
+
+def _not_maximal(group: Sequence[Match], kleene: frozenset[str], seq: Mapping[Any, int],
+                 tick: Callable[[], None] = _no_tick) -> set[Any]:
     """Keys of the matches some other match of the group extends by one Kleene element."""
     keys = {m.key for m in group}
     out: set[Any] = set()
     for big in group:
+        tick()
         start = big.start_seq
         for k, (v, ids) in enumerate(big.bindings):
             if v not in kleene or len(ids) < 2:
@@ -43,12 +49,14 @@ def _not_maximal(group: Sequence[Match], kleene: frozenset[str], seq: Mapping[An
     return out
 
 
-def _not_earliest(group: Sequence[Match], seq: Mapping[Any, int]) -> set[Any]:
+def _not_earliest(group: Sequence[Match], seq: Mapping[Any, int],
+                  tick: Callable[[], None] = _no_tick) -> set[Any]:
     vecs = [(_firsts(m, seq), m.key) for m in group]
     vecs.sort()
     front: list[tuple[int, ...]] = []
     out: set[Any] = set()
     for f, key in vecs:  # lexicographic order: a dominating vector always comes first
+        tick()
         if any(g != f and all(a <= b for a, b in zip(g, f)) for g in front):
             out.add(key)
         else:
@@ -57,15 +65,16 @@ def _not_earliest(group: Sequence[Match], seq: Mapping[Any, int]) -> set[Any]:
 
 
 def select_group(selection: Selection, group: Sequence[Match], kleene: frozenset[str],
-                 seq: Mapping[Any, int]) -> list[Match]:
-    """The selected matches of ``group`` (all matches with the same first event)."""
+                 seq: Mapping[Any, int], tick: Callable[[], None] = _no_tick) -> list[Match]:
+    """The selected matches of ``group`` (all matches with the same first event); ``tick``
+    is called per match compared (a run's guard, ``engine.memory``)."""
     if selection is Selection.ALL or len(group) <= 1 and selection is not Selection.MAXIMAL:
         return list(group)
     drop: set[Any] = set()
     if selection in (Selection.EARLIEST, Selection.EARLIEST_MAXIMAL):
-        drop |= _not_earliest(group, seq)
+        drop |= _not_earliest(group, seq, tick)
     if selection in (Selection.MAXIMAL, Selection.EARLIEST_MAXIMAL):
-        drop |= _not_maximal(group, kleene, seq)
+        drop |= _not_maximal(group, kleene, seq, tick)
     return [m for m in group if m.key not in drop]
 
 
