@@ -9,7 +9,7 @@ from typing import Any
 import streamlit as st
 
 from app import edit, state, ui
-from app.design_forms import _apply, _attrs_for, _form_data_check, _reject_unknown_names, _schema, current
+from app.design_forms import apply_edit, attrs_for, current, form_data_check, reject_unknown_names, schema_in_use
 from engine.dsl import DslError, item_text
 
 ss = st.session_state
@@ -30,17 +30,17 @@ def _set_aggregate(r: int) -> None:
         attr = ss.get(f"ag_attr_{r}")
         p = state.pattern()
         if var in p.variables:
-            attrs = _attrs_for(p.component(var).type)
+            attrs = attrs_for(p.component(var).type)
             if attr not in attrs:
                 attr = _numeric_attr(p.component(var).type) or attrs[0]
         if func == "COUNT" and not ss.get(f"ag_countarg_{r}"):
             var = attr = None
         return edit.set_aggregate(p, func, var, attr, list(ss.get(f"ag_group_{r}") or []))
-    _apply(go, "aggregate")
+    apply_edit(go, "aggregate")
 
 
 def _numeric_attr(type_name: str) -> str | None:
-    kinds = _schema().get(type_name, {})
+    kinds = schema_in_use().get(type_name, {})
     return next((a for a in sorted(kinds) if kinds[a] == "number"), None)
 
 
@@ -58,7 +58,7 @@ def _add_returns() -> None:
         return
     n = len(q.returns) - len(state.pattern().returns)
     probe = q.model_copy(update={"where": [], "equivalence": [], "aggregate": None, "returns": q.returns[-n:]})
-    if _reject_unknown_names(probe, "aggregate", src):
+    if reject_unknown_names(probe, "aggregate", src):
         return
     if state.commit(q, "aggregate"):
         ss["rt_text"] = ""
@@ -66,7 +66,7 @@ def _add_returns() -> None:
 
 def _remove_return(k: int, r: int) -> None:
     if current(r):
-        _apply(lambda: edit.remove_return(state.pattern(), k), "aggregate")
+        apply_edit(lambda: edit.remove_return(state.pattern(), k), "aggregate")
 
 
 def aggregate_form() -> None:
@@ -87,14 +87,14 @@ def aggregate_form() -> None:
         c2.selectbox("of variable", positive, index=positive.index(var), key=f"ag_var_{r}",
                      format_func=lambda v: item_text(p.component(v)), on_change=_set_aggregate, args=(r,),
                      disabled=not arg_on)
-        attrs = _attrs_for(p.component(var).type)
+        attrs = attrs_for(p.component(var).type)
         attr = a.attr if a and a.attr in attrs else (_numeric_attr(p.component(var).type) or attrs[0])
         c3.selectbox("attribute", attrs, index=attrs.index(attr), key=f"ag_attr_{r}", on_change=_set_aggregate,
                      args=(r,), disabled=not arg_on)
     c4.checkbox("COUNT(v.x)", a is not None and a.func == "COUNT" and a.var is not None, key=f"ag_countarg_{r}",
                 on_change=_set_aggregate, args=(r,), disabled=not (a and a.func == "COUNT"),
                 help="COUNT with an argument counts the matches where v.x is present")
-    all_attrs = sorted({x for attrs in _schema().values() for x in attrs} | set(a.group_by if a else []))
+    all_attrs = sorted({x for attrs in schema_in_use().values() for x in attrs} | set(a.group_by if a else []))
     st.multiselect("GROUP BY", all_attrs, default=list(a.group_by) if a else [], key=f"ag_group_{r}",
                    on_change=_set_aggregate, args=(r,), disabled=a is None,
                    help="one result row per value of these attributes")
@@ -108,4 +108,4 @@ def aggregate_form() -> None:
     c1.text_input("RETURN items", key="rt_text", placeholder="b.price AS price, a", label_visibility="collapsed")
     c2.button("Add", key="rt_add", on_click=_add_returns, width="stretch")
     ui.pattern_error(("aggregate",))
-    _form_data_check(("aggregate",))
+    form_data_check(("aggregate",))

@@ -54,7 +54,7 @@ UNITS = ["ms", "s", "min", "hour", "day", "events", "(unit of ts)"]
 OPS = ["=", "!=", "<", "<=", ">", ">="]
 
 
-def _apply(fn: Callable[[], Any], source: str = "form") -> None:
+def apply_edit(fn: Callable[[], Any], source: str = "form") -> None:
     """Run an edit; EditError / DslError become the shown error."""
     try:
         out = fn()
@@ -86,7 +86,7 @@ def _load_preset(key: str) -> None:
 def _new_pattern() -> None:
     types = _types()
     t = types[0] if types else "A"
-    _apply(lambda: edit.new_pattern(t))
+    apply_edit(lambda: edit.new_pattern(t))
 
 
 def _set_sample(key: str) -> None:
@@ -162,7 +162,7 @@ def data_check() -> None:
     ui.show_data_problems(probs, f"Data {escape.markdown(label)}: ")
 
 
-def _form_data_check(sources: tuple[str, ...]) -> None:
+def form_data_check(sources: tuple[str, ...]) -> None:
     """After an edit from one of ``sources``: what it left unknown to the data, shown there."""
     if state.edit_source() not in sources:
         return
@@ -172,10 +172,10 @@ def _form_data_check(sources: tuple[str, ...]) -> None:
 
 
 def canvas_data_check() -> None:
-    _form_data_check(("canvas",))
+    form_data_check(("canvas",))
 
 
-def _reject_unknown_names(q: Any, source: str, text: str) -> bool:
+def reject_unknown_names(q: Any, source: str, text: str) -> bool:
     """A predicate / aggregate / RETURN added by a form is refused when it names an
     attribute the data does not have (the error is rendered against ``text``, what the
     person typed or the form built). The rest of the pattern is not re-checked here."""
@@ -235,16 +235,16 @@ def save_load() -> None:
 
 # --------------------------------------------------------------------------- helpers
 
-def _schema() -> dict[str, dict[str, str]]:
+def schema_in_use() -> dict[str, dict[str, str]]:
     return state.data_schema()
 
 
 def _types() -> list[str]:
-    return sorted(_schema())
+    return sorted(schema_in_use())
 
 
-def _attrs_for(type_name: str | None) -> list[str]:
-    sch = _schema()
+def attrs_for(type_name: str | None) -> list[str]:
+    sch = schema_in_use()
     if type_name is None or type_name == "ANY" or type_name not in sch:
         names = sorted({a for attrs in sch.values() for a in attrs})
     else:
@@ -278,11 +278,11 @@ def _update(var: str) -> None:
         out = edit.update_component(state.pattern(), var, c)
         ss["cep_selected"] = c.var
         return out
-    _apply(go)
+    apply_edit(go)
 
 
 def _delete(var: str) -> None:
-    _apply(lambda: edit.delete_component(state.pattern(), var))
+    apply_edit(lambda: edit.delete_component(state.pattern(), var))
 
 
 def _path_of(var: str) -> tuple[int, ...]:
@@ -295,7 +295,7 @@ def _path_of(var: str) -> tuple[int, ...]:
 
 
 def _move(var: str, delta: int) -> None:
-    _apply(lambda: edit.move_item(state.pattern(), _path_of(var), delta))
+    apply_edit(lambda: edit.move_item(state.pattern(), _path_of(var), delta))
 
 
 def _add() -> None:
@@ -308,7 +308,7 @@ def _add() -> None:
         group = ss.get("ca_group") or ()
         pos = ss.get("ca_pos")
         return edit.add_component(state.pattern(), c, tuple(group), None if pos is None or pos < 0 else pos)
-    _apply(go)
+    apply_edit(go)
 
 
 def component_form() -> None:
@@ -363,16 +363,16 @@ def component_form() -> None:
 # --------------------------------------------------------------------------- groups form
 
 def _wrap() -> None:
-    _apply(lambda: edit.wrap_items(state.pattern(), tuple(ss.get("gw_group") or ()), list(ss.get("gw_items") or []),
+    apply_edit(lambda: edit.wrap_items(state.pattern(), tuple(ss.get("gw_group") or ()), list(ss.get("gw_items") or []),
                                    ss.get("gw_op", "AND")))
 
 
 def _ungroup() -> None:
-    _apply(lambda: edit.ungroup(state.pattern(), tuple(ss.get("gu_group") or ())))
+    apply_edit(lambda: edit.ungroup(state.pattern(), tuple(ss.get("gu_group") or ())))
 
 
 def _set_op() -> None:
-    _apply(lambda: edit.set_group_op(state.pattern(), tuple(ss.get("go_group") or ()), ss.get("go_op", "SEQ")))
+    apply_edit(lambda: edit.set_group_op(state.pattern(), tuple(ss.get("go_group") or ()), ss.get("go_op", "SEQ")))
 
 
 def group_form() -> None:
@@ -453,7 +453,7 @@ def _add_predicate(txt: str, source: str) -> bool:
         ss["cep_error"] = (source, str(err), err)
         return False
     probe = q.model_copy(update={"where": [q.where[-1]], "equivalence": [], "returns": [], "aggregate": None})
-    if _reject_unknown_names(probe, source, txt):
+    if reject_unknown_names(probe, source, txt):
         return False
     return state.commit(q, source)
 
@@ -470,12 +470,12 @@ def _add_typed() -> None:
 
 def _remove_pred(k: int, r: int) -> None:
     if current(r):  # the k-th predicate of the pattern that button was drawn for
-        _apply(lambda: edit.remove_predicate(state.pattern(), k))
+        apply_edit(lambda: edit.remove_predicate(state.pattern(), k))
 
 
 def _set_equiv(key: str) -> None:
     if current(key):
-        _apply(lambda: edit.set_equivalence(state.pattern(), list(ss.get(key) or [])))
+        apply_edit(lambda: edit.set_equivalence(state.pattern(), list(ss.get(key) or [])))
 
 
 def _operand_widgets(prefix: str, cols: list[Any], label: str) -> None:
@@ -491,7 +491,7 @@ def _operand_widgets(prefix: str, cols: list[Any], label: str) -> None:
     if ss.get(f"{prefix}_idx") not in keys:
         ss[f"{prefix}_idx"] = keys[0]
     cols[1].selectbox("which", keys, key=f"{prefix}_idx", format_func=dict(opts).get)
-    attrs = _attrs_for(p.component(var).type)
+    attrs = attrs_for(p.component(var).type)
     if ss.get(f"{prefix}_attr") not in attrs:
         ss[f"{prefix}_attr"] = attrs[0]
     cols[2].selectbox("attribute", attrs, key=f"{prefix}_attr", disabled=ss.get(f"{prefix}_idx") == "len")
@@ -507,7 +507,7 @@ def predicate_form() -> None:
         c1.code(expr_text(e), language="sql")
         c2.button("", key=f"pd_{k}_{state.rev()}", icon=":material/delete:", on_click=_remove_pred,
                   args=(k, state.rev()), help="remove this predicate", width="stretch")
-    all_attrs = sorted({a for attrs in _schema().values() for a in attrs} | set(p.equivalence))
+    all_attrs = sorted({a for attrs in schema_in_use().values() for a in attrs} | set(p.equivalence))
     key = rkey("pe_attrs")
     st.multiselect("Same value in every event of a match `[attr]` (partitions the stream)", all_attrs,
                    default=list(p.equivalence), key=key, on_change=_set_equiv, args=(key,))
@@ -538,14 +538,14 @@ def predicate_form() -> None:
                   label_visibility="collapsed")
     c2.button("Add", key="pt_add", on_click=_add_typed, width="stretch")
     ui.pattern_error(("predicate",))
-    _form_data_check(("predicate",))
+    form_data_check(("predicate",))
 
 
 # --------------------------------------------------------------------------- window / strategy / output
 
 def _set_strategy(key: str) -> None:
     if current(key):
-        _apply(lambda: edit.set_strategy(state.pattern(), ss[key]))
+        apply_edit(lambda: edit.set_strategy(state.pattern(), ss[key]))
 
 
 def _set_window(r: int) -> None:
@@ -558,12 +558,12 @@ def _set_window(r: int) -> None:
         unit = ss.get(f"ws_unit_{r}")
         return edit.set_window(state.pattern(), float(ss.get(f"ws_value_{r}") or 0),
                                None if unit == "(unit of ts)" else unit)
-    _apply(go)
+    apply_edit(go)
 
 
 def _set_output(key: str) -> None:
     if current(key):
-        _apply(lambda: edit.set_output(state.pattern(), ss[key]))
+        apply_edit(lambda: edit.set_output(state.pattern(), ss[key]))
 
 
 def window_form() -> None:
@@ -585,25 +585,3 @@ def window_form() -> None:
     st.radio("Output", ["ALL", "NON_OVERLAP"], index=["ALL", "NON_OVERLAP"].index(p.output), key=key,
              horizontal=True, on_change=_set_output, args=(key,),
              format_func={"ALL": "ALL matches", "NON_OVERLAP": "NON_OVERLAP (one at a time per partition)"}.get)
-
-
-TABS = ["Component", "Groups", "Predicates", "Window & strategy", "Aggregate & RETURN"]
-
-
-def side_forms() -> None:
-    """The forms, in tabs that keep the one a person chose across edits (``design_tab``)."""
-    tabs = st.tabs(TABS, key="design_tab", on_change="rerun")
-    with tabs[0]:
-        component_form()
-    with tabs[1]:
-        group_form()
-    with tabs[2]:
-        predicate_form()
-    with tabs[3]:
-        window_form()
-    with tabs[4]:
-        from app.design_aggregate import aggregate_form  # it builds on this module's helpers
-
-        aggregate_form()
-    ui.pattern_error(("form",))
-    _form_data_check(("form",))

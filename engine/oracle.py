@@ -403,12 +403,3 @@ class OracleMatcher(MatcherBase):
 
     def close(self) -> list[Match]:
         return run(self.pattern, self._events, stats=self.stats)
-
-
-def run_uncertain(pattern: Pattern, events: list[Event], **options: Any) -> list[Match]:
-    """The ground truth for interval data (imprecise timestamps): every possible world
-    enumerated, matches collapsed into (signature, range, exact confidence); see
-    ``engine/uncertain/oracle.py`` and docs/semantics.md, "Imprecise timestamps"."""
-    from .uncertain.oracle import run_uncertain as _run
-
-    return _run(pattern, events, **options)

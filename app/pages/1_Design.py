@@ -5,6 +5,7 @@ import streamlit as st
 
 from app import canvas, state, ui
 from app import design_forms as forms
+from app import design_tabs
 from engine.dsl import to_text
 
 ui.page("Design", "✏️")
@@ -19,7 +20,7 @@ with left:
     st.caption("Right-click the canvas to add a component (e.g. `Stock c` or `Stock+ a[]`); right-click a node "
                "to edit or delete it; drag from a node's right handle to another node to set the order.")
     canvas.section()
-    forms.side_forms()
+    design_tabs.side_forms()
 
 with right:
     st.markdown("##### DSL")
