@@ -8,17 +8,16 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from .columns import T_BAD, T_INFINITE, T_NUMBER, Column
+from .frame_check import FrameCheck
 from .mapping import UNIT_SECONDS
 from .numbers import NUMBER_TEXT, NumberLimit, exact_number, short_number
 from .report import show_value
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .validation import FrameCheck
 
 __all__ = ["exact_number_text", "exact_bounds", "convert_time_unit", "check_interval_order",
            "check_interval_instants", "check_u_max", "check_pmf", "check_arrival_order"]
