@@ -28,8 +28,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from . import expr as X
-from .model import (
+from .. import expr as X
+from ..model import (
     MAX_COMPONENTS,
     MAX_PATTERN_LENGTH,
     QUANT_SUFFIX,
