@@ -1,0 +1,256 @@
+"""The engines' buffers after a step: NFA^b's shared versioned buffer (:func:`shared_buffer_figure`,
+:func:`retrieval_path`) and the lazy engines' per-variable input buffers (:func:`lazy_buffer_figure`).
+"""
+from __future__ import annotations
+
+from typing import Any, Iterable, Sequence
+
+import networkx as nx
+import plotly.graph_objects as go
+
+from engine.trace import Step
+from visualizers.escape import plotly as plotly_text
+from visualizers.trace.plain_figure import ADDED, LIVE, PATH, REMOVED, _Fig, _sc
+
+
+def buffer_view(steps: Sequence[Step], k: int) -> tuple[dict[str, dict[str, Any]], set[str], set[str], set[str]]:
+    """The shared buffer after step ``k``: ``(entries, added, new_pointer_entries, removed)``;
+    entries pruned on step ``k`` are kept (flagged ``removed``) so that they can be greyed."""
+    entries: dict[str, dict[str, Any]] = {}
+    removed_now: dict[str, dict[str, Any]] = {}
+    added: set[str] = set()
+    pointed: set[str] = set()
+    for j, s in enumerate(steps[: k + 1]):
+        b = s.buffer or {}
+        if b.get("kind") not in (None, "shared"):
+            continue
+        last = j == k
+        for ent in b.get("added", ()):
+            entries[ent["id"]] = {"id": ent["id"], "state": ent["state"], "event": ent["event"],
+                                  "preds": [dict(p) for p in ent["preds"]], "step": j}
+            if last:
+                added.add(ent["id"])
+        for p in b.get("pointers", ()):
+            if p["entry"] in entries:
+                entries[p["entry"]]["preds"].append({"label": p["label"], "to": p["to"], "new": last})
+                if last:
+                    pointed.add(p["entry"])
+        for rid in b.get("removed", ()):
+            ent = entries.pop(rid, None)
+            if last and ent is not None:
+                removed_now[rid] = dict(ent, removed=True)
+    entries.update(removed_now)
+    return entries, added, pointed, set(removed_now)
+
+
+def _compatible(label: str, version: str) -> bool:
+    return version == label or version.startswith(label + ".")
+
+
+def retrieval_path(entries: dict[str, dict[str, Any]], last_event: Any, version: str | None
+                   ) -> list[tuple[str, str | None, str]]:
+    """The match's entries from its last event back to its first, following at each entry
+    the pointer whose version label is the longest prefix of the run's version (§4.9):
+    ``[(entry, next entry or None, label)]``."""
+    if version is None:
+        return []
+    start = None
+    for eid, ent in entries.items():
+        if ent["event"] == last_event and any(_compatible(p["label"], version) for p in ent["preds"]):
+            if start is None or any(p["label"] == version for p in ent["preds"]):
+                start = eid
+    out: list[tuple[str, str | None, str]] = []
+    cur = start
+    seen: set[str] = set()
+    while cur is not None and cur in entries and cur not in seen:
+        seen.add(cur)
+        preds = [p for p in entries[cur]["preds"] if _compatible(p["label"], version)]
+        if not preds:
+            out.append((cur, None, ""))
+            break
+        p = max(preds, key=lambda q: len(q["label"]))
+        out.append((cur, p["to"], p["label"]))
+        cur = p["to"]
+    return out
+
+
+def stack_order(g: nx.MultiDiGraph | None, entries: dict[str, dict[str, Any]]) -> list[str]:
+    """Stacks (states) left to right: the automaton's order, then any others."""
+    states = list(dict.fromkeys(e["state"] for e in entries.values()))
+    if g is None:
+        return states
+    rank = {n: (d.get("alternative", 0), d.get("order", 99)) for n, d in g.nodes(data=True)}
+    named = [n for n in sorted(rank, key=lambda n: rank[n]) if g.nodes[n].get("kind") not in ("final", "negation")]
+    return named + [s for s in states if s not in named]
+
+
+def _labels_text(labels: Sequence[str], limit: int = 3) -> str:
+    shown = ", ".join(labels[:limit])
+    return f"[{shown}{', +' + str(len(labels) - limit) if len(labels) > limit else ''}]"
+
+
+def shared_buffer_figure(entries: dict[str, dict[str, Any]], stacks: Sequence[str], seq_of: dict[Any, int],
+                         added: Iterable[str] = (), pointed: Iterable[str] = (), path: Sequence[tuple] = (),
+                         max_events: int = 40, height: int | None = None) -> go.Figure:
+    """The SASE+ buffer figure: a column per stack, entries bottom (old) to top (new) by
+    event, an arrow from each entry to each predecessor labelled with its version(s)
+    (several runs sharing one pointer target are one arrow listing their labels). Entries
+    written on this step are orange, pruned ones grey, a match's retrieval path gold. Only
+    the latest ``max_events`` events are drawn (the title says so)."""
+    from visualizers.automaton import _bezier
+
+    added, pointed = set(added), set(pointed)
+    path_entries = {p[0] for p in path}
+    path_ptrs = {(p[0], p[1]) for p in path if p[1] is not None}
+    evs = sorted({e["event"] for e in entries.values()}, key=lambda i: seq_of.get(i, 0))
+    cut = len(evs) - max_events if len(evs) > max_events else 0
+    row = {ev: r for r, ev in enumerate(evs[cut:])}
+    col = {s: c for c, s in enumerate(stacks)}
+    for e in entries.values():
+        col.setdefault(e["state"], len(col))
+    X = 3.0
+    pos = {eid: (col[e["state"]] * X, float(row[e["event"]])) for eid, e in entries.items() if e["event"] in row}
+    # one arrow per (entry, predecessor), its labels joined; grouped by style into few traces
+    arrows: dict[tuple[str, str], dict[str, Any]] = {}
+    below: list[tuple[float, float]] = []
+    for eid, e in entries.items():
+        if eid not in pos:
+            continue
+        for p in e["preds"]:
+            to = p.get("to")
+            if to is None:
+                continue
+            if to not in pos:
+                below.append(pos[eid])
+                continue
+            a = arrows.setdefault((eid, to), {"labels": [], "new": False})
+            a["labels"].append(str(p["label"]))
+            a["new"] = a["new"] or bool(p.get("new")) or eid in added
+    styles = {"path": (PATH, 4.5), "new": (LIVE, 2.6), "old": ("#5d6d7e", 1.4)}
+    lines: dict[str, tuple[list[Any], list[Any], list[Any]]] = {k: ([], [], []) for k in styles}
+    tx, ty, tt, tc = [], [], [], []
+    for (eid, to), a in arrows.items():
+        (x0, y0), (x1, y1) = pos[eid], pos[to]
+        if abs(x0 - x1) < 1e-9:  # same stack: bend right, more for longer jumps
+            bend = 0.35 + 0.22 * min(abs(y0 - y1), 6)
+            xs, ys = _bezier((x0 + 0.3, y0), (x0 + 0.3 + bend, y0 - 0.15), (x1 + 0.3 + bend, y1 + 0.15),
+                             (x1 + 0.3, y1), n=10)
+        else:
+            xs, ys = _bezier((x0 - 0.3, y0), (x0 - 1.2, y0), (x1 + 1.2, y1), (x1 + 0.3, y1), n=10)
+        xs, ys = [round(v, 3) for v in xs], [round(v, 3) for v in ys]
+        kind = "path" if (eid, to) in path_ptrs else ("new" if a["new"] else "old")
+        lx, ly, ls = lines[kind]
+        lx += xs + [None]
+        ly += ys + [None]
+        ls += [0] * (len(xs) - 1) + [11 if kind != "old" else 8, 0]
+        mid = len(xs) // 2
+        tx.append(xs[mid] + (0.05 if abs(x0 - x1) < 1e-9 else 0))
+        ty.append(ys[mid])
+        tt.append(plotly_text(_labels_text(a["labels"])))
+        tc.append({"path": "#9a7d0a", "new": "#ba4a00"}.get(kind, "#34495e"))
+    fig = _Fig()
+    for kind in ("old", "new", "path"):
+        lx, ly, ls = lines[kind]
+        if not lx:
+            continue
+        colour, width = styles[kind]
+        fig.add_trace(_sc(x=lx, y=ly, mode="lines+markers", hoverinfo="skip", showlegend=False,
+                                 line=dict(color=colour, width=width),
+                                 marker=dict(symbol="arrow", size=ls, color=colour, angleref="previous")))
+    if tx:
+        fig.add_trace(_sc(x=tx, y=ty, mode="text", text=tt, hoverinfo="skip", showlegend=False,
+                                 textposition="middle right", textfont=dict(size=12, color=tc)))
+    if below:
+        fig.add_trace(_sc(x=[b[0] for b in below], y=[b[1] - 0.42 for b in below], mode="text", text=["↓"] * len(below),
+                                 hoverinfo="skip", showlegend=False, textfont=dict(size=12, color="#888")))
+    xs, ys, texts, fills, lcol, hovers = [], [], [], [], [], []
+    for eid, e in entries.items():
+        if eid not in pos:
+            continue
+        x, y = pos[eid]
+        xs.append(x)
+        ys.append(y)
+        texts.append(plotly_text(f"e{e['event']}"))  # event ids come from the data
+        removed = e.get("removed")
+        fills.append(REMOVED if removed else (PATH if eid in path_entries else (ADDED if eid in added else "#eaf2f8")))
+        lcol.append("#999" if removed else ("#b9770e" if eid in path_entries else "#1f4e79"))
+        ptrs = [plotly_text(f"[{p['label']}] → {p['to'] or '∅'}") for p in e["preds"]]
+        hovers.append(f"<b>{plotly_text(eid)}</b><br>stack {plotly_text(e['state'])} · event "
+                      f"{plotly_text(e['event'])}<br>pointers: "
+                      + ", ".join(ptrs[:8]) + (f" … (+{len(ptrs) - 8})" if len(ptrs) > 8 else "")
+                      + ("<br><i>pruned on this step</i>" if removed else "")
+                      + ("<br><i>written on this step</i>" if eid in added else ""))
+    fig.add_trace(_sc(x=xs, y=ys, mode="markers+text", text=texts, hovertext=hovers, hoverinfo="text",
+                             textfont=dict(size=12, color="#111"), showlegend=False, name="entries",
+                             marker=dict(symbol="square", size=34, color=fills, line=dict(color=lcol, width=2))))
+    n_rows = max(len(row), 1)
+    fig.add_trace(_sc(x=[c * X for c in col.values()], y=[n_rows - 0.25] * len(col), mode="text",
+                             text=[f"<b>{plotly_text(s)}</b>" for s in col], textposition="top center", hoverinfo="skip",
+                             showlegend=False, textfont=dict(size=14, color="#1f2d3d")))
+    for kind, colour in (("written on this step", ADDED), ("match retrieval path", PATH), ("pruned", REMOVED)):
+        fig.add_trace(_sc(x=[None], y=[None], mode="markers", name=kind,
+                                 marker=dict(symbol="square", size=12, color=colour)))
+    title = f"the latest {max_events} events drawn; {cut} older not drawn" if cut else ""
+    fig.update_layout(
+        title=dict(text=title, font=dict(size=13)),
+        xaxis=dict(visible=False, range=[-1.2, max(len(col) - 1, 0) * X + 2.4]),
+        yaxis=dict(visible=False, range=[-0.8, n_rows + 0.7]),
+        height=height or min(max(280, 44 * n_rows + 110), 1400), plot_bgcolor="white",
+        margin=dict(l=10, r=10, t=30 if title else 10, b=10),
+        legend=dict(orientation="h", yanchor="top", y=-0.01, x=0))
+    return fig.figure()
+
+
+def lazy_buffer_figure(step: Step, pattern_order: Sequence[str], types: dict[str, str] | None = None,
+                       max_events: int = 30, height: int | None = None) -> go.Figure:
+    """The lazy engines' per-variable input buffers after a step (Kolchinsky & Schuster §3):
+    one column per variable, in the evaluation order when the engine has one (the chain:
+    ascending frequency), the buffered event ids stacked oldest at the bottom; events stored
+    on this step green, events a partial match took from a buffer on this step gold. A
+    variable with no buffer is read from the stream only (the chain's first)."""
+    b = step.buffer or {}
+    bufs: dict[str, list[Any]] = dict(b.get("buffers") or {})
+    order = (b.get("order") or [[]])[0] or []
+    cols = list(dict.fromkeys([*order, *pattern_order, *bufs]))
+    stored = {a.event for a in step.actions if a.kind == "store"}
+    taken = {a.event for a in step.actions if a.kind == "take" and (a.detail or {}).get("source") == "buffer"}
+    fig = _Fig()
+    xs, ys, texts, fills, hovers = [], [], [], [], []
+    annotations = []
+    tallest = max([min(len(bufs.get(v, [])), max_events) for v in cols] + [1])
+    for c, v in enumerate(cols):
+        ids = list(bufs.get(v, []))
+        more = len(ids) - max_events
+        shown = ids[-max_events:]
+        for r, i in enumerate(shown):
+            xs.append(c)
+            ys.append(r)
+            texts.append(plotly_text(i))  # event ids come from the data
+            fills.append(PATH if i in taken else (ADDED if i in stored else "#eaf2f8"))
+            hovers.append(f"event {plotly_text(i)} in the buffer of {plotly_text(v)}")
+        head = f"<b>{plotly_text(v)}</b>" + (f" ({plotly_text(types[v])})" if types and v in types else "")
+        if v in order:
+            head = f"{order.index(v) + 1}. " + head
+        sub = f"{len(ids)} buffered" if v in bufs else "from the stream"
+        annotations.append(dict(x=c, y=tallest - 0.3, text=head + f"<br>{sub}", showarrow=False, yanchor="bottom",
+                                font=dict(size=13)))
+        if more > 0:
+            annotations.append(dict(x=c, y=-0.6, text=f"+{more} older", showarrow=False, yanchor="top",
+                                    font=dict(size=11, color="#888")))
+    if xs:
+        fig.add_trace(_sc(x=xs, y=ys, mode="markers+text", text=texts, hovertext=hovers, hoverinfo="text",
+                          showlegend=False, textfont=dict(size=11),
+                          marker=dict(symbol="square", size=30, color=fills, line=dict(color="#1f4e79", width=1.5))))
+    for kind, colour in (("stored on this step", ADDED), ("taken from the buffer on this step", PATH)):
+        fig.add_trace(_sc(x=[None], y=[None], mode="markers", name=kind,
+                          marker=dict(symbol="square", size=12, color=colour)))
+    title = f"{b.get('partial', 0)} partial match(es)"
+    if order:
+        title += plotly_text(f" · evaluation order {' → '.join(order)} (pattern order {' → '.join(pattern_order)})")
+    fig.update_layout(annotations=annotations, title=dict(text=title, font=dict(size=13)),
+                      xaxis=dict(visible=False, range=[-0.7, max(len(cols), 1) - 0.3]),
+                      yaxis=dict(visible=False, range=[-1.3, tallest + 1.2]),
+                      height=height or min(max(260, 34 * tallest + 170), 1200), plot_bgcolor="white",
+                      margin=dict(l=10, r=10, t=40, b=10),
+                      legend=dict(orientation="h", yanchor="top", y=-0.01, x=0))
+    return fig.figure()
