@@ -1,0 +1,126 @@
+"""The result of a Spark read (``SparkEvents``) and the building of ``Event`` objects from
+its canonical Arrow rows (``EventSpec``, ``build_events``; both run on the workers too)."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+
+from ...events import ColumnMapping, Event, ValidationReport, arrow_to_pandas, events_from_frame
+from ...events.lines import LineIndex
+from .columns import JSON_COL, SEQ_COL
+
+# --------------------------------------------------------------------------- result
+
+@dataclass
+class SparkEvents:
+    """Validated events as a Spark DataFrame plus what the in-process ``LoadResult`` says.
+
+    ``df`` columns: ``__cep_row`` (0-based input row), ``__cep_seq`` (stream position),
+    ``__cep_type``, ``__cep_ts`` (float; seconds since the epoch for date-times),
+    ``__cep_id``, ``__cep_lower``/``__cep_upper`` for interval events, the plain attribute
+    columns under their own names, and ``__cep_json`` (a JSON object per row) when some
+    attributes have mixed kinds. ``id_json``: ``__cep_id`` holds JSON text.
+    """
+
+    df: Any
+    report: ValidationReport
+    schema: dict[str, dict[str, str]]
+    mapping: ColumnMapping
+    time_is_datetime: bool
+    attr_columns: list[str]           # plain (Spark-typed) attribute columns
+    json_attrs: list[str]             # attributes carried in __cep_json
+    id_json: bool = False
+    ids_are_rows: bool = False
+    promote: list[str] = field(default_factory=list)  # JSON attrs whose ints read as floats
+    count: int = 0
+    source: str = ""
+    lines: LineIndex | None = None    # file line of each input row (a single CSV / JSON Lines file)
+    ts_range: tuple[float, float] | None = None  # (min, max) ts when the validation pass knows them
+    _cached: list[Any] = field(default_factory=list, repr=False)
+
+    @property
+    def has_json(self) -> bool:
+        return JSON_COL in self.df.columns
+
+    @property
+    def is_interval(self) -> bool:
+        return self.mapping.is_interval
+
+    def seconds_to_ts(self, seconds: float) -> float:
+        """A duration in seconds in the unit of ``ts`` (as ``LoadResult.seconds_to_ts``)."""
+        if self.time_is_datetime:
+            return float(seconds)
+        return seconds / {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}[self.mapping.ts_unit]
+
+    def event_spec(self) -> "EventSpec":
+        return EventSpec(attr_columns=list(self.attr_columns), has_json=self.has_json,
+                         id_json=self.id_json, interval=self.is_interval,
+                         promote=tuple(self.promote))
+
+    def to_events(self) -> list[Event]:
+        """All events, collected to the driver in stream order (small inputs: tests, the
+        debugger's prefix)."""
+        spec = self.event_spec()
+        out: list[Event] = []
+        for batch in _collect_batches(self.df.orderBy(SEQ_COL)):
+            out.extend(build_events(batch, spec))
+        return out
+
+    def unpersist(self) -> None:
+        for d in self._cached:
+            try:
+                d.unpersist()
+            except Exception:  # noqa: BLE001 - session may be gone
+                pass
+        self._cached.clear()
+
+
+@dataclass(frozen=True)
+class EventSpec:
+    """How to turn canonical Arrow rows into Events (shipped to the workers)."""
+
+    attr_columns: list[str]
+    has_json: bool
+    id_json: bool
+    interval: bool
+    promote: tuple[str, ...] = ()
+
+
+def _collect_batches(df: Any) -> list[pa.Table]:
+    return [df.toArrow()]
+
+
+def build_events(batch: pa.RecordBatch | pa.Table, spec: EventSpec,
+                 frame: pd.DataFrame | None = None) -> list[Event]:
+    """Events from a batch of canonical rows, with ``seq`` from ``__cep_seq``.
+
+    Uses ``events_from_frame`` for the plain columns (the loader's own conversion) and
+    ``json.loads`` for ``__cep_json`` / JSON ids, so values equal the in-process ones.
+    """
+    if frame is None:
+        frame = arrow_to_pandas(batch)
+    if len(frame) == 0:
+        return []
+    evs = events_from_frame(frame, spec.attr_columns)
+    seqs = frame[SEQ_COL].tolist()
+    for e, s in zip(evs, seqs):
+        e.seq = s
+    if spec.has_json:
+        loads = json.loads
+        for e, j in zip(evs, frame[JSON_COL].tolist()):
+            if j is not None and j is not pd.NA and j != "{}":
+                e.attrs.update(loads(j))
+        for a in spec.promote:
+            for e in evs:
+                v = e.attrs.get(a)
+                if type(v) is int:
+                    e.attrs[a] = float(v)
+    if spec.id_json:
+        loads = json.loads
+        for e in evs:
+            e.id = loads(e.id) if isinstance(e.id, str) else e.id
+    return evs
