@@ -149,7 +149,7 @@ def test_nothing_below_the_cli_imports_it():
     import ast
 
     engine_dir = Path(__file__).resolve().parent.parent / "engine"
-    files = [*sorted((engine_dir / "spark").glob("*.py")), engine_dir / "arguments.py", engine_dir / "output.py"]
+    files = [*sorted((engine_dir / "spark").rglob("*.py")), engine_dir / "arguments.py", engine_dir / "output.py"]
     offenders = []
     for f in files:
         for node in ast.walk(ast.parse(f.read_text(encoding="utf-8"))):

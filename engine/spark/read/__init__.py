@@ -1,4 +1,4 @@
-"""Reading events with Spark: CSV, JSON Lines and Parquet (DESIGN.md, "Spark", Readers).
+"""Reading events with Spark: CSV, JSON Lines and Parquet.
 
 ``read_events(path, mapping)`` gives the same events, the same ``seq`` and the same
 validation report as ``engine.events.load_events`` on the same file, but reads and checks
