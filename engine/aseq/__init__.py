@@ -1,5 +1,5 @@
 """A-Seq: online aggregation of sequence patterns without building matches (Qi, Cao, Ray,
-Rundensteiner, SIGMOD 2014; notes in papers/aseq-aggregation.md).
+Rundensteiner, SIGMOD 2014; docs/papers.md, "A-Seq").
 
 | module       | what it holds                                                              |
 |--------------|----------------------------------------------------------------------------|

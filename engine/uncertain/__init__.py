@@ -1,5 +1,5 @@
 """Pattern matching over events with imprecise timestamps (Zhang, Diao, Immerman, VLDB 2010;
-implementation notes ``shared/papers/imprecise-timestamps.md``; docs/semantics.md,
+docs/papers.md, "Imprecise timestamps"; docs/semantics.md,
 "Imprecise timestamps").
 
 | module        | what it holds (notes section)                                                |
