@@ -41,7 +41,7 @@ class PatternError(ValueError):
             s += f" ({self.hint})"
         return s
 
-# Limits of the pattern language (issue 16, "patterns never crash"). They keep every
+# Limits of the pattern language (a pattern never crashes a walk over it). They keep every
 # recursive walk of a pattern (the parser, the printers, pydantic's serializer, the
 # compilers) far from Python's recursion limit, and every number a finite float.
 MAX_NESTING = 64  # groups inside groups; expression tree height; parentheses, NOT, unary minus
