@@ -23,8 +23,9 @@ The table, in the order this module registers it:
 Registration order decides which engines the wrap in step 5 covers, and otherwise only the
 order of listings that read ``ENGINES`` directly (the Uncertain time page's engine menu, the
 near-name hint for an unknown engine); ``auto``, :func:`reasons` and :func:`engine_names` order
-the engines by ``preference``, and a re-registration keeps an engine's place in ``ENGINES``. An engine added before step 5 refuses selections; one added
-after it must refuse them itself if it cannot run them.
+the engines by ``preference``, and a re-registration keeps an engine's place in ``ENGINES``.
+An engine added before step 5 refuses selections; one added after it must refuse them itself
+if it cannot run them.
 
 AGG patterns and the lazy chain are decided in :func:`choose` before the preference walk:
 an AGG pattern goes to the A-Seq chooser (``engine/aseq/select.py``), and with known type
