@@ -1,4 +1,4 @@
-"""Aggregate values and result rows (A-Seq §5; docs/papers.md, "A-Seq", item 10).
+"""Aggregate values and result rows (A-Seq §5; docs/papers.md, "A-Seq", A12).
 
 An aggregate over a set of matches is kept as a :class:`Val`: the number of matches
 ``c``, and for the aggregated attribute the sum ``s`` and number ``n`` of the values that
