@@ -16,7 +16,8 @@ docs/papers.md, "Imprecise timestamps"; docs/semantics.md,
 | ``event``     | the event-based framework: any-state, sorted, selectivity (§4, App. C)        |
 | ``explain``   | per-signature explanations for the Uncertain time page                        |
 
-Where the paper is ambiguous, the resolutions followed are listed in docs/papers.md.
+Docstrings in this package cite the implementation notes on the paper by section ("notes §3.6")
+and resolution number; docs/papers.md, "Imprecise timestamps", indexes both.
 
 Engines register in ``engine.planner`` as ``uncertain-event`` (``auto`` on interval data),
 ``uncertain-point`` and ``uncertain-oracle``.
