@@ -1,5 +1,5 @@
-"""The Aggregate page (issue 12.9): A-Seq's prefix counters updating event by event beside
-the matches a construct-then-aggregate baseline builds (papers/aseq-aggregation.md §8).
+"""The Aggregate page A-Seq's prefix counters updating event by event beside
+the matches a construct-then-aggregate baseline builds (the A-Seq paper; docs/papers.md, "A-Seq").
 
 Both engines are traced once per (example, data) and kept in session state; stepping and
 playing only read the traces. The step views live in one ``st.fragment`` that reruns itself
@@ -269,7 +269,7 @@ def pick_example() -> tuple[str, list[Event], str, dict[str, list[int]] | None] 
     choice = st.selectbox("Example", choices, key="agg_example")
     if choice in EXAMPLES:
         ex = EXAMPLES[choice]
-        st.caption(f"Stream *{ex.source}* (papers/aseq-aggregation.md §5): `{ex.stream}`. {ex.note}")
+        st.caption(f"Stream *{ex.source}* (from the A-Seq paper's examples): `{ex.stream}`. {ex.note}")
         st.code(ex.text.strip(), language="sql")
         return choice, stream(ex.stream, ex.attrs), ex.text, ex.chops
     if choice == CURRENT:

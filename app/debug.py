@@ -1,4 +1,4 @@
-"""The Debug page: step through a pattern's run event by event (issue 10, item 4).
+"""The Debug page: step through a pattern's run event by event.
 
 The trace is computed once per (pattern, data, engine, match-windows mode, prefix) with
 the matcher ``cep run`` would use (``engine.run_choice``, so match #K is ``cep run``'s #K)
@@ -378,7 +378,7 @@ def step_views(t: Traced) -> None:
     st.markdown("##### Timeline")
     st.plotly_chart(TV.cursor_timeline_figure(t.steps, k, m, TV.live_event_ids(step)), width="stretch",
                     key="dbg_timeline", config={"displaylogo": False})
-    windows_panels.debug_panel(t, k)  # match windows (issue 13): lanes, counters, NMC verdicts
+    windows_panels.debug_panel(t, k)  # match windows: lanes, counters, NMC verdicts
 
     dt = (time.perf_counter() - t0) * 1000
     times = _ss().setdefault("dbg_times", [])

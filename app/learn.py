@@ -1,4 +1,4 @@
-"""The Learn page: the papers' ideas shown on small runs (issue 10, item 5).
+"""The Learn page: the papers' ideas shown on small runs.
 
 Each view has a short text citing the paper section it illustrates:
 
@@ -207,4 +207,4 @@ def render() -> None:
     st.divider()
     lazy_view()
     st.divider()
-    windows_panels.learn_panel()  # pruning by match windows (issue 13)
+    windows_panels.learn_panel()  # pruning by match windows

@@ -1,4 +1,4 @@
-"""Limits of the app's inputs, and engine errors as messages (issue 16, item 6).
+"""Limits of the app's inputs, and engine errors as messages.
 
 - ``upload_problem(name, size)``: an upload over ``UPLOAD_MAX_BYTES`` (100 MB: the app loads
   a file whole, about ten times its size in memory) gets a message that states the size,

@@ -1,4 +1,4 @@
-"""The Uncertain time page (issue 11 item 8; imprecise-timestamps notes §7).
+"""The Uncertain time page (imprecise-timestamps paper; docs/papers.md, "Imprecise timestamps").
 
 Events with uncertainty intervals, matched under the possible-worlds semantics by the
 uncertain engines (``engine/uncertain``). The run is traced once (the debugger's step trace,

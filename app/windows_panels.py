@@ -1,4 +1,4 @@
-"""Match-window views of the Debug and Learn pages (issue 13.7; match-windows paper §4).
+"""Match-window views of the Debug and Learn pages (match-windows paper §4).
 
 ``debug_panel(t, k)`` is called by the Debug page with its trace: for a run in match windows
 (``cep run``'s default for event-set patterns, chosen by ``engine.run_choice``, or the engine

@@ -1,4 +1,4 @@
-"""A-Seq vs the construct-then-aggregate baseline (papers/aseq-aggregation.md §6, Figs. 12-14, 16).
+"""A-Seq vs the construct-then-aggregate baseline (A-Seq §6, Figs. 12-14, 16).
 
     .venv/bin/python benchmarks/aseq_vs_baseline.py [--events 10000] [--budget 5] [--out docs/benchmarks_aseq.md]
 
@@ -279,7 +279,7 @@ Produced by `benchmarks/aseq_vs_baseline.py --events {args.events} --budget {arg
 other work: absolute times are noisy, ratios are measured in one process on the same events).
 Data: {args.events:,} events, {args.types} tickers T0..T{args.types - 1} drawn uniformly, one event per ms,
 so `WITHIN W` holds about W/{args.types} events of each ticker. Query: `SEQ(T0, ..., T(l-1)) AGG COUNT WITHIN W`;
-negation on = `!T9` between the first two positions (papers/aseq-aggregation.md §6, Fig. 14b).
+negation on = `!T9` between the first two positions (A-Seq §6, Fig. 14b).
 
 **Extrapolation.** Where the baseline would run for minutes to hours, it runs the longest prefix of the
 stream that fits {args.budget:g} s and its time for the whole stream is extrapolated (column *baseline*

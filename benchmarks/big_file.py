@@ -1,4 +1,4 @@
-"""Memory and time of ``cep run`` on big files (issue 16, Deliver 4).
+"""Memory and time of ``cep run`` on big files.
 
 Generates a CSV of N rows (``id,type,ts,x,y,name,zone,v``; types A/B at random, ts = the row
 number, x and y uniform in [0, 1), about 84 bytes a row, so 2.4 M rows are ~200 MB), with

@@ -1,4 +1,4 @@
-"""A long fuzz run of the pattern language (issue 16, "patterns never crash").
+"""A long fuzz run of the pattern language (no pattern may crash the parser, printer or compilers).
 
 Runs the checks of ``tests/test_fuzz_patterns.py`` (parse; print, re-parse and compare; JSON
 round trip; ``planner.reasons`` against ``planner.make_matcher``; run on a few events) on N

@@ -1,5 +1,5 @@
-"""Lazy chain / tree NFA vs the eager NFA (Kolchinsky & Schuster §8; notes
-papers/lazy-chain-nfa.md §8): events/s, peak and created partial matches, condition
+"""Lazy chain / tree NFA vs the eager NFA (Kolchinsky & Schuster §8;
+docs/papers.md, "Lazy chain / tree NFA"): events/s, peak and created partial matches, condition
 evaluations, buffered events and peak memory, on stock-like streams whose type rates are
 skewed 1:3, 1:10, 1:100 and 1:700, for SEQ of 3-5, AND of 3-4, negation and Kleene, plus a
 stream whose rarest type changes over time (the tree NFA's case, Fig. 18).

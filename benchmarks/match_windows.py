@@ -1,4 +1,4 @@
-"""Match windows (match-windows paper §6; notes papers/match-windows.md §6): the throughput
+"""Match windows (match-windows paper §6): the throughput
 factor of filtering (f), partitioning (p) and the necessary match conditions (c) over the
 plain-window baseline, for the SES automaton and for an all-matches engine.
 

@@ -1,4 +1,4 @@
-"""Where the time of match windows goes (issue 13): cProfile of the plain-window baseline
+"""Where the time of match windows goes: cProfile of the plain-window baseline
 and of f+p+c with the SES automaton on P_set, k = 1, 4, 8 (the trades of
 ``benchmarks/match_windows.py``, WITHIN 50 ms), the split of f+p+c into filtering (the
 gate alone, with the caller's loop) and the rest (the buffered events and the calls of A),

@@ -1,4 +1,4 @@
-"""NFA^b on output-heavy queries: what matches cost (issue 14, "matches cost nothing until read").
+"""NFA^b on output-heavy queries: what matches cost (matches are read from run paths only when output).
 
 The SASE template of ``benchmarks/nfab_sase.py`` (W = 500 events) on its stock stream, for
 the queries whose time went to match construction (p1s1, p2s2, p3-*s2). For each, in one

@@ -1,4 +1,4 @@
-"""NFA^b on the SASE+ experiment template (papers/sase-nfab.md §7).
+"""NFA^b on the SASE+ experiment template (SASE+ §6).
 
     PATTERN SEQ(Stock+ a[], Stock b)
     WHERE ES AND [symbol] AND a[1].price % 500 = 0 AND P AND b.volume < 150

@@ -1,7 +1,7 @@
 """The Run page's Spark run, timed from the click: right after the app starts, and warm.
 
     .venv/bin/python benchmarks/spark_app_latency.py                 # the app as it is
-    .venv/bin/python benchmarks/spark_app_latency.py --proposed-warm # with the warm-up of issue 14
+    .venv/bin/python benchmarks/spark_app_latency.py --proposed-warm # with the Spark warm-up at app start
 
 Starts ``streamlit run app/Home.py`` on a loopback port (Spark warm-up on, as a person
 starts it), opens the Run page in Debian's chromium (Playwright, as tests/browser_support.py

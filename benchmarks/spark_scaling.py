@@ -16,7 +16,7 @@ Each Spark configuration runs in its own process (one SparkSession per process),
 process also runs the in-process baseline, so every ratio is measured in one process. JVM
 start-up and a warm-up run on 20,000 events (JIT, Python workers) are reported separately
 and excluded from the Spark time. The Spark time is read + validate + match + the action:
-``count`` (persist the matches and count them, the pre-issue-14 way) or ``collect`` (one
+``count`` (persist the matches and count them, the older way) or ``collect`` (one
 action bringing the matches to the driver as Arrow, what ``cep run --spark`` and the app
 do); the in-process time is load + match. The 1-minute load average is printed with every
 figure (the machine is shared). Results are printed as a table; nothing is asserted.

@@ -1,4 +1,4 @@
-"""Start-up of ``cep`` as whole processes (issue 14, Deliver 4): ``import engine.cli``,
+"""Start-up of ``cep`` as whole processes: ``import engine.cli``,
 ``cep --help``, ``cep check`` and ``cep run`` on 10- and 100-row CSV files.
 
 Each command runs ``--runs`` times as ``python -m engine.cli ...`` in a fresh process, the

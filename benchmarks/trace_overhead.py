@@ -1,4 +1,4 @@
-"""What the step trace costs (issue: "with no tracer the engines cost the same as today").
+"""What the step trace costs (with no tracer, the engines must cost what they cost before the trace existed).
 
 Three columns per workload, all measured in this one process, interleaved round by round
 so that machine drift hits each alike:

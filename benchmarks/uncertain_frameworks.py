@@ -1,5 +1,5 @@
-"""Point-based vs event-based evaluation over imprecise timestamps (issue 11 item 7;
-papers/imprecise-timestamps.md §5, Figs. 4-5): throughput as the half-width delta of the
+"""Point-based vs event-based evaluation over imprecise timestamps (the
+imprecise-timestamps paper §5, Figs. 4-5): throughput as the half-width delta of the
 uncertainty intervals grows (1, 5, 10, 20, 50) and as the window W grows, under
 skip_till_any_match (STAM) and skip_till_next_match (STNM), with the size of the
 possible-worlds space a window spans (what the oracle would enumerate) for scale.
@@ -167,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
 def header(env: str) -> str:
     return f"""# Imprecise timestamps: point-based vs event-based
 
-`benchmarks/uncertain_frameworks.py` (issue 11, item 7; papers/imprecise-timestamps.md §5).
+`benchmarks/uncertain_frameworks.py` (the imprecise-timestamps paper §5).
 {env}. Throughput is events per CPU second of this process (the benchmark machine is
 shared, so wall time would measure the neighbours). A cell with "(N ev)" processed only the
 first N events within the budget; its rate is over those, which favours the point-based

@@ -4,7 +4,7 @@ The AST is a tree of pydantic models (so a pattern round-trips through JSON). No
 carry an optional source ``span`` (line, column, length) for error messages; spans are
 excluded from equality and from JSON, so ``parse(print(m)) == m`` holds.
 
-Identifiers follow SASE+ (papers/sase-nfab.md §3.3): ``a.x`` (every element of a Kleene
+Identifiers follow SASE+ (§3.3): ``a.x`` (every element of a Kleene
 variable, or the one event of a singleton), ``a[1].x`` (first), ``a[i].x`` (the element
 being added, i >= 2), ``a[i-1].x`` (the one before it), ``a[last].x`` / ``a[a.len].x``
 (the last one), ``a.len``, and ``avg|sum|min|max|count(a[..i-1].x)`` over the elements
@@ -41,7 +41,7 @@ class PatternError(ValueError):
             s += f" ({self.hint})"
         return s
 
-# Limits of the pattern language (issue 16, "patterns never crash"). They keep every
+# Limits of the pattern language (a pattern never crashes a walk over it). They keep every
 # recursive walk of a pattern (the parser, the printers, pydantic's serializer, the
 # compilers) far from Python's recursion limit, and every number a finite float.
 MAX_NESTING = 64  # groups inside groups; expression tree height; parentheses, NOT, unary minus

@@ -36,7 +36,7 @@ from .expr import (
 
 ANY_TYPE = "ANY"
 
-# Limits of a pattern (issue 16); MAX_NESTING, MAX_NUMBER and MAX_NUMBER_LENGTH are in expr.
+# Limits of a pattern, so that no pattern can crash a recursive walk; MAX_NESTING, MAX_NUMBER and MAX_NUMBER_LENGTH are in expr.
 MAX_COMPONENTS = 64  # components in the whole pattern
 MAX_ALTERNATIVES = 64  # SEQ/AND alternatives after rewriting `?`, `*` and OR (as the NFA^b and lazy compilers count)
 MAX_PATTERN_LENGTH = 100_000  # characters of DSL text
@@ -235,7 +235,7 @@ class Pattern(_Base):
     # ------------------------------------------------------------------ validation
 
     def check_limits(self) -> "Pattern":
-        """The size limits of a pattern (issue 16), checked without recursion, so that a
+        """The size limits of a pattern, checked without recursion, so that a
         pattern built by hand or read from JSON cannot make a later (recursive) walk crash:
         groups nested at most MAX_NESTING deep, at most MAX_COMPONENTS components and
         MAX_ALTERNATIVES alternatives, at most MAX_PREDICATES predicates (WHERE conjuncts and

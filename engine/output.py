@@ -1,7 +1,7 @@
 """Result formatting shared by ``cep run`` (in-process), ``cep run --spark`` and any
 other command that prints matches: ``table``, ``jsonl``, ``csv`` and ``count``.
 
-The JSON Lines form is the public contract of DESIGN.md ("Engine contracts"): one
+The JSON Lines form is the public contract of docs/design.md ("Engine contracts"): one
 ``Match.to_json()`` per line. This module imports only the standard library, so the
 commands that use it start fast.
 """

@@ -1,6 +1,6 @@
 """The partition key of a pattern: attributes every event of a match must share.
 
-DESIGN.md (Spark): the key comes from ``[attr]`` and from equality predicates,
+docs/design.md ("Spark"): the key comes from ``[attr]`` and from equality predicates,
 transitively. NFA^b keeps one run set per key value; Spark repartitions by it;
 OUTPUT NON_OVERLAP is per key value. Every component, negated ones included, must be
 tied to the key, or there is no key (one partition).

@@ -5,6 +5,31 @@ returns ``None`` when it can run the pattern or the reason it cannot. ``auto`` w
 the engines in order of preference and takes the first that supports the pattern; when
 none does, the error lists every engine's reason. An unsupported combination is a
 clear error, never a wrong answer.
+
+The table, in the order this module registers it:
+
+1. ``nfab`` and ``oracle``: SASE+ NFA^b (every strategy) and the brute-force reference.
+2. ``lazy-tree``, ``lazy-chain``, ``eager``: the lazy NFAs of Kolchinsky & Schuster and their
+   eager baseline, sharing one ``supports``.
+3. ``aseq``, ``aseq-baseline``: AGG patterns (A-Seq, and construct-then-aggregate).
+4. ``uncertain-event``, ``uncertain-point``, ``uncertain-oracle``: interval data only
+   (``interval=True``); every other engine runs point data only.
+5. The selection wrap: every engine registered so far except ``oracle`` is registered again
+   with a ``supports`` that refuses ``earliest``/``maximal`` selections first (they find all
+   matches); ``dataclasses.replace`` keeps every other field, ``interval`` included.
+6. ``ses`` and ``match-windows``: the engines that know the selections, registered after the
+   wrap so that they are not wrapped.
+
+Registration order decides which engines the wrap in step 5 covers, and otherwise only the
+order of listings that read ``ENGINES`` directly (the Uncertain time page's engine menu, the
+near-name hint for an unknown engine); ``auto``, :func:`reasons` and :func:`engine_names` order
+the engines by ``preference``, and a re-registration keeps an engine's place in ``ENGINES``.
+An engine added before step 5 refuses selections; one added after it must refuse them itself
+if it cannot run them.
+
+AGG patterns and the lazy chain are decided in :func:`choose` before the preference walk:
+an AGG pattern goes to the A-Seq chooser (``engine/aseq/select.py``), and with known type
+rates a pattern without Kleene components goes to the lazy chain.
 """
 from __future__ import annotations
 
@@ -94,7 +119,7 @@ def reasons(pattern: Pattern, interval: bool = False) -> dict[str, str | None]:
         if info.supports not in answers:
             answers[info.supports] = info.supports(pattern)
         out[name] = answers[info.supports]
-    if pattern.aggregate is not None:  # an AGG pattern no AGG engine can run is refused by all (A-Seq, issue 12)
+    if pattern.aggregate is not None:  # an AGG pattern no AGG engine can run is refused by all, with A-Seq's reason
         agg_why = _aseq_supports(pattern)
         if agg_why:
             out = {n: w or agg_why for n, w in out.items()}
@@ -108,7 +133,7 @@ def choose(pattern: Pattern, engine: str = "auto", rates: Any = None, interval: 
     Kleene components.
     A pattern beyond the size limits is a PatternError (see :func:`reasons`)."""
     pattern.check_limits()
-    if pattern.aggregate is not None:  # AGG patterns: auto is A-Seq (issue 12, engine/aseq/select.py)
+    if pattern.aggregate is not None:  # AGG patterns: the A-Seq chooser (engine/aseq/select.py) decides
         agg = _choose_aggregate(pattern, engine, interval)
         if agg is not None:
             return agg
@@ -130,7 +155,7 @@ def choose(pattern: Pattern, engine: str = "auto", rates: Any = None, interval: 
     # order) is the fastest engine for patterns without Kleene components, skewed or not
     # (benchmarks/opencep_patterns.py: 1.3-2x NFA^b at uniform rates, 5x at 10:1). With
     # Kleene components the chain enumerates every subset of a long run while NFA^b merges
-    # the runs: auto picks the engine that can finish (issue 16).
+    # the runs: auto picks the engine that can finish.
     kleene = any(c.kleene for c in pattern.positive)
     if not interval and not kleene and rates and "lazy-chain" in ENGINES and ENGINES["lazy-chain"].supports(pattern) is None:
         return ENGINES["lazy-chain"]
@@ -186,7 +211,7 @@ def _refuse_intervals(m: Any, name: str) -> None:
         pass
 
 
-# Lazy engines (issue 6: lazy chain / tree NFA, Kolchinsky & Schuster; eager baseline).
+# Lazy engines: lazy chain / tree NFA (Kolchinsky & Schuster) and the eager baseline, one `supports`.
 
 def _lazy_supports(p: Pattern) -> str | None:
     try:
@@ -208,7 +233,9 @@ register(EngineInfo("eager", "eager NFA baseline with the lazy engines' semantic
 
 
 
-# A-Seq (issue 12; papers/aseq-aggregation.md): AGG patterns, aggregated without building matches.
+# A-Seq (docs/papers.md, "A-Seq"): AGG patterns, aggregated without building matches. Their
+# `supports` and the AGG choice are loaded by name from engine/aseq/select.py (the A-Seq package
+# imports the planner, never the reverse).
 
 _aseq_supports = plugin("engine.aseq.select:supports")
 _choose_aggregate = plugin("engine.aseq.select:choose_aggregate")
@@ -223,8 +250,9 @@ register(EngineInfo("aseq-baseline", "construct-then-aggregate (Qi et al. §2): 
                     "engine.aseq.baseline:BaselineMatcher", _aseq_supports, 95))
 
 
-# Imprecise timestamps (issue 11; papers/imprecise-timestamps.md): interval data only. Registered last, so that no
-# wrapper above re-registers them (a re-registration must keep `interval`: dataclasses.replace).
+# Imprecise timestamps (docs/papers.md, "Imprecise timestamps"): interval data only (`interval=True`).
+# They are registered before the selection wrap below, so they refuse earliest/maximal selections too;
+# the wrap re-registers them with dataclasses.replace, which keeps `interval`.
 
 _uncertain_supports = plugin("engine.uncertain.query:unsupported_reason")
 
@@ -239,9 +267,11 @@ register(EngineInfo("uncertain-oracle", "possible-worlds semantics by enumeratio
                     "engine.uncertain.oracle:UncertainOracleMatcher", _uncertain_supports, 110, interval=True))
 
 
-# Match windows and event-set patterns (issue 13: the SES automaton; Algorithm 1 as an engine).
-# Selections (earliest / maximal) are known to the oracle, `ses` and `match-windows` only:
-# every other engine registered so far refuses them (a clear error, never all matches).
+# Match windows and event-set patterns (docs/papers.md, "Match windows"): the SES automaton, and
+# Algorithm 1 as an engine. Selections (earliest / maximal) are known to the oracle, `ses` and
+# `match-windows` only: the loop below re-registers every other engine registered above with a
+# `supports` that refuses them first (a clear error, never all matches); engines sharing one
+# `supports` share one wrapped function. `ses` and `match-windows` are registered after the loop.
 
 def _ses_supports(p: Pattern) -> str | None:
     from .automata.ses import unsupported_reason as _ses_reason

@@ -2,8 +2,8 @@
 
 Every sample is a small CSV file in ``sample_streams/data/`` plus the preset patterns
 written for it in ``sample_streams/presets/<sample>__<preset>.cep`` (DSL text, see
-DESIGN.md). The samples reproduce the worked examples of the papers in
-``shared/papers/``, with a few extra events where the paper's stream is tiny::
+README.md). The samples reproduce the worked examples of the papers of
+docs/papers.md, with a few extra events where the paper's stream is tiny::
 
     >>> from sample_streams import names, load, events
     >>> s = load("stocks_sase")

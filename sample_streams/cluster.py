@@ -1,5 +1,5 @@
-"""The ``cluster`` sample: cluster monitoring with imprecise timestamps (papers/
-imprecise-timestamps.md §1.2 Query 1, §5 "Real trace").
+"""The ``cluster`` sample: cluster monitoring with imprecise timestamps (the
+imprecise-timestamps paper's Query 1 and its §5 "Real trace").
 
 Time is in whole seconds (the instants of the uncertainty intervals).
 

@@ -1,4 +1,4 @@
-"""Stream generators for the match-windows workloads (papers/match-windows.md §6).
+"""Stream generators for the match-windows workloads (the match-windows paper §6).
 
 Deterministic for a ``seed`` (``numpy.random.default_rng``); rows in stream order; ``id``
 is the row number.

@@ -1,4 +1,4 @@
-"""Views of an A-Seq run for the Aggregate page (papers/aseq-aggregation.md §8): pure
+"""Views of an A-Seq run for the Aggregate page (docs/papers.md, "A-Seq"): pure
 functions from engine objects and trace steps (engine/trace.py) to plotly figures, HTML and
 frames.
 

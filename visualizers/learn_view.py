@@ -2,11 +2,11 @@
 tables and plotly figures (no streamlit here).
 
 * :func:`compare_strategies`: one stream under the four event selection strategies of
-  SASE+ (§3.4; papers/sase-nfab.md §3.4, §4.6, §6.3): the matches each finds, the live runs
+  SASE+ (§3.4; docs/papers.md, "SASE+ / NFA^b"): the matches each finds, the live runs
   after each event, and the ignore-edge formula each puts on the automaton (§4.5 step 3,
   from ``engine.automata.nfab.edge_formulas``).
 * :func:`compare_lazy_eager`: the eager NFA against the lazy chain and tree NFAs of
-  Kolchinsky & Schuster (papers/lazy-chain-nfa.md §2.2, §3, §4) on a stream with skewed
+  Kolchinsky & Schuster (§2.2, §3, §4) on a stream with skewed
   type rates: partial matches created per event, live partial matches, the chain's
   evaluation order against the pattern's order.
 

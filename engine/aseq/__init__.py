@@ -1,5 +1,6 @@
 """A-Seq: online aggregation of sequence patterns without building matches (Qi, Cao, Ray,
-Rundensteiner, SIGMOD 2014; notes in papers/aseq-aggregation.md).
+Rundensteiner, SIGMOD 2014; docs/papers.md, "A-Seq", which also lists the ambiguities A1-A17
+cited in this package with the resolution each follows).
 
 | module       | what it holds                                                              |
 |--------------|----------------------------------------------------------------------------|

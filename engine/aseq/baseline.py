@@ -1,4 +1,4 @@
-"""The construct-then-aggregate baseline (papers/aseq-aggregation.md §2): build every match,
+"""The construct-then-aggregate baseline (A-Seq §2): build every match,
 store it, and aggregate the stored matches at every TRIG event.
 
 Two ways to build the matches:

@@ -3,7 +3,7 @@
 ``engine/cli.py``'s ``cmd_run`` hands over when :func:`wants_aggregate` (an AGG pattern, a
 workload file with ``QUERY`` blocks, or several patterns). Output, in every ``--format``:
 
-- ``jsonl``: ``{"ts", "event", "group", "value"}`` per row (DESIGN.md "Engine contracts"),
+- ``jsonl``: ``{"ts", "event", "group", "value"}`` per row (docs/design.md, "Engine contracts"),
   ``"query"`` first for a workload;
 - ``table`` / ``csv``: the same columns; ``count``: the number of rows;
 - ``--out FILE.parquet``: the same columns as Parquet.

@@ -1,4 +1,4 @@
-"""Prefix counters: the state A-Seq keeps instead of matches (papers/aseq-aggregation.md §3, §4).
+"""Prefix counters: the state A-Seq keeps instead of matches (A-Seq §3, §4; docs/papers.md, "A-Seq").
 
 One :class:`Counters` runs a *sharing group*: one or more queries whose positive
 positions are paths in a prefix tree (PreTree, §4.1). A query alone is a tree with one

@@ -1,6 +1,6 @@
 """``--engine aseq``: online aggregation of one AGG pattern without building matches
-(papers/aseq-aggregation.md §3: DPC, SEM, RR, HPC; §3.5 the consolidated algorithm; §3.6
-exact SUM/AVG/MIN/MAX).
+(A-Seq §3: DPC, SEM, RR, HPC and the consolidated algorithm; §5 exact SUM/AVG/MIN/MAX;
+docs/papers.md, "A-Seq").
 
 ``feed(e)`` returns :class:`~engine.aseq.values.AggRow` rows, not matches: one at every
 TRIG event (an event that fits the last positive component and its own predicates), the

@@ -1,4 +1,4 @@
-"""An AGG pattern compiled for A-Seq (papers/aseq-aggregation.md §1.2, §3.3, §3.4, §3.5).
+"""An AGG pattern compiled for A-Seq (A-Seq §2-§3; docs/papers.md, "A-Seq").
 
 ``compile_query(pattern)`` gives a :class:`QueryPlan`: the positive positions P[0..n-1]
 with their own (local) predicates, the negated components of each gap (the Recounting

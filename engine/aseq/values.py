@@ -1,4 +1,4 @@
-"""Aggregate values and result rows (papers/aseq-aggregation.md §3.6).
+"""Aggregate values and result rows (A-Seq §5; docs/papers.md, "A-Seq", A12).
 
 An aggregate over a set of matches is kept as a :class:`Val`: the number of matches
 ``c``, and for the aggregated attribute the sum ``s`` and number ``n`` of the values that
@@ -298,7 +298,7 @@ def group_json(values: tuple[Any, ...] | None) -> Any:
 
 @dataclass(frozen=True, slots=True)
 class AggRow:
-    """One output row (DESIGN.md "Engine contracts"): at ``ts``, after ``event`` (the TRIG
+    """One output row (docs/design.md, "Engine contracts"): at ``ts``, after ``event`` (the TRIG
     event's id; ``None`` for a row of ``--emit changes`` at the moment a START event left
     the window), the aggregate of ``group`` (the GROUP BY value; None without GROUP BY) is
     ``value``. ``query`` names the query of a workload (None for one pattern). ``seq`` is

@@ -1,4 +1,4 @@
-"""Several AGG queries at once, sharing their prefix counters (papers/aseq-aggregation.md §4).
+"""Several AGG queries at once, sharing their prefix counters (A-Seq §4).
 
 A *workload* is a list of named AGG patterns: a file of ``QUERY name`` blocks (each block a
 pattern in the DSL), or several pattern files (named by their file names)::

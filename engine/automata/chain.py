@@ -1,5 +1,5 @@
 """Pattern -> lazy (Multi-)Chain NFA (Kolchinsky & Schuster, arXiv 1612.05110, §4-§5;
-implementation notes: papers/lazy-chain-nfa.md §3).
+docs/papers.md, "Lazy chain / tree NFA").
 
 The compiler has two layers, shared by the chain, the tree (``tree.py``) and the eager
 baseline (``matchers/eager.py``), so that all three run the same semantics:

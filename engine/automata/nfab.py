@@ -1,4 +1,4 @@
-"""Pattern -> NFA^b (SASE+, Agrawal et al. SIGMOD 2008; papers/sase-nfab.md §4).
+"""Pattern -> NFA^b (SASE+, Agrawal et al. SIGMOD 2008; §4; docs/papers.md, "SASE+ / NFA^b").
 
 The automaton is a linear chain of states: a singleton state per one-event component,
 a pair ``a[1] -> a[i]`` per Kleene component, and ``F``. Edges are begin (singleton and

@@ -1,5 +1,5 @@
 """Pattern -> SES automaton (Cadonna, Gamper, Böhlen, EDBT 2011, as used by the
-match-windows paper §4.8; notes papers/match-windows.md §4.8).
+match-windows paper §4.8; docs/papers.md, "Match windows").
 
 An SES pattern is a sequence of event sets ``SEQ(B1, ..., Bk)``; each ``Bi`` is a component
 or an ``AND(...)`` group of components (single ``Type v`` or Kleene ``Type+ v[]``), all

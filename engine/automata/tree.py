@@ -1,5 +1,5 @@
 """Pattern -> lazy (Multi-)Tree NFA (Kolchinsky & Schuster, arXiv 1612.05110, §7;
-implementation notes: papers/lazy-chain-nfa.md §4).
+docs/papers.md, "Lazy chain / tree NFA").
 
 The Tree NFA needs no frequencies in advance. A state is an ordered prefix ``o`` of the
 clause's variables (layer ``k`` holds the k-permutations); it has one take edge per

@@ -2,7 +2,7 @@
 (``formats.read_csv``) would type them, so that the one set of validation rules
 (``validation.RULES``, through ``columns.Table``) and the one event assembly
 (``records.assemble_events``) give the same events and the same report as the pandas
-path; ``cep run`` on a small file then starts without pandas (issue 14, start-up).
+path; ``cep run`` on a small file then starts without pandas (importing pandas is most of the start-up time).
 
 It reads only what it is sure of, and says so by returning None (``read_small_csv``,
 ``load_small_csv``): the caller then reads the file with pandas. Sure means:

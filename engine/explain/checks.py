@@ -1,7 +1,7 @@
 """The declarative conditions of one candidate, in the order a run meets them.
 
 Every WHERE conjunct (and every ``[attr]`` expanded as NFA^b expands it,
-papers/sase-nfab.md §3.3) is decided at the event where the last value it reads is
+SASE+ §3.3) is decided at the event where the last value it reads is
 bound, as the NFA^b places it on an edge (§4.5 step 2):
 
 - ``a[i]``/``a[i-1]``/``agg(a[..i-1])``: on the take of every element ``a[2..n]``;
@@ -279,7 +279,7 @@ def skip_reason(pattern: Pattern, y: Event, state_var: str, at_rest: bool, prefi
                 ) -> dict[str, Any]:
     """Why a run bound to ``prefix`` (waiting at ``state_var``'s start state, or at its
     ``[i]`` state when ``at_rest``) skipped event ``y``: the ignore formula of the strategy
-    (papers/sase-nfab.md §3.4) with the values it was evaluated on."""
+    (SASE+ §3.4) with the values it was evaluated on."""
     strat = pattern.strategy
     state = naming.rest(state_var) if at_rest else naming.start(state_var)
     d: dict[str, Any] = {"kind": "skip", "event": js(y.id), "type": y.type, "ts": js(y.ts), "state": state,

@@ -1,5 +1,5 @@
 """Why did this match fire: the K-th match of ``cep run``, step by step along its NFA^b
-run (papers/sase-nfab.md §4): each event it binds with the edge and state, every
+run (SASE+ §4): each event it binds with the edge and state, every
 predicate with its operand values, the events the run skipped and the ignore formula
 that skipped them, the window, each negation, and the final state F."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The contract every matcher implements (DESIGN.md, "Engine contracts").
+"""The contract every matcher implements (docs/design.md, "Engine contracts").
 
 A matcher is fed events in stream order and returns the matches each event completes;
 ``close()`` ends the stream and returns what was pending (trailing negation, windows).

@@ -1,4 +1,4 @@
-"""The eager NFA baseline (Kolchinsky & Schuster §2.2; notes papers/lazy-chain-nfa.md §2.1)
+"""The eager NFA baseline (Kolchinsky & Schuster §2.2; docs/papers.md, "Lazy chain / tree NFA")
 with the same semantics as the lazy engines (skip_till_any_match), for comparing them
 on equal terms.
 

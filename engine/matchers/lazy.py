@@ -1,5 +1,5 @@
 """Runtimes of the lazy Chain NFA and Tree NFA (Kolchinsky & Schuster, arXiv 1612.05110,
-§3, §4, §7; implementation notes papers/lazy-chain-nfa.md §3.8 and §4.4).
+§3, §4, §7; docs/papers.md, "Lazy chain / tree NFA").
 
 Shared machinery (also used by the eager baseline in ``eager.py``, so that the engines
 are compared on equal terms):

@@ -1,4 +1,4 @@
-"""NFA^b runtime (papers/sase-nfab.md §4.8-4.12): runs as computation states evaluated
+"""NFA^b runtime (SASE+ §5.1-§5.3; docs/papers.md, "SASE+ / NFA^b"): runs as computation states evaluated
 in lock-step, cloned on non-determinism, over a shared versioned match buffer, with
 merging of equivalent runs.
 

@@ -1,4 +1,4 @@
-"""NFA^b matches read from run paths (issue 14, "matches cost nothing until read").
+"""NFA^b matches read from run paths (a match costs nothing until it is read).
 
 A run's path (its entries in the shared buffer, oldest first) is kept as :class:`PathIds`:
 the event ids, cut into one slice per variable (a linear chain visits each variable once),

@@ -1,6 +1,6 @@
-"""AGG patterns on Spark (A-Seq, issue 12): the same rows as in-process, computed in parallel.
+"""AGG patterns on Spark (A-Seq): the same rows as in-process, computed in parallel.
 
-A-Seq is sequential per partition (papers/aseq-aggregation.md, "PySpark fit"); this module
+A-Seq is sequential per partition (docs/papers.md, "A-Seq"); this module
 only decides which events each task's matcher sees (the matcher is ``aseq``, or what
 ``--engine`` names, exactly as in-process), like engine/spark/pipeline.py does for matches:
 

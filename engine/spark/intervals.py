@@ -1,6 +1,6 @@
 """Interval data (imprecise timestamps) on Spark: the uncertain engines inside
 ``mapInArrow`` tasks, by partition key or in time chunks (docs/semantics.md, "Imprecise
-timestamps"; issue 11 item 5). The result equals the in-process one.
+timestamps"). The result equals the in-process one.
 
 Modes (:func:`plan_intervals`):
 

@@ -1,4 +1,4 @@
-"""The distributed pipeline: run a pattern over events on Spark (DESIGN.md, "Spark").
+"""The distributed pipeline: run a pattern over events on Spark (docs/design.md, "Spark").
 
 ``run(pattern, source)`` reads and validates the events (``engine.spark.io``), picks an
 execution mode and feeds any ``Matcher`` (``engine.planner.make_matcher`` by default)

@@ -1,4 +1,4 @@
-"""One cached SparkSession per process (DESIGN.md, "Spark").
+"""One cached SparkSession per process (docs/design.md, "Spark").
 
 ``get_spark()`` starts (or returns) the session: ``local[*]`` by default, a cluster with
 ``master=`` or ``CEP_SPARK_MASTER``; logs quiet (no log4j banner, no console progress

@@ -1,4 +1,4 @@
-"""``cep stream``: Structured Streaming over a directory of files (DESIGN.md, "Spark").
+"""``cep stream``: Structured Streaming over a directory of files (docs/design.md, "Spark").
 
 Files (CSV, JSON Lines, Parquet) dropped into ``source`` are read as they arrive (the
 ``binaryFile`` source: each file whole, with its name). A stateless ``mapInPandas`` step

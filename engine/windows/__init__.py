@@ -1,4 +1,5 @@
-"""Match windows (Cadonna, Gamper, Böhlen, KDD 2012; notes ``papers/match-windows.md``).
+"""Match windows (Cadonna, Gamper, Böhlen, KDD 2012; docs/papers.md, "Match windows",
+which also indexes the "notes §N" sections cited in this package).
 
 Two-phase matching: buffer the events of a match window per partition key, filter them,
 test the necessary match conditions with a summary statistic, and call a matcher A lazily,

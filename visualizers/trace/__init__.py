@@ -8,7 +8,7 @@ figures; no streamlit here. What each view shows:
   labelled with their run count, the edges taken on this step drawn over it, and a chosen
   match's path (SASE+ §4.4: a run is its sequence of begin/take/proceed moves).
 * :func:`shared_buffer_figure`: NFA^b's shared versioned buffer after a step as the SASE+
-  paper's buffer figure (§5.1, papers/sase-nfab.md §4.9, §6.5): one column per stack (state),
+  paper's buffer figure (§5.1; docs/papers.md, "SASE+ / NFA^b"): one column per stack (state),
   entries in time order, predecessor pointers labelled with their Dewey versions; a match's
   retrieval path follows the pointers whose label is a prefix of its version.
 * :func:`lazy_buffer_figure`: the lazy engines' per-variable input buffers, columns in the
