@@ -14,7 +14,8 @@ from engine.aseq.workload import Query, WorkloadMatcher, parse_workload
 from engine.dsl import parse
 from engine.matchers.base import EngineUnsupported, StateExplosion
 from engine.trace import Recorder, record
-from tests.aseq_util import expected_rows, same_rows, stream
+from tests.aseq_util import expected_rows, same_rows
+from tests.support import stream
 
 ENGINES = ["aseq", "aseq-baseline"]
 

@@ -9,14 +9,9 @@ from pathlib import Path
 
 import sample_streams
 from engine.cli import main
+from tests.support import run
 
 Q3 = sample_streams.load("stocks_sase").presets["stock_trend"]
-
-
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_check_prints_normalised_dsl(capsys):

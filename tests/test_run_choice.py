@@ -15,6 +15,7 @@ from engine.dsl import parse
 from engine.matchers.base import EngineUnsupported
 from engine.run_choice import choose_run
 from engine.trace import type_rates
+from tests.support import run
 
 PRESETS = [("chemo", "chemo_cycle"), ("chemo", "chemo_earliest"), ("trades", "three_tickers"),
            ("trades", "rising_then_falling")]
@@ -23,8 +24,7 @@ MODES = ("on", "off", "auto")
 
 def _cli(capsys, *argv: str) -> str:
     capsys.readouterr()
-    status = main(list(argv))
-    out, err = capsys.readouterr()
+    status, out, err = run(capsys, *argv)
     assert status == 0, err
     return out
 

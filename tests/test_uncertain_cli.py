@@ -15,7 +15,7 @@ if "uncertain-event" not in planner.ENGINES or not hasattr(planner.EngineInfo, "
     pytest.skip("the planner's interval registration (issue 11, shared edit) is not in this tree",
                 allow_module_level=True)
 
-from engine.cli import main  # noqa: E402
+from tests.support import run  # noqa: E402
 from engine.dsl import parse  # noqa: E402
 from engine.matchers.base import EngineUnsupported  # noqa: E402
 from engine.uncertain.examples import EXAMPLES, interval_events  # noqa: E402
@@ -30,12 +30,6 @@ def write_csv(tmp_path, rows, name="iv.csv", header="type,id,lower,upper,v,pmf")
 
 T1_ROWS = [("A", "a1", 1, 5, 0, ""), ("C", "c2", 3, 5, 0, ""), ("B", "b3", 3, 5, 0, ""), ("C", "c4", 4, 8, 0, "")]
 IV = ["--lower-col", "lower", "--upper-col", "upper"]
-
-
-def run(capsys, *argv):
-    rc = main(list(argv))
-    out = capsys.readouterr()
-    return rc, out.out, out.err
 
 
 # --------------------------------------------------------------------------- planner
