@@ -1,4 +1,4 @@
-"""AppTest for the match-window views (issue 13.7): the Debug page on the chemotherapy preset
+"""AppTest for the match-window views: the Debug page on the chemotherapy preset
 with the engine ``match-windows`` (lanes per patient, the counters and bit vectors of the
 window, the NMC verdict of every window), and the Learn page's pruning view (14 calls and
 100 events without pruning, 3 and 15 with all techniques, the paper's §5.8)."""

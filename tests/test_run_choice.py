@@ -1,5 +1,5 @@
-"""One matcher choice for ``cep run``, ``cep trace`` and ``cep explain`` (engine/run_choice.py,
-issue 13): on the chemotherapy presets and the trades presets (P_set and P_nyse of the
+"""One matcher choice for ``cep run``, ``cep trace`` and ``cep explain`` (engine/run_choice.py):
+on the chemotherapy presets and the trades presets (P_set and P_nyse of the
 match-windows paper), with match windows on, off and auto (the default of every command),
 ``cep run`` prints match #K with the bindings that ``cep trace`` emits K-th and that
 ``cep explain --match K`` explains."""

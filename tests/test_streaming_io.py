@@ -1,4 +1,4 @@
-"""Bounded memory and streamed output (issue 16, items 4-6): reading a file in batches
+"""Bounded memory and streamed output: reading a file in batches
 gives what loading it whole gives; `cep run` writes each match as it is produced, stops on
 an unsorted file, on bad rows and on its memory limit with messages that say where and why;
 what `cep stream` does with each file and how its committed output is read back; the app's

@@ -1,4 +1,4 @@
-"""Interval data through the planner, the validation and ``cep run`` (issue 11 items 1, 2, 5):
+"""Interval data through the planner, the validation and ``cep run``:
 interval data is never matched as point data; out-of-scope patterns are refused with the
 construct named; one row per signature with range and confidence; --min-confidence; data
 errors name their rows (integer instants, arrival assumption, pmf, U_max)."""
@@ -12,7 +12,7 @@ import pytest
 from engine import planner
 
 if "uncertain-event" not in planner.ENGINES or not hasattr(planner.EngineInfo, "interval"):
-    pytest.skip("the planner's interval registration (issue 11, shared edit) is not in this tree",
+    pytest.skip("the planner's interval registration is not in this tree",
                 allow_module_level=True)
 
 from tests.support import run  # noqa: E402
