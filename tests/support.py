@@ -3,12 +3,14 @@ as the papers write streams, and the match-id helpers.
 
 - ``run(capsys, *argv)``: ``cep ARGV`` in-process -> (exit code, stdout, stderr).
 - ``stream("a1@1 b2@2 c3", a1={"x": 1})``: events from tokens, type = the token's letters.
+- ``preset_matches(capsys, sample, preset, mode)``: the matches ``cep run`` prints for a preset.
 - ``feed_log(matcher, events)``: matches with the index of the event whose feed returned them.
 - ``sorted_ids(matches, *variables)``: per match, the ids bound to each variable, sorted.
 - ``ids_by_variable(match)``: one match as ``{variable: [ids]}``.
 """
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -22,6 +24,16 @@ def run(capsys, *argv: Any) -> tuple[int, str, str]:
     code = main([str(a) for a in argv])
     captured = capsys.readouterr()
     return code, captured.out, captured.err
+
+
+def preset_matches(capsys, sample: str, preset: str, mode: str) -> list[dict]:
+    """``cep run preset:SAMPLE/PRESET --data sample:SAMPLE --format jsonl --match-windows MODE``
+    (which must succeed) -> the printed matches, in order."""
+    capsys.readouterr()
+    status, out, err = run(capsys, "run", f"preset:{sample}/{preset}", "--data", f"sample:{sample}",
+                           "--format", "jsonl", "--match-windows", mode)
+    assert status == 0, err
+    return [json.loads(line)["match"] for line in out.splitlines() if line.strip()]
 
 
 def stream(text: str, **attrs: dict[str, Any]) -> list[Event]:

@@ -15,6 +15,7 @@ from engine.dsl import parse
 from engine.matchers.base import EngineUnsupported
 from engine.run_choice import choose_run
 from engine.trace import type_rates
+from tests.support import preset_matches as _run
 from tests.support import run
 
 PRESETS = [("chemo", "chemo_cycle"), ("chemo", "chemo_earliest"), ("trades", "three_tickers"),
@@ -27,12 +28,6 @@ def _cli(capsys, *argv: str) -> str:
     status, out, err = run(capsys, *argv)
     assert status == 0, err
     return out
-
-
-def _run(capsys, sample: str, preset: str, mode: str) -> list[dict]:
-    out = _cli(capsys, "run", f"preset:{sample}/{preset}", "--data", f"sample:{sample}", "--format", "jsonl",
-               "--match-windows", mode)
-    return [json.loads(line)["match"] for line in out.splitlines() if line.strip()]
 
 
 def _trace(capsys, sample: str, preset: str, mode: str) -> list[dict]:
