@@ -1,27 +1,14 @@
-"""Helpers for the A-Seq tests: streams written as the paper writes them, and the expected
-rows computed from the oracle's matches (the ground truth, independent of engine/aseq)."""
+"""Helpers for the A-Seq tests: the expected rows computed from the oracle's matches (the ground truth, independent of engine/aseq)."""
 from __future__ import annotations
 
 import math
-import re
 from typing import Any
 
 from engine import oracle
 from engine.bindings import conjunct
-from engine.events import Event, make_stream
+from engine.events import Event
 from engine.expr import variables
 from engine.model import Pattern, conjuncts_of
-
-
-def stream(text: str, **attrs: dict[str, Any]) -> list[Event]:
-    """``"a1@1 b2@2 c3"``: type = the letters upper-cased, id = the token, ts = after ``@``
-    (default: the position); ``attrs`` maps ids to extra attributes."""
-    rows = []
-    for k, tok in enumerate(text.split()):
-        name, _, ts = tok.partition("@")
-        t = re.match(r"[A-Za-z]+", name).group().upper()  # type: ignore[union-attr]
-        rows.append({"id": name, "type": t, "ts": float(ts) if ts else float(k), **attrs.get(name, {})})
-    return make_stream(rows)
 
 
 def _is_number(v: Any) -> bool:

@@ -1,4 +1,4 @@
-"""AppTest of the Aggregate page (app/aggregate.py, issue 12.9): the paper's examples step by
+"""AppTest of the Aggregate page (app/aggregate.py): the paper's examples step by
 step (counter table with formulas, negation resets, expired rows, Σ), the baseline panel
 and its agreement badge at every step, the PreTree of a workload, the fallback note, the
 current pattern, the generated ticker stream, and the step controls."""

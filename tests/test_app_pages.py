@@ -72,7 +72,8 @@ def test_home_cards_open_design_with_preset():
 
 
 def test_home_cards_show_whole_patterns_honest_blurbs_and_the_default_strategy():
-    """Issue 15.7."""
+    """The Home cards show each preset's whole pattern, a blurb that says what it finds, and the
+    default strategy."""
     at = _app(HOME)
     codes = [c for c in at.code if c.value.startswith("PATTERN")]
     from app.state import PRESET_CARDS
@@ -96,7 +97,7 @@ def test_home_cards_show_whole_patterns_honest_blurbs_and_the_default_strategy()
 
 
 def test_streamlit_config_hides_deploy_and_developer_menu():
-    """Issue 15.8: `make run` and the browser tests start streamlit in the repository root."""
+    """`make run` and the browser tests start streamlit in the repository root."""
     import tomllib
 
     conf = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
@@ -119,7 +120,7 @@ def test_design_starts_with_stock_preset_on_canvas_and_editor():
     assert _editor(at).value == STOCK
     assert _canvas_texts(at) == ["Stock+ a[]", "Stock b"]
     assert _canvas_edges(at) == [("c:a", "c:b")]
-    # the canvas' header and legend (issue 15.3)
+    # the canvas' header and legend
     md = [m.value for m in at.markdown]
     assert any("skip_till_next_match" in m and "`WITHIN 1 hour`" in m and "`OUTPUT ALL`" in m for m in md)
     assert any(m.startswith("**Across components**") and "b.volume < 80% * a[a.len].volume" in m for m in md)
@@ -268,7 +269,7 @@ def _carets(at: AppTest) -> list[str]:
 
 
 def test_design_checks_names_against_the_data_like_the_cli():
-    """Issue 15.1: the selected data's schema, with the message `cep run` gives (line, column,
+    """The selected data's schema, with the message `cep run` gives (line, column,
     caret, suggestion), where the text was typed or the form was used."""
     from engine.dsl import DslError, check_schema
     from engine.events import infer_schema
@@ -342,7 +343,7 @@ def _tab_strip(at: AppTest):
 
 
 def test_design_tab_stays_where_the_person_was_across_edits():
-    """Issue 15.2: adding `[symbol]` on the Predicates tab keeps that tab open."""
+    """Adding `[symbol]` on the Predicates tab keeps that tab open."""
     at = _app(DESIGN)
     at.session_state["design_tab"] = "Predicates"
     at.run()
@@ -380,7 +381,7 @@ def test_design_new_clears_the_preset_and_load_sets_it():
 
 
 def test_typed_text_is_the_pattern_on_every_page_20_times():
-    """Issue 15.2 (seen 2 in 10 in chromium): fresh session -> Design -> type a pattern without
+    """A race once seen 2 in 10 in chromium: fresh session -> Design -> type a pattern without
     WITHIN -> apply -> Run. The Run page must show exactly the typed text, with no window
     re-applied from the Design forms, and the data error must point into that text."""
     typed = "PATTERN SEQ(Stock a, Stock b)\nWHERE skip_till_next_match AND a.prise > 1"
@@ -416,7 +417,7 @@ def test_typed_text_is_the_pattern_on_every_page_20_times():
 
 
 def test_design_aggregate_return_and_output_forms_follow_the_dsl():
-    """Issue 15.4: AGG / GROUP BY / RETURN / OUTPUT have forms, in sync with the text both ways."""
+    """AGG / GROUP BY / RETURN / OUTPUT have forms, in sync with the text both ways."""
     at = _app(DESIGN)
     assert at.selectbox(key=_k(at, "ag_func")).value.startswith("(none")
     at.selectbox(key=_k(at, "ag_func")).set_value("SUM").run()
@@ -493,7 +494,7 @@ def test_automaton_unsupported_pattern_says_why():
 
 
 def test_automaton_every_engine_drawn_for_the_chemo_preset():
-    """Issue 15.5: the lazy chain, tree and eager automata of the chemotherapy preset, with the
+    """The lazy chain, tree and eager automata of the chemotherapy preset, with the
     window in the pattern's unit, a strategy in the title, and a legend row for every state
     and move drawn (R included)."""
     at = AppTest.from_file(AUTOMATON, default_timeout=60)
@@ -539,7 +540,7 @@ def test_automaton_interval_data_is_marked():
     _preset(at, "cluster", "query1")
     at.run()
     assert not at.exception
-    assert at.selectbox(key="au_engine").value == "uncertain-event"  # what runs interval data (issue 15.5)
+    assert at.selectbox(key="au_engine").value == "uncertain-event"  # what runs interval data
     at.selectbox(key="au_engine").set_value("nfab").run()
     assert any("uncertainty intervals" in i.value and "point automaton" in i.value for i in at.info)
     assert "interval data: point automaton" in at.get("plotly_chart")[0].proto.spec
@@ -637,7 +638,7 @@ def test_run_rows_with_errors_are_reported(tmp_path, monkeypatch):
 
 
 def test_run_preview_numbers_rows_like_the_report_and_the_file():
-    """Issue 15.6: the preview shows the 1-based data row and, for CSV, the file line (= row + 1)."""
+    """The preview shows the 1-based data row and, for CSV, the file line (= row + 1)."""
     at = _app(RUN)
     preview = at.dataframe[0].value
     assert list(preview.columns[:3]) == ["line", "row", "id"]

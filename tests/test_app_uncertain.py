@@ -1,4 +1,4 @@
-"""AppTest of the Uncertain time page (issue 11 item 8): the cluster sample by default,
+"""AppTest of the Uncertain time page: the cluster sample by default,
 stepping (results appear only once final), the oracle badge, the worked examples' exact
 confidences, the explainer (the heatmap sums to the confidence; spoilers and NELT under
 skip_till_next_match), the world explorer, pruned runs struck through, every engine."""

@@ -58,7 +58,7 @@ BIG = ("PATTERN SEQ(Stock a, Stock b, Stock c, Stock+ d[], AND(Stock e, Stock f)
 
 
 def test_canvas_shows_predicates_window_strategy_and_output():
-    """Issue 15.3: own predicates on the node, shared ones numbered on their nodes and listed,
+    """Own predicates on the node, shared ones numbered on their nodes and listed,
     strategy / partition / window / output in the header."""
     from visualizers.canvas import cross_predicates, pattern_header
 
@@ -269,7 +269,7 @@ def _hits(a, b):
 @pytest.mark.parametrize("engine", ["nfab", "lazy-chain", "lazy-tree", "eager", "ses", "uncertain-event",
                                     "uncertain-point"])
 def test_automaton_labels_never_overlap(sample, preset, engine):
-    """Issue 15.5: every engine that can draw a preset draws it with no label on another label
+    """Every engine that can draw a preset draws it with no label on another label
     or on a state, within the width the page has (labels get shorter before they collide)."""
     from visualizers.automaton import COMPACT_EDGES, MAX_WIDTH, label_boxes
 
@@ -325,7 +325,7 @@ def test_eager_automaton_is_the_bound_set_lattice():
 
 
 def test_ses_and_uncertain_drawings_explain_their_states_and_moves():
-    """Issue 13.7 / 15.5: the SES automaton of the chemotherapy preset and the uncertain engines of
+    """The SES automaton of the chemotherapy preset and the uncertain engines of
     the cluster preset, each with a legend row for every state kind, move and term drawn."""
     from visualizers.automaton import legend_rows
 
@@ -374,7 +374,7 @@ def test_default_engine_is_what_runs_the_pattern_on_the_data():
 
 
 def test_big_lazy_tree_folds_into_the_bound_set_lattice():
-    """Issue 15 item 4: the cluster preset's lazy tree (an order of the variables per state)
+    """The cluster preset's lazy tree (an order of the variables per state)
     folds into one state per bound set, with the same moves, and is drawn at a readable size."""
     from visualizers.automaton import fold_states, foldable
 
@@ -435,7 +435,7 @@ def test_matches_tables_and_timeline():
     assert {"Stock", "variable a", "variable b"} <= names
     assert len(fig.layout.shapes) == 1  # the highlighted match band
     assert [json.loads(line)["match"] for line in jsonl_text(ms).splitlines()][0] == {"a": [1, 2, 3, 4, 5], "b": [6]}
-    # downloads: one column per variable, as `cep run --format csv` writes them (issue 15.6)
+    # downloads: one column per variable, as `cep run --format csv` writes them
     exp = export_frame(ms, ["a", "b"])
     assert list(exp.columns) == ["match", "start", "end", "a", "b"]
     assert exp.to_dict("records")[1] == {"match": 2, "start": 3, "end": 6, "a": "3 4", "b": "6"}

@@ -1,4 +1,4 @@
-"""AppTest for the match-window views (issue 13.7): the Debug page on the chemotherapy preset
+"""AppTest for the match-window views: the Debug page on the chemotherapy preset
 with the engine ``match-windows`` (lanes per patient, the counters and bit vectors of the
 window, the NMC verdict of every window), and the Learn page's pruning view (14 calls and
 100 events without pruning, 3 and 15 with all techniques, the paper's §5.8)."""
@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 import sample_streams
 from tests.app_support import ok, select_pattern
+from tests.support import preset_matches as _cep_run
 
 pytestmark = pytest.mark.usefixtures("no_spark_warmup")
 
@@ -119,17 +120,6 @@ def test_learn_pruning_view_refuses_an_unsound_pattern():
 
 PRESETS = [("chemo", "chemo_cycle"), ("chemo", "chemo_earliest"), ("trades", "three_tickers"),
            ("trades", "rising_then_falling")]
-
-
-def _cep_run(capsys, sample: str, preset: str, mode: str) -> list[dict]:
-    import json
-
-    from engine.cli import main
-
-    capsys.readouterr()
-    assert main(["run", f"preset:{sample}/{preset}", "--data", f"sample:{sample}", "--format", "jsonl",
-                 "--match-windows", mode]) == 0
-    return [json.loads(line)["match"] for line in capsys.readouterr().out.splitlines() if line.strip()]
 
 
 def _preset(sample: str, preset: str) -> AppTest:

@@ -14,7 +14,8 @@ from engine.aseq.workload import Query, WorkloadMatcher, parse_workload
 from engine.dsl import parse
 from engine.matchers.base import EngineUnsupported, StateExplosion
 from engine.trace import Recorder, record
-from tests.aseq_util import expected_rows, same_rows, stream
+from tests.aseq_util import expected_rows, same_rows
+from tests.support import stream
 
 ENGINES = ["aseq", "aseq-baseline"]
 
@@ -159,19 +160,27 @@ def test_t7_pretree_synthesized(window):
     assert set(next(n for n in counters.nodes if n.label == "(VK,BK)").users) >= {"Q1", "Q2", "Q3", "Q4"}
 
 
+def feed_with_snapshots(p, events, chops):
+    """One query ``q`` chopped at ``chops``, fed ``events``: its rows, and the snapshots
+    recorded at each event that began with some ({event id: {query part: snapshot}})."""
+    rec = Recorder()
+    m = WorkloadMatcher([Query("q", p)], rec, chops={"q": chops})
+    snaps = {}
+    got = []
+    for e in events:
+        got += m.feed(e)
+        for a in rec.take_actions():
+            if a.kind == "begin" and "snapshots" in a.detail:
+                snaps[e.id] = a.detail["snapshots"]
+    return got, snaps
+
+
 def test_t8_snapshot_fig10():
     """T8 (Ex. 8, exact from Fig. 10): (A,B,C) + (D,E), W = 9: snapshots at d1 and d2, 1 at e1."""
     p = parse("PATTERN SEQ(A a, B b, C c, D d, E e) AGG COUNT WITHIN 9")
     ev = stream("a1@1 b1@2 c1@3 a2@4 b2@5 d1@6 c2@7 a3@8 d2@9 e1@10")
-    rec = Recorder()
-    m = WorkloadMatcher([Query("q", p)], rec, chops={"q": [3]})
-    snaps = {}
-    got = []
-    for e in ev:
-        got += m.feed(e)
-        for a in rec.take_actions():
-            if a.kind == "begin" and "snapshots" in a.detail:
-                snaps[e.id] = a.detail["snapshots"]["q:1"]
+    got, snaps = feed_with_snapshots(p, ev, [3])
+    snaps = {event: by_query["q:1"] for event, by_query in snaps.items()}
     assert [(r.event, r.value) for r in got] == [("e1", 1)] == [(i, v) for i, _g, v in expected_rows(p, ev)]
     # rows by tag (the tree of a1 is 0, of a2 is 1): [exp, count]; rows with count 0 are not kept
     assert snaps == {"d1": {"0": [10.0, 1]}, "d2": {"0": [10.0, 3], "1": [13.0, 1]}}
@@ -181,15 +190,7 @@ def test_t9_multi_connect_synthesized():
     """T9 (Ex. 9, synthesized): (A..G) = (A,B,C) + (D,E) + (F,G), W = 20: snap(f1) = {a1: 6, a2: 3}, 9 at g1."""
     p = parse("PATTERN SEQ(A a, B b, C c, D d, E e, F f, G g) AGG COUNT WITHIN 20")
     ev = stream("a1@1 b1@2 a2@3 b2@4 c1@5 d1@6 c2@7 d2@8 e1@9 f1@12 g1@13")
-    rec = Recorder()
-    m = WorkloadMatcher([Query("q", p)], rec, chops={"q": [3, 5]})
-    snaps = {}
-    got = []
-    for e in ev:
-        got += m.feed(e)
-        for a in rec.take_actions():
-            if a.kind == "begin" and "snapshots" in a.detail:
-                snaps[e.id] = a.detail["snapshots"]
+    got, snaps = feed_with_snapshots(p, ev, [3, 5])
     assert snaps["d1"]["q:1"] == {"0": [21.0, 2], "1": [23.0, 1]}
     assert snaps["d2"]["q:1"] == {"0": [21.0, 4], "1": [23.0, 2]}
     assert snaps["f1"]["q:2"] == {"0": [21.0, 6], "1": [23.0, 3]}

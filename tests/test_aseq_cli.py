@@ -12,7 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import sample_streams
-from engine.cli import main
+from tests.support import run
 from engine.dsl import parse
 from engine.planner import choose, make_matcher
 
@@ -20,12 +20,6 @@ LOGIN = sample_streams.load("clicks").presets["login_count"]
 KINDLE = sample_streams.load("clicks").presets["kindle_bundle"]
 LOGIN_ROWS = [(4, "10.0.0.1", 1), (5, "10.0.0.1", 2), (9, "10.0.0.2", 2), (10, "10.0.0.2", 2),
               (13, "10.0.0.3", 1), (15, "10.0.0.3", 3), (17, "10.0.0.3", 6)]
-
-
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_auto_is_aseq_and_unrunnable_agg_is_refused_by_all():

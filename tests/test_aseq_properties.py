@@ -1,4 +1,4 @@
-"""Property tests of A-Seq (issue 12.7): on random streams and patterns (negation, repeated
+"""Property tests of A-Seq: on random streams and patterns (negation, repeated
 types, ANY, local, START-anchored and cross predicates, [attr], equality partitions, GROUP
 BY, every function, time/count/no windows, equal timestamps) the row at every TRIG event
 equals the aggregate over the oracle's matches, for A-Seq and for the baseline; ``--emit

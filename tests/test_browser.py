@@ -179,7 +179,7 @@ def test_run_stock_preset_on_spark_shows_the_matches(page, app_url):
     _shot(page, "run-stock-trend-any")
 
 
-# --------------------------------------------------------------------------- issue 15
+# --------------------------------------------------------------------------- Design, Run and the automaton drawings
 
 def test_design_typo_in_a_predicate_shows_the_suggestion(page, app_url):
     """A typo in a typed predicate and in the DSL: the CLI's message with caret and suggestion;
@@ -228,7 +228,7 @@ def test_design_typo_in_a_predicate_shows_the_suggestion(page, app_url):
 
 
 def test_typed_text_is_the_pattern_on_the_run_page(browser, app_url):
-    """Issue 15.2 in the browser, 20 times (as the AppTest): fresh session, type a pattern
+    """The Design -> Run race in the browser, 20 times (as the AppTest): fresh session, type a pattern
     without WITHIN on Design, apply, go to Run with one click: exactly that text, its error.
     Every third time the person looked at the window form first. The click waits until the
     page has settled: a click on another page while the canvas redraws can be turned back
@@ -295,7 +295,7 @@ def test_run_timeline_marks_only_the_selected_match(page, app_url):
 
 
 def test_chemo_automaton_of_every_engine_has_no_overlapping_labels(page, app_url):
-    """Issue 15.5: the chemotherapy preset drawn by every engine; the labels' SVG boxes do not
+    """The chemotherapy preset drawn by every engine; the labels' SVG boxes do not
     overlap one another or a state's name, and no text spills out of its label box."""
     open_automaton(page, app_url, "Chemotherapy")
     engines = {"nfab": "NFA^b (SASE+)", "lazy-chain": "Lazy chain NFA", "lazy-tree": "Lazy tree NFA",

@@ -1,4 +1,4 @@
-"""Browser test of the Aggregate page (issue 12.9): the app under ``streamlit run``, driven
+"""Browser test of the Aggregate page: the app under ``streamlit run``, driven
 by Playwright with Debian's chromium, loopback only (as tests/test_browser_debug.py).
 Screenshots go to ``tests/artifacts/aggregate-*.png``."""
 from __future__ import annotations

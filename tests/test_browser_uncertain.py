@@ -1,4 +1,4 @@
-"""Browser test of the Uncertain time page (issue 11 item 8): the app under ``streamlit
+"""Browser test of the Uncertain time page: the app under ``streamlit
 run``, driven by Playwright with Debian's chromium, loopback only (as tests/test_browser.py):
 the page opens on the cluster preset, steps, and shows ranges and confidences. Screenshots
 go to ``tests/artifacts/uncertain-*.png``."""

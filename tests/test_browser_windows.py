@@ -1,4 +1,4 @@
-"""Browser test of the match-window views (issue 13.7): the chemotherapy preset opened from
+"""Browser test of the match-window views: the chemotherapy preset opened from
 its Home card, traced on the Debug page in match windows (as ``cep run`` by default), then with
 the engine ``match-windows``, stepped to the event that
 completes patient 1's windows, and the Learn page's pruning view. Playwright with Debian's

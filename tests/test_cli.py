@@ -9,14 +9,9 @@ from pathlib import Path
 
 import sample_streams
 from engine.cli import main
+from tests.support import run
 
 Q3 = sample_streams.load("stocks_sase").presets["stock_trend"]
-
-
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_check_prints_normalised_dsl(capsys):
@@ -199,7 +194,7 @@ def test_mapping_from_args_takes_a_namespace_or_a_dict():
 
 
 def test_na_text_is_matched_as_written(tmp_path, capsys):
-    """Issue 16: the CSV text NA is the string 'NA' (and a type may be called NA)."""
+    """The CSV text NA is the string 'NA' (and a type may be called NA)."""
     f = tmp_path / "na.csv"
     f.write_text("type,ts,id,name\nNA,1,1,NA\nB,2,2,null\nB,3,3,\n")
     code, out, err = run(capsys, "run", "PATTERN SEQ(NA a, B b) WHERE a.name = 'NA' AND b.name = 'null'",
@@ -209,7 +204,7 @@ def test_na_text_is_matched_as_written(tmp_path, capsys):
 
 
 def test_check_imports_only_what_it_needs():
-    """Start-up (issue 14.4): `cep check` builds only its own parser and imports neither the
+    """Start-up: `cep check` builds only its own parser and imports neither the
     planner and matchers nor pandas / pyarrow / networkx / pyspark."""
     code = ("import sys; from engine.cli import main; main(['check', 'PATTERN SEQ(A a, B b) WITHIN 10']); "
             "heavy = sorted(m for m in sys.modules if m.split('.')[0] in "

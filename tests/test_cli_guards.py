@@ -11,12 +11,7 @@ from pathlib import Path
 import pytest
 
 from engine.cli import main
-
-
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    rc = main([str(a) for a in argv])
-    out = capsys.readouterr()
-    return rc, out.out, out.err
+from tests.support import run
 
 
 def write(tmp_path: Path, name: str, text: str) -> str:

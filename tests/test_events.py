@@ -504,7 +504,7 @@ def test_rules_table_names_every_issue_code_it_reports():
     assert [(i.row, i.code) for i in issues] == [(1, "missing_type"), (2, "bad_time")]
 
 
-# --------------------------------------------------------------------------- values are what the file says (issue 16)
+# --------------------------------------------------------------------------- values are what the file says
 
 def test_csv_na_like_text_stays_text_only_an_empty_cell_is_missing(tmp_path):
     p = write(tmp_path, "na.csv", "type,ts,id,name,x\nNA,1,1,NA,1\nA,2,2,null,NaN\nB,3,3,None,\n"

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from engine.aseq.engine import rows_for
 from engine.aseq.values import ExactFloat, NonFiniteValue, TooLarge, exact_term, finish, plain_number, Val
-from engine.cli import main
+from tests.support import run
 from engine.dsl import parse
 from engine.events import BatchReader, ColumnMapping, DataError, load_events, make_stream
 from engine.events.numbers import MAX_NUMBER_DIGITS, NumberLimit, exact_number, int_text
@@ -31,12 +31,6 @@ from tests.test_aseq_properties import patterns
 IV = ["--lower-col", "lower", "--upper-col", "upper"]
 T1_ROWS = [("A", "a1", 1, 5), ("C", "c2", 3, 5), ("B", "b3", 3, 5), ("C", "c4", 4, 8)]
 T1 = "PATTERN SEQ(A a, B b, C c) WITHIN 5"
-
-
-def run(capsys, *argv):
-    rc = main(list(argv))
-    out = capsys.readouterr()
-    return rc, out.out, out.err
 
 
 def strict_json(line: str):

@@ -1,4 +1,4 @@
-"""Patterns never crash (issue 16, Deliver 1): fuzzing the DSL, the printer, the planner and
+"""Patterns never crash: fuzzing the DSL, the printer, the planner and
 the matchers with hostile pattern text.
 
 Every input must end in a *clean* outcome: a :class:`DslError` / :class:`PatternError` /

@@ -14,32 +14,12 @@ from engine.events import make_stream
 from engine.matchers.base import EngineUnsupported, StateExplosion, run_all
 from engine.matchers.eager import EagerMatcher
 from engine.matchers.lazy import LazyChainMatcher, LazyTreeMatcher
-
-
-def stream(spec: str, **attrs_by_id):
-    """``"a1@1 b1@2.5"`` -> events of type A, B with ids a1, b1; extra attributes per id."""
-    rows = []
-    for tok in spec.split():
-        name, ts = tok.split("@")
-        rows.append(dict(type=name[0].upper(), id=name, ts=float(ts), **attrs_by_id.get(name, {})))
-    return make_stream(rows)
-
-
-def feed_log(m, events):
-    """Matches with the index of the event whose feed returned them (len(events) = close)."""
-    out = []
-    for i, e in enumerate(events):
-        out += [(i, x) for x in m.feed(e)]
-    out += [(len(events), x) for x in m.close()]
-    return out
+from tests.support import feed_log, stream
+from tests.support import sorted_ids as ids
 
 
 def keys(ms):
     return sorted(tuple((v, ids) for v, ids in m.bindings) for m in ms)
-
-
-def ids(ms, *vs):
-    return sorted(tuple(m.ids(v) for v in vs) for m in ms)
 
 
 SEQ3 = parse("PATTERN SEQ(A a, B b, C c) WHERE a.price > 0 AND b.price > 0 AND c.price > 0 WITHIN 60")

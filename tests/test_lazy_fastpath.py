@@ -1,4 +1,4 @@
-"""The lazy chain's fast paths (issue 14, throughput) against its general ones.
+"""The lazy chain's fast paths (for throughput) against its general ones.
 
 Without a tracer the chain dispatches a waiting list whose instances all wait in one
 single-event step with the stream take inlined (``_dispatch_single``), skips buffer searches

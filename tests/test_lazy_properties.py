@@ -17,16 +17,9 @@ from engine.matchers.lazy import LazyChainMatcher, LazyTreeMatcher
 from engine.model import Component, Group, Pattern, PatternError, Window
 from engine.oracle import OracleTooLarge
 from tests.strategies import predicates, small_patterns, small_streams
+from tests.support import feed_log as log_run
 
 SETTINGS = dict(deadline=None, suppress_health_check=list(HealthCheck))
-
-
-def log_run(m, events):
-    out = []
-    for i, e in enumerate(events):
-        out += [(i, x) for x in m.feed(e)]
-    out += [(len(events), x) for x in m.close()]
-    return out
 
 
 def matchers(p, all_orders=True):

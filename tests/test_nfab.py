@@ -14,13 +14,15 @@ from engine.events import make_stream
 from engine.matchers.base import StateExplosion, run_all
 from engine.matchers.nfab import NfabMatcher
 from engine.model import PatternError
+from tests.support import sorted_ids
 
 STOCK = sample_streams.events("stocks_sase")
 Q3 = sample_streams.load("stocks_sase").presets["stock_trend"]
 
 
 def ids(matches):
-    return sorted((m.ids("a"), m.ids("b")) for m in matches)
+    """The (a ids, b ids) of every match, sorted."""
+    return sorted_ids(matches, "a", "b")
 
 
 def with_strategy(text: str, strategy: str) -> str:

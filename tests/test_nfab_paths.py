@@ -1,4 +1,4 @@
-"""NFA^b match construction from run paths (issue 14, "matches cost nothing until read").
+"""NFA^b match construction from run paths ("matches cost nothing until read").
 
 A lineage of runs keeps the ids of its latest path prefix (``Run.memo``) and a merged
 member keeps its own older part (``Member.tail``), so that a match extends what an earlier

@@ -1,5 +1,5 @@
-"""One matcher choice for ``cep run``, ``cep trace`` and ``cep explain`` (engine/run_choice.py,
-issue 13): on the chemotherapy presets and the trades presets (P_set and P_nyse of the
+"""One matcher choice for ``cep run``, ``cep trace`` and ``cep explain`` (engine/run_choice.py):
+on the chemotherapy presets and the trades presets (P_set and P_nyse of the
 match-windows paper), with match windows on, off and auto (the default of every command),
 ``cep run`` prints match #K with the bindings that ``cep trace`` emits K-th and that
 ``cep explain --match K`` explains."""
@@ -15,6 +15,8 @@ from engine.dsl import parse
 from engine.matchers.base import EngineUnsupported
 from engine.run_choice import choose_run
 from engine.trace import type_rates
+from tests.support import preset_matches as _run
+from tests.support import run
 
 PRESETS = [("chemo", "chemo_cycle"), ("chemo", "chemo_earliest"), ("trades", "three_tickers"),
            ("trades", "rising_then_falling")]
@@ -23,16 +25,9 @@ MODES = ("on", "off", "auto")
 
 def _cli(capsys, *argv: str) -> str:
     capsys.readouterr()
-    status = main(list(argv))
-    out, err = capsys.readouterr()
+    status, out, err = run(capsys, *argv)
     assert status == 0, err
     return out
-
-
-def _run(capsys, sample: str, preset: str, mode: str) -> list[dict]:
-    out = _cli(capsys, "run", f"preset:{sample}/{preset}", "--data", f"sample:{sample}", "--format", "jsonl",
-               "--match-windows", mode)
-    return [json.loads(line)["match"] for line in out.splitlines() if line.strip()]
 
 
 def _trace(capsys, sample: str, preset: str, mode: str) -> list[dict]:

@@ -19,6 +19,7 @@ from engine.oracle import OracleTooLarge
 from engine.run_choice import trace
 from engine.trace import ACTION_KINDS, Step, trace_matches
 from tests.strategies import small_patterns, small_streams
+from tests.support import ids_by_variable as ids
 
 P1 = sample_streams.load("chemo").presets["chemo_cycle"]
 CHEMO = sample_streams.events("chemo")
@@ -27,10 +28,6 @@ SETTINGS = dict(deadline=None, suppress_health_check=list(HealthCheck), max_exam
 
 def p1(sel: str = ""):
     return parse(P1.replace("WHERE [PID]", "WHERE [PID]" + (f" AND {sel}" if sel else "")))
-
-
-def ids(m) -> dict:
-    return {v: list(x) for v, x in m.bindings}
 
 
 def test_p1_automaton_has_the_papers_states_and_loops():

@@ -1,4 +1,4 @@
-"""SES patterns and the selections in the model and the DSL (issue 13.1; match-windows §3):
+"""SES patterns and the selections in the model and the DSL (match-windows §3):
 ``earliest``, ``maximal``, ``earliest_maximal`` are WHERE conjuncts like the strategies,
 printed back, round-tripped through text and JSON, validated, and refused by the engines
 that find all matches."""

@@ -130,7 +130,7 @@ def test_whole_input_errors(spark, tmp_path):
 
 
 def test_values_are_what_the_file_says_like_in_process(spark, tmp_path):
-    """Issue 16: NA-like text stays text, control characters and duplicate keys are errors,
+    """NA-like text stays text, control characters and duplicate keys are errors,
     list ids are refused, and messages name file lines: the same on Spark as in-process."""
     from engine.spark.io import read_events
 

@@ -1,4 +1,4 @@
-"""Bounded memory and streamed output (issue 16, items 4-6): reading a file in batches
+"""Bounded memory and streamed output: reading a file in batches
 gives what loading it whole gives; `cep run` writes each match as it is produced, stops on
 an unsorted file, on bad rows and on its memory limit with messages that say where and why;
 what `cep stream` does with each file and how its committed output is read back; the app's
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.cli import main
+from tests.support import run
 from engine.dsl import parse
 from engine.events import BatchReader, ColumnMapping, DataError, Unsorted, load_events
 from engine.events.formats import check_csv_fields
@@ -26,12 +26,6 @@ def write(tmp: Path, name: str, text: str) -> Path:
     p = tmp / name
     p.write_text(text, encoding="utf-8")
     return p
-
-
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def ev(e) -> tuple:

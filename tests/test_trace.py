@@ -17,6 +17,7 @@ from engine.planner import ENGINES, make_matcher
 from engine.run_choice import trace
 from engine.trace import ACTION_KINDS, Recorder, Step, TraceLimit, buffer_at, record, trace_matches
 from tests.strategies import small_patterns, small_streams
+from tests.support import run as _cli
 
 SETTINGS = dict(deadline=None, suppress_health_check=list(HealthCheck), max_examples=60)
 ENGINE_NAMES = [n for n in ENGINES if n != "oracle"]
@@ -132,14 +133,6 @@ def test_limit_stops_with_a_message():
 def test_record_needs_a_recorder():
     with pytest.raises(TypeError):
         list(record(make_matcher(parse(Q3), "nfab"), STOCK))
-
-
-def _cli(capsys, *argv):
-    from engine.cli import main
-
-    code = main(list(argv))
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 @pytest.mark.parametrize("engine", ["auto", "nfab", "lazy-chain", "lazy-tree", "eager"])

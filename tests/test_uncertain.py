@@ -1,4 +1,4 @@
-"""Imprecise timestamps (issue 11): the possible-worlds oracle on the notes' worked examples
+"""Imprecise timestamps: the possible-worlds oracle on the notes' worked examples
 (papers/imprecise-timestamps.md §4, T1–T7, exact fractions), the point-based and
 event-based engines against it (worked examples, random small cases with hypothesis, each
 other on larger streams), emission as soon as final (§3.7), bounds, pmfs, guard and trace."""

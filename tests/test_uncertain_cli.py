@@ -1,4 +1,4 @@
-"""Interval data through the planner, the validation and ``cep run`` (issue 11 items 1, 2, 5):
+"""Interval data through the planner, the validation and ``cep run``:
 interval data is never matched as point data; out-of-scope patterns are refused with the
 construct named; one row per signature with range and confidence; --min-confidence; data
 errors name their rows (integer instants, arrival assumption, pmf, U_max)."""
@@ -12,10 +12,10 @@ import pytest
 from engine import planner
 
 if "uncertain-event" not in planner.ENGINES or not hasattr(planner.EngineInfo, "interval"):
-    pytest.skip("the planner's interval registration (issue 11, shared edit) is not in this tree",
+    pytest.skip("the planner's interval registration is not in this tree",
                 allow_module_level=True)
 
-from engine.cli import main  # noqa: E402
+from tests.support import run  # noqa: E402
 from engine.dsl import parse  # noqa: E402
 from engine.matchers.base import EngineUnsupported  # noqa: E402
 from engine.uncertain.examples import EXAMPLES, interval_events  # noqa: E402
@@ -30,12 +30,6 @@ def write_csv(tmp_path, rows, name="iv.csv", header="type,id,lower,upper,v,pmf")
 
 T1_ROWS = [("A", "a1", 1, 5, 0, ""), ("C", "c2", 3, 5, 0, ""), ("B", "b3", 3, 5, 0, ""), ("C", "c4", 4, 8, 0, "")]
 IV = ["--lower-col", "lower", "--upper-col", "upper"]
-
-
-def run(capsys, *argv):
-    rc = main(list(argv))
-    out = capsys.readouterr()
-    return rc, out.out, out.err
 
 
 # --------------------------------------------------------------------------- planner

@@ -1,4 +1,4 @@
-"""Interval data on Spark (issue 11 item 5): by partition key or in time chunks overlapping
+"""Interval data on Spark: by partition key or in time chunks overlapping
 by W + U_max, equal to the in-process engine (signatures, ranges, exact confidences), with
 many chunks and many small Arrow batches."""
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 from engine import planner
 
 if "uncertain-event" not in planner.ENGINES or not hasattr(planner.EngineInfo, "interval"):
-    pytest.skip("the planner's interval registration (issue 11, shared edit) is not in this tree",
+    pytest.skip("the planner's interval registration is not in this tree",
                 allow_module_level=True)
 
 from engine.dsl import parse  # noqa: E402

@@ -11,13 +11,14 @@ import pytest
 
 import sample_streams
 from engine import oracle
-from engine.cli import main
 from engine.dsl import parse
 from engine.events import make_stream
 from engine.matchers.base import EngineUnsupported, run_all
 from engine.model import Selection
 from engine.windows import MatchWindowMatcher, Techniques, analyse, decide, unsound_reason
 from engine.windows.algorithm import KeyWindow
+from tests.support import ids_by_variable as ids
+from tests.support import run as _cep
 
 P1 = sample_streams.load("chemo").presets["chemo_cycle"]
 DAY = 86400.0
@@ -36,10 +37,6 @@ def chemo(e10_pid: int = 1, e14_pid: int = 1):
 
 def p1(selection: str = "") -> object:
     return parse(P1.replace("WHERE [PID]", "WHERE [PID]" + (f" AND {selection}" if selection else "")))
-
-
-def ids(m) -> dict:
-    return {v: list(x) for v, x in m.bindings}
 
 
 def keys(ms):
@@ -274,12 +271,6 @@ def test_match_windows_are_refused_where_unsound():
     assert not decide(parse("PATTERN SEQ(A a, B b) WITHIN 5"), "auto")[0]   # not an event-set pattern
     assert decide(parse("PATTERN SEQ(A a, B b) WITHIN 5"), "on")[0]
     assert decide(parse("PATTERN SEQ(A a, B b) WHERE maximal WITHIN 5"), "auto")[0]
-
-
-def _cep(capsys, *args):
-    status = main(list(args))
-    out = capsys.readouterr()
-    return status, out.out, out.err
 
 
 def test_cep_run_match_windows_on_and_off_print_the_same_matches(capsys):

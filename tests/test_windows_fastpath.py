@@ -1,4 +1,4 @@
-"""The fast paths of Algorithm 1 equal its reference forms (issue 13; engine/windows/beta.py):
+"""The fast paths of Algorithm 1 equal its reference forms (engine/windows/beta.py):
 
 - the compiled β_e (``WindowPlan.beta``) equals ``WindowPlan.bits`` and the definition
   (θ^p_v of each variable, ``VarSpec.fits``) on every event, with hashed equality

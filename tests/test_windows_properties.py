@@ -1,4 +1,4 @@
-"""Differential properties of match windows (issue 13.3; match-windows paper §4): with match
+"""Differential properties of match windows (match-windows paper §4): with match
 windows on (every combination of filtering, partitioning and the necessary conditions, and
 the SES automaton or an all-matches engine as A) the result equals the result with match
 windows off and equals the oracle, for every selection (all, earliest, maximal,

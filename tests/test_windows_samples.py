@@ -1,4 +1,4 @@
-"""The match-window samples and generators (issue 13.5): the trades sample is what its
+"""The match-window samples and generators: the trades sample is what its
 generator makes, its presets (P_nyse and P_set of the paper's §6) give the oracle's matches
 with match windows on and off, the Chemo preset with earliest_maximal, and the chemotherapy
 cohort generator (the Chemo relation scaled up)."""

@@ -1,4 +1,4 @@
-"""Match windows on Spark (issue 13.4): the pipeline partitions by the derived key
+"""Match windows on Spark: the pipeline partitions by the derived key
 (``engine.partition.partition_key`` = the paper's X, Def. 6) and runs Algorithm 1 per key;
 the result equals Algorithm 1 in-process and the SES automaton alone, for all matches and for
 earliest_maximal, on the paper's Chemo table and on a generated cohort, with Arrow batches
