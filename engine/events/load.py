@@ -19,7 +19,7 @@ import numpy as np
 from .lines import CsvLines, LineIndex, with_lines
 from .mapping import UNIT_SECONDS, ColumnMapping, guess_mapping
 from .records import Event, assemble_events, columns_schema
-from .report import DataError, ValidationIssue, ValidationReport
+from .report import DataError, ValidationIssue, ValidationReport, unsorted_issue
 from .small_csv import TextTable, Unsure, read_small_csv
 from .sources import resolve_format
 from .validation import check_table, numeric_issues
@@ -198,11 +198,7 @@ def _result(events: list[Event], schema: dict[str, dict[str, str]], rows: list[i
     """The ``LoadResult`` of validated, sorted events: the unsorted warning, issues sorted by
     row with their lines, the report."""
     if not was_sorted:
-        issues.append(ValidationIssue(
-            row=None, column=mapping.lower_col if mapping.is_interval else mapping.ts_col,
-            severity="warning", code="unsorted",
-            reason=(f"input was not sorted by ts; sorted {len(events)} rows stably, ties keep "
-                    f"file order")))
+        issues.append(unsorted_issue(mapping.lower_col if mapping.is_interval else mapping.ts_col, len(events)))
     all_issues = with_lines(sorted(pre_issues + issues, key=lambda i: -1 if i.row is None else i.row),
                             lines)
     report = ValidationReport(issues=all_issues, rows_read=rows_read, rows_loaded=len(events),

@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["DataError", "Severity", "ValidationIssue", "ValidationReport", "show_value", "location"]
+__all__ = ["DataError", "Severity", "ValidationIssue", "ValidationReport", "show_value", "location", "unsorted_issue"]
 
 Severity = Literal["error", "warning"]
 
@@ -197,3 +197,9 @@ class ValidationReport(BaseModel):
     def __str__(self) -> str:
         return self.format()
 
+
+def unsorted_issue(column: str, rows: int) -> "ValidationIssue":
+    """The warning of an input that was not sorted by ``column`` (the time column), once
+    its ``rows`` loaded rows were sorted stably (the in-process and the Spark readers)."""
+    return ValidationIssue(row=None, column=column, severity="warning", code="unsorted",
+                           reason=f"input was not sorted by ts; sorted {rows} rows stably, ties keep file order")

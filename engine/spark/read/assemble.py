@@ -14,6 +14,7 @@ import pyarrow as pa
 from ...events import (ID_COL, LOWER_COL, ROW_COL, TS_COL, TYPE_COL, UPPER_COL, ColumnMapping,
                        ValidationIssue, ValidationReport, validate_frame)
 from ...events.lines import LineIndex, with_lines
+from ...events.report import unsorted_issue
 from .columns import _BLOCK, _FILE, _INFO, _KIND, _LVALID, _SEG, JSON_COL, SEQ_COL
 from .events import SparkEvents
 from .kinds import _spark_is_datetime, _time_kinds_from_counts
@@ -129,11 +130,7 @@ def _run_validation(spark: Any, typed: Any, plan: _Plan, whole: list[ValidationI
         keep.append(JSON_COL)
     data = data.select(*keep)
     if not in_order:
-        issues.append(ValidationIssue(
-            row=None, column=mapping.lower_col if mapping.is_interval else mapping.ts_col,
-            severity="warning", code="unsorted",
-            reason=(f"input was not sorted by ts; sorted {rows_loaded} rows stably, ties keep "
-                    f"file order")))
+        issues.append(unsorted_issue(mapping.lower_col if mapping.is_interval else mapping.ts_col, rows_loaded))
     issues.sort(key=lambda i: -1 if i.row is None else i.row)
     issues = with_lines(issues, lines)
     report = ValidationReport(issues=issues, rows_read=rows_read, rows_loaded=rows_loaded,
