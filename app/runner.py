@@ -7,7 +7,6 @@ Errors are raised as :class:`RunError` with a message for a person (never a stac
 """
 from __future__ import annotations
 
-import inspect
 import json
 import threading
 import time
@@ -194,28 +193,9 @@ def _message(err: BaseException) -> str:
     return text
 
 
-def _takes(fn: Callable[..., Any], name: str) -> bool:
-    try:
-        return name in inspect.signature(fn).parameters
-    except (TypeError, ValueError):
-        return False
-
-
 def is_interval(loaded: LoadResult) -> bool:
     """True when the loaded events carry uncertainty intervals (lower, upper)."""
     return bool(loaded.events) and getattr(loaded.events[0], "lower", None) is not None
-
-
-def _build(info: Any, pattern: Pattern, guard: MemoryGuard | None) -> Any:
-    """The matcher, with ``guard`` when the engine takes one (engines check it in their own
-    loops, e.g. while draining in ``close()``)."""
-    if guard is not None:
-        try:
-            return info.build(pattern, guard=guard)
-        except TypeError as err:
-            if "guard" not in str(err):
-                raise
-    return info.build(pattern)
 
 
 def run_local(pattern: Pattern, loaded: LoadResult, engine: str = "auto", guard: MemoryGuard | None = None,
@@ -240,7 +220,7 @@ def run_local(pattern: Pattern, loaded: LoadResult, engine: str = "auto", guard:
     try:
         info = choose_run(pat, engine, "auto", rates=None if interval else type_rates(engine, stream),
                           interval=interval)
-        m = _build(info, pat, guard)
+        m = info.build(pat, guard=guard)  # the engine's inner loops tick the guard too
         try:
             if guard is None:
                 for e in stream:
