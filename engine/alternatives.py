@@ -8,7 +8,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from .model import Component, Group
+from engine.model import Component, Group
 
 Alt = tuple[Any, frozenset[str]]  # (reduced item or None, vars bound to nothing)
 

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .events import ColumnMapping, Event
-    from .model import Pattern
+    from engine.events import ColumnMapping, Event
+    from engine.model import Pattern
 
 __all__ = ["CommandError", "MAPPING_FLAGS", "add_mapping_args", "mapping_from_args", "read_pattern", "load_sample",
            "check_flag_values", "NUMERIC_FLAGS",
@@ -69,7 +69,7 @@ def mapping_from_args(args: Any, columns_hint: Mapping[str, Any] | None = None) 
     """A ``ColumnMapping`` from the mapping flags of ``args`` (an argparse namespace or a
     dict) over ``columns_hint`` (e.g. a sample's own mapping); a flag that is not given
     keeps the hint, a field in neither keeps ``ColumnMapping``'s default."""
-    from .events import ColumnMapping
+    from engine.events import ColumnMapping
 
     get = args.get if isinstance(args, Mapping) else (lambda k, d=None: getattr(args, k, d))
     base = dict(columns_hint or {})
@@ -125,20 +125,20 @@ def read_pattern(arg: str) -> tuple[str, str]:
 def load_pattern(arg: str, text: str | None = None) -> tuple[Pattern, str]:
     """The checked pattern of a PATTERN argument and its source text (``text``: the text
     ``read_pattern(arg)`` already gave, so that the argument is read once)."""
-    from .model import PatternError
+    from engine.model import PatternError
 
     if text is None:
         text, origin = read_pattern(arg)
     else:
         origin = _origin(arg)
     if origin.endswith(".json"):
-        from .model import Pattern
+        from engine.model import Pattern
 
         try:
             return Pattern.model_validate_json(text).check(), text
         except (ValueError, PatternError) as err:
             raise CommandError(f"{origin}: invalid pattern JSON: {err}") from None
-    from .dsl import DslError, parse
+    from engine.dsl import DslError, parse
 
     try:
         return parse(text), text
@@ -158,8 +158,8 @@ def load_data(args: argparse.Namespace, pattern: Pattern, source_text: str) -> t
     """Load and validate ``args.data`` for ``pattern``; returns events and warnings (the
     validation report, schema warnings). Errors raise ``CommandError``; rows with errors
     are refused unless ``args.skip_bad_rows``."""
-    from .dsl import DslError, check_schema
-    from .events import DataError, load_events
+    from engine.dsl import DslError, check_schema
+    from engine.events import DataError, load_events
 
     data, hint = resolve_data(args.data)
     mapping = mapping_from_args(args, hint)

@@ -12,8 +12,8 @@ import itertools
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from .events import Event
-from .expr import Agg, Len, Node, Ref, aggregate, compile_expr, uses_iteration, variables
+from engine.events import Event
+from engine.expr import Agg, Len, Node, Ref, aggregate, compile_expr, uses_iteration, variables
 
 
 class _Ctx:

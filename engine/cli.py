@@ -36,8 +36,8 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Callable, Protocol, Sequence
 
-from .arguments import CommandError, add_mapping_args, load_data, load_pattern
-from .output import FORMATS
+from engine.arguments import CommandError, add_mapping_args, load_data, load_pattern
+from engine.output import FORMATS
 
 CliError = CommandError  # the former name
 
@@ -65,7 +65,7 @@ def _check_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from .dsl import to_text
+    from engine.dsl import to_text
 
     pattern, _ = load_pattern(args.pattern)
     sys.stdout.write(to_text(pattern))
@@ -75,7 +75,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------- run
 
 def _run_parser(sub: Any) -> argparse.ArgumentParser:
-    from .planner import engine_names
+    from engine.planner import engine_names
 
     p = sub.add_parser("run", help="run a pattern over a data file")
     p.add_argument("pattern", help=PATTERN_HELP + "; or a workload file of `QUERY name` blocks (AGG patterns)")
@@ -92,7 +92,7 @@ def _run_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--spark", action="store_true", help="run on Spark")
     p.add_argument("--master", default=None, help="Spark master URL (default CEP_SPARK_MASTER or local[*])")
     p.add_argument("--with-events", action="store_true", help="(Spark) add the events' attributes")
-    from .run_command import add_run_args
+    from engine.run_command import add_run_args
 
     add_run_args(p)  # --max-memory, --read
     p.add_argument("--min-confidence", type=float, default=None, metavar="X",
@@ -108,34 +108,34 @@ def cmd_run(args: argparse.Namespace) -> int:
     """``cep run``: the pattern is read and parsed once, and the run dispatched on the model
     (a workload or an AGG pattern: aggregate rows; interval data: the interval engines;
     else matches), never on the raw text."""
-    from .arguments import read_pattern
-    from .aseq.workload import is_workload
-    from .output_paths import check_out
-    from .run_command import check_run_args
+    from engine.arguments import read_pattern
+    from engine.aseq.workload import is_workload
+    from engine.output_paths import check_out
+    from engine.run_command import check_run_args
 
     check_run_args(args)
     check_out(args)
     text, _origin = read_pattern(args.pattern)
     if getattr(args, "more", None) or is_workload(text):  # several AGG queries sharing counters
-        from .aseq.command import run_aggregate
+        from engine.aseq.command import run_aggregate
 
         return run_aggregate(args)
     pattern, text = load_pattern(args.pattern, text)
     if pattern.aggregate is not None:  # AGG: aggregate rows (A-Seq)
-        from .aseq.command import run_aggregate
+        from engine.aseq.command import run_aggregate
 
         return run_aggregate(args, pattern, text)
     if args.spark:
         try:
-            from .spark import pipeline
+            from engine.spark import pipeline
         except ImportError as err:
             raise CommandError(f"Spark is not available: {err}") from None
         return pipeline.run_cli(pattern=pattern, text=text, args=args)
-    from .run_command import handles, run_in_process
+    from engine.run_command import handles, run_in_process
 
     if handles(args, pattern):  # point data: matches written as produced, big files in batches
         return run_in_process(args, pattern, text)
-    from .uncertain.command import interval_data, run_interval
+    from engine.uncertain.command import interval_data, run_interval
 
     if interval_data(args) and getattr(args, "read", "auto") == "batches":
         return run_interval(args, pattern, None, text)  # read in batches as it goes
@@ -190,7 +190,7 @@ def _stream_parser(sub: Any) -> argparse.ArgumentParser:
 
 def cmd_stream(args: argparse.Namespace) -> int:
     try:
-        from .spark import streaming
+        from engine.spark import streaming
     except ImportError as err:
         raise CommandError(f"Spark streaming is not available: {err}") from None
     pattern, _ = load_pattern(args.pattern)
@@ -237,10 +237,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     ap = build_parser(argv[0] if argv and argv[0] in COMMANDS else None)
     args = ap.parse_args(argv)
-    from .memory import RunStopped
+    from engine.memory import RunStopped
 
     try:
-        from .arguments import check_flag_values
+        from engine.arguments import check_flag_values
 
         check_flag_values(args)
         return int(args.func(args) or 0)

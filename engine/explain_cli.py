@@ -13,12 +13,12 @@ import argparse
 import sys
 from typing import Any
 
-from .arguments import CommandError, add_mapping_args, load_data, load_pattern
+from engine.arguments import CommandError, add_mapping_args, load_data, load_pattern
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
-    from .planner import engine_names
-    from .trace_command import add_match_windows_arg
+    from engine.planner import engine_names
+    from engine.trace_command import add_match_windows_arg
 
     p = sub.add_parser("explain", help="why did match K fire / why didn't these events match")
     p.add_argument("pattern", help="a .cep/.json file, preset:SAMPLE/PRESET, or the pattern text")
@@ -36,10 +36,10 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .explain import format_text
-    from .memory import RunStopped, guarding
-    from .run_command import run_guard
-    from .uncertain.command import interval_data
+    from engine.explain import format_text
+    from engine.memory import RunStopped, guarding
+    from engine.run_command import run_guard
+    from engine.uncertain.command import interval_data
 
     pattern, text = load_pattern(args.pattern)
     events, warnings = load_data(args, pattern, text)
@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     except RunStopped as err:
         raise CommandError(f"stopped: {err}", status=1) from None
     if args.format == "json":
-        from .output import json_text
+        from engine.output import json_text
 
         sys.stdout.write(json_text(result, "the explanation") + "\n")
     else:
@@ -66,9 +66,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _explain_interval(args: argparse.Namespace, pattern: Any, events: Any) -> int:
-    from .arguments import mapping_from_args, resolve_data
-    from .explain import ExplainError
-    from .explain.intervals import explain_interval_match, explain_interval_why_not, format_interval_text
+    from engine.arguments import mapping_from_args, resolve_data
+    from engine.explain import ExplainError
+    from engine.explain.intervals import explain_interval_match, explain_interval_why_not, format_interval_text
 
     mapping = mapping_from_args(args, resolve_data(args.data)[1])
     opts = {"engine": args.engine, "u_max": mapping.u_max, "pmf": mapping.pmf_col}
@@ -80,7 +80,7 @@ def _explain_interval(args: argparse.Namespace, pattern: Any, events: Any) -> in
     except ExplainError as err:
         raise CommandError(str(err), status=err.status) from None
     if args.format == "json":
-        from .output import json_text
+        from engine.output import json_text
 
         sys.stdout.write(json_text(result, "the explanation") + "\n")
     else:
@@ -89,8 +89,8 @@ def _explain_interval(args: argparse.Namespace, pattern: Any, events: Any) -> in
 
 
 def _explain_points(args: argparse.Namespace, pattern: Any, events: Any) -> dict[str, Any]:
-    from .explain import ExplainError, explain_match, explain_why_not
-    from .model import PatternError
+    from engine.explain import ExplainError, explain_match, explain_why_not
+    from engine.model import PatternError
 
     try:
         if args.match is not None:

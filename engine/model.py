@@ -14,7 +14,7 @@ from typing import Annotated, Iterator, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from .expr import (
+from engine.expr import (
     MAX_NESTING,
     MAX_NUMBER,
     PatternError,
@@ -364,7 +364,7 @@ class Pattern(_Base):
 
         Raises PatternError for an attribute that no event of the variable's type has;
         returns warnings (e.g. an event type that does not occur in the data)."""
-        from .events import BUILTIN_FIELDS
+        from engine.events import BUILTIN_FIELDS
 
         warnings: list[str] = []
         types = {c.var: c for c in self.components()}

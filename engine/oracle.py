@@ -33,15 +33,15 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from .events import Event
-from .memory import MemoryGuard, RunStopped, current_guard, format_bytes, rss_bytes
-from .alternatives import components as _components
-from .alternatives import expand as _expand
-from .bindings import Conjunct, conjunct
-from .expr import Agg, Len, Ref
-from .matchers.base import Match, MatcherBase, Stats, make_match, overlap_rank, sort_matches
-from .model import Component, Group, Pattern, Selection, Strategy
-from .partition import partition_key
+from engine.events import Event
+from engine.memory import MemoryGuard, RunStopped, current_guard, format_bytes, rss_bytes
+from engine.alternatives import components as _components
+from engine.alternatives import expand as _expand
+from engine.bindings import Conjunct, conjunct
+from engine.expr import Agg, Len, Ref
+from engine.matchers.base import Match, MatcherBase, Stats, make_match, overlap_rank, sort_matches
+from engine.model import Component, Group, Pattern, Selection, Strategy
+from engine.partition import partition_key
 
 MAX_EVENTS = 5_000
 MAX_STEPS = 3_000_000

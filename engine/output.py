@@ -12,7 +12,7 @@ import json
 from typing import TYPE_CHECKING, Any, Iterable, TextIO
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .matchers.base import Match
+    from engine.matchers.base import Match
 
 __all__ = ["FORMATS", "TABLE_MAX_ROWS", "MatchWriter", "format_matches", "format_number", "json_default",
            "match_json", "json_text", "finite_json"]
@@ -124,7 +124,7 @@ def match_json(m: Match) -> str:
     the same. Anything else goes through ``json.dumps`` whole."""
     global _Match
     if _Match is None:  # imported on first use: this module starts without the engine
-        from .matchers.base import Match as _Match
+        from engine.matchers.base import Match as _Match
     if type(m) is not _Match:
         text = m.json_text() if isinstance(m, _Match) else None
         if text is not None:
@@ -194,7 +194,7 @@ def finite_json(obj: Any, path: str = "") -> tuple[Any, list[str]]:
             replaced.append(f"{at or 'value'} = {v!r}")
             return None
         if isinstance(v, int) and not isinstance(v, bool) and v.bit_length() > 14_000:
-            from .events.numbers import int_text
+            from engine.events.numbers import int_text
 
             return int_text(v)
         return v

@@ -16,7 +16,7 @@ import os
 from pathlib import Path
 from typing import Any, Iterable
 
-from .arguments import CommandError
+from engine.arguments import CommandError
 
 __all__ = ["input_paths", "same_file", "check_out", "check_out_dir"]
 
@@ -29,7 +29,7 @@ def input_paths(args: Any) -> list[Path]:
     if data:
         if str(data).startswith("sample:"):
             try:
-                from .arguments import resolve_data
+                from engine.arguments import resolve_data
 
                 out.append(Path(resolve_data(str(data))[0]))
             except (ValueError, CommandError):

@@ -15,9 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .events import Event
-from .expr import Cmp, Ref
-from .model import ANY_TYPE, Pattern
+from engine.events import Event
+from engine.expr import Cmp, Ref
+from engine.model import ANY_TYPE, Pattern
 
 
 @dataclass(frozen=True)

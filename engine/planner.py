@@ -37,8 +37,8 @@ import importlib
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from .matchers.base import EngineUnsupported, Matcher
-from .model import Pattern, Strategy
+from engine.matchers.base import EngineUnsupported, Matcher
+from engine.model import Pattern, Strategy
 
 
 @dataclass(frozen=True)
@@ -79,7 +79,7 @@ def _oracle_supports(p: Pattern) -> str | None:
 
 def _nfab_supports(p: Pattern) -> str | None:
     try:
-        from .automata.nfab import unsupported_reason
+        from engine.automata.nfab import unsupported_reason
     except ImportError:  # pragma: no cover - during development
         return "not available"
     return unsupported_reason(p)
@@ -139,7 +139,7 @@ def choose(pattern: Pattern, engine: str = "auto", rates: Any = None, interval: 
             return agg
     if engine != "auto":
         if engine not in ENGINES:
-            from .model import suggest
+            from engine.model import suggest
 
             hint = suggest(engine, list(ENGINES))
             raise EngineUnsupported(f"unknown engine `{engine}`; known: {', '.join(engine_names())}"
@@ -215,7 +215,7 @@ def _refuse_intervals(m: Any, name: str) -> None:
 
 def _lazy_supports(p: Pattern) -> str | None:
     try:
-        from .automata.chain import unsupported_reason as _lazy_reason
+        from engine.automata.chain import unsupported_reason as _lazy_reason
     except ImportError:  # pragma: no cover - during development
         return "not available"
     return _lazy_reason(p)
@@ -274,7 +274,7 @@ register(EngineInfo("uncertain-oracle", "possible-worlds semantics by enumeratio
 # `supports` share one wrapped function. `ses` and `match-windows` are registered after the loop.
 
 def _ses_supports(p: Pattern) -> str | None:
-    from .automata.ses import unsupported_reason as _ses_reason
+    from engine.automata.ses import unsupported_reason as _ses_reason
 
     return _ses_reason(p)
 

@@ -22,10 +22,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from .events import Event
-from .matchers.base import EngineUnsupported, Matcher
-from .model import Pattern
-from .trace import DEFAULT_LIMIT, Recorder, Step, record, type_rates
+from engine.events import Event
+from engine.matchers.base import EngineUnsupported, Matcher
+from engine.model import Pattern
+from engine.trace import DEFAULT_LIMIT, Recorder, Step, record, type_rates
 
 __all__ = ["RunChoice", "choose_run", "trace", "MATCH_WINDOW_MODES", "WINDOWS_ENGINE", "INTERVAL_REASON"]
 
@@ -59,7 +59,7 @@ class RunChoice:
         with it as the current guard, so the engine's inner loops (a window's drain, an
         SES step, an interval engine's confidences) tick it (``engine.memory.guarded``)."""
         if guard is not None:
-            from .memory import guarded
+            from engine.memory import guarded
 
             return guarded(self.build(pattern, tracer, max_runs, **options), guard)  # type: ignore[return-value]
         if max_runs is not None:
@@ -67,11 +67,11 @@ class RunChoice:
         if tracer is not None:
             options["tracer"] = tracer
         if self.windows:
-            from .windows import MatchWindowMatcher
+            from engine.windows import MatchWindowMatcher
 
             kept = {k: v for k, v in options.items() if k in ("max_runs", "max_work", "tracer")}
             return MatchWindowMatcher(pattern, inner=self.requested, **kept)
-        from .planner import make_matcher
+        from engine.planner import make_matcher
 
         if self.count_only:
             options["count_only"] = True
@@ -86,7 +86,7 @@ def choose_run(pattern: Pattern, engine: str = "auto", match_windows: str = "aut
     computes them). ``count_only``: the matches are only counted (``cep run --format
     count``), which NFA^b can do without building them. EngineUnsupported names why the
     engine (or ``--match-windows on``) cannot run the pattern."""
-    from .planner import choose
+    from engine.planner import choose
 
     if match_windows not in MATCH_WINDOW_MODES:
         raise EngineUnsupported(f"--match-windows must be one of {', '.join(MATCH_WINDOW_MODES)}, "
@@ -94,7 +94,7 @@ def choose_run(pattern: Pattern, engine: str = "auto", match_windows: str = "aut
     rates = rates if engine == "auto" else None
     on, why = _windows(pattern, engine, match_windows, interval)
     if on:
-        from .windows import choose_inner
+        from engine.windows import choose_inner
 
         return RunChoice(WINDOWS_ENGINE, engine, match_windows, True, why, inner=choose_inner(pattern, engine),
                          interval=False)
@@ -110,7 +110,7 @@ def _windows(pattern: Pattern, engine: str, mode: str, interval: bool) -> tuple[
         if mode == "on":
             raise EngineUnsupported(f"--match-windows on: {INTERVAL_REASON}")
         return False, INTERVAL_REASON
-    from .windows import decide
+    from engine.windows import decide
 
     return decide(pattern, mode, engine)
 
@@ -121,7 +121,7 @@ def trace(pattern: Pattern, events: Sequence[Event], engine: str = "auto", limit
     it (for ``auto`` with the data's type rates unless ``rates`` are given). ``match_windows``
     is ``cep run --match-windows``; ``off`` here by default, so that a named engine traces
     itself (``cep trace`` and the Debug page pass ``cep run``'s default, ``auto``)."""
-    from .planner import make_matcher
+    from engine.planner import make_matcher
 
     if rates is None:
         rates = type_rates(engine, events)

@@ -34,14 +34,14 @@ from itertools import chain, islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, TextIO
 
-from .arguments import CommandError, load_data, mapping_from_args, resolve_data
-from .memory import MemoryGuard, RunStopped, current_guard, default_limit, guarding, parse_size
-from .output import MatchWriter
+from engine.arguments import CommandError, load_data, mapping_from_args, resolve_data
+from engine.memory import MemoryGuard, RunStopped, current_guard, default_limit, guarding, parse_size
+from engine.output import MatchWriter
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .events import BatchReader, Event
-    from .matchers.base import Matcher
-    from .model import Pattern
+    from engine.events import BatchReader, Event
+    from engine.matchers.base import Matcher
+    from engine.model import Pattern
 
 __all__ = ["add_run_args", "handles", "run_in_process", "memory_limit", "run_guard", "check_run_args", "read_events",
            "READ_MODES"]
@@ -102,8 +102,8 @@ def read_events(args: Any, first: Any, first_text: str, state: dict[str, Any],
     ``auto`` for a big file) taken as they come, with the same rules and messages; returns
     (events, warnings, the batch reader or None). ``state["events"]`` counts the events read
     from batches, ``state["loaded"]`` those loaded whole."""
-    from .arguments import load_data, mapping_from_args
-    from .events import BatchReader, DataError, can_batch, wants_batches
+    from engine.arguments import load_data, mapping_from_args
+    from engine.events import BatchReader, DataError, can_batch, wants_batches
 
     mode = "batches" if force_batches else (getattr(args, "read", "auto") or "auto")
     data, hint = resolve_data(args.data)
@@ -145,7 +145,7 @@ def read_events(args: Any, first: Any, first_text: str, state: dict[str, Any],
 def check_run_args(args: argparse.Namespace) -> None:
     """The flag values of ``cep run`` checked before any work (every path: matches, AGG,
     interval data, Spark): ``--max-memory`` read, numeric flags in range."""
-    from .arguments import check_flag_values
+    from engine.arguments import check_flag_values
 
     check_flag_values(args)
     memory_limit(args)
@@ -173,7 +173,7 @@ def run_in_process(args: argparse.Namespace, pattern: Pattern, text: str) -> int
     limit = memory_limit(args)
     data, hint = resolve_data(args.data)
     mode = getattr(args, "read", "auto") or "auto"
-    from .events import DataError, can_batch, wants_batches
+    from engine.events import DataError, can_batch, wants_batches
 
     try:
         batched = mode == "batches" or (mode == "auto" and wants_batches(data))
@@ -215,8 +215,8 @@ def _run_whole(args: argparse.Namespace, pattern: Pattern, text: str, limit: int
 
 def _run_batches(args: argparse.Namespace, pattern: Pattern, text: str, data: str, mapping: Any,
                  limit: int | None) -> int:
-    from .dsl import DslError, check_schema
-    from .events import BatchReader, DataError
+    from engine.dsl import DslError, check_schema
+    from engine.events import BatchReader, DataError
 
     try:
         reader = BatchReader(data, mapping)
@@ -269,7 +269,7 @@ def _run_batches(args: argparse.Namespace, pattern: Pattern, text: str, data: st
 def _refuse(args: argparse.Namespace, reader: BatchReader, rest: Iterator[Any], numeric: Any,
             errors: list[Any], writer: MatchWriter) -> None:
     """Stop before the batch with ``errors``; read the rest of the file for the report."""
-    from .events import DataError
+    from engine.events import DataError
 
     first = min(errors, key=lambda i: i.row if i.row is not None else -1)
     also = ""
@@ -292,8 +292,8 @@ def _matcher(args: argparse.Namespace, pattern: Pattern, rates: dict[str, int] |
     """The matcher of this run, chosen as ``cep trace`` and ``cep explain`` choose it
     (``engine.run_choice``): match windows around ``--engine`` when ``--match-windows`` says
     so, else the planner's engine; matches are only counted where the engine can."""
-    from .matchers.base import EngineUnsupported
-    from .run_choice import choose_run
+    from engine.matchers.base import EngineUnsupported
+    from engine.run_choice import choose_run
 
     try:
         choice = choose_run(pattern, args.engine, getattr(args, "match_windows", "off"), rates=rates,
@@ -316,7 +316,7 @@ def _run_events(matcher: Matcher, events: Iterable[Event], writer: MatchWriter, 
     memory is read as often (``guard.every`` steps: one per event and one per match); a
     matcher that stops inside a chunk has appended the matches found before it to the
     chunk's list, and they are written before the run stops."""
-    from .matchers.base import StateExplosion
+    from engine.matchers.base import StateExplosion
 
     write, tick = writer.write, guard.tick
     # ``feed_many(events, out)`` appending to ``out`` (engine.windows.MatchWindowMatcher)
@@ -359,7 +359,7 @@ def _run(matcher: Matcher, events: list[Event], writer: MatchWriter, guard: Memo
 
 def _close(matcher: Matcher, writer: MatchWriter) -> None:
     """End of the stream: what the matcher still reports, and what it only counted."""
-    from .matchers.base import StateExplosion
+    from engine.matchers.base import StateExplosion
 
     try:
         for m in matcher.close():
@@ -370,7 +370,7 @@ def _close(matcher: Matcher, writer: MatchWriter) -> None:
 
 
 def _holds(matcher: Matcher, pattern: Pattern, loaded: int | None) -> str:
-    from .matchers.base import explosion_cause
+    from engine.matchers.base import explosion_cause
 
     st = matcher.stats
     text = f"the matcher holds {st.runs_alive:,} live {getattr(matcher, 'unit', 'runs')} (peak {st.runs_peak:,})"

@@ -73,7 +73,7 @@ def exposure_warning(host: str, port: int, data_dir: str | None) -> str | None:
 
 
 def _positive_seconds(text: str) -> float:
-    from .arguments import CommandError
+    from engine.arguments import CommandError
 
     try:
         value = float(text)
@@ -85,7 +85,7 @@ def _positive_seconds(text: str) -> float:
 
 
 def _slots(text: str) -> int:
-    from .arguments import CommandError
+    from engine.arguments import CommandError
 
     try:
         value = int(text)
@@ -99,8 +99,8 @@ def _slots(text: str) -> int:
 def launch_settings(args: argparse.Namespace) -> tuple[list[str], dict[str, str], Path]:
     """(command, environment, working directory) that start the app for ``args``; bad
     values raise ``CommandError``."""
-    from .arguments import CommandError
-    from .memory import parse_size
+    from engine.arguments import CommandError
+    from engine.memory import parse_size
 
     if not 0 < args.port < 65536:
         raise CommandError(f"--port must be between 1 and 65535, not {args.port}")

@@ -25,9 +25,9 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
-from .bindings import _Ctx, _resolver
-from .events import Event
-from .expr import Agg, Len, Node, Ref, compile_expr, to_text, uses_iteration
+from engine.bindings import _Ctx, _resolver
+from engine.events import Event
+from engine.expr import Agg, Len, Node, Ref, compile_expr, to_text, uses_iteration
 
 DEFAULT_LIMIT = 5_000
 MAX_RUNS_LISTED = 500

@@ -12,12 +12,12 @@ import argparse
 import sys
 from typing import Any, TextIO
 
-from .arguments import CommandError, add_mapping_args, load_data, load_pattern
+from engine.arguments import CommandError, add_mapping_args, load_data, load_pattern
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
-    from .planner import engine_names
-    from .trace import DEFAULT_LIMIT
+    from engine.planner import engine_names
+    from engine.trace import DEFAULT_LIMIT
 
     p = sub.add_parser("trace", help="step through a run: one record per event (actions, runs, buffer, matches)")
     p.add_argument("pattern", help="a .cep/.json file, preset:SAMPLE/PRESET, or the pattern text")
@@ -36,7 +36,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 def add_match_windows_arg(p: argparse.ArgumentParser) -> None:
     """``--match-windows auto|on|off`` as ``cep run`` has it (the same default)."""
-    from .run_choice import MATCH_WINDOW_MODES
+    from engine.run_choice import MATCH_WINDOW_MODES
 
     p.add_argument("--match-windows", choices=MATCH_WINDOW_MODES, default="auto",
                    help="match windows (Algorithm 1, match-windows paper) around --engine, as in `cep run`: "
@@ -44,13 +44,13 @@ def add_match_windows_arg(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .matchers.base import EngineUnsupported, StateExplosion
-    from .run_choice import choose_run
-    from .trace import Recorder, TraceLimit, record, type_rates
+    from engine.matchers.base import EngineUnsupported, StateExplosion
+    from engine.run_choice import choose_run
+    from engine.trace import Recorder, TraceLimit, record, type_rates
 
-    from .memory import RunStopped, guarding
-    from .output_paths import check_out
-    from .run_command import run_guard
+    from engine.memory import RunStopped, guarding
+    from engine.output_paths import check_out
+    from engine.run_command import run_guard
 
     if args.limit is not None and args.limit < 1:
         raise CommandError("--limit must be at least 1")
@@ -95,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _write_jsonl(step: Any, out: TextIO) -> None:
-    from .output import json_text
+    from engine.output import json_text
 
     out.write(json_text(step.to_json(), "a trace step") + "\n")
 
@@ -122,7 +122,7 @@ def _write_table(step: Any, out: TextIO) -> None:
 def _match_line(m: Any) -> str:
     """A match (``{"match": ...}``, with ``range``/``confidence`` on interval data) or an AGG
     row (``{"ts", "event", "group", "value"}``) as one table line."""
-    from .output import json_text
+    from engine.output import json_text
 
     if isinstance(m, dict) and isinstance(m.get("match"), dict):
         text = "  MATCH " + " ".join(f"{v}={','.join(map(str, ids))}" for v, ids in m["match"].items())

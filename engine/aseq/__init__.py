@@ -14,6 +14,6 @@ cited in this package with the resolution each follows).
 
 docs/semantics.md ("Aggregation (A-Seq)") is the exact meaning of the rows.
 """
-from .values import AggRow, Val
+from engine.aseq.values import AggRow, Val
 
 __all__ = ["AggRow", "Val"]

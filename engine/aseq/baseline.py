@@ -27,15 +27,15 @@ import heapq
 from collections import deque
 from typing import Any, Callable
 
-from ..bindings import Conjunct, conjunct
-from ..events import Event
-from ..expr import variables
-from ..matchers.base import EngineUnsupported, MatcherBase, Tracer
-from ..memory import current_guard
-from ..model import Component, Pattern, Strategy, conjuncts_of
-from ..partition import partition_key
-from .plan import keyed_pattern, local_conjuncts, refusal, trig_components
-from .values import AggRow, Val, ZERO, exact_term, finish, group_json, valid_value, value_kind
+from engine.bindings import Conjunct, conjunct
+from engine.events import Event
+from engine.expr import variables
+from engine.matchers.base import EngineUnsupported, MatcherBase, Tracer
+from engine.memory import current_guard
+from engine.model import Component, Pattern, Strategy, conjuncts_of
+from engine.partition import partition_key
+from engine.aseq.plan import keyed_pattern, local_conjuncts, refusal, trig_components
+from engine.aseq.values import AggRow, Val, ZERO, exact_term, finish, group_json, valid_value, value_kind
 
 __all__ = ["BaselineMatcher", "StackBaseline", "MatchAggregator", "MatchStore", "stack_unsupported",
            "DEFAULT_MAX_OBJECTS", "DEFAULT_MAX_WORK"]
@@ -473,7 +473,7 @@ class MatchAggregator(_AggBase):
 
     def __init__(self, pattern: Pattern, tracer: Tracer = None, *, source: str = "auto", **kw: Any) -> None:
         super().__init__(pattern, tracer, **{k: v for k, v in kw.items() if k in ("emit", "max_runs", "max_work")})
-        from ..planner import choose
+        from engine.planner import choose
 
         inner_pattern = keyed_pattern(pattern).model_copy(update={"aggregate": None})
         info = choose(inner_pattern, source)

@@ -19,8 +19,8 @@ import sys
 import time
 from typing import Any
 
-from .output import ROW_COLUMNS, write_rows
-from .values import NonFiniteValue
+from engine.aseq.output import ROW_COLUMNS, write_rows
+from engine.aseq.values import NonFiniteValue
 
 __all__ = ["wants_aggregate", "run_aggregate", "write_rows", "ROW_COLUMNS"]
 
@@ -29,7 +29,7 @@ __all__ = ["wants_aggregate", "run_aggregate", "write_rows", "ROW_COLUMNS"]
 def wants_aggregate(args: Any) -> bool:
     """Is this ``cep run`` for aggregates (a workload, several patterns, or a pattern whose
     parsed model has an AGG clause)? Decided on the parsed pattern, never on the raw text."""
-    from ..arguments import CommandError, load_pattern, read_pattern
+    from engine.arguments import CommandError, load_pattern, read_pattern
 
     if getattr(args, "more", None):
         return True
@@ -37,7 +37,7 @@ def wants_aggregate(args: Any) -> bool:
         text, _origin = read_pattern(args.pattern)
     except CommandError:
         return False
-    from .workload import is_workload
+    from engine.aseq.workload import is_workload
 
     if is_workload(text):
         return True
@@ -51,12 +51,12 @@ def wants_aggregate(args: Any) -> bool:
 def run_aggregate(args: Any, pattern: Any = None, text: str | None = None) -> int:
     """``cep run`` for an AGG pattern (``pattern``, already parsed, and its ``text``) or a
     workload (``pattern`` None: read from the arguments); see the module docstring."""
-    from ..arguments import CommandError, load_pattern, read_pattern
-    from ..matchers.base import EngineUnsupported, StateExplosion
-    from ..memory import RunStopped, guarding
-    from ..output_paths import check_out
-    from ..run_command import check_run_args, run_guard
-    from .workload import WorkloadError, is_workload, load_workload
+    from engine.arguments import CommandError, load_pattern, read_pattern
+    from engine.matchers.base import EngineUnsupported, StateExplosion
+    from engine.memory import RunStopped, guarding
+    from engine.output_paths import check_out
+    from engine.run_command import check_run_args, run_guard
+    from engine.aseq.workload import WorkloadError, is_workload, load_workload
 
     check_run_args(args)
     check_out(args)
@@ -82,20 +82,20 @@ def run_aggregate(args: Any, pattern: Any = None, text: str | None = None) -> in
         if workload:
             raise CommandError("a workload runs in-process (Spark runs one AGG pattern at a time)")
         try:
-            from ..spark import aseq as spark_aseq
+            from engine.spark import aseq as spark_aseq
         except ImportError as err:
             raise CommandError(f"Spark is not available: {err}") from None
         return spark_aseq.run_cli(first, first_text, args)
     state: dict[str, Any] = {"events": 0, "loaded": None}
-    from ..run_command import read_events
+    from engine.run_command import read_events
 
     events, warnings, reader = read_events(args, first, first_text, state)
     if reader is None and any(e.lower is not None for e in events[:1000]):
         raise CommandError("AGG patterns are aggregated over point timestamps; this data has uncertainty intervals "
                            "(map a point time column with --ts-col)")
     if workload and len(queries) > 1 and reader is None:
-        from ..dsl import DslError, check_schema
-        from ..events import infer_schema
+        from engine.dsl import DslError, check_schema
+        from engine.events import infer_schema
 
         schema = infer_schema(events)
         for q in queries[1:]:
@@ -113,13 +113,13 @@ def run_aggregate(args: Any, pattern: Any = None, text: str | None = None) -> in
         if workload:
             if engine not in ("auto", "aseq"):
                 raise CommandError("a workload runs on A-Seq (--engine auto or aseq)")
-            from .workload import WorkloadMatcher
+            from engine.aseq.workload import WorkloadMatcher
 
             matcher: Any = WorkloadMatcher(queries, **options)
             name = "aseq-workload"
         else:
-            from ..planner import choose
-            from .engine import make_aggregator
+            from engine.planner import choose
+            from engine.aseq.engine import make_aggregator
 
             info = choose(first, engine)  # the planner's refusals (and an engine's own) apply
             matcher = make_aggregator(first, info.name, **options)
@@ -135,7 +135,7 @@ def run_aggregate(args: Any, pattern: Any = None, text: str | None = None) -> in
         else:
             print(f"note: A-Seq cannot aggregate this pattern without its matches ({fb}); the baseline built "
                   "them and aggregated", file=sys.stderr)
-    from .row_sink import RowSink
+    from engine.aseq.row_sink import RowSink
 
     try:
         rows = RowSink(args, workload, stream=reader is not None)
@@ -191,7 +191,7 @@ def run_aggregate(args: Any, pattern: Any = None, text: str | None = None) -> in
         rate = n_events / elapsed if elapsed > 0 else float("inf")
         extra = ""
         if workload and reader is None:
-            from .workload import WorkloadMatcher
+            from engine.aseq.workload import WorkloadMatcher
 
             alone = WorkloadMatcher(queries, share=False, **options)
             with guarding(guard):

@@ -34,10 +34,10 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
-from ..events import Event
-from ..model import ANY_TYPE
-from .plan import NegSpec, Position, QueryPlan
-from .values import Val, ZERO, exact_term, finish, shown_values, valid_value
+from engine.events import Event
+from engine.model import ANY_TYPE
+from engine.aseq.plan import NegSpec, Position, QueryPlan
+from engine.aseq.values import Val, ZERO, exact_term, finish, shown_values, valid_value
 
 __all__ = ["Counters", "Node", "Tree", "QuerySpec", "DEFAULT_MAX_LIVE"]
 

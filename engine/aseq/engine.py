@@ -17,13 +17,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..events import Event
-from ..matchers.base import EngineUnsupported, MatcherBase, Tracer
-from ..model import Pattern
-from ..trace import RunView
-from .core import ALL, DEFAULT_MAX_LIVE, Counters
-from .plan import AseqUnsupported, QueryPlan, compile_query, refusal
-from .values import AggRow, finish, group_json
+from engine.events import Event
+from engine.matchers.base import EngineUnsupported, MatcherBase, Tracer
+from engine.model import Pattern
+from engine.trace import RunView
+from engine.aseq.core import ALL, DEFAULT_MAX_LIVE, Counters
+from engine.aseq.plan import AseqUnsupported, QueryPlan, compile_query, refusal
+from engine.aseq.values import AggRow, finish, group_json
 
 __all__ = ["AseqMatcher", "EMIT_MODES", "rows_for", "make_aggregator"]
 
@@ -51,7 +51,7 @@ class AseqMatcher(MatcherBase):
         try:
             self.plan: QueryPlan | None = compile_query(pattern)
         except AseqUnsupported as err:
-            from .baseline import BaselineMatcher
+            from engine.aseq.baseline import BaselineMatcher
 
             self.plan = None
             self.fallback = str(err)
@@ -153,10 +153,10 @@ def make_aggregator(pattern: Pattern, engine: str = "auto", **options: Any) -> M
     if engine in ("auto", "aseq"):
         return AseqMatcher(pattern, **options)
     if engine == "aseq-baseline":
-        from .baseline import BaselineMatcher
+        from engine.aseq.baseline import BaselineMatcher
 
         return BaselineMatcher(pattern, **options)
-    from .baseline import MatchAggregator
+    from engine.aseq.baseline import MatchAggregator
 
     return MatchAggregator(pattern, source=engine, **options)
 

@@ -7,8 +7,8 @@ import csv
 import sys
 from typing import Any, Iterable, TextIO
 
-from ..output import json_text
-from .values import AggRow, TooLarge
+from engine.output import json_text
+from engine.aseq.values import AggRow, TooLarge
 
 ROW_COLUMNS = ["ts", "event", "group", "value"]
 

@@ -26,12 +26,12 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ..events import Event
-from ..expr import Cmp, Node, Ref, compile_expr, to_text, variables
-from ..model import ANY_TYPE, Component, Pattern, Strategy, conjuncts_of
-from ..oracle import has_trailing_negation
-from ..partition import PartitionKey, partition_key
-from .values import value_kind
+from engine.events import Event
+from engine.expr import Cmp, Node, Ref, compile_expr, to_text, variables
+from engine.model import ANY_TYPE, Component, Pattern, Strategy, conjuncts_of
+from engine.oracle import has_trailing_negation
+from engine.partition import PartitionKey, partition_key
+from engine.aseq.values import value_kind
 
 __all__ = ["AseqUnsupported", "QueryPlan", "Position", "NegSpec", "compile_query", "unsupported_reason",
            "refusal", "keyed_pattern", "trig_components", "local_conjuncts"]

@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from .output import emit_rows, write_rows
-from .values import AggRow
+from engine.aseq.output import emit_rows, write_rows
+from engine.aseq.values import AggRow
 
 __all__ = ["RowSink"]
 

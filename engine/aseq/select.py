@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..matchers.base import EngineUnsupported
-from ..model import Pattern
-from .plan import refusal
+from engine.matchers.base import EngineUnsupported
+from engine.model import Pattern
+from engine.aseq.plan import refusal
 
 __all__ = ["AGG_ENGINES", "choose_aggregate", "supports"]
 
@@ -30,8 +30,8 @@ def supports(pattern: Pattern) -> str | None:
     why = refusal(pattern)
     if why:
         return why
-    from .baseline import stack_unsupported
-    from .plan import AseqUnsupported, compile_query
+    from engine.aseq.baseline import stack_unsupported
+    from engine.aseq.plan import AseqUnsupported, compile_query
 
     try:
         compile_query(pattern)
@@ -40,7 +40,7 @@ def supports(pattern: Pattern) -> str | None:
         aseq_why = str(err)
     if stack_unsupported(pattern) is None:
         return None
-    from .. import planner
+    from engine import planner
 
     stripped = pattern.model_copy(update={"aggregate": None})
     others = planner.reasons(stripped)
@@ -56,7 +56,7 @@ def choose_aggregate(pattern: Pattern, engine: str = "auto", interval: bool = Fa
     negation, interval data) -> EngineUnsupported whatever the engine; otherwise None (the
     named engine is chosen as usual: a match engine then returns the matches the aggregate
     is over, and ``cep run`` aggregates them, engine/aseq/command.py)."""
-    from .. import planner
+    from engine import planner
 
     why = refusal(pattern)
     if why:

@@ -34,13 +34,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..events import Event
-from ..matchers.base import EngineUnsupported, MatcherBase, Tracer
-from ..model import Pattern
-from ..partition import PartitionKey
-from .core import ALL, DEFAULT_MAX_LIVE, Counters
-from .plan import AseqUnsupported, QueryPlan, compile_query, refusal
-from .values import AggRow, finish, group_json
+from engine.events import Event
+from engine.matchers.base import EngineUnsupported, MatcherBase, Tracer
+from engine.model import Pattern
+from engine.partition import PartitionKey
+from engine.aseq.core import ALL, DEFAULT_MAX_LIVE, Counters
+from engine.aseq.plan import AseqUnsupported, QueryPlan, compile_query, refusal
+from engine.aseq.values import AggRow, finish, group_json
 
 __all__ = ["Query", "WorkloadError", "parse_workload", "load_workload", "is_workload", "WorkloadMatcher",
            "sharing_plan"]
@@ -66,7 +66,7 @@ def is_workload(text: str) -> bool:
 
 def parse_workload(text: str, origin: str = "<workload>") -> list[Query]:
     """The queries of a workload file (see the module docstring)."""
-    from ..dsl import DslError, parse
+    from engine.dsl import DslError, parse
 
     blocks: list[tuple[str, int, list[str]]] = []
     for n, line in enumerate(text.splitlines(), 1):
@@ -89,7 +89,7 @@ def parse_workload(text: str, origin: str = "<workload>") -> list[Query]:
         try:
             p = parse(src)
         except DslError as err:
-            from ..dsl import render_error
+            from engine.dsl import render_error
 
             span = (err.span[0] + line, err.span[1], err.span[2]) if err.span else None
             raise WorkloadError(f"{origin}: query `{name}`: {render_error(err.message, span, text, err.hint)}"
@@ -103,7 +103,7 @@ def parse_workload(text: str, origin: str = "<workload>") -> list[Query]:
 def load_workload(args: list[str]) -> list[Query]:
     """Queries from pattern arguments: one workload file (or text), or several patterns
     (files, ``preset:...`` or text; named by file stem, or q1, q2, ...)."""
-    from ..arguments import load_pattern, read_pattern
+    from engine.arguments import load_pattern, read_pattern
 
     if len(args) == 1:
         text, origin = read_pattern(args[0])
@@ -205,7 +205,7 @@ class WorkloadMatcher(MatcherBase):
             try:
                 plans[i] = compile_query(q.pattern)
             except AseqUnsupported as err:
-                from .baseline import BaselineMatcher
+                from engine.aseq.baseline import BaselineMatcher
 
                 self.fallback[q.name] = str(err)
                 self.alone[i] = BaselineMatcher(q.pattern, None, emit=emit, max_runs=max_runs)

@@ -41,11 +41,11 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
 
-from ..events import Event
-from ..expr import Agg, Len, Node, Ref, to_text, uses_iteration, variables
-from ..model import ANY_TYPE, Component, Group, Pattern, Strategy
-from ..alternatives import components as _components
-from ..alternatives import expand as _expand
+from engine.events import Event
+from engine.expr import Agg, Len, Node, Ref, to_text, uses_iteration, variables
+from engine.model import ANY_TYPE, Component, Group, Pattern, Strategy
+from engine.alternatives import components as _components
+from engine.alternatives import expand as _expand
 
 MAX_CLAUSES = 64
 
@@ -268,7 +268,7 @@ def _clause(index: int, red: Any, absent: frozenset[str], conds: list[Node], kle
         if vs & negs or vs & absent:
             continue  # negation conditions, or vacuous in this clause
         if not vs:
-            from ..bindings import conjunct
+            from engine.bindings import conjunct
             if not conjunct(e, kleene).holds({}):
                 const_false = True
             continue
@@ -285,7 +285,7 @@ def _pos_vars(item: Any) -> list[str]:
 def estimate_rates(pattern: Pattern | PatternInfo, events: Iterable[Event]) -> dict[str, float]:
     """Per-variable arrival rate (events passing the variable's type and unary filter per
     unit of time, or per event for count windows) on a prefix of the data (notes §5)."""
-    from ..bindings import conjunct
+    from engine.bindings import conjunct
 
     info = pattern if isinstance(pattern, PatternInfo) else analyse(pattern)
     kleene = {v for v, i in info.vars.items() if i.kleene}
@@ -472,7 +472,7 @@ def range_text(info: PatternInfo, var: str, prec: Iterable[str], succ: Iterable[
         parts.append(f"{var} < " + " , ".join(hi))
     w = info.pattern.window
     if w is not None:
-        from ..dsl import _window_text  # the window as written: `span < 16 days`, `span < 500 events`
+        from engine.dsl import _window_text  # the window as written: `span < 16 days`, `span < 500 events`
 
         parts.append(f"span < {_window_text(w)}")
     if not parts:

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..model import Pattern
-from .chain import STYLE, _conds_text, analyse, filter_text, unsupported_reason
+from engine.model import Pattern
+from engine.automata.chain import STYLE, _conds_text, analyse, filter_text, unsupported_reason
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -28,7 +28,7 @@ __all__ = ["eager_graph", "unsupported_reason"]
 
 
 def _written_window(p: Pattern) -> str | None:
-    from ..dsl import _window_text  # the window as written: `16 days`, `500 events`
+    from engine.dsl import _window_text  # the window as written: `16 days`, `500 events`
 
     return None if p.window is None else _window_text(p.window)
 
@@ -38,7 +38,7 @@ def eager_graph(pattern: Pattern) -> "nx.MultiDiGraph":
     (raises ValueError with the reason when the eager engine cannot run ``pattern``)."""
     import networkx as nx
 
-    from ..expr import uses_iteration
+    from engine.expr import uses_iteration
 
     why = unsupported_reason(pattern)
     if why:

@@ -26,9 +26,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import networkx as nx
 
-from ..expr import Agg, Cmp, Len, Node, Ref, to_text, uses_iteration, variables
-from ..model import Component, Group, Pattern, Strategy
-from ..partition import PartitionKey, partition_key
+from engine.expr import Agg, Cmp, Len, Node, Ref, to_text, uses_iteration, variables
+from engine.model import Component, Group, Pattern, Strategy
+from engine.partition import PartitionKey, partition_key
 
 MAX_ALTERNATIVES = 64
 
@@ -300,7 +300,7 @@ def edge_formulas(nfa: Nfab, chain: Chain, optimised: bool) -> list[dict[str, An
     first = chain.states[0].var
     wtxt = None
     if w is not None:
-        from ..dsl import _window_text  # the window as the DSL writes it: `12 hours`, `500 events`
+        from engine.dsl import _window_text  # the window as the DSL writes it: `12 hours`, `500 events`
 
         coord = "seq" if w.is_count else "ts"
         wtxt = f"e.{coord} - {first}.{coord} < {_window_text(w)}"

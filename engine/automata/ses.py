@@ -22,10 +22,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
-from ..bindings import Conjunct, conjunct
-from ..events import Event
-from ..expr import Agg, Len, Node, Ref, to_text, variables
-from ..model import ANY_TYPE, Pattern, Strategy
+from engine.bindings import Conjunct, conjunct
+from engine.events import Event
+from engine.expr import Agg, Len, Node, Ref, to_text, variables
+from engine.model import ANY_TYPE, Pattern, Strategy
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -126,7 +126,7 @@ def state_name(a: SesAutomaton, i: int, s: int) -> str:
 
 def unsupported_reason(p: Pattern) -> str | None:
     """None when the SES automaton can run ``p``."""
-    from ..windows.analysis import ses_sets
+    from engine.windows.analysis import ses_sets
 
     if p.strategy is not Strategy.ANY:
         return f"selects among all matches (skip_till_any_match) only, not {p.strategy.value}"
@@ -142,7 +142,7 @@ def unsupported_reason(p: Pattern) -> str | None:
 
 def compile_ses(p: Pattern) -> SesAutomaton:
     """The SES automaton of ``p`` (see :func:`unsupported_reason`)."""
-    from ..windows.analysis import local_conjuncts, ses_sets
+    from engine.windows.analysis import local_conjuncts, ses_sets
 
     why = unsupported_reason(p)
     if why:
@@ -154,7 +154,7 @@ def compile_ses(p: Pattern) -> SesAutomaton:
     set_of = {v: i for i, s in enumerate(sets) for v in s}
     local = local_conjuncts(p)
     kleene = {v for v in order if comps[v].kleene}
-    from ..windows.analysis import _compile_props
+    from engine.windows.analysis import _compile_props
 
     vars_ = {v: SesVar(v, comps[v].type, comps[v].kleene, set_of[v], k, _compile_props(local[v]),
                        tuple(to_text(n) for n in local[v])) for k, v in enumerate(order)}

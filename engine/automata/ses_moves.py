@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..model import ANY_TYPE, Pattern, Selection
-from .ses import SesAutomaton, compile_ses, unsupported_reason
-from .columns import centre_columns
+from engine.model import ANY_TYPE, Pattern, Selection
+from engine.automata.ses import SesAutomaton, compile_ses, unsupported_reason
+from engine.automata.columns import centre_columns
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -53,7 +53,7 @@ def ses_moves_graph(pattern: Pattern) -> "nx.MultiDiGraph":
     edges (raises ValueError with the reason when the SES automaton cannot run it)."""
     import networkx as nx
 
-    from ..dsl import _window_text  # the window as written: `16 days`, `20 ms`
+    from engine.dsl import _window_text  # the window as written: `16 days`, `20 ms`
 
     a = compile_ses(pattern)
     win = _window_text(pattern.window) if pattern.window is not None else None

@@ -29,8 +29,8 @@ if TYPE_CHECKING:
 import itertools
 from dataclasses import dataclass, field
 
-from ..model import Pattern
-from .chain import (Clause, Cond, NegSpec, PatternInfo, Step, _conds_text, _finish, analyse, build_steps,
+from engine.model import Pattern
+from engine.automata.chain import (Clause, Cond, NegSpec, PatternInfo, Step, _conds_text, _finish, analyse, build_steps,
                     filter_text, range_text)
 
 

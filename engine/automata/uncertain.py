@@ -34,14 +34,14 @@ from __future__ import annotations
 from itertools import combinations
 from typing import TYPE_CHECKING
 
-from ..expr import to_text
-from ..model import Pattern
-from .columns import centre_columns
+from engine.expr import to_text
+from engine.model import Pattern
+from engine.automata.columns import centre_columns
 
 if TYPE_CHECKING:
     import networkx as nx
 
-    from ..uncertain.query import UQuery
+    from engine.uncertain.query import UQuery
 
 __all__ = ["event_based_graph", "point_based_graph", "event_mode", "STYLE", "SIGNATURE"]
 
@@ -53,7 +53,7 @@ SIGNATURE = "α"  # the node of emitted signatures (signature, range, confidence
 def event_mode(pattern: Pattern, mode: str = "auto") -> str:
     """The evaluation order ``EventBasedMatcher`` uses for ``mode`` (``auto``: sorted when
     every event can match one component only, else any-state)."""
-    from ..uncertain.query import compile_query
+    from engine.uncertain.query import compile_query
 
     q = compile_query(pattern)
     if mode == "auto" or (mode == "sorted" and not q.exclusive()):
@@ -64,7 +64,7 @@ def event_mode(pattern: Pattern, mode: str = "auto") -> str:
 def _window(q: "UQuery") -> str | None:
     if q.span is None:
         return None
-    from ..dsl import _window_text
+    from engine.dsl import _window_text
 
     return _window_text(q.pattern.window)  # type: ignore[arg-type]
 
@@ -137,7 +137,7 @@ def event_based_graph(pattern: Pattern, mode: str = "auto") -> "nx.MultiDiGraph"
     """The runs of ``uncertain-event`` (see the module docstring); ``mode`` as the engine's
     option (auto / any-state / sorted / selectivity). Raises ValueError
     (``UncertainUnsupported``) with the reason when the engine cannot run ``pattern``."""
-    from ..uncertain.query import compile_query
+    from engine.uncertain.query import compile_query
 
     q = compile_query(pattern)
     mode = event_mode(pattern, mode)
@@ -210,7 +210,7 @@ def point_based_graph(pattern: Pattern) -> "nx.MultiDiGraph":
     """The point NFA of ``uncertain-point`` and its match collapsing (see the module
     docstring). Raises ValueError (``UncertainUnsupported``) with the reason when the engine
     cannot run ``pattern``."""
-    from ..uncertain.query import compile_query
+    from engine.uncertain.query import compile_query
 
     q = compile_query(pattern)
     ell = q.length

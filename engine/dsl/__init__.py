@@ -38,12 +38,12 @@ once per nesting level, so these limits keep it far from Python's recursion limi
 """
 from __future__ import annotations
 
-from .errors import SHOWN_LINE, DslError, render_error
-from .tokens import Tok, tokenize
-from .vocabulary import AGG_FUNCS, CLAUSES, KEYWORDS, SELECTION_NAMES, STRATEGY_NAMES, UNITS
-from .expressions import ExpressionParser
-from .parser import Parser, name_spans, parse, parse_expr
-from .schema import check_schema
-from .printer import _window_text, component_text, item_text, to_text
+from engine.dsl.errors import SHOWN_LINE, DslError, render_error
+from engine.dsl.tokens import Tok, tokenize
+from engine.dsl.vocabulary import AGG_FUNCS, CLAUSES, KEYWORDS, SELECTION_NAMES, STRATEGY_NAMES, UNITS
+from engine.dsl.expressions import ExpressionParser
+from engine.dsl.parser import Parser, name_spans, parse, parse_expr
+from engine.dsl.schema import check_schema
+from engine.dsl.printer import _window_text, component_text, item_text, to_text
 
 __all__ = ["DslError", "parse", "parse_expr", "to_text", "tokenize", "check_schema", "render_error", "item_text"]

@@ -3,8 +3,8 @@
 place (a long line is shown as a window around the caret)."""
 from __future__ import annotations
 
-from .. import expr as X
-from ..model import PatternError
+from engine import expr as X
+from engine.model import PatternError
 
 
 class DslError(PatternError):

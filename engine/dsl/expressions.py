@@ -9,11 +9,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .. import expr as X
-from ..model import suggest
-from .errors import DslError
-from .tokens import Tok, tokenize
-from .vocabulary import AGG_FUNCS, KEYWORDS, SELECTION_NAMES, STRATEGY_NAMES
+from engine import expr as X
+from engine.model import suggest
+from engine.dsl.errors import DslError
+from engine.dsl.tokens import Tok, tokenize
+from engine.dsl.vocabulary import AGG_FUNCS, KEYWORDS, SELECTION_NAMES, STRATEGY_NAMES
 
 
 class ExpressionParser:

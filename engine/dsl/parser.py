@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import expr as X
-from ..model import (
+from engine import expr as X
+from engine.model import (
     MAX_COMPONENTS,
     MAX_PATTERN_LENGTH,
     Aggregate,
@@ -22,9 +22,9 @@ from ..model import (
     Window,
     suggest,
 )
-from .errors import DslError
-from .expressions import ExpressionParser
-from .vocabulary import CLAUSES, KEYWORDS, STRATEGY_NAMES, UNITS, _strategy_of
+from engine.dsl.errors import DslError
+from engine.dsl.expressions import ExpressionParser
+from engine.dsl.vocabulary import CLAUSES, KEYWORDS, STRATEGY_NAMES, UNITS, _strategy_of
 
 
 class Parser(ExpressionParser):

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import expr as X
-from ..model import QUANT_SUFFIX, Component, Group, Pattern, Selection, Window, check_group_depth
+from engine import expr as X
+from engine.model import QUANT_SUFFIX, Component, Group, Pattern, Selection, Window, check_group_depth
 
 
 def component_text(c: Component) -> str:

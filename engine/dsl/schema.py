@@ -4,10 +4,10 @@
 caret under it."""
 from __future__ import annotations
 
-from .. import expr as X
-from ..model import Pattern, PatternError
-from .errors import DslError, render_error
-from .parser import name_spans
+from engine import expr as X
+from engine.model import Pattern, PatternError
+from engine.dsl.errors import DslError, render_error
+from engine.dsl.parser import name_spans
 
 
 def check_schema(pattern: Pattern, schema: dict[str, dict[str, str]], source: str | None = None) -> list[str]:

@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .. import expr as X
-from .errors import DslError
+from engine import expr as X
+from engine.dsl.errors import DslError
 
 _STRATEGY_RE = r"(?:strict[-_]contiguity|partition[-_]contiguity|skip[-_]till[-_]next[-_]match|skip[-_]till[-_]any[-_]match)\b"
 _TOKEN_RE = re.compile(

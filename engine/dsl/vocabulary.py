@@ -3,7 +3,7 @@ names, the aggregate functions, and the time units a window may be written in (e
 the unit it means and a factor: `2 weeks` is 14 days)."""
 from __future__ import annotations
 
-from ..model import Selection, Strategy
+from engine.model import Selection, Strategy
 
 CLAUSES = ("WHERE", "WITHIN", "OUTPUT", "AGG", "GROUP", "RETURN")
 KEYWORDS = {"PATTERN", "SEQ", "AND", "OR", "NOT", "WHERE", "WITHIN", "OUTPUT", "AGG", "GROUP", "BY", "RETURN", "AS"}

@@ -36,18 +36,18 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from .mapping import (CANONICAL, ID_COL, LOWER_COL, ROW_COL, TS_COL, TYPE_COL, UNIT_SECONDS, UPPER_COL,
+from engine.events.mapping import (CANONICAL, ID_COL, LOWER_COL, ROW_COL, TS_COL, TYPE_COL, UNIT_SECONDS, UPPER_COL,
                       ColumnMapping, TimeKind, guess_mapping)
-from .records import BUILTIN_FIELDS, Event, infer_schema, make_stream
-from .report import DataError, Severity, ValidationIssue, ValidationReport
+from engine.events.records import BUILTIN_FIELDS, Event, infer_schema, make_stream
+from engine.events.report import DataError, Severity, ValidationIssue, ValidationReport
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .formats import arrow_to_pandas
-    from .frames import events_from_frame, sort_frame
-    from .batches import BatchReader, EventBatch, Unsorted
-    from .sources import can_batch, wants_batches
-    from .load import LoadResult, load_events
-    from .validation import ValidatedFrame, numeric_issues, validate_frame
+    from engine.events.formats import arrow_to_pandas
+    from engine.events.frames import events_from_frame, sort_frame
+    from engine.events.batches import BatchReader, EventBatch, Unsorted
+    from engine.events.sources import can_batch, wants_batches
+    from engine.events.load import LoadResult, load_events
+    from engine.events.validation import ValidatedFrame, numeric_issues, validate_frame
 
 # name -> part, for the names whose part imports pandas
 _LAZY = {

@@ -36,15 +36,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .formats import read_csv_batches, read_jsonl_batches, read_parquet_batches
-from .sources import BATCH_ABOVE_BYTES, BATCH_ABOVE_ROWS, can_batch, is_json_array, resolve_format, wants_batches
-from .frames import build_events
-from .lines import CsvLines, LineIndex, with_lines
-from .load import exact_columns
-from .mapping import ID_COL, ROW_COL, TS_COL, UNIT_SECONDS, ColumnMapping, TimeKind, guess_mapping
-from .records import Event
-from .report import DataError, ValidationIssue, ValidationReport, location, show_value
-from .validation import numeric_issues, validate_frame
+from engine.events.formats import read_csv_batches, read_jsonl_batches, read_parquet_batches
+from engine.events.sources import BATCH_ABOVE_BYTES, BATCH_ABOVE_ROWS, can_batch, is_json_array, resolve_format, wants_batches
+from engine.events.frames import build_events
+from engine.events.lines import CsvLines, LineIndex, with_lines
+from engine.events.load import exact_columns
+from engine.events.mapping import ID_COL, ROW_COL, TS_COL, UNIT_SECONDS, ColumnMapping, TimeKind, guess_mapping
+from engine.events.records import Event
+from engine.events.report import DataError, ValidationIssue, ValidationReport, location, show_value
+from engine.events.validation import numeric_issues, validate_frame
 
 __all__ = ["BatchReader", "EventBatch", "Unsorted", "can_batch", "wants_batches", "BATCH_ROWS",
            "MAX_ISSUES", "DUP_WINDOW", "BATCH_ABOVE_BYTES", "BATCH_ABOVE_ROWS"]

@@ -17,9 +17,9 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from .lines import CsvLines, JsonlLines, LineIndex, TableLines, open_binary, with_lines
-from .report import DataError, ValidationIssue, show_value
-from .sources import (COMPRESSION, FORMATS, check_csv_header, csv_header, is_json_array, open_text,
+from engine.events.lines import CsvLines, JsonlLines, LineIndex, TableLines, open_binary, with_lines
+from engine.events.report import DataError, ValidationIssue, show_value
+from engine.events.sources import (COMPRESSION, FORMATS, check_csv_header, csv_header, is_json_array, open_text,
                       parquet_files, parquet_rows, resolve_format, short_error)
 
 __all__ = ["FORMATS", "COMPRESSION", "CSV_OPTIONS", "resolve_format", "read_csv", "read_csv_batches",

@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .columns import Column, Table
-from .mapping import ColumnMapping, TimeKind
-from .report import Severity, ValidationIssue
+from engine.events.columns import Column, Table
+from engine.events.mapping import ColumnMapping, TimeKind
+from engine.events.report import Severity, ValidationIssue
 
 __all__ = ["FrameCheck"]
 

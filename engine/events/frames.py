@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .mapping import ID_COL, LOWER_COL, TS_COL, TYPE_COL, UPPER_COL
-from .records import Event, assemble_events, columns_schema
-from .values import column_values
+from engine.events.mapping import ID_COL, LOWER_COL, TS_COL, TYPE_COL, UPPER_COL
+from engine.events.records import Event, assemble_events, columns_schema
+from engine.events.values import column_values
 
 __all__ = ["sort_frame", "build_events", "events_from_frame"]
 

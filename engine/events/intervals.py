@@ -12,11 +12,11 @@ from typing import Any
 
 import numpy as np
 
-from .columns import T_BAD, T_INFINITE, T_NUMBER, Column
-from .frame_check import FrameCheck
-from .mapping import UNIT_SECONDS
-from .numbers import NUMBER_TEXT, NumberLimit, exact_number, short_number
-from .report import show_value
+from engine.events.columns import T_BAD, T_INFINITE, T_NUMBER, Column
+from engine.events.frame_check import FrameCheck
+from engine.events.mapping import UNIT_SECONDS
+from engine.events.numbers import NUMBER_TEXT, NumberLimit, exact_number, short_number
+from engine.events.report import show_value
 
 
 __all__ = ["exact_number_text", "exact_bounds", "convert_time_unit", "check_interval_order",
@@ -199,7 +199,7 @@ def check_pmf(chk: FrameCheck) -> None:
         return
     import pandas as pd  # pd.isna: every missing value a reader may give
 
-    from ..uncertain.pmf import PmfError, parse_pmf  # standard library only
+    from engine.uncertain.pmf import PmfError, parse_pmf  # standard library only
 
     lo, hi, known = _pairs(chk)
     cells = chk.col(m.pmf_col).objects()

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, ClassVar, Protocol
 
-from .report import ValidationIssue
+from engine.events.report import ValidationIssue
 
 __all__ = ["LineIndex", "OffsetLines", "TableLines", "CsvLines", "JsonlLines", "with_lines",
            "open_binary"]

@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .lines import CsvLines, LineIndex, with_lines
-from .mapping import UNIT_SECONDS, ColumnMapping, guess_mapping
-from .records import Event, assemble_events, columns_schema
-from .report import DataError, ValidationIssue, ValidationReport, unsorted_issue
-from .small_csv import TextTable, Unsure, read_small_csv
-from .sources import resolve_format
-from .validation import check_table, numeric_issues
+from engine.events.lines import CsvLines, LineIndex, with_lines
+from engine.events.mapping import UNIT_SECONDS, ColumnMapping, guess_mapping
+from engine.events.records import Event, assemble_events, columns_schema
+from engine.events.report import DataError, ValidationIssue, ValidationReport, unsorted_issue
+from engine.events.small_csv import TextTable, Unsure, read_small_csv
+from engine.events.sources import resolve_format
+from engine.events.validation import check_table, numeric_issues
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -122,7 +122,7 @@ def load_table(table: TextTable, mapping: ColumnMapping | None,
 
 def load_with_pandas(path: Path, kind: str, mapping: ColumnMapping | None) -> LoadResult:
     """``load_events`` of a file read with pandas (every file that is not a small plain CSV)."""
-    from .formats import read_csv, read_jsonl, read_parquet
+    from engine.events.formats import read_csv, read_jsonl, read_parquet
 
     pre_issues: list[ValidationIssue] = []
     rows: np.ndarray | None = None
@@ -143,7 +143,7 @@ def load_with_pandas(path: Path, kind: str, mapping: ColumnMapping | None) -> Lo
 def exact_columns(path: Path, sep: str, mapping: ColumnMapping | None) -> tuple[str, ...]:
     """The columns of a CSV file read as text so that the rules read them exactly: the
     interval bounds (of ``mapping``, or of the mapping guessed from the header)."""
-    from .sources import csv_header
+    from engine.events.sources import csv_header
 
     if mapping is None:
         try:
@@ -160,7 +160,7 @@ def exact_columns(path: Path, sep: str, mapping: ColumnMapping | None) -> tuple[
 
 def _attributes(path: Path, sep: str, mapping: ColumnMapping | None) -> frozenset[str] | None:
     """The attribute columns of a CSV file (not mapped to type, time, id or bounds)."""
-    from .sources import csv_header
+    from engine.events.sources import csv_header
 
     try:
         found = csv_header(path, sep)
@@ -176,9 +176,9 @@ def _attributes(path: Path, sep: str, mapping: ColumnMapping | None) -> frozense
 def _load_frame(df: pd.DataFrame, mapping: ColumnMapping | None, rows: np.ndarray | None = None,
                 pre_issues: list[ValidationIssue] | None = None, lines: LineIndex | None = None,
                 text_source: bool = False) -> LoadResult:
-    from .frames import build_events, sort_frame
-    from .mapping import ROW_COL
-    from .validation import validate_frame
+    from engine.events.frames import build_events, sort_frame
+    from engine.events.mapping import ROW_COL
+    from engine.events.validation import validate_frame
 
     pre_issues = pre_issues or []
     if mapping is None:

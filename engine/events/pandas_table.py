@@ -7,8 +7,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .times import parse_time
-from .values import column_values
+from engine.events.times import parse_time
+from engine.events.values import column_values
 
 __all__ = ["FrameTable", "SeriesColumn"]
 

@@ -32,9 +32,9 @@ from typing import Any
 
 import numpy as np
 
-from .columns import T_BAD, T_DATETIME, T_MISSING, T_NUMBER
-from .numbers import plain_kind, text_number
-from .sources import check_csv_header
+from engine.events.columns import T_BAD, T_DATETIME, T_MISSING, T_NUMBER
+from engine.events.numbers import plain_kind, text_number
+from engine.events.sources import check_csv_header
 
 __all__ = ["SMALL_BYTES", "TextColumn", "TextTable", "Unsure", "read_small_csv"]
 

@@ -11,8 +11,8 @@ import os
 from pathlib import Path
 from typing import IO
 
-from .lines import open_binary
-from .report import DataError
+from engine.events.lines import open_binary
+from engine.events.report import DataError
 
 __all__ = ["FORMATS", "COMPRESSION", "resolve_format", "open_text", "is_json_array", "csv_header",
            "check_csv_header", "parquet_files", "parquet_rows", "short_error", "can_batch", "wants_batches",

@@ -11,7 +11,7 @@ from decimal import Decimal
 import numpy as np
 import pandas as pd
 
-from .columns import T_BAD, T_DATETIME, T_INFINITE, T_MISSING, T_NUMBER
+from engine.events.columns import T_BAD, T_DATETIME, T_INFINITE, T_MISSING, T_NUMBER
 
 __all__ = ["parse_time", "T_MISSING", "T_NUMBER", "T_DATETIME", "T_BAD", "T_INFINITE"]
 

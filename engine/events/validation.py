@@ -24,14 +24,14 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from .columns import T_BAD, T_DATETIME, T_INFINITE, T_MISSING, T_NUMBER, Column, Table
-from .mapping import (CANONICAL, ID_COL, LOWER_COL, ROW_COL, TS_COL, TYPE_COL, UPPER_COL,
+from engine.events.columns import T_BAD, T_DATETIME, T_INFINITE, T_MISSING, T_NUMBER, Column, Table
+from engine.events.mapping import (CANONICAL, ID_COL, LOWER_COL, ROW_COL, TS_COL, TYPE_COL, UPPER_COL,
                       ColumnMapping, TimeKind, suggest_column)
-from .frame_check import FrameCheck
-from .intervals import (check_arrival_order, check_interval_instants, check_interval_order, check_pmf,
+from engine.events.frame_check import FrameCheck
+from engine.events.intervals import (check_arrival_order, check_interval_instants, check_interval_order, check_pmf,
                         check_u_max, convert_time_unit, exact_bounds, exact_number_text)
-from .records import BUILTIN_FIELDS, Event
-from .report import DataError, ValidationIssue, show_value
+from engine.events.records import BUILTIN_FIELDS, Event
+from engine.events.report import DataError, ValidationIssue, show_value
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -346,7 +346,7 @@ def validate_frame(df: pd.DataFrame, mapping: ColumnMapping | None = None, row_o
     Raises ``DataError`` for a missing required column. The frame is neither sorted nor
     copied more than needed.
     """
-    from .pandas_table import FrameTable
+    from engine.events.pandas_table import FrameTable
 
     mapping = mapping or ColumnMapping()
     if any(not isinstance(c, str) for c in df.columns):
@@ -367,7 +367,7 @@ def _valid_rows(chk: FrameCheck, df: pd.DataFrame, text_source: bool) -> Validat
     """The rows without errors, canonical columns first, then the attribute columns."""
     import pandas as pd
 
-    from .values import coerce_numeric_text
+    from engine.events.values import coerce_numeric_text
 
     keep = ~chk.bad
     m = chk.mapping

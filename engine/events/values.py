@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .numbers import plain_kind, text_number
+from engine.events.numbers import plain_kind, text_number
 
 _NONE_TYPE = type(None)
 

@@ -9,9 +9,9 @@ docs/trace.md ("cep explain") documents the JSON forms.
 """
 from __future__ import annotations
 
-from .common import ExplainError
-from .match import explain_match
-from .text import format_text
-from .whynot import explain_why_not, parse_spec
+from engine.explain.common import ExplainError
+from engine.explain.match import explain_match
+from engine.explain.text import format_text
+from engine.explain.whynot import explain_why_not, parse_spec
 
 __all__ = ["ExplainError", "explain_match", "explain_why_not", "format_text", "parse_spec"]

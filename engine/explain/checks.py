@@ -18,11 +18,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from ..events import Event
-from ..expr import Agg, Cmp, Len, Node, Ref, to_text, uses_iteration, variables
-from ..model import Component, Pattern, Strategy, conjuncts_of
-from ..trace import PredicateCheck, check_conjunct
-from .common import Alternative, Naming, is_negated_type, is_positive_type, js, part_text
+from engine.events import Event
+from engine.expr import Agg, Cmp, Len, Node, Ref, to_text, uses_iteration, variables
+from engine.model import Component, Pattern, Strategy, conjuncts_of
+from engine.trace import PredicateCheck, check_conjunct
+from engine.explain.common import Alternative, Naming, is_negated_type, is_positive_type, js, part_text
 
 
 @dataclass

@@ -6,11 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from ..alternatives import expand
-from ..events import Event
-from ..matchers.base import Match
-from ..model import ANY_TYPE, Component, Group, Pattern, Strategy
-from ..partition import partition_key
+from engine.alternatives import expand
+from engine.events import Event
+from engine.matchers.base import Match
+from engine.model import ANY_TYPE, Component, Group, Pattern, Strategy
+from engine.partition import partition_key
 
 
 class ExplainError(ValueError):
@@ -44,9 +44,9 @@ def engine_run(pattern: Pattern, events: Sequence[Event], engine: str = "auto", 
     """Run ``pattern`` exactly as ``cep run`` does (``engine.run_choice``: the engine and
     ``--match-windows``; for ``auto`` with the data's type rates unless ``rates`` are
     given), the matches in the order the matcher emits them."""
-    from ..matchers.base import EngineUnsupported, StateExplosion, run_all
-    from ..run_choice import choose_run
-    from ..trace import type_rates
+    from engine.matchers.base import EngineUnsupported, StateExplosion, run_all
+    from engine.run_choice import choose_run
+    from engine.trace import type_rates
 
     if rates is None:
         rates = type_rates(engine, events)
@@ -178,7 +178,7 @@ class Naming:
 
 def _alt_prefix(pattern: Pattern, order: list[str]) -> str:
     try:
-        from ..automata.nfab import compile_pattern, unsupported_reason
+        from engine.automata.nfab import compile_pattern, unsupported_reason
 
         if unsupported_reason(pattern) is not None:
             return ""

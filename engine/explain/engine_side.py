@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ..events import Event
-from ..matchers.base import Match
-from ..model import Pattern, Selection, Strategy
-from .common import ExplainError, engine_run, fmt_ids, js, match_dict, part_text, partitioner
+from engine.events import Event
+from engine.matchers.base import Match
+from engine.model import Pattern, Selection, Strategy
+from engine.explain.common import ExplainError, engine_run, fmt_ids, js, match_dict, part_text, partitioner
 
 
 def _flat_values(preds: Sequence[Any]) -> dict[str, Any]:
@@ -138,9 +138,9 @@ def _trace_reason(pattern: Pattern, events: Sequence[Event], b: dict[str, list[E
     """Follow NFA^b's own step trace (merging off, so every run keeps its own bindings) from
     the candidate's first event: the furthest run whose bindings are a prefix of the
     candidate, and what it did on the next event."""
-    from ..matchers.base import StateExplosion
-    from ..planner import make_matcher
-    from ..trace import Recorder
+    from engine.matchers.base import StateExplosion
+    from engine.planner import make_matcher
+    from engine.trace import Recorder
 
     target = sorted(((e, v) for v, evs in b.items() for e in evs), key=lambda t: t[0].seq)
     want = [(v, e.id) for e, v in target]

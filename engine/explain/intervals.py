@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ..events import Event
-from ..model import Pattern
-from .common import ExplainError
-from .whynot import parse_spec
+from engine.events import Event
+from engine.model import Pattern
+from engine.explain.common import ExplainError
+from engine.explain.whynot import parse_spec
 
 __all__ = ["interval_signatures", "explain_interval_match", "explain_interval_why_not", "format_interval_text"]
 
@@ -23,11 +23,11 @@ __all__ = ["interval_signatures", "explain_interval_match", "explain_interval_wh
 def interval_signatures(pattern: Pattern, events: Sequence[Event], engine: str = "auto",
                         u_max: int | None = None, pmf: str | None = None) -> tuple[str, list[Any]]:
     """(engine name, the signatures of ``cep run`` on interval data, in its order)."""
-    from ..matchers.base import EngineUnsupported, StateExplosion
-    from ..memory import RunStopped
-    from ..planner import choose, make_matcher
-    from ..uncertain.command import derived_u_max
-    from ..uncertain.result import sort_uncertain
+    from engine.matchers.base import EngineUnsupported, StateExplosion
+    from engine.memory import RunStopped
+    from engine.planner import choose, make_matcher
+    from engine.uncertain.command import derived_u_max
+    from engine.uncertain.result import sort_uncertain
 
     try:
         info = choose(pattern, engine, interval=True)
@@ -48,7 +48,7 @@ def interval_signatures(pattern: Pattern, events: Sequence[Event], engine: str =
 
 
 def _signature_json(k: int, m: Any, engine: str) -> dict[str, Any]:
-    from ..uncertain.result import exact_text
+    from engine.uncertain.result import exact_text
 
     return {"verdict": "match", "engine": engine, "index": k, "match": m.as_dict(),
             "range": [m.range[0], m.range[1]], "confidence": float(m.confidence),

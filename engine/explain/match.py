@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ..events import Event
-from ..matchers.base import Match
-from ..model import Pattern
-from .checks import (
+from engine.events import Event
+from engine.matchers.base import Match
+from engine.model import Pattern
+from engine.explain.checks import (
     Check,
     coord,
     coord_name,
@@ -23,7 +23,7 @@ from .checks import (
     window_text,
     window_values,
 )
-from .common import Alternative, ExplainError, Naming, alternatives, engine_run, fmt_ids, js, num, partitioner
+from engine.explain.common import Alternative, ExplainError, Naming, alternatives, engine_run, fmt_ids, js, num, partitioner
 
 
 def explain_match(pattern: Pattern, events: Sequence[Event], k: int, engine: str = "auto", rates: Any = None,
@@ -52,7 +52,7 @@ def match_window(pattern: Pattern, events: Sequence[Event], m: Match, inner: str
     """Where a match-windows run found ``m``: in the match window of its first event, of
     that event's partition key (Def. 6), which passed the necessary conditions, so the
     matcher A was called on it (Algorithm 1; ``cep trace`` shows every window's verdict)."""
-    from ..windows import analyse
+    from engine.windows import analyse
 
     first = next(e for e in events if e.seq == m.start_seq)
     plan = analyse(pattern)

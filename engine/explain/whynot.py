@@ -21,10 +21,10 @@ from __future__ import annotations
 
 from typing import Any, Iterator, Sequence
 
-from ..events import Event
-from ..matchers.base import Match
-from ..model import Component, Pattern, suggest
-from .checks import (
+from engine.events import Event
+from engine.matchers.base import Match
+from engine.model import Component, Pattern, suggest
+from engine.explain.checks import (
     coord,
     coord_name,
     equivalence_conjuncts,
@@ -34,9 +34,9 @@ from .checks import (
     window_text,
     window_values,
 )
-from .common import Alternative, ExplainError, Naming, alternatives, engine_run, js, num
-from .engine_side import engine_reason
-from .match import explain_found
+from engine.explain.common import Alternative, ExplainError, Naming, alternatives, engine_run, js, num
+from engine.explain.engine_side import engine_reason
+from engine.explain.match import explain_found
 
 STAGES = ("type", "order", "predicate", "equivalence", "window", "negation", "engine")
 MAX_ASSIGNMENTS = 2_000

@@ -9,8 +9,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Protocol
 
-from ..events import Event
-from ..model import Pattern
+from engine.events import Event
+from engine.model import Pattern
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,7 +126,7 @@ Tracer = Any  # an engine.trace.Recorder (kept untyped here so that base stays i
 
 def explosion_cause(pattern: Pattern, unit: str = "runs") -> str:
     """The likely cause of a state explosion and its remedy, for the guard's message."""
-    from ..model import Strategy
+    from engine.model import Strategy
 
     kleene = [c.var for c in pattern.components() if c.kleene]
     if kleene and pattern.strategy is Strategy.ANY:

@@ -18,12 +18,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..automata.chain import Clause, Cond, PatternInfo
-from ..events import Event
-from ..model import Pattern
-from . import lazy_trace
-from .base import Match, Tracer
-from .lazy import (DEFAULT_MAX_BUFFER, DEFAULT_MAX_INSTANCES, DEFAULT_MAX_SUBSETS, DEFAULT_MAX_WORK, INF, Buf, Inst, LazyBase, RNeg,
+from engine.automata.chain import Clause, Cond, PatternInfo
+from engine.events import Event
+from engine.model import Pattern
+from engine.matchers import lazy_trace
+from engine.matchers.base import Match, Tracer
+from engine.matchers.lazy import (DEFAULT_MAX_BUFFER, DEFAULT_MAX_INSTANCES, DEFAULT_MAX_SUBSETS, DEFAULT_MAX_WORK, INF, Buf, Inst, LazyBase, RNeg,
                    RPlan, SWEEP_EVERY, clause_signature, compile_conds)
 
 

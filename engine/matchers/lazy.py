@@ -62,15 +62,15 @@ from bisect import bisect_left, bisect_right
 from itertools import count as _count
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from ..automata.chain import (ChainNFA, Cond, NegSpec, PatternInfo, Step, analyse, compile_chain,
+from engine.automata.chain import (ChainNFA, Cond, NegSpec, PatternInfo, Step, analyse, compile_chain,
                               estimate_rates, unsupported_reason)
-from ..automata.tree import TreeClause, TreeNFA, compile_tree
-from ..bindings import conjunct
-from ..events import Event
-from ..expr import Ref, compile_conjunction, event_attr, slot_attr, variables
-from ..model import ANY_TYPE, Pattern
-from . import lazy_trace
-from .base import EngineUnsupported, Match, MatcherBase, Tracer
+from engine.automata.tree import TreeClause, TreeNFA, compile_tree
+from engine.bindings import conjunct
+from engine.events import Event
+from engine.expr import Ref, compile_conjunction, event_attr, slot_attr, variables
+from engine.model import ANY_TYPE, Pattern
+from engine.matchers import lazy_trace
+from engine.matchers.base import EngineUnsupported, Match, MatcherBase, Tracer
 
 DEFAULT_MAX_INSTANCES = 2_000_000
 DEFAULT_MAX_BUFFER = 6_000_000

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..events import Event
-from ..trace import PredicateCheck, Recorder, RunView, check_conjunct
+from engine.events import Event
+from engine.trace import PredicateCheck, Recorder, RunView, check_conjunct
 
 LazyBase = Inst = Any  # engine.matchers.lazy's types; that module imports this one
 

@@ -25,15 +25,15 @@ from time import perf_counter
 from collections import deque
 from typing import Any, Callable
 
-from ..bindings import Conjunct, conjunct
-from ..events import BUILTIN_FIELDS, Event
-from ..expr import Agg, BoolOp, Cmp, Len, Node, Ref, compile_expr, slot_attr
-from ..model import ANY_TYPE, Pattern, Strategy
-from ..automata.nfab import Chain, Nfab, compile_pattern
-from ..memory import current_guard
-from .base import Match, MatcherBase, Tracer, overlap_rank
-from . import nfab_trace
-from .nfab_paths import NO_PATH, PathIds, PathMatch
+from engine.bindings import Conjunct, conjunct
+from engine.events import BUILTIN_FIELDS, Event
+from engine.expr import Agg, BoolOp, Cmp, Len, Node, Ref, compile_expr, slot_attr
+from engine.model import ANY_TYPE, Pattern, Strategy
+from engine.automata.nfab import Chain, Nfab, compile_pattern
+from engine.memory import current_guard
+from engine.matchers.base import Match, MatcherBase, Tracer, overlap_rank
+from engine.matchers import nfab_trace
+from engine.matchers.nfab_paths import NO_PATH, PathIds, PathMatch
 
 DEFAULT_MAX_RUNS = 2_000_000
 DEFAULT_MAX_BUFFER = 6_000_000

@@ -16,8 +16,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..output import json_text
-from .base import Match
+from engine.output import json_text
+from engine.matchers.base import Match
 
 __all__ = ["PathIds", "PathMatch", "NO_PATH", "id_text"]
 

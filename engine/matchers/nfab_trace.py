@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..events import Event
-from ..model import Strategy
-from ..trace import Action, PredicateCheck, Recorder, RunView, check_conjunct
+from engine.events import Event
+from engine.model import Strategy
+from engine.trace import Action, PredicateCheck, Recorder, RunView, check_conjunct
 
 if TYPE_CHECKING:  # the matcher's own types; this module is imported by engine.matchers.nfab
-    from ..automata.nfab import Chain
-    from .base import Match
+    from engine.automata.nfab import Chain
+    from engine.matchers.base import Match
 
 NfabMatcher = Run = Entry = _ChainRT = Any
 

@@ -31,12 +31,12 @@ from __future__ import annotations
 from itertools import islice
 from typing import Any, Sequence
 
-from ..automata.ses import SesAutomaton, compile_ses, unsupported_reason
-from ..events import Event
-from ..memory import current_guard
-from ..model import Pattern, Selection
-from ..windows.selection import drop_reason, select_group
-from .base import EngineUnsupported, Match, MatcherBase, Tracer
+from engine.automata.ses import SesAutomaton, compile_ses, unsupported_reason
+from engine.events import Event
+from engine.memory import current_guard
+from engine.model import Pattern, Selection
+from engine.windows.selection import drop_reason, select_group
+from engine.matchers.base import EngineUnsupported, Match, MatcherBase, Tracer
 
 __all__ = ["SesMatcher", "DEFAULT_MAX_INSTANCES", "DEFAULT_MAX_WORK"]
 
@@ -121,7 +121,7 @@ class SesMatcher(MatcherBase):
         return True
 
     def _trace_preds(self, b: dict[str, tuple[Event, ...]], bound: int, var: str) -> list[Any]:
-        from ..trace import check_conjunct
+        from engine.trace import check_conjunct
 
         lists = {v: list(es) for v, es in b.items()}
         out = [check_conjunct(c.node, lists, set(self.kleene), current=var)
@@ -354,7 +354,7 @@ class SesMatcher(MatcherBase):
         return self._finish_groups(None)
 
     def trace_state(self) -> tuple[list[Any], dict[str, Any]]:
-        from ..trace import RunView
+        from engine.trace import RunView
 
         runs = [RunView(id=str(i.id), state=self._state(i), bindings={v: [e.id for e in es] for v, es in i.b.items()},
                         start=i.start.ts) for i in self.live]

@@ -34,14 +34,14 @@ from typing import Any, Iterator
 
 import pyarrow as pa
 
-from ..aseq.values import AggRow, TooLarge
-from ..events import TS_COL, TYPE_COL, arrow_to_pandas
-from ..model import ANY_TYPE, Pattern, Strategy
-from ..partition import PartitionKey
-from .errors import task_error as _task_error
-from .io import KEY_COL, SEQ_COL, SparkEvents, build_events, read_events
-from .keys import key_expr
-from .pipeline import Progress, scale_window
+from engine.aseq.values import AggRow, TooLarge
+from engine.events import TS_COL, TYPE_COL, arrow_to_pandas
+from engine.model import ANY_TYPE, Pattern, Strategy
+from engine.partition import PartitionKey
+from engine.spark.errors import task_error as _task_error
+from engine.spark.io import KEY_COL, SEQ_COL, SparkEvents, build_events, read_events
+from engine.spark.keys import key_expr
+from engine.spark.pipeline import Progress, scale_window
 
 __all__ = ["run", "AggRunResult", "plan_mode", "ROW_SCHEMA", "canonical"]
 
@@ -92,7 +92,7 @@ class _Task:
 
 
 def _make(task: _Task) -> Any:
-    from ..aseq.engine import make_aggregator
+    from engine.aseq.engine import make_aggregator
 
     return make_aggregator(task.pattern, task.engine, **task.options)
 
@@ -191,7 +191,7 @@ def run(pattern: Pattern, source: Any, engine: str = "auto", *, emit: str = "tri
     ``mode`` forces a mode (a forced mode must be valid for the pattern)."""
     from pyspark.sql import functions as F
 
-    from .session import get_spark
+    from engine.spark.session import get_spark
 
     t0 = time.perf_counter()
     spark = spark or get_spark()
@@ -203,7 +203,7 @@ def run(pattern: Pattern, source: Any, engine: str = "auto", *, emit: str = "tri
         ev: SparkEvents = source if isinstance(source, SparkEvents) else read_events(source, mapping, data_format,
                                                                                      spark)
         pat = scale_window(pattern, ev)
-        from ..aseq.engine import make_aggregator
+        from engine.aseq.engine import make_aggregator
 
         make_aggregator(pat, engine, **options)  # an unsupported pattern fails here, on the driver
         plan = plan_mode(pat, emit)
@@ -272,14 +272,14 @@ class _Null:
 
 def run_cli(pattern: Pattern, text: str, args: Any) -> int:
     """``cep run AGG-PATTERN --spark``: the rows in ``--format`` (as in-process)."""
-    from ..aseq.output import emit_rows
-    from ..arguments import CommandError, mapping_from_args, resolve_data
-    from ..dsl import DslError, check_schema
-    from ..events import DataError
-    from ..matchers.base import EngineUnsupported
-    from .errors import PipelineError
-    from .pipeline import numeric_issues
-    from .session import SparkUnavailable, get_spark
+    from engine.aseq.output import emit_rows
+    from engine.arguments import CommandError, mapping_from_args, resolve_data
+    from engine.dsl import DslError, check_schema
+    from engine.events import DataError
+    from engine.matchers.base import EngineUnsupported
+    from engine.spark.errors import PipelineError
+    from engine.spark.pipeline import numeric_issues
+    from engine.spark.session import SparkUnavailable, get_spark
 
     data, hint = resolve_data(args.data)
     mapping = mapping_from_args(args, hint)

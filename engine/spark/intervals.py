@@ -35,11 +35,11 @@ from typing import Any, Callable, ClassVar, Iterator
 
 import pyarrow as pa
 
-from ..events import LOWER_COL, TS_COL, TYPE_COL, UPPER_COL, arrow_to_pandas
-from ..model import ANY_TYPE, Pattern, Strategy
-from ..partition import partition_key
-from .io import KEY_COL, SEQ_COL, SparkEvents, build_events
-from .result import SparkResult
+from engine.events import LOWER_COL, TS_COL, TYPE_COL, UPPER_COL, arrow_to_pandas
+from engine.model import ANY_TYPE, Pattern, Strategy
+from engine.partition import partition_key
+from engine.spark.io import KEY_COL, SEQ_COL, SparkEvents, build_events
+from engine.spark.result import SparkResult
 
 __all__ = ["plan_intervals", "run_intervals", "IntervalRunResult", "INTERVAL_SCHEMA"]
 
@@ -74,7 +74,7 @@ class _Task:
 def _make(task: _Task) -> Any:
     if task.factory is not None:
         return task.factory(task.pattern)
-    from ..planner import make_matcher
+    from engine.planner import make_matcher
 
     return make_matcher(task.pattern, task.engine, interval=True, u_max=task.u_max, pmf=task.pmf)
 
@@ -138,7 +138,7 @@ class IntervalRunResult(SparkResult):
         return self.matches.orderBy("range_lo", "range_hi", "start_seq", "end_seq", "match")
 
     def to_matches(self) -> list[Any]:
-        from ..uncertain.result import UncertainMatch, sort_uncertain
+        from engine.uncertain.result import UncertainMatch, sort_uncertain
 
         order = [c.var for c in self.pattern.positive]
         out = []
@@ -158,9 +158,9 @@ def run_intervals(pattern: Pattern, ev: SparkEvents, spark: Any, engine: str = "
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
-    from ..planner import choose
-    from .errors import task_error as _task_error
-    from .keys import key_expr
+    from engine.planner import choose
+    from engine.spark.errors import task_error as _task_error
+    from engine.spark.keys import key_expr
 
     t0 = time.perf_counter()
     info_engine = choose(pattern, engine, interval=True).name

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..events import BUILTIN_FIELDS, ID_COL, LOWER_COL, TS_COL, TYPE_COL, UPPER_COL
-from ..model import Strategy
-from ..partition import PartitionKey
-from .io import _FLOAT_RE, _INT_RE, JSON_COL, SEQ_COL, SparkEvents
+from engine.events import BUILTIN_FIELDS, ID_COL, LOWER_COL, TS_COL, TYPE_COL, UPPER_COL
+from engine.model import Strategy
+from engine.partition import PartitionKey
+from engine.spark.io import _FLOAT_RE, _INT_RE, JSON_COL, SEQ_COL, SparkEvents
 
 __all__ = ["key_expr"]
 

@@ -25,9 +25,9 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..events import (ID_COL, LOWER_COL, ROW_COL, TS_COL, TYPE_COL, UPPER_COL, ColumnMapping,
+from engine.events import (ID_COL, LOWER_COL, ROW_COL, TS_COL, TYPE_COL, UPPER_COL, ColumnMapping,
                       Event)
-from .io import JSON_COL, SEQ_COL, SparkEvents, read_events
+from engine.spark.io import JSON_COL, SEQ_COL, SparkEvents, read_events
 
 __all__ = ["read_local", "events_frame", "LOCAL_BYTES"]
 
@@ -63,8 +63,8 @@ def read_local(source: str | os.PathLike[str], mapping: ColumnMapping | dict | N
                fmt: str | None = None, spark: Any = None) -> SparkEvents:
     """Read ``source`` with the in-process loader and give its events to Spark (see the
     module docstring). Same ``SparkEvents`` contract as ``io.read_events``."""
-    from ..events import load_events
-    from .session import get_spark
+    from engine.events import load_events
+    from engine.spark.session import get_spark
 
     spark = spark or get_spark()
     if isinstance(mapping, dict):

@@ -54,16 +54,16 @@ from typing import Any, Callable, Iterable, Iterator
 
 import pyarrow as pa
 
-from ..events import ID_COL, ROW_COL, TS_COL, TYPE_COL, DataError, Event, arrow_to_pandas
-from ..matchers.base import Match, Matcher
-from ..model import ANY_TYPE, Pattern, Strategy, Window
-from ..partition import PartitionKey, partition_key
-from .errors import PipelineError
-from .errors import task_error as _task_error
-from .io import KEY_COL, SEQ_COL, SparkEvents, build_events, read_events
-from .keys import key_expr
-from .result import SparkResult
-from .match_rows import MatchColumns, match_row
+from engine.events import ID_COL, ROW_COL, TS_COL, TYPE_COL, DataError, Event, arrow_to_pandas
+from engine.matchers.base import Match, Matcher
+from engine.model import ANY_TYPE, Pattern, Strategy, Window
+from engine.partition import PartitionKey, partition_key
+from engine.spark.errors import PipelineError
+from engine.spark.errors import task_error as _task_error
+from engine.spark.io import KEY_COL, SEQ_COL, SparkEvents, build_events, read_events
+from engine.spark.keys import key_expr
+from engine.spark.result import SparkResult
+from engine.spark.match_rows import MatchColumns, match_row
 
 __all__ = ["run", "SparkRunResult", "plan_mode", "Plan", "PipelineError", "matches_from_rows",
            "run_cli", "default_factory", "scale_window", "MATCH_SCHEMA", "Progress", "warm_up", "partitions_for"]
@@ -93,11 +93,11 @@ def default_factory(engine: str = "auto", **options: Any) -> MatcherFactory:
 
     def make(pattern: Pattern, engine: str = engine, options: dict = dict(options)) -> Matcher:
         try:
-            from ..planner import make_matcher
+            from engine.planner import make_matcher
         except ImportError:  # pragma: no cover - before the planner existed
             if engine not in ("auto", "oracle"):
                 raise
-            from ..oracle import OracleMatcher
+            from engine.oracle import OracleMatcher
 
             return OracleMatcher(pattern, **options)
         if pattern.aggregate is not None:  # this pipeline lists matches; AGG rows: engine/spark/aseq.py
@@ -472,8 +472,8 @@ def run(pattern: Pattern | str, source: Any, engine: str = "auto", with_events: 
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
-    from ..dsl import parse
-    from .session import get_spark
+    from engine.dsl import parse
+    from engine.spark.session import get_spark
 
     t0 = time.perf_counter()
     if isinstance(pattern, str):
@@ -486,7 +486,7 @@ def run(pattern: Pattern | str, source: Any, engine: str = "auto", with_events: 
         ev = source if isinstance(source, SparkEvents) else _read(source, mapping, data_format, spark, local_bytes)
         pat = scale_window(pattern, ev)
         if ev.is_interval:  # imprecise timestamps: the uncertain engines only (engine/spark/intervals.py)
-            from .intervals import run_intervals
+            from engine.spark.intervals import run_intervals
 
             own = given_factory is not None and not getattr(given_factory, "__qualname__", "").startswith(
                 "default_factory.")  # default_factory builds point engines: intervals make their own
@@ -565,7 +565,7 @@ def _read(source: Any, mapping: Any, data_format: str | None, spark: Any, local_
         except OSError:
             small = False
         if small:
-            from .local_source import read_local
+            from engine.spark.local_source import read_local
 
             return read_local(source, mapping, data_format, spark)
     return read_events(source, mapping, data_format, spark)
@@ -585,8 +585,8 @@ def warm_up(pattern: Pattern | str, source: str | os.PathLike[str], mapping: Any
     the way the app runs a sample (driver read, ``partitions_for``, one collect): the JVM
     compiles that path and every core gets a Python worker that has imported the engine.
     Returns the seconds of each round."""
-    from .local_source import LOCAL_BYTES
-    from .session import get_spark
+    from engine.spark.local_source import LOCAL_BYTES
+    from engine.spark.session import get_spark
 
     spark = spark or get_spark()
     n = partitions_for(0, spark.sparkContext.defaultParallelism)
@@ -660,11 +660,11 @@ def run_cli(pattern: Pattern, text: str = "", args: Any = None, **kw: Any) -> in
     ``args`` is the argparse namespace of ``cep run`` (data, engine, format, out, master,
     with_events, skip_bad_rows, stats, mapping flags); keywords override it.
     """
-    from ..arguments import CommandError, mapping_from_args, resolve_data
-    from ..dsl import DslError, check_schema
-    from ..matchers.base import EngineUnsupported
-    from ..output import format_matches
-    from .session import SparkUnavailable, get_spark
+    from engine.arguments import CommandError, mapping_from_args, resolve_data
+    from engine.dsl import DslError, check_schema
+    from engine.matchers.base import EngineUnsupported
+    from engine.output import format_matches
+    from engine.spark.session import SparkUnavailable, get_spark
 
     opts = dict(vars(args)) if args is not None else {}
     opts.update(kw)
@@ -697,8 +697,8 @@ def run_cli(pattern: Pattern, text: str = "", args: Any = None, **kw: Any) -> in
             options = {}
             if opts.get("max_runs") is not None:
                 options["max_runs"] = opts["max_runs"]
-            from ..run_choice import choose_run
-            from ..windows.matcher import spark_factory
+            from engine.run_choice import choose_run
+            from engine.windows.matcher import spark_factory
 
             engine = opts.get("engine") or "auto"
             # the choice cep run makes in process (match windows never on interval data): Algorithm 1 per key
@@ -721,7 +721,7 @@ def run_cli(pattern: Pattern, text: str = "", args: Any = None, **kw: Any) -> in
                 variables = [c.var for c in pattern.positive]
                 uncertain = bool(getattr(res, "interval", False))  # interval data: one row per signature
                 if uncertain:
-                    from ..uncertain.command import apply_min_confidence
+                    from engine.uncertain.command import apply_min_confidence
 
                     matches = apply_min_confidence(matches, opts.get("min_confidence"))
                 if opts.get("out"):
@@ -749,9 +749,9 @@ def numeric_issues(ev: SparkEvents, pattern: Pattern) -> list[Any]:
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
-    from ..events import ValidationIssue
-    from ..events import numeric_issues as _numeric
-    from ..events.lines import with_lines
+    from engine.events import ValidationIssue
+    from engine.events import numeric_issues as _numeric
+    from engine.events.lines import with_lines
 
     wanted = pattern.numeric_attrs()
     if not wanted:

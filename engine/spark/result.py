@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from ..model import Pattern
-from .io import SparkEvents
+from engine.model import Pattern
+from engine.spark.io import SparkEvents
 
 __all__ = ["SparkResult"]
 

@@ -33,8 +33,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
-from ..events import ColumnMapping, DataError, Event
-from ..partition import PartitionKey
+from engine.events import ColumnMapping, DataError, Event
+from engine.partition import PartitionKey
 
 __all__ = ["FileEvents", "read_file", "changed_since_listed", "ChangeWatcher", "WRITE_THEN_RENAME", "key_text", "event_json", "event_from_json", "committed_files",
            "read_committed", "EVENT_ROW"]
@@ -61,7 +61,7 @@ class FileEvents:
 def read_file(name: str, content: bytes, mapping: ColumnMapping, fmt: str,
               key: PartitionKey | None) -> FileEvents:
     """Read one file of a stream as ``cep run`` reads a file (see the module)."""
-    from ..events import load_events
+    from engine.events import load_events
 
     out = FileEvents()
     base = Path(name).name or "data"

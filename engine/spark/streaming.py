@@ -41,11 +41,11 @@ from typing import Any, Iterator
 
 import pandas as pd
 
-from ..events import ColumnMapping, DataError
-from ..model import Pattern
-from ..partition import partition_key
-from .pipeline import MatcherFactory, _match_row, default_factory
-from .stream_files import (EVENT_ROW, WRITE_THEN_RENAME, ChangeWatcher, changed_since_listed, event_from_json, read_committed,
+from engine.events import ColumnMapping, DataError
+from engine.model import Pattern
+from engine.partition import partition_key
+from engine.spark.pipeline import MatcherFactory, _match_row, default_factory
+from engine.spark.stream_files import (EVENT_ROW, WRITE_THEN_RENAME, ChangeWatcher, changed_since_listed, event_from_json, read_committed,
                            read_file)
 
 __all__ = ["start_stream", "stream_cli", "read_stream_output", "STREAM_OUTPUT"]
@@ -135,7 +135,7 @@ def start_stream(pattern: Pattern, source: str, out: str, *, mapping: ColumnMapp
     """
     from pyspark.sql.streaming.state import GroupStateTimeout
 
-    from .session import get_spark
+    from engine.spark.session import get_spark
 
     if pattern.window is not None and pattern.window.is_count:
         raise ValueError("`WITHIN n events` needs global stream positions, which a stream does not have; "
@@ -179,9 +179,9 @@ def read_stream_output(out: str) -> list[dict[str, Any]]:
 
 def stream_cli(pattern: Pattern, args: Any = None, **kw: Any) -> int:
     """``cep stream PATTERN --source DIR --out DIR [--format csv|json|parquet] [--once]``."""
-    from ..arguments import CommandError, mapping_from_args
-    from .pipeline import Progress
-    from .session import SparkUnavailable, get_spark
+    from engine.arguments import CommandError, mapping_from_args
+    from engine.spark.pipeline import Progress
+    from engine.spark.session import SparkUnavailable, get_spark
 
     opts = dict(vars(args)) if args is not None else {}
     opts.update(kw)
@@ -190,7 +190,7 @@ def stream_cli(pattern: Pattern, args: Any = None, **kw: Any) -> int:
     except SparkUnavailable as err:
         raise CommandError(str(err)) from None
 
-    from ..output_paths import check_out_dir
+    from engine.output_paths import check_out_dir
 
     check_out_dir(str(opts["out"]), str(opts["source"]))
     if opts.get("checkpoint"):

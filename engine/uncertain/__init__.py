@@ -24,7 +24,7 @@ Engines register in ``engine.planner`` as ``uncertain-event`` (``auto`` on inter
 """
 from __future__ import annotations
 
-from .query import UncertainUnsupported, compile_query, unsupported_reason
-from .result import UncertainMatch
+from engine.uncertain.query import UncertainUnsupported, compile_query, unsupported_reason
+from engine.uncertain.result import UncertainMatch
 
 __all__ = ["UncertainMatch", "UncertainUnsupported", "compile_query", "unsupported_reason"]

@@ -15,9 +15,9 @@ import time
 from fractions import Fraction
 from typing import Any, Sequence
 
-from ..arguments import CommandError, mapping_from_args, resolve_data
-from ..model import Pattern
-from ..output import format_matches
+from engine.arguments import CommandError, mapping_from_args, resolve_data
+from engine.model import Pattern
+from engine.output import format_matches
 
 __all__ = ["interval_data", "run_interval", "derived_u_max", "apply_min_confidence"]
 
@@ -33,7 +33,7 @@ def interval_data(args: argparse.Namespace) -> bool:
 
 def derived_u_max(events: Sequence[Any]) -> int:
     """The largest ``upper - lower`` of the events (0 for none)."""
-    from .pmf import interval_of
+    from engine.uncertain.pmf import interval_of
 
     best = 0
     for e in events:
@@ -57,9 +57,9 @@ def run_interval(args: argparse.Namespace, pattern: Pattern, events: list[Any] |
     """The body of ``cep run`` for interval data; returns the exit status. ``events`` None:
     read ``--data`` in batches as the run goes (``--read batches``; needs ``--u-max``, which
     is otherwise derived from the whole file)."""
-    from ..matchers.base import EngineUnsupported, StateExplosion
-    from ..planner import choose, make_matcher
-    from .result import sort_uncertain
+    from engine.matchers.base import EngineUnsupported, StateExplosion
+    from engine.planner import choose, make_matcher
+    from engine.uncertain.result import sort_uncertain
 
     mapping = mapping_from_args(args, resolve_data(args.data)[1])
     try:
@@ -72,7 +72,7 @@ def run_interval(args: argparse.Namespace, pattern: Pattern, events: list[Any] |
         if mapping.u_max is None:
             raise CommandError("--read batches on interval data needs --u-max (the widest interval allowed): "
                                "without it U_max is derived from the whole file")
-        from ..run_command import read_events
+        from engine.run_command import read_events
 
         events, warnings, reader = read_events(args, pattern, text, state, force_batches=True)
         for w in warnings:
@@ -84,8 +84,8 @@ def run_interval(args: argparse.Namespace, pattern: Pattern, events: list[Any] |
     options: dict[str, Any] = {"u_max": u_max, "pmf": mapping.pmf_col}
     if args.max_runs is not None:
         options["max_runs"] = args.max_runs
-    from ..memory import RunStopped, guarding
-    from ..output_paths import check_out
+    from engine.memory import RunStopped, guarding
+    from engine.output_paths import check_out
 
     check_out(args)
     matcher = make_matcher(pattern, info.name, interval=True, **options)
@@ -97,7 +97,7 @@ def run_interval(args: argparse.Namespace, pattern: Pattern, events: list[Any] |
         return (f"the matcher holds {st.runs_alive:,} live runs (peak {st.runs_peak:,}) and "
                 f"{len(matches):,} signatures found so far")
 
-    from ..run_command import run_guard
+    from engine.run_command import run_guard
 
     guard = run_guard(args, holds=holds, where=lambda: f"after {state['events']:,} events")
     try:

@@ -16,15 +16,15 @@ import math
 from fractions import Fraction
 from typing import Any, Sequence
 
-from ..matchers.base import MatcherBase, StateExplosion
-from ..memory import NO_GUARD, current_guard
-from ..model import Pattern
-from .bounds import tighten
-from .confidence import Conf, conf_any, conf_next
-from .index import EventIndex
-from .pmf import IEvent, show_instant
-from .query import UQuery, compile_query
-from .result import UncertainMatch, make_umatch
+from engine.matchers.base import MatcherBase, StateExplosion
+from engine.memory import NO_GUARD, current_guard
+from engine.model import Pattern
+from engine.uncertain.bounds import tighten
+from engine.uncertain.confidence import Conf, conf_any, conf_next
+from engine.uncertain.index import EventIndex
+from engine.uncertain.pmf import IEvent, show_instant
+from engine.uncertain.query import UQuery, compile_query
+from engine.uncertain.result import UncertainMatch, make_umatch
 
 __all__ = ["UncertainBase", "DEFAULT_MAX_RUNS", "DEFAULT_MAX_WORK", "ArrivalError"]
 

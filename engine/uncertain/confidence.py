@@ -23,8 +23,8 @@ from operator import mul
 from fractions import Fraction
 from typing import Sequence
 
-from ..memory import current_guard
-from .pmf import IEvent
+from engine.memory import current_guard
+from engine.uncertain.pmf import IEvent
 
 __all__ = ["Conf", "conf_any", "conf_next", "point_weight"]
 

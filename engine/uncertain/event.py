@@ -35,13 +35,13 @@ import heapq
 import math
 from typing import Any, Iterable
 
-from ..events import Event
-from ..memory import current_guard
-from ..model import Pattern
-from .bounds import tighten
-from .common import DEFAULT_MAX_RUNS, DEFAULT_MAX_WORK, UncertainBase
-from .pmf import IEvent, show_instant
-from .result import UncertainMatch
+from engine.events import Event
+from engine.memory import current_guard
+from engine.model import Pattern
+from engine.uncertain.bounds import tighten
+from engine.uncertain.common import DEFAULT_MAX_RUNS, DEFAULT_MAX_WORK, UncertainBase
+from engine.uncertain.pmf import IEvent, show_instant
+from engine.uncertain.result import UncertainMatch
 
 __all__ = ["EventBasedMatcher", "MODES"]
 
@@ -445,7 +445,7 @@ class EventBasedMatcher(UncertainBase):
         return {self.q.vars[k]: [run.lo[k], run.hi[k]] for k in self.filled(run.mask)}
 
     def trace_state(self) -> tuple[list[Any], dict[str, Any]]:
-        from ..trace import RunView
+        from engine.trace import RunView
 
         runs = sorted(self.runs.values(), key=lambda r: r.rid)
         views = [RunView(id=f"r{r.rid}", state=self.state_name(r.mask),

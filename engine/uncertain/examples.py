@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..events import Event
+from engine.events import Event
 
 __all__ = ["Example", "EXAMPLES", "interval_events", "example"]
 

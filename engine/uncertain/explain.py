@@ -17,13 +17,13 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Sequence
 
-from ..model import Pattern
-from .bounds import three_pass, tighten
-from .confidence import point_weight
-from .index import EventIndex
-from .oracle import candidate_tuples, world_count, world_matches
-from .pmf import IEvent
-from .query import compile_query, make_ievents
+from engine.model import Pattern
+from engine.uncertain.bounds import three_pass, tighten
+from engine.uncertain.confidence import point_weight
+from engine.uncertain.index import EventIndex
+from engine.uncertain.oracle import candidate_tuples, world_count, world_matches
+from engine.uncertain.pmf import IEvent
+from engine.uncertain.query import compile_query, make_ievents
 
 __all__ = ["SignatureExplanation", "explain_signature", "nelt_history", "world_view", "MAX_POINT_MATCHES"]
 

@@ -14,7 +14,7 @@ import bisect
 import math
 from typing import Callable, Iterable, Iterator
 
-from .pmf import IEvent
+from engine.uncertain.pmf import IEvent
 
 __all__ = ["EventIndex"]
 

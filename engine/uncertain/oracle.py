@@ -27,13 +27,13 @@ import math
 from fractions import Fraction
 from typing import Any, Iterator, Sequence
 
-from ..events import Event
-from ..matchers.base import MatcherBase, Stats
-from ..memory import current_guard
-from ..model import Pattern
-from .pmf import IEvent
-from .query import UQuery, compile_query, make_ievents
-from .result import UncertainMatch, make_umatch, sort_uncertain
+from engine.events import Event
+from engine.matchers.base import MatcherBase, Stats
+from engine.memory import current_guard
+from engine.model import Pattern
+from engine.uncertain.pmf import IEvent
+from engine.uncertain.query import UQuery, compile_query, make_ievents
+from engine.uncertain.result import UncertainMatch, make_umatch, sort_uncertain
 
 __all__ = ["run_uncertain", "world_count", "possible_worlds", "world_matches", "candidate_tuples",
            "UncertainOracleTooLarge", "UncertainOracleMatcher", "MAX_WORLDS", "MAX_EVENTS"]
@@ -56,7 +56,7 @@ def world_count(events: Sequence[IEvent]) -> int:
 def _guard_tick() -> Any:
     """The possible-worlds oracle's guard (``engine.oracle.OracleGuard``: its own time and
     memory limits, and the run's guard)."""
-    from ..oracle import OracleGuard
+    from engine.oracle import OracleGuard
 
     return OracleGuard("the possible-worlds oracle").tick
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from ..events.numbers import NumberLimit, exact_number
+from engine.events.numbers import NumberLimit, exact_number
 
 #: The most bits the common denominator of one pmf cell may have (about 100,000 digits):
 #: the weights ``1/p`` for thousands of distinct primes fit, a runaway cell is refused.

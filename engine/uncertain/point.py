@@ -25,13 +25,13 @@ import math
 from fractions import Fraction
 from typing import Any, Iterable
 
-from ..events import Event
-from ..memory import current_guard
-from ..model import Pattern
-from .common import DEFAULT_MAX_RUNS, DEFAULT_MAX_WORK, UncertainBase
-from .confidence import Conf, point_weight
-from .pmf import IEvent, show_instant
-from .result import UncertainMatch
+from engine.events import Event
+from engine.memory import current_guard
+from engine.model import Pattern
+from engine.uncertain.common import DEFAULT_MAX_RUNS, DEFAULT_MAX_WORK, UncertainBase
+from engine.uncertain.confidence import Conf, point_weight
+from engine.uncertain.pmf import IEvent, show_instant
+from engine.uncertain.result import UncertainMatch
 
 __all__ = ["PointBasedMatcher", "run_point_based"]
 
@@ -240,7 +240,7 @@ class PointBasedMatcher(UncertainBase):
     # ------------------------------------------------------------------ trace
 
     def trace_state(self) -> tuple[list[Any], dict[str, Any]]:
-        from ..trace import RunView
+        from engine.trace import RunView
 
         views = []
         for k in range(1, self.ell):

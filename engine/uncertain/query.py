@@ -20,10 +20,10 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from ..bindings import Conjunct, conjunct
-from ..expr import variables
-from ..model import Component, Pattern, Strategy, conjuncts_of
-from .pmf import IEvent
+from engine.bindings import Conjunct, conjunct
+from engine.expr import variables
+from engine.model import Component, Pattern, Strategy, conjuncts_of
+from engine.uncertain.pmf import IEvent
 
 __all__ = ["UQuery", "compile_query", "unsupported_reason", "UncertainUnsupported"]
 

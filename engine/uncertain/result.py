@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Iterable, Sequence
 
-from ..events.numbers import int_text
-from ..matchers.base import Match
-from .pmf import IEvent
+from engine.events.numbers import int_text
+from engine.matchers.base import Match
+from engine.uncertain.pmf import IEvent
 
 __all__ = ["UncertainMatch", "make_umatch", "sort_uncertain", "as_table", "exact_text"]
 

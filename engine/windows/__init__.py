@@ -16,9 +16,9 @@ once per complete candidate window.
 """
 from __future__ import annotations
 
-from .algorithm import MatchWindows, Techniques, WindowStats
-from .analysis import WindowPlan, analyse, is_event_set_pattern, unsound_reason
-from .matcher import MatchWindowMatcher, choose_inner, decide, spark_factory
+from engine.windows.algorithm import MatchWindows, Techniques, WindowStats
+from engine.windows.analysis import WindowPlan, analyse, is_event_set_pattern, unsound_reason
+from engine.windows.matcher import MatchWindowMatcher, choose_inner, decide, spark_factory
 
 __all__ = ["MatchWindows", "Techniques", "WindowStats", "WindowPlan", "analyse", "is_event_set_pattern",
            "unsound_reason", "MatchWindowMatcher", "choose_inner", "decide", "spark_factory"]

@@ -34,12 +34,12 @@ from time import perf_counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Sequence
 
-from ..events import Event
-from ..matchers.base import Match
-from ..memory import current_guard
-from .analysis import WindowPlan
-from .beta import Prefilter
-from .statistic import PASSED, ClauseStat, Verdict, first_failed, nmc
+from engine.events import Event
+from engine.matchers.base import Match
+from engine.memory import current_guard
+from engine.windows.analysis import WindowPlan
+from engine.windows.beta import Prefilter
+from engine.windows.statistic import PASSED, ClauseStat, Verdict, first_failed, nmc
 
 __all__ = ["Techniques", "WindowStats", "KeyWindow", "MatchWindows", "Call"]
 

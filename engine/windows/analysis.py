@@ -25,13 +25,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ..alternatives import components as _components
-from ..alternatives import expand as _expand
-from ..events import Event
-from ..expr import Agg, Cmp, Len, Node, Ref, compile_expr, to_text, uses_iteration, variables
-from ..model import ANY_TYPE, Component, Group, Pattern, Selection, Strategy
-from ..partition import PartitionKey, partition_key
-from .beta import Beta, Gate, Prefilter, TypeSpec, compile_beta, compile_gate, compile_prefilter
+from engine.alternatives import components as _components
+from engine.alternatives import expand as _expand
+from engine.events import Event
+from engine.expr import Agg, Cmp, Len, Node, Ref, compile_expr, to_text, uses_iteration, variables
+from engine.model import ANY_TYPE, Component, Group, Pattern, Selection, Strategy
+from engine.partition import PartitionKey, partition_key
+from engine.windows.beta import Beta, Gate, Prefilter, TypeSpec, compile_beta, compile_gate, compile_prefilter
 
 __all__ = ["VarSpec", "Clause", "WindowPlan", "analyse", "unsound_reason", "local_conjuncts", "event_bits"]
 
@@ -201,7 +201,7 @@ class _TypeIndex:
 
 def _eq_const(n: Node) -> tuple[str, Any] | None:
     """``v.A = const`` (either side) -> (A, const); else None."""
-    from ..expr import Bool, Num, Str
+    from engine.expr import Bool, Num, Str
 
     if not isinstance(n, Cmp) or n.op != "=":
         return None

@@ -21,7 +21,7 @@ from itertools import compress, repeat
 from operator import attrgetter
 from typing import Any, Callable, Sequence, Union
 
-from ..events import BUILTIN_FIELDS, Event
+from engine.events import BUILTIN_FIELDS, Event
 
 __all__ = ["compile_beta", "compile_gate", "compile_prefilter", "TypeSpec", "Beta", "Gate", "Prefilter"]
 

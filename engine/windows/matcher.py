@@ -22,13 +22,13 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-from ..events import Event
-from ..matchers.base import EngineUnsupported, Match, MatcherBase, Stats, Tracer, sort_matches
-from ..memory import current_guard
-from ..model import Pattern, Selection
-from .algorithm import MatchWindows, Techniques, key_text
-from .analysis import WindowPlan, analyse, is_event_set_pattern, unsound_reason
-from .selection import select_group
+from engine.events import Event
+from engine.matchers.base import EngineUnsupported, Match, MatcherBase, Stats, Tracer, sort_matches
+from engine.memory import current_guard
+from engine.model import Pattern, Selection
+from engine.windows.algorithm import MatchWindows, Techniques, key_text
+from engine.windows.analysis import WindowPlan, analyse, is_event_set_pattern, unsound_reason
+from engine.windows.selection import select_group
 
 __all__ = ["MatchWindowMatcher", "choose_inner", "supports", "decide", "DEFAULT_MAX_BUFFERED", "MODES",
            "spark_factory"]
@@ -46,8 +46,8 @@ def choose_inner(pattern: Pattern, engine: str = "auto") -> str:
     """The matcher A for ``pattern``: ``engine`` if it can find the pattern's matches
     (EngineUnsupported with its reason otherwise); for ``auto``, ``ses`` when it runs the
     pattern, else what ``auto`` picks among the all-matches engines."""
-    from ..automata.ses import unsupported_reason as ses_reason
-    from ..planner import ENGINES, choose
+    from engine.automata.ses import unsupported_reason as ses_reason
+    from engine.planner import ENGINES, choose
 
     if engine in ("auto", SELF):
         if ses_reason(pattern) is None:
@@ -143,7 +143,7 @@ class MatchWindowMatcher(MatcherBase):
     # ------------------------------------------------------------------ A
 
     def _ses_call(self, target: Pattern) -> Callable[[Sequence[Event], Sequence[int] | None], list[Match]]:
-        from ..matchers.ses import SesMatcher
+        from engine.matchers.ses import SesMatcher
 
         self.a = SesMatcher(target, self.tracer, **self._opts)  # its begin/take actions join the trace
 
@@ -154,7 +154,7 @@ class MatchWindowMatcher(MatcherBase):
         return call
 
     def _engine_call(self, target: Pattern) -> Callable[[Sequence[Event], Sequence[int] | None], list[Match]]:
-        from ..planner import ENGINES
+        from engine.planner import ENGINES
 
         factory = ENGINES[self.inner].load()
         plain = _all_matches(target)
@@ -245,7 +245,7 @@ class MatchWindowMatcher(MatcherBase):
         s.phase_seconds["matcher"] = ws.seconds_matcher
 
     def trace_state(self) -> tuple[list[Any], dict[str, Any]]:
-        from ..trace import RunView
+        from engine.trace import RunView
 
         runs = []
         for kw in self.algo.live_windows():

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from ..matchers.base import Match
-from ..model import Selection
+from engine.matchers.base import Match
+from engine.model import Selection
 
 __all__ = ["select_group", "select_matches", "drop_reason"]
 

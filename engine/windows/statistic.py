@@ -29,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .analysis import Clause, WindowPlan
+from engine.windows.analysis import Clause, WindowPlan
 
 __all__ = ["ClauseStat", "Verdict", "nmc", "first_failed", "PASSED", "CONDITIONS"]
 

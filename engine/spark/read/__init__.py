@@ -47,9 +47,9 @@ Modules, from the bottom up (each imports only the ones above it):
 """
 from __future__ import annotations
 
-from .columns import _FLOAT_RE, _INT_RE, JSON_COL, KEY_COL, NA_STRINGS, SEQ_COL
-from .events import EventSpec, SparkEvents, build_events
-from .sources import from_spark_frame, read_events
+from engine.spark.read.columns import _FLOAT_RE, _INT_RE, JSON_COL, KEY_COL, NA_STRINGS, SEQ_COL
+from engine.spark.read.events import EventSpec, SparkEvents, build_events
+from engine.spark.read.sources import from_spark_frame, read_events
 
 __all__ = ["SparkEvents", "read_events", "from_spark_frame", "build_events", "SEQ_COL", "JSON_COL",
            "KEY_COL", "NA_STRINGS"]

@@ -11,14 +11,14 @@ from typing import Any, Iterator
 import pandas as pd
 import pyarrow as pa
 
-from ...events import (ID_COL, LOWER_COL, ROW_COL, TS_COL, TYPE_COL, UPPER_COL, ColumnMapping,
+from engine.events import (ID_COL, LOWER_COL, ROW_COL, TS_COL, TYPE_COL, UPPER_COL, ColumnMapping,
                        ValidationIssue, ValidationReport, validate_frame)
-from ...events.lines import LineIndex, with_lines
-from ...events.report import unsorted_issue
-from .columns import _BLOCK, _FILE, _INFO, _KIND, _LVALID, _SEG, JSON_COL, SEQ_COL
-from .events import SparkEvents
-from .kinds import _spark_is_datetime, _time_kinds_from_counts
-from .validate import _out_schema, _Plan, _validate_partition
+from engine.events.lines import LineIndex, with_lines
+from engine.events.report import unsorted_issue
+from engine.spark.read.columns import _BLOCK, _FILE, _INFO, _KIND, _LVALID, _SEG, JSON_COL, SEQ_COL
+from engine.spark.read.events import SparkEvents
+from engine.spark.read.kinds import _spark_is_datetime, _time_kinds_from_counts
+from engine.spark.read.validate import _out_schema, _Plan, _validate_partition
 
 
 def _expected_issues(columns: list[str], mapping: ColumnMapping) -> list[ValidationIssue]:

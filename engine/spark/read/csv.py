@@ -8,9 +8,9 @@ import io as _io
 from pathlib import Path
 from typing import Any
 
-from ...events import DataError
-from .columns import _BLOCK, _BOOL_STRINGS, _CORRUPT, _DATE_RE, _FILE, _FLOAT_RE, _INT_RE, NA_STRINGS, _with_segment
-from .errors import _spark_error
+from engine.events import DataError
+from engine.spark.read.columns import _BLOCK, _BOOL_STRINGS, _CORRUPT, _DATE_RE, _FILE, _FLOAT_RE, _INT_RE, NA_STRINGS, _with_segment
+from engine.spark.read.errors import _spark_error
 
 
 def _csv_source(spark: Any, path: Path, sep: str) -> tuple[Any, list[str], dict[str, str], dict[str, Any]]:

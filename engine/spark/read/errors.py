@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ...events import DataError
+from engine.events import DataError
 
 
 def _spark_error(path: Path, what: str, e: Exception) -> DataError:

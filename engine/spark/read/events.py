@@ -9,9 +9,9 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 
-from ...events import ColumnMapping, Event, ValidationReport, arrow_to_pandas, events_from_frame
-from ...events.lines import LineIndex
-from .columns import JSON_COL, SEQ_COL
+from engine.events import ColumnMapping, Event, ValidationReport, arrow_to_pandas, events_from_frame
+from engine.events.lines import LineIndex
+from engine.spark.read.columns import JSON_COL, SEQ_COL
 
 # --------------------------------------------------------------------------- result
 

@@ -7,15 +7,15 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ...events import ColumnMapping, DataError, guess_mapping
-from ...events.formats import loads as _json_loads
-from ...events.lines import LineIndex
-from .assemble import _run_validation
-from .columns import _DATE_RE, _FLOAT_RE, _LINE, _with_segment
-from .errors import _spark_error
-from .events import SparkEvents
-from .kinds import _time_kinds_from_counts
-from .validate import _Plan
+from engine.events import ColumnMapping, DataError, guess_mapping
+from engine.events.formats import loads as _json_loads
+from engine.events.lines import LineIndex
+from engine.spark.read.assemble import _run_validation
+from engine.spark.read.columns import _DATE_RE, _FLOAT_RE, _LINE, _with_segment
+from engine.spark.read.errors import _spark_error
+from engine.spark.read.events import SparkEvents
+from engine.spark.read.kinds import _time_kinds_from_counts
+from engine.spark.read.validate import _Plan
 
 
 def _starts_with_bracket(path: Path) -> bool:

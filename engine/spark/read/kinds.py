@@ -6,8 +6,8 @@ from typing import Any
 
 import pyarrow as pa
 
-from ...events import ColumnMapping
-from .columns import _DATE_RE, _FLOAT_RE
+from engine.events import ColumnMapping
+from engine.spark.read.columns import _DATE_RE, _FLOAT_RE
 
 
 def _typed_kind(dt: Any) -> str:

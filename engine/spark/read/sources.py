@@ -9,19 +9,19 @@ from typing import Any
 
 import pandas as pd
 
-from ...events import ColumnMapping, DataError, guess_mapping
+from engine.events import ColumnMapping, DataError, guess_mapping
 # the loader's format table and rules, so both read the same files
-from ...events.formats import FORMATS as _FORMATS
-from ...events.formats import resolve_format as _loader_format
-from ...events.formats import check_csv_header
-from ...events.lines import CsvLines, JsonlLines
-from .assemble import _expected_issues, _finish
-from .columns import _BLOCK, _FILE, _with_segment
-from .csv import _csv_source
-from .errors import _spark_error
-from .events import SparkEvents
-from .jsonl import _read_json_array, _read_jsonl, _starts_with_bracket
-from .kinds import _spark_decision, _string_time_counts
+from engine.events.formats import FORMATS as _FORMATS
+from engine.events.formats import resolve_format as _loader_format
+from engine.events.formats import check_csv_header
+from engine.events.lines import CsvLines, JsonlLines
+from engine.spark.read.assemble import _expected_issues, _finish
+from engine.spark.read.columns import _BLOCK, _FILE, _with_segment
+from engine.spark.read.csv import _csv_source
+from engine.spark.read.errors import _spark_error
+from engine.spark.read.events import SparkEvents
+from engine.spark.read.jsonl import _read_json_array, _read_jsonl, _starts_with_bracket
+from engine.spark.read.kinds import _spark_decision, _string_time_counts
 
 
 def _resolve_format(path: Path, fmt: str | None) -> str:
@@ -46,7 +46,7 @@ def read_events(source: str | os.PathLike[str] | Any, mapping: ColumnMapping | d
     ``load_events``: rows with errors are left out and listed, never dropped silently.
     Raises ``DataError`` when the input as a whole is unusable.
     """
-    from ..session import get_spark
+    from engine.spark.session import get_spark
 
     spark = spark or get_spark()
     if isinstance(mapping, dict):
@@ -61,7 +61,7 @@ def read_events(source: str | os.PathLike[str] | Any, mapping: ColumnMapping | d
         raise DataError(f"file not found: '{path}'")
     kind = _resolve_format(path if not is_glob else Path(str(source).rstrip("*")), fmt)
     if kind == "jsonl" and path.is_file():
-        from ...events.formats import check_json_depth
+        from engine.events.formats import check_json_depth
 
         check_json_depth(path)  # deep nesting refused with its line before any parser sees it
     if kind == "jsonl" and path.is_file() and _starts_with_bracket(path):

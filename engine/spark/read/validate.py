@@ -14,11 +14,11 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from ...events import (ID_COL, LOWER_COL, ROW_COL, TS_COL, TYPE_COL, UPPER_COL, ColumnMapping,
+from engine.events import (ID_COL, LOWER_COL, ROW_COL, TS_COL, TYPE_COL, UPPER_COL, ColumnMapping,
                        ValidationIssue, arrow_to_pandas, events_from_frame, infer_schema, validate_frame)
-from ...events.formats import BadLine, parse_json_line
-from .columns import _BLOCK, _FILE, _INFO, _KIND, _LINE, _LVALID, _SEG, JSON_COL
-from .kinds import _arrow_kind
+from engine.events.formats import BadLine, parse_json_line
+from engine.spark.read.columns import _BLOCK, _FILE, _INFO, _KIND, _LINE, _LVALID, _SEG, JSON_COL
+from engine.spark.read.kinds import _arrow_kind
 
 
 @dataclass
