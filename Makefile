@@ -30,7 +30,7 @@ chromium:
 HOST    ?= 127.0.0.1
 DATA_DIR ?=
 run: $(STAMP)
-	$(VPY) -m engine.cli serve --host $(HOST) --port $(PORT) $(if $(DATA_DIR),--data-dir $(DATA_DIR))
+	$(VPY) -m engine.commands.cli serve --host $(HOST) --port $(PORT) $(if $(DATA_DIR),--data-dir $(DATA_DIR))
 
 test: $(STAMP) chromium
 	$(VPY) -m pytest -q -p no:cacheprovider

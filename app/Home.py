@@ -34,7 +34,7 @@ def _open(sample: str, preset: str) -> None:
 def _card_facts(sample: str, preset: str) -> tuple[str, int, str]:
     """(strategy as the card states it, events in the sample, matches and the engine that found them)."""
     from engine.dsl import parse
-    from engine.matchers.base import run_all
+    from engine.match import run_all
     from engine.run_choice import choose_run
     from engine.trace import type_rates
 

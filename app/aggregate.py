@@ -24,9 +24,9 @@ import streamlit as st
 import sample_streams
 from app import jobs, state, ui
 from app.step_controls import Jump, Stepper
-from engine.aseq.baseline import BaselineMatcher
-from engine.aseq.engine import AseqMatcher
-from engine.aseq.workload import Query, WorkloadMatcher, parse_workload
+from engine.engines.aseq.baseline import BaselineMatcher
+from engine.engines.aseq.engine import AseqMatcher
+from engine.engines.aseq.workload import Query, WorkloadMatcher, parse_workload
 from engine.dsl import parse
 from engine.events import Event, make_stream
 from engine.model import Pattern
@@ -135,7 +135,7 @@ class Traced:
 def compute(key: str, events: list[Event], text: str, chops: dict[str, list[int]] | None = None) -> Traced:
     """Trace A-Seq (or the workload) and the baseline over ``events``."""
     t0 = time.perf_counter()
-    from engine.aseq.workload import is_workload
+    from engine.engines.aseq.workload import is_workload
 
     if is_workload(text):
         queries = parse_workload(text)

@@ -82,7 +82,7 @@ def strategies_view() -> None:
         # as the Run page: a name the sample does not have is an error, not a run with 0 matches
         if not ui.data_check(p, state.sample_schema(sample), state.text(), f"Sample {escape.markdown(sample)}: "):
             return
-    from engine.automata.nfab import unsupported_reason
+    from engine.engines.nfab.compiler import unsupported_reason
 
     why = unsupported_reason(p)
     if why:

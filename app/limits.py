@@ -14,7 +14,7 @@
 - ``finite_number(value, what)``: a threshold typed into the app is a finite number; NaN
   and infinities are refused by name.
 - The server's settings (``cep serve`` passes them as environment variables, see
-  ``engine.serve_command``): ``data_dir()`` (None: no server files), ``run_time_limit()``,
+  ``engine.commands.serve``): ``data_dir()`` (None: no server files), ``run_time_limit()``,
   ``memory_limit()``, ``run_slots()``, ``session_grace()``; and ``file_in_data_dir(text,
   root)``, the only way a typed path becomes a file: resolved with its symlinks and refused
   unless it stays inside ``root``, with one message whether or not the file exists.
@@ -118,7 +118,7 @@ class DataDirRefused(ValueError):
 
 def data_dir() -> Path | None:
     """The directory ``cep serve --data-dir`` named (resolved), or None: no server files."""
-    from engine.serve_command import ENV_DATA_DIR
+    from engine.commands.serve import ENV_DATA_DIR
 
     text = os.environ.get(ENV_DATA_DIR, "").strip()
     if not text:
@@ -165,7 +165,7 @@ def _env_float(name: str, default: float) -> float:
 
 def run_time_limit() -> float:
     """Seconds an app run may take (``cep serve --time-limit``; default 60)."""
-    from engine.serve_command import DEFAULT_TIME_LIMIT, ENV_TIME_LIMIT
+    from engine.commands.serve import DEFAULT_TIME_LIMIT, ENV_TIME_LIMIT
 
     return _env_float(ENV_TIME_LIMIT, DEFAULT_TIME_LIMIT)
 
@@ -174,7 +174,7 @@ def memory_limit() -> int | None:
     """The server's resident memory past which a run stops (``cep serve --max-memory``;
     default ``engine.memory.default_limit()``; None: off)."""
     from engine.memory import default_limit, parse_size
-    from engine.serve_command import ENV_MAX_MEMORY
+    from engine.commands.serve import ENV_MAX_MEMORY
 
     text = os.environ.get(ENV_MAX_MEMORY)
     if text is None:
@@ -187,7 +187,7 @@ def memory_limit() -> int | None:
 
 def run_slots() -> int:
     """How many app runs may work at once (``cep serve --run-slots``; default 2)."""
-    from engine.serve_command import DEFAULT_RUN_SLOTS, ENV_RUN_SLOTS
+    from engine.commands.serve import DEFAULT_RUN_SLOTS, ENV_RUN_SLOTS
 
     try:
         value = int(os.environ.get(ENV_RUN_SLOTS, DEFAULT_RUN_SLOTS))

@@ -18,7 +18,7 @@ import pandas as pd
 
 from engine.dsl import DslError
 from engine.events import ColumnMapping, DataError, LoadResult, guess_mapping, load_events
-from engine.matchers.base import EngineUnsupported, Match, StateExplosion, sort_matches
+from engine.match import EngineUnsupported, Match, StateExplosion, sort_matches
 from engine.memory import MemoryGuard, RunStopped
 from engine.model import Pattern, PatternError, Window
 

@@ -1,7 +1,7 @@
 """The Uncertain time page (imprecise-timestamps paper; docs/papers.md, "Imprecise timestamps").
 
 Events with uncertainty intervals, matched under the possible-worlds semantics by the
-uncertain engines (``engine/uncertain``). The run is traced once (the debugger's step trace,
+uncertain engines (``engine/engines/uncertain``). The run is traced once (the debugger's step trace,
 ``engine.trace.record``) and stepped through:
 
 * the intervals as bars per lane with pmf shading, the frontier ``F`` and the window
@@ -33,10 +33,10 @@ from app.step_controls import Jump, Stepper
 from engine.dsl import DslError, parse
 from engine.model import Pattern, Strategy
 from engine.trace import Recorder, Step, record
-from engine.uncertain.examples import EXAMPLES
+from engine.engines.uncertain.examples import EXAMPLES
 from engine.events.numbers import short_fraction
-from engine.uncertain.query import unsupported_reason
-from engine.uncertain.result import exact_text
+from engine.engines.uncertain.query import unsupported_reason
+from engine.engines.uncertain.result import exact_text
 from visualizers import escape
 from visualizers import uncertain_view as UV
 
@@ -128,14 +128,14 @@ def pattern_editor(proposed: str) -> Pattern | None:
 
 def _matcher(p: Pattern, engine: str, mode: str, u_max: int, tracer: Any) -> Any:
     if engine == "uncertain-point":
-        from engine.uncertain.point import PointBasedMatcher
+        from engine.engines.uncertain.point import PointBasedMatcher
 
         return PointBasedMatcher(p, tracer=tracer, u_max=u_max)
     if engine == "uncertain-oracle":
-        from engine.uncertain.oracle import UncertainOracleMatcher
+        from engine.engines.uncertain.oracle import UncertainOracleMatcher
 
         return UncertainOracleMatcher(p, tracer=tracer, max_worlds=ORACLE_WORLDS)
-    from engine.uncertain.event import EventBasedMatcher
+    from engine.engines.uncertain.event import EventBasedMatcher
 
     return EventBasedMatcher(p, tracer=tracer, u_max=u_max, mode=mode)
 
@@ -146,7 +146,7 @@ def compute(p: Pattern, data_key: str, events: list[Any], engine: str, mode: str
     got: Computed | None = ss.get("unc_computed")
     if got is not None and got.sig == sig:
         return got
-    from engine.uncertain.command import derived_u_max
+    from engine.commands.run_intervals import derived_u_max
 
     events = events[:MAX_EVENTS]
     u_max = derived_u_max(events)
@@ -159,7 +159,7 @@ def compute(p: Pattern, data_key: str, events: list[Any], engine: str, mode: str
     got = Computed(sig=sig, pattern=p, events=events, steps=steps, engine=engine, u_max=u_max, seconds=secs,
                    results=results)
     try:
-        from engine.uncertain.oracle import run_uncertain
+        from engine.engines.uncertain.oracle import run_uncertain
 
         ores = jobs.run_and_wait(lambda _guard: run_uncertain(p, events, max_worlds=ORACLE_WORLDS), label="oracle")
         got.oracle = {_key(m.to_json()): m.to_json() for m in ores}
@@ -206,7 +206,7 @@ def step_label(c: Computed, j: int) -> str:
 
 
 def event_dicts(c: Computed) -> list[dict[str, Any]]:
-    from engine.uncertain.pmf import IEvent
+    from engine.engines.uncertain.pmf import IEvent
 
     out = []
     for k, e in enumerate(c.events):
@@ -306,7 +306,7 @@ def explainer(c: Computed) -> None:
     ids = [ids[0] for ids in m["match"].values()]
     key = tuple(map(str, ids))
     if key not in c.explained:
-        from engine.uncertain.explain import explain_signature
+        from engine.engines.uncertain.explain import explain_signature
 
         c.explained[key] = explain_signature(c.pattern, c.events, ids)
     ex = c.explained[key]
@@ -378,7 +378,7 @@ def nelt_tab(c: Computed, ex: Any, ids: list[Any]) -> None:
     if not ex.next:
         st.caption("NELT (next event's latest time) matters under skip_till_next_match only: pick that strategy.")
         return
-    from engine.uncertain.explain import nelt_history
+    from engine.engines.uncertain.explain import nelt_history
 
     ell = len(ids)
     i = st.radio("Pair", list(range(ell - 1)), horizontal=True, key="unc_nelt_pair",
@@ -403,9 +403,9 @@ def nelt_tab(c: Computed, ex: Any, ids: list[Any]) -> None:
 
 
 def worlds_tab(c: Computed, ex: Any, ids: list[Any]) -> None:
-    from engine.uncertain.explain import world_view
-    from engine.uncertain.oracle import world_count
-    from engine.uncertain.query import make_ievents
+    from engine.engines.uncertain.explain import world_view
+    from engine.engines.uncertain.oracle import world_count
+    from engine.engines.uncertain.query import make_ievents
 
     members = [str(i) for i in ids] + [str(s["id"]) for s in ex.spoilers]
     chosen = []

@@ -37,13 +37,13 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from engine.aseq.baseline import StackBaseline  # noqa: E402
-from engine.aseq.core import ALL  # noqa: E402
-from engine.aseq.engine import AseqMatcher  # noqa: E402
-from engine.aseq.workload import Query, WorkloadMatcher  # noqa: E402
+from engine.engines.aseq.baseline import StackBaseline  # noqa: E402
+from engine.engines.aseq.core import ALL  # noqa: E402
+from engine.engines.aseq.engine import AseqMatcher  # noqa: E402
+from engine.engines.aseq.workload import Query, WorkloadMatcher  # noqa: E402
 from engine.dsl import parse  # noqa: E402
 from engine.events import Event  # noqa: E402
-from engine.matchers.base import StateExplosion  # noqa: E402
+from engine.match import StateExplosion  # noqa: E402
 
 
 CALIBRATION = [(2, 100, False), (2, 250, False), (2, 500, False), (3, 100, False), (3, 250, False),

@@ -71,7 +71,7 @@ def run(data: Path, within: int, out: Path, code: str | None, timeout: float,
     if code:
         env["PYTHONPATH"] = code + os.pathsep + env.get("PYTHONPATH", "")
     pattern = f"PATTERN SEQ(A a, B b) WHERE b.x > a.x WITHIN {within}"
-    cmd = ["/usr/bin/time", "-v", sys.executable, "-m", "engine.cli", "run", pattern,
+    cmd = ["/usr/bin/time", "-v", sys.executable, "-m", "engine.commands.cli", "run", pattern,
            "--data", str(data), "--skip-bad-rows", "--format", "jsonl", "--out", str(out), *extra]
     if out.exists():
         out.unlink()

@@ -32,8 +32,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from engine.dsl import parse  # noqa: E402
 from engine.events import Event, make_stream  # noqa: E402
-from engine.matchers.eager import EagerMatcher  # noqa: E402
-from engine.matchers.lazy import LazyChainMatcher, LazyTreeMatcher  # noqa: E402
+from engine.engines.lazy.eager_matcher import EagerMatcher  # noqa: E402
+from engine.engines.lazy.matcher import LazyChainMatcher, LazyTreeMatcher  # noqa: E402
 from sample_streams.generators import skewed_types  # noqa: E402
 
 W = 10
@@ -247,7 +247,7 @@ the script).
   ascending order keeps pattern order, so the chain *is* the eager automaton (the base case of
   Lemma 1) and has exactly eager's partial matches. It keeps no buffers: every state is entered
   right after a take of the stream's newest event by a variable it must follow, so no buffered
-  event could ever be found (`_searches` in `engine/matchers/lazy.py`). The tree breaks the
+  event could ever be found (`_searches` in `engine/engines/lazy/matcher.py`). The tree breaks the
   tie by live counts and creates fewer partial matches and condition evaluations, but its
   per-event bookkeeping (live counts, the rarest variable per instance) costs more than eager's
   already cheap work here: this is the case where lazy evaluation has nothing to save.

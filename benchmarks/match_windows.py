@@ -51,10 +51,10 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from baseline import extract_base  # noqa: E402
 from engine.dsl import parse  # noqa: E402
 from engine.events import ColumnMapping, Event, load_events  # noqa: E402
-from engine.matchers.base import StateExplosion  # noqa: E402
+from engine.match import StateExplosion  # noqa: E402
 from engine.model import Pattern  # noqa: E402
 from engine.planner import make_matcher  # noqa: E402
-from engine.windows import MatchWindowMatcher, Techniques  # noqa: E402
+from engine.engines.windows import MatchWindowMatcher, Techniques  # noqa: E402
 from sample_streams import events as sample_events  # noqa: E402
 from sample_streams import load as load_sample  # noqa: E402
 from sample_streams.match_windows import chemo, trades  # noqa: E402

@@ -10,7 +10,7 @@ process, interleaved round by round:
   matches counted, never built;
 - **built**: the current NFA^b, matches built;
 - **jsonl**: built and written as ``cep run --format jsonl`` writes them now
-  (``engine.output.MatchWriter``, to a null sink);
+  (``engine.commands.output.MatchWriter``, to a null sink);
 - **jsonl (baseline)**: the baseline's matches written as its ``cep run --format jsonl``
   wrote them (``json.dumps(m.to_json(), default=...)`` per match).
 
@@ -38,8 +38,8 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from engine.dsl import parse  # noqa: E402
 from engine.events import make_stream  # noqa: E402
-from engine.matchers.nfab import NfabMatcher  # noqa: E402
-from engine.output import MatchWriter, json_default  # noqa: E402
+from engine.engines.nfab.matcher import NfabMatcher  # noqa: E402
+from engine.commands.output import MatchWriter, json_default  # noqa: E402
 from baseline import extract_base, markdown, report  # noqa: E402
 from sample_streams.generators import stocks  # noqa: E402
 

@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 from engine.dsl import parse  # noqa: E402
 from engine.events import load_events  # noqa: E402
-from engine.matchers.nfab import NfabMatcher  # noqa: E402
+from engine.engines.nfab.matcher import NfabMatcher  # noqa: E402
 from sample_streams.generators import stocks  # noqa: E402
 
 TEMPLATE = ("PATTERN SEQ(Stock+ a[], Stock b) WHERE {es} AND [symbol] AND a[1].price % 500 = 0 "
@@ -94,7 +94,7 @@ def cep_run_path(df, es: str, p: str, w: int) -> tuple[float, int]:
         df.to_csv(csv, index=False)
         pat = Path(d) / "q.cep"
         pat.write_text(TEMPLATE.format(es=ES[es], p=PRED[p], w=w))
-        cmd = [sys.executable, "-m", "engine.cli", "run", str(pat), "--data", str(csv), "--format", "count"]
+        cmd = [sys.executable, "-m", "engine.commands.cli", "run", str(pat), "--data", str(csv), "--format", "count"]
         env = dict(os.environ, OMP_NUM_THREADS="1")
         pre = ["taskset", "-c", "0"] if shutil_which("taskset") else []
         t0 = time.perf_counter()

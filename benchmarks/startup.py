@@ -1,7 +1,7 @@
-"""Start-up of ``cep`` as whole processes: ``import engine.cli``,
+"""Start-up of ``cep`` as whole processes: ``import engine.commands.cli``,
 ``cep --help``, ``cep check`` and ``cep run`` on 10- and 100-row CSV files.
 
-Each command runs ``--runs`` times as ``python -m engine.cli ...`` in a fresh process, the
+Each command runs ``--runs`` times as ``python -m engine.commands.cli ...`` in a fresh process, the
 trees given (``--tree DIR``, default this one; e.g. a ``git archive REV | tar -x -C DIR``
 copy as a "before") taking turns, each first on ``PYTHONPATH``. Per process it records the
 CPU time (user + system, from ``os.wait4``: load inflates it less than wall time) and the
@@ -38,9 +38,9 @@ def write_rows(path: Path, n: int, seed: int = 1) -> None:
 
 
 def commands(data: Path) -> dict[str, list[str]]:
-    cli = [sys.executable, "-m", "engine.cli"]
+    cli = [sys.executable, "-m", "engine.commands.cli"]
     return {
-        "import engine.cli": [sys.executable, "-c", "import engine.cli"],
+        "import engine.commands.cli": [sys.executable, "-c", "import engine.commands.cli"],
         "cep --help": cli + ["--help"],
         "cep check": cli + ["check", PATTERN_CHECK],
         "cep run, 10 rows": cli + ["run", PATTERN_RUN, "--data", str(data / "r10.csv"), "--format", "count"],

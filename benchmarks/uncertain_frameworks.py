@@ -32,9 +32,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine.dsl import parse  # noqa: E402
 from engine.events import Event  # noqa: E402
-from engine.matchers.base import StateExplosion  # noqa: E402
-from engine.uncertain.event import EventBasedMatcher  # noqa: E402
-from engine.uncertain.point import PointBasedMatcher  # noqa: E402
+from engine.match import StateExplosion  # noqa: E402
+from engine.engines.uncertain.event import EventBasedMatcher  # noqa: E402
+from engine.engines.uncertain.point import PointBasedMatcher  # noqa: E402
 
 
 def stream(n: int, delta: int, ell: int = 3) -> list[Event]:

@@ -28,7 +28,7 @@ An engine added before step 5 refuses selections; one added after it must refuse
 if it cannot run them.
 
 AGG patterns and the lazy chain are decided in :func:`choose` before the preference walk:
-an AGG pattern goes to the A-Seq chooser (``engine/aseq/select.py``), and with known type
+an AGG pattern goes to the A-Seq chooser (``engine/engines/aseq/select.py``), and with known type
 rates a pattern without Kleene components goes to the lazy chain.
 """
 from __future__ import annotations
@@ -37,7 +37,7 @@ import importlib
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from engine.matchers.base import EngineUnsupported, Matcher
+from engine.match import EngineUnsupported, Matcher
 from engine.model import Pattern, Strategy
 
 
@@ -79,7 +79,7 @@ def _oracle_supports(p: Pattern) -> str | None:
 
 def _nfab_supports(p: Pattern) -> str | None:
     try:
-        from engine.automata.nfab import unsupported_reason
+        from engine.engines.nfab.compiler import unsupported_reason
     except ImportError:  # pragma: no cover - during development
         return "not available"
     return unsupported_reason(p)
@@ -93,9 +93,9 @@ def register(info: EngineInfo) -> None:
 
 
 register(EngineInfo("nfab", "SASE+ NFA^b with shared versioned buffer and run merging (all strategies)",
-                    "engine.matchers.nfab:NfabMatcher", _nfab_supports, 10))
+                    "engine.engines.nfab.matcher:NfabMatcher", _nfab_supports, 10))
 register(EngineInfo("oracle", "brute-force reference semantics (small inputs only)",
-                    "engine.oracle:OracleMatcher", _oracle_supports, 100))
+                    "engine.engines.oracle.oracle:OracleMatcher", _oracle_supports, 100))
 
 
 def engine_names() -> list[str]:
@@ -133,7 +133,7 @@ def choose(pattern: Pattern, engine: str = "auto", rates: Any = None, interval: 
     Kleene components.
     A pattern beyond the size limits is a PatternError (see :func:`reasons`)."""
     pattern.check_limits()
-    if pattern.aggregate is not None:  # AGG patterns: the A-Seq chooser (engine/aseq/select.py) decides
+    if pattern.aggregate is not None:  # AGG patterns: the A-Seq chooser (engine/engines/aseq/select.py) decides
         agg = _choose_aggregate(pattern, engine, interval)
         if agg is not None:
             return agg
@@ -215,7 +215,7 @@ def _refuse_intervals(m: Any, name: str) -> None:
 
 def _lazy_supports(p: Pattern) -> str | None:
     try:
-        from engine.automata.chain import unsupported_reason as _lazy_reason
+        from engine.engines.lazy.chain_compiler import unsupported_reason as _lazy_reason
     except ImportError:  # pragma: no cover - during development
         return "not available"
     return _lazy_reason(p)
@@ -223,48 +223,48 @@ def _lazy_supports(p: Pattern) -> str | None:
 
 register(EngineInfo("lazy-tree", "lazy Tree NFA (Kolchinsky & Schuster §7): takes the rarest remaining variable "
                     "first, by live buffer counts; needs no frequencies",
-                    "engine.matchers.lazy:LazyTreeMatcher", _lazy_supports, 20))
+                    "engine.engines.lazy.matcher:LazyTreeMatcher", _lazy_supports, 20))
 register(EngineInfo("lazy-chain", "lazy (Multi-)Chain NFA (Kolchinsky & Schuster §4-§5): evaluation in ascending "
                     "frequency order (given rates, or estimated from a prefix of the stream)",
-                    "engine.matchers.lazy:LazyChainMatcher", _lazy_supports, 30))
+                    "engine.engines.lazy.matcher:LazyChainMatcher", _lazy_supports, 30))
 register(EngineInfo("eager", "eager NFA baseline with the lazy engines' semantics (skip_till_any_match)",
-                    "engine.matchers.eager:EagerMatcher", _lazy_supports, 90))
+                    "engine.engines.lazy.eager_matcher:EagerMatcher", _lazy_supports, 90))
 
 
 
 
 # A-Seq (docs/papers.md, "A-Seq"): AGG patterns, aggregated without building matches. Their
-# `supports` and the AGG choice are loaded by name from engine/aseq/select.py (the A-Seq package
+# `supports` and the AGG choice are loaded by name from engine/engines/aseq/select.py (the A-Seq package
 # imports the planner, never the reverse).
 
-_aseq_supports = plugin("engine.aseq.select:supports")
-_choose_aggregate = plugin("engine.aseq.select:choose_aggregate")
+_aseq_supports = plugin("engine.engines.aseq.select:supports")
+_choose_aggregate = plugin("engine.engines.aseq.select:choose_aggregate")
 
 
 register(EngineInfo("aseq", "A-Seq (Qi et al. §3): AGG patterns without building matches: prefix counters per "
                     "START event, negation recount, hashed partitions, exact SUM/AVG/MIN/MAX; falls back to "
                     "aseq-baseline (with the reason) for what needs the matches",
-                    "engine.aseq.engine:AseqMatcher", _aseq_supports, 5))
+                    "engine.engines.aseq.engine:AseqMatcher", _aseq_supports, 5))
 register(EngineInfo("aseq-baseline", "construct-then-aggregate (Qi et al. §2): SASE stacks build every match, "
                     "then aggregate (NFA^b's matches for Kleene, AND/OR, other strategies)",
-                    "engine.aseq.baseline:BaselineMatcher", _aseq_supports, 95))
+                    "engine.engines.aseq.baseline:BaselineMatcher", _aseq_supports, 95))
 
 
 # Imprecise timestamps (docs/papers.md, "Imprecise timestamps"): interval data only (`interval=True`).
 # They are registered before the selection wrap below, so they refuse earliest/maximal selections too;
 # the wrap re-registers them with dataclasses.replace, which keeps `interval`.
 
-_uncertain_supports = plugin("engine.uncertain.query:unsupported_reason")
+_uncertain_supports = plugin("engine.engines.uncertain.query:unsupported_reason")
 
 
 register(EngineInfo("uncertain-event", "event-based framework (Zhang et al. §4): runs over whole interval events with "
                     "valid intervals, exact confidence by DP; results as soon as final",
-                    "engine.uncertain.event:EventBasedMatcher", _uncertain_supports, 40, interval=True))
+                    "engine.engines.uncertain.event:EventBasedMatcher", _uncertain_supports, 40, interval=True))
 register(EngineInfo("uncertain-point", "point-based framework (Zhang et al. §3): every instant of an interval as a "
                     "point event, skip_till_any_match over points, NELT, match collapsing",
-                    "engine.uncertain.point:PointBasedMatcher", _uncertain_supports, 60, interval=True))
+                    "engine.engines.uncertain.point:PointBasedMatcher", _uncertain_supports, 60, interval=True))
 register(EngineInfo("uncertain-oracle", "possible-worlds semantics by enumeration (small inputs only)",
-                    "engine.uncertain.oracle:UncertainOracleMatcher", _uncertain_supports, 110, interval=True))
+                    "engine.engines.uncertain.oracle:UncertainOracleMatcher", _uncertain_supports, 110, interval=True))
 
 
 # Match windows and event-set patterns (docs/papers.md, "Match windows"): the SES automaton, and
@@ -274,12 +274,12 @@ register(EngineInfo("uncertain-oracle", "possible-worlds semantics by enumeratio
 # `supports` share one wrapped function. `ses` and `match-windows` are registered after the loop.
 
 def _ses_supports(p: Pattern) -> str | None:
-    from engine.automata.ses import unsupported_reason as _ses_reason
+    from engine.engines.ses.compiler import unsupported_reason as _ses_reason
 
     return _ses_reason(p)
 
 
-_windows_supports = plugin("engine.windows.matcher:supports")
+_windows_supports = plugin("engine.engines.windows.matcher:supports")
 
 
 def _all_matches_only(supports: Callable[[Pattern], str | None]) -> Callable[[Pattern], str | None]:
@@ -301,7 +301,7 @@ for _name, _info in list(ENGINES.items()):
 
 register(EngineInfo("ses", "SES automaton (match-windows §4.8): states (i, S) over event sets, all matches or "
                     "earliest/maximal ones per start event",
-                    "engine.matchers.ses:SesMatcher", _ses_supports, 40))
+                    "engine.engines.ses.matcher:SesMatcher", _ses_supports, 40))
 register(EngineInfo("match-windows", "match windows (Algorithm 1): filter, partition, necessary conditions, then "
                     "the SES automaton (or another engine) called lazily once per candidate window",
-                    "engine.windows.matcher:MatchWindowMatcher", _windows_supports, 95))
+                    "engine.engines.windows.matcher:MatchWindowMatcher", _windows_supports, 95))

@@ -5,8 +5,8 @@ A run is chosen from the pattern, ``--engine``, ``--match-windows auto|on|off``,
 type rates (for ``auto``), whether the data has uncertainty intervals, and whether the
 matches are only counted:
 
-- **match windows** (Algorithm 1 of the match-windows paper, ``engine.windows``) around the
-  engine when ``engine.windows.decide`` says so for the mode: ``auto`` (the default of every
+- **match windows** (Algorithm 1 of the match-windows paper, ``engine.engines.windows``) around the
+  engine when ``engine.engines.windows.decide`` says so for the mode: ``auto`` (the default of every
   command) is on for event-set patterns where it is sound, ``on`` wherever it is sound (an
   error elsewhere), ``off`` never. Interval data never runs in match windows (they match
   point events); ``on`` is then an error.
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from engine.events import Event
-from engine.matchers.base import EngineUnsupported, Matcher
+from engine.match import EngineUnsupported, Matcher
 from engine.model import Pattern
 from engine.trace import DEFAULT_LIMIT, Recorder, Step, record, type_rates
 
@@ -67,7 +67,7 @@ class RunChoice:
         if tracer is not None:
             options["tracer"] = tracer
         if self.windows:
-            from engine.windows import MatchWindowMatcher
+            from engine.engines.windows import MatchWindowMatcher
 
             kept = {k: v for k, v in options.items() if k in ("max_runs", "max_work", "tracer")}
             return MatchWindowMatcher(pattern, inner=self.requested, **kept)
@@ -94,7 +94,7 @@ def choose_run(pattern: Pattern, engine: str = "auto", match_windows: str = "aut
     rates = rates if engine == "auto" else None
     on, why = _windows(pattern, engine, match_windows, interval)
     if on:
-        from engine.windows import choose_inner
+        from engine.engines.windows import choose_inner
 
         return RunChoice(WINDOWS_ENGINE, engine, match_windows, True, why, inner=choose_inner(pattern, engine),
                          interval=False)
@@ -110,7 +110,7 @@ def _windows(pattern: Pattern, engine: str, mode: str, interval: bool) -> tuple[
         if mode == "on":
             raise EngineUnsupported(f"--match-windows on: {INTERVAL_REASON}")
         return False, INTERVAL_REASON
-    from engine.windows import decide
+    from engine.engines.windows import decide
 
     return decide(pattern, mode, engine)
 

@@ -1,10 +1,10 @@
-"""Helpers for the A-Seq tests: the expected rows computed from the oracle's matches (the ground truth, independent of engine/aseq)."""
+"""Helpers for the A-Seq tests: the expected rows computed from the oracle's matches (the ground truth, independent of engine/engines/aseq)."""
 from __future__ import annotations
 
 import math
 from typing import Any
 
-from engine import oracle
+from engine.engines.oracle import oracle
 from engine.bindings import conjunct
 from engine.events import Event
 from engine.expr import variables

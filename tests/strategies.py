@@ -5,7 +5,7 @@
   windows of every unit, all strategies, OUTPUT, AGG/GROUP BY, RETURN). Candidates that
   ``Pattern.check()`` rejects are discarded with ``assume(False)``.
 - :func:`small_streams` and :func:`small_patterns` are for differential tests of a matcher
-  against ``engine.oracle`` on tiny inputs (types A/B/C, attributes x, y in 0..3, k in p/q).
+  against ``engine.engines.oracle.oracle`` on tiny inputs (types A/B/C, attributes x, y in 0..3, k in p/q).
 
 Known DSL gaps are kept out of :func:`patterns` on purpose; each has a strict-xfail test in
 ``tests/test_dsl.py`` (search for ``KNOWN GAP``):

@@ -18,8 +18,8 @@ from engine.events import Event, make_stream
 
 
 def run(capsys, *argv: Any) -> tuple[int, str, str]:
-    """``cep ARGV`` through ``engine.cli.main`` (arguments as text) -> (exit code, stdout, stderr)."""
-    from engine.cli import main
+    """``cep ARGV`` through ``engine.commands.cli.main`` (arguments as text) -> (exit code, stdout, stderr)."""
+    from engine.commands.cli import main
 
     code = main([str(a) for a in argv])
     captured = capsys.readouterr()

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from engine import cli
+from engine.commands import cli
 from tests.app_support import select_pattern
 
 pytestmark = pytest.mark.usefixtures("no_spark_warmup")

@@ -277,13 +277,13 @@ def test_run_and_wait_gives_the_result_or_the_works_own_error():
 # --------------------------------------------------------------------------- cep serve
 
 def _serve_args(*argv: str) -> argparse.Namespace:
-    from engine.cli import build_parser
+    from engine.commands.cli import build_parser
 
     return build_parser("serve").parse_args(["serve", *argv])
 
 
 def test_serve_binds_loopback_with_streamlits_security_settings():
-    from engine import serve_command
+    from engine.commands import serve as serve_command
 
     cmd, env, cwd = serve_command.launch_settings(_serve_args("--port", "8555"))
     flags = dict(zip(cmd[5::2], cmd[6::2]))
@@ -304,7 +304,8 @@ def test_streamlit_config_states_xsrf_loopback_and_the_upload_cap():
 
 
 def test_serve_on_all_interfaces_says_what_it_exposes(monkeypatch, capsys, tmp_path):
-    from engine import cli, serve_command
+    from engine.commands import cli
+    from engine.commands import serve as serve_command
 
     seen = {}
     monkeypatch.setattr(serve_command.subprocess, "call",
@@ -327,7 +328,7 @@ def test_serve_on_all_interfaces_says_what_it_exposes(monkeypatch, capsys, tmp_p
     (["--port", "70000"], "--port"),
 ])
 def test_bad_serve_flags_are_clean_errors(capsys, argv, message):
-    from engine import cli
+    from engine.commands import cli
 
     assert cli.main(["serve", *argv]) == 2
     err = capsys.readouterr().err

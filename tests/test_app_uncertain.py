@@ -11,8 +11,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from engine.dsl import parse
-from engine.uncertain.examples import EXAMPLES
-from engine.uncertain.oracle import run_uncertain
+from engine.engines.uncertain.examples import EXAMPLES
+from engine.engines.uncertain.oracle import run_uncertain
 from visualizers import uncertain_view as UV
 from tests.app_support import ok, shown
 

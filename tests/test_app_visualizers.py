@@ -9,7 +9,7 @@ import pytest
 import sample_streams
 from app import edit
 from engine.dsl import parse, to_text
-from engine.matchers.base import run_all
+from engine.match import run_all
 from engine.planner import make_matcher
 from visualizers.automaton import AutomatonUnavailable, automaton_figure, automaton_graph, edge_table
 from visualizers.canvas import canvas_summary, pattern_to_canvas

@@ -1,4 +1,4 @@
-"""A-Seq (engine/aseq): the paper's test cases T1-T11 (papers/aseq-aggregation.md §5), each
+"""A-Seq (engine/engines/aseq): the paper's test cases T1-T11 (papers/aseq-aggregation.md §5), each
 on A-Seq and on the construct-then-aggregate baseline and checked against the oracle's
 matches; the plan's classification, fallback and refusal; the trace; the guard.
 Streams marked *synthesized* are the notes' verified reconstructions (A17)."""
@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-from engine.aseq.baseline import BaselineMatcher, MatchAggregator, StackBaseline
-from engine.aseq.engine import AseqMatcher, make_aggregator, rows_for
-from engine.aseq.plan import compile_query
-from engine.aseq.values import AggRow
-from engine.aseq.workload import Query, WorkloadMatcher, parse_workload
+from engine.engines.aseq.baseline import BaselineMatcher, MatchAggregator, StackBaseline
+from engine.engines.aseq.engine import AseqMatcher, make_aggregator, rows_for
+from engine.engines.aseq.plan import compile_query
+from engine.engines.aseq.values import AggRow
+from engine.engines.aseq.workload import Query, WorkloadMatcher, parse_workload
 from engine.dsl import parse
-from engine.matchers.base import EngineUnsupported, StateExplosion
+from engine.match import EngineUnsupported, StateExplosion
 from engine.trace import Recorder, record
 from tests.aseq_util import expected_rows, same_rows
 from tests.support import stream

@@ -1,4 +1,4 @@
-"""`cep run` for AGG patterns and workloads (engine/aseq/command.py, wired in engine/cli.py
+"""`cep run` for AGG patterns and workloads (engine/commands/run_aggregate.py, wired in engine/commands/cli.py
 and engine/planner.py): rows, never matches, in every format; --emit changes; --stats;
 the fallback note; workloads of QUERY blocks or several files, tagged rows equal to each
 query alone; auto picks aseq; a match engine's matches aggregated."""
@@ -23,7 +23,7 @@ LOGIN_ROWS = [(4, "10.0.0.1", 1), (5, "10.0.0.1", 2), (9, "10.0.0.2", 2), (10, "
 
 
 def test_auto_is_aseq_and_unrunnable_agg_is_refused_by_all():
-    from engine.matchers.base import EngineUnsupported
+    from engine.match import EngineUnsupported
     from engine.planner import reasons
 
     p = parse(LOGIN)

@@ -8,8 +8,8 @@ from __future__ import annotations
 from hypothesis import HealthCheck, find, given, settings
 from hypothesis import strategies as st
 
-from engine.aseq.engine import AseqMatcher, rows_for
-from engine.aseq.workload import Query, WorkloadMatcher
+from engine.engines.aseq.engine import AseqMatcher, rows_for
+from engine.engines.aseq.workload import Query, WorkloadMatcher
 from engine.dsl import parse
 from engine.events import make_stream
 from tests.aseq_util import expected_rows, same_rows, same_value

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.aseq.engine import rows_for
+from engine.engines.aseq.engine import rows_for
 from engine.dsl import parse
 from engine.events import load_events
 from sample_streams import generators
@@ -66,7 +66,7 @@ def test_spark_baseline_fallback_equals_in_process(spark, ticks):
 def test_spark_sum_beyond_the_float_range_equals_in_process(spark, tmp_path):
     """A SUM beyond the float range (TooLarge: null with its warning) comes back from the
     tasks as the in-process run has it, not as text."""
-    from engine.aseq.values import TooLarge
+    from engine.engines.aseq.values import TooLarge
     from engine.spark.aseq import canonical, run
 
     path = tmp_path / "big.csv"
@@ -84,7 +84,7 @@ def test_task_values_round_trip_exactly():
     """The value column carries TooLarge and ints too long for ``str`` exactly."""
     from fractions import Fraction
 
-    from engine.aseq.values import TooLarge
+    from engine.engines.aseq.values import TooLarge
     from engine.spark.aseq import _value_of, _value_text
 
     for v in (3, 2.5, None, 10 ** 5000 + 7, TooLarge(Fraction(10 ** 400, 3))):

@@ -1,4 +1,4 @@
-"""The graph exports of the eager, SES and uncertain engines (engine/automata/eager.py,
+"""The graph exports of the eager, SES and uncertain engines (engine/engines/lazy/eager_compiler.py,
 ses_moves.py, uncertain.py): states and edges of small known patterns, and every move the
 engine's trace makes on the sample data is an edge of its graph."""
 from __future__ import annotations
@@ -8,13 +8,13 @@ from itertools import combinations
 import pytest
 
 import sample_streams
-from engine.automata.eager import eager_graph
-from engine.automata.ses import compile_ses
-from engine.automata.ses_moves import ses_moves_graph
-from engine.automata.uncertain import SIGNATURE, event_based_graph, event_mode, point_based_graph
+from engine.engines.lazy.eager_compiler import eager_graph
+from engine.engines.ses.compiler import compile_ses
+from engine.engines.ses.moves import ses_moves_graph
+from engine.engines.uncertain.automaton import SIGNATURE, event_based_graph, event_mode, point_based_graph
 from engine.dsl import parse
 from engine.run_choice import trace
-from engine.uncertain.command import derived_u_max
+from engine.commands.run_intervals import derived_u_max
 
 
 def _preset(sample: str, name: str):

@@ -1,7 +1,7 @@
 """The app as a server others reach: loopback by default, its memory back after sessions
 close, no run outliving its session, Stop, and ten sessions at once all answered.
 
-The app runs as ``cep serve`` starts it (``engine.serve_command.launch_settings``) on a free
+The app runs as ``cep serve`` starts it (``engine.commands.serve.launch_settings``) on a free
 loopback port with a data directory of test files and a 3 s session grace, and no Spark."""
 from __future__ import annotations
 
@@ -71,8 +71,8 @@ def data_dir(tmp_path_factory):
 @pytest.fixture(scope="module")
 def server(data_dir):
     """(url, pid) of the app started as `cep serve --data-dir DATA --time-limit 100` starts it."""
-    from engine.cli import build_parser
-    from engine.serve_command import launch_settings
+    from engine.commands.cli import build_parser
+    from engine.commands.serve import launch_settings
 
     port = _free_port()
     args = build_parser("serve").parse_args(["serve", "--port", str(port), "--data-dir", str(data_dir),
@@ -107,7 +107,7 @@ def test_cep_serve_listens_on_loopback_only(tmp_path):
     log_path = tmp_path / "serve.log"
     env = dict(os.environ, CEP_SPARK_WARMUP="0", PYTHONPATH=str(ROOT))
     with open(log_path, "w") as log:
-        proc = subprocess.Popen([sys.executable, "-m", "engine.cli", "serve", "--port", str(port)], cwd=tmp_path,
+        proc = subprocess.Popen([sys.executable, "-m", "engine.commands.cli", "serve", "--port", str(port)], cwd=tmp_path,
                                 env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         try:
             wait_health(f"http://127.0.0.1:{port}", proc, log_path)
@@ -247,7 +247,7 @@ def test_three_large_uploads_give_their_memory_back_when_their_sessions_close(se
 
 
 def test_ten_sessions_running_at_once_all_answer_correctly(server, browser, data_dir, capsys):
-    from engine import cli
+    from engine.commands import cli
 
     url, pid = server
     assert cli.main(["run", "preset:stocks_sase/stock_trend", "--data", str(data_dir / "stocks40k.csv"),

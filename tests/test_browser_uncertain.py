@@ -20,7 +20,7 @@ def _step_value(pg) -> int:
 def _expected_cluster() -> list[tuple[str, tuple[int, int], str]]:
     """The possible-worlds oracle on the cluster preset: (signature text, range, n/d)."""
     from engine.dsl import parse
-    from engine.uncertain.oracle import run_uncertain
+    from engine.engines.uncertain.oracle import run_uncertain
     from sample_streams import events, load
 
     ms = run_uncertain(parse(load("cluster").presets["query1"]), events("cluster"))

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import sample_streams
-from engine.cli import main
+from engine.commands.cli import main
 from tests.support import run
 
 Q3 = sample_streams.load("stocks_sase").presets["stock_trend"]
@@ -140,11 +140,11 @@ def test_console_script_installed():
 
 
 def test_nothing_below_the_cli_imports_it():
-    """engine/spark and the modules the CLI shares (arguments, output) never import engine.cli."""
+    """engine/spark and the modules the CLI shares (arguments, output) never import engine.commands.cli."""
     import ast
 
     engine_dir = Path(__file__).resolve().parent.parent / "engine"
-    files = [*sorted((engine_dir / "spark").rglob("*.py")), engine_dir / "arguments.py", engine_dir / "output.py"]
+    files = [*sorted((engine_dir / "spark").rglob("*.py")), engine_dir / "commands" / "arguments.py", engine_dir / "commands" / "output.py"]
     offenders = []
     for f in files:
         for node in ast.walk(ast.parse(f.read_text(encoding="utf-8"))):
@@ -152,16 +152,16 @@ def test_nothing_below_the_cli_imports_it():
                      [a.name for a in node.names] if isinstance(node, ast.Import) else [])
             if isinstance(node, ast.ImportFrom):
                 names += [f"{node.module or ''}.{a.name}" for a in node.names]
-            if any(n in ("cli", "engine.cli", ".cli") or n.endswith(".cli") or n.endswith("engine.cli") for n in names):
+            if any(n in ("cli", "engine.commands.cli", ".cli") or n.endswith(".cli") or n.endswith("engine.commands.cli") for n in names):
                 offenders.append(f"{f.name}:{node.lineno}")
     assert offenders == []
 
 
 def test_a_subcommand_module_plugs_in_with_one_line(tmp_path, monkeypatch, capsys):
-    from engine import cli
+    from engine.commands import cli
 
     (tmp_path / "cep_hello_cmd.py").write_text(
-        "from engine.arguments import CommandError\n"
+        "from engine.commands.arguments import CommandError\n"
         "def add_parser(sub):\n"
         "    p = sub.add_parser('hello', help='say hello')\n"
         "    p.add_argument('name')\n"
@@ -181,7 +181,7 @@ def test_a_subcommand_module_plugs_in_with_one_line(tmp_path, monkeypatch, capsy
 def test_mapping_from_args_takes_a_namespace_or_a_dict():
     import argparse
 
-    from engine.arguments import add_mapping_args, mapping_from_args
+    from engine.commands.arguments import add_mapping_args, mapping_from_args
 
     ap = argparse.ArgumentParser()
     add_mapping_args(ap)
@@ -206,7 +206,7 @@ def test_na_text_is_matched_as_written(tmp_path, capsys):
 def test_check_imports_only_what_it_needs():
     """Start-up: `cep check` builds only its own parser and imports neither the
     planner and matchers nor pandas / pyarrow / networkx / pyspark."""
-    code = ("import sys; from engine.cli import main; main(['check', 'PATTERN SEQ(A a, B b) WITHIN 10']); "
+    code = ("import sys; from engine.commands.cli import main; main(['check', 'PATTERN SEQ(A a, B b) WITHIN 10']); "
             "heavy = sorted(m for m in sys.modules if m.split('.')[0] in "
             "('pandas', 'numpy', 'pyarrow', 'networkx', 'pyspark') or m in ('engine.planner', 'engine.matchers')); "
             "print(heavy, file=sys.stderr); sys.exit(1 if heavy else 0)")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.cli import main
+from engine.commands.cli import main
 from tests.support import run
 
 
@@ -33,7 +33,7 @@ def test_a_string_literal_holding_agg_count_is_not_an_agg_pattern(tmp_path, caps
     rc, out, err = run(capsys, "run", pattern, "--data", data, "--format", "jsonl")
     assert rc == 0, err
     assert [json.loads(line)["match"] for line in out.splitlines()] == [{"a": [1], "b": [2]}]
-    from engine.aseq.command import wants_aggregate
+    from engine.commands.run_aggregate import wants_aggregate
 
     class Args:
         pass
@@ -83,7 +83,7 @@ def test_agg_read_batches_gives_the_rows_of_a_whole_read(tmp_path, capsys):
 
 def test_agg_read_batches_streams_the_file(tmp_path, capsys, monkeypatch):
     """--read batches hands the engine events as batches come (never load_data)."""
-    import engine.arguments as arguments
+    import engine.commands.arguments as arguments
 
     def refuse(*_a, **_k):
         raise AssertionError("the AGG path loaded the whole file under --read batches")
@@ -237,7 +237,7 @@ def test_unknown_sample_message_lists_and_suggests(capsys):
 
 
 def test_an_unexpected_error_prints_no_traceback(capsys, monkeypatch):
-    import engine.cli as cli
+    import engine.commands.cli as cli
 
     def boom(_args):
         raise KeyError("match")
@@ -263,7 +263,7 @@ def test_interval_read_batches_gives_the_whole_read_and_needs_u_max(capsys):
 def test_agg_read_batches_writes_rows_as_they_come(tmp_path, capsys, monkeypatch, fmt):
     """In batches, jsonl/count rows are not collected in a list (a big file's rows would all
     be held); --out is written as OUT.partial and renamed at the end."""
-    import engine.aseq.row_sink as row_sink
+    import engine.engines.aseq.row_sink as row_sink
 
     def never(*_a, **_k):
         raise AssertionError("rows were collected and written at the end")

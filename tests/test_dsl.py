@@ -633,7 +633,7 @@ def test_error_is_a_pattern_error_with_span() -> None:
 # --------------------------------------------------------------------------- names without a span of their own
 
 def _cep_run(capsys, pattern: str, *more: str) -> tuple[int, str]:
-    from engine.cli import main
+    from engine.commands.cli import main
 
     code = main(["run", pattern, "--data", "sample:stocks_sase", "--format", "count", *more])
     return code, capsys.readouterr().err

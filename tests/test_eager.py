@@ -4,12 +4,12 @@ skip_till_any_match on the SASE+ stock example."""
 from __future__ import annotations
 
 import sample_streams
-from engine import oracle
+from engine.engines.oracle import oracle
 from engine.dsl import parse
 from engine.events import make_stream
-from engine.matchers.base import run_all
-from engine.matchers.eager import EagerMatcher
-from engine.matchers.nfab import NfabMatcher
+from engine.match import run_all
+from engine.engines.lazy.eager_matcher import EagerMatcher
+from engine.engines.nfab.matcher import NfabMatcher
 
 STOCK = sample_streams.events("stocks_sase")
 Q3_ANY = sample_streams.load("stocks_sase").presets["stock_trend_any"]

@@ -7,7 +7,7 @@ import json
 
 from engine.dsl import parse
 from engine.events import make_stream
-from engine.matchers.base import run_all
+from engine.match import run_all
 from engine.planner import make_matcher
 from engine.trace import Recorder, Step, record
 from visualizers import aseq_view, timeline, trace_view
@@ -33,7 +33,7 @@ def _no_tags(fig_json: str) -> None:
 def test_run_timeline_escapes_types_ids_and_values():
     events = _events()
     # a match over the hostile events, built by hand (the type T is not a DSL name)
-    from engine.matchers.base import Match
+    from engine.match import Match
 
     m = Match(bindings=(("a", (IDS[0],)), ("b", (IDS[1],))), start=1, end=2, start_seq=0, end_seq=1)
     fig = timeline.timeline_figure(events, [m], highlight=0)

@@ -15,16 +15,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.aseq.engine import rows_for
-from engine.aseq.values import ExactFloat, NonFiniteValue, TooLarge, exact_term, finish, plain_number, Val
+from engine.engines.aseq.engine import rows_for
+from engine.engines.aseq.values import ExactFloat, NonFiniteValue, TooLarge, exact_term, finish, plain_number, Val
 from tests.support import run
 from engine.dsl import parse
 from engine.events import BatchReader, ColumnMapping, DataError, load_events, make_stream
 from engine.events.numbers import MAX_NUMBER_DIGITS, NumberLimit, exact_number, int_text
 from engine.events.small_csv import read_small_csv
-from engine.output import finite_json, json_text, match_json
-from engine.uncertain.pmf import PmfError, parse_pmf
-from engine.uncertain.result import exact_text
+from engine.commands.output import finite_json, json_text, match_json
+from engine.engines.uncertain.pmf import PmfError, parse_pmf
+from engine.engines.uncertain.result import exact_text
 from tests import aseq_util
 from tests.test_aseq_properties import patterns
 
@@ -364,7 +364,7 @@ def test_json_text_writes_null_for_non_finite_numbers_with_a_warning(capsys):
     err = capsys.readouterr().err
     assert "row 7" in err and "a[1] = inf" in err and "b = nan" in err
     assert finite_json([1, -math.inf]) == ([1, None], ["[1] = -inf"])
-    from engine.matchers.base import Match
+    from engine.match import Match
 
     m = Match(bindings=(("a", (math.inf,)),), start=1.0, end=2.0, start_seq=0, end_seq=0)
     assert strict_json(match_json(m)) == {"match": {"a": [None]}, "start": 1.0, "end": 2.0}

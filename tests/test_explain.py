@@ -12,16 +12,16 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import sample_streams
-from engine import oracle
-from engine.arguments import CommandError
+from engine.engines.oracle import oracle
+from engine.commands.arguments import CommandError
 from engine.dsl import parse
 from engine.events import make_stream
 from engine.explain import ExplainError, explain_match, explain_why_not, format_text
 from engine.explain.checks import equivalence_conjuncts, pattern_conjuncts
 from engine.expr import to_text
-from engine.matchers.base import EngineUnsupported, StateExplosion, run_all
+from engine.match import EngineUnsupported, StateExplosion, run_all
 from engine.model import Strategy
-from engine.oracle import OracleTooLarge
+from engine.engines.oracle.oracle import OracleTooLarge
 from engine.planner import choose, make_matcher
 from engine.trace import check_conjunct, type_rates
 from tests.strategies import small_patterns, small_streams
@@ -185,7 +185,7 @@ def test_non_overlap_output_is_named():
 
 
 def test_a_stopped_engine_is_the_guard(monkeypatch):
-    import engine.matchers.base as base
+    import engine.match as base
 
     def stopped(matcher, events):
         raise StateExplosion("state explosion in `nfab`: too many runs")
@@ -204,7 +204,7 @@ def test_a_stopped_engine_is_the_guard(monkeypatch):
 # --------------------------------------------------------------------------- the command
 
 def _cli(argv, capsys):
-    from engine import explain_cli
+    from engine.commands import explain as explain_cli
 
     ap = argparse.ArgumentParser(prog="cep")
     sub = ap.add_subparsers(dest="command", required=True)

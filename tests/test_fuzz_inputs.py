@@ -5,7 +5,7 @@ and never more than 10 s without the run guard stopping it.
 - **Event-set selections**: random ``SEQ``s of AND groups, Kleene and single components
   with ``earliest`` / ``maximal`` / ``earliest_maximal`` (and WITHIN or not) over random
   small streams, run as ``cep run`` chooses (``engine.run_choice``: match windows with the
-  SES automaton) and compared with the oracle's definition (``engine.oracle``).
+  SES automaton) and compared with the oracle's definition (``engine.engines.oracle.oracle``).
 - **Workloads**: random ``QUERY`` files of AGG COUNT patterns (and mutations of them):
   a clean ``WorkloadError`` or, per query, the rows of the same query run alone on the
   baseline (``aseq-baseline``); the same file through ``cep run`` never gives a traceback.
@@ -27,13 +27,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.cli import main
+from engine.commands.cli import main
 from engine.dsl import DslError, parse
 from engine.events import Event
-from engine.matchers.base import EngineUnsupported, StateExplosion
+from engine.match import EngineUnsupported, StateExplosion
 from engine.memory import MemoryGuard, RunStopped, guarding
 from engine.model import PatternError
-from engine.oracle import OracleTooLarge, OracleUnsupported
+from engine.engines.oracle.oracle import OracleTooLarge, OracleUnsupported
 
 FUZZ = settings(max_examples=40, deadline=None, derandomize=True,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
@@ -83,7 +83,7 @@ def random_events(rng: random.Random, n: int) -> list[Event]:
 @FUZZ
 @given(st.randoms(use_true_random=False))
 def test_fuzz_event_set_selections_equal_the_oracle(rng: random.Random) -> None:
-    from engine import oracle
+    from engine.engines.oracle import oracle
     from engine.run_choice import choose_run
 
     text = selection_pattern(rng)
@@ -140,8 +140,8 @@ def workload_text(rng: random.Random) -> str:
 @FUZZ
 @given(st.randoms(use_true_random=False))
 def test_fuzz_workloads_equal_each_query_alone(rng: random.Random) -> None:
-    from engine.aseq.engine import rows_for
-    from engine.aseq.workload import WorkloadError, WorkloadMatcher, parse_workload
+    from engine.engines.aseq.engine import rows_for
+    from engine.engines.aseq.workload import WorkloadError, WorkloadMatcher, parse_workload
 
     text = workload_text(rng)
     try:
@@ -249,7 +249,7 @@ PATTERN = "PATTERN SEQ(A a, B b)\nWHERE b.x >= a.x\nWITHIN 6"
 
 def _oracle_keys(path: Path) -> list | None:
     """The oracle's matches of a file that loads without a problem (None otherwise)."""
-    from engine import oracle
+    from engine.engines.oracle import oracle
     from engine.events import DataError, load_events
 
     try:

@@ -40,7 +40,7 @@ from engine import expr as X
 from engine import planner
 from engine.dsl import DslError, parse, parse_expr, to_text, tokenize
 from engine.events import Event
-from engine.matchers.base import EngineUnsupported, StateExplosion
+from engine.match import EngineUnsupported, StateExplosion
 from engine.model import (
     MAX_ALTERNATIVES,
     MAX_COMPONENTS,
@@ -54,7 +54,7 @@ from engine.model import (
     PatternError,
     Window,
 )
-from engine.oracle import OracleTooLarge
+from engine.engines.oracle.oracle import OracleTooLarge
 
 ROOT = Path(__file__).resolve().parents[1]
 

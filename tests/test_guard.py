@@ -9,7 +9,7 @@ import pytest
 
 from engine.dsl import parse
 from engine.events import make_stream
-from engine.matchers.base import StateExplosion, run_all
+from engine.match import StateExplosion, run_all
 from engine.planner import make_matcher
 
 ENGINES = ["nfab", "lazy-chain", "lazy-tree", "eager"]

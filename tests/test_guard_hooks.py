@@ -12,7 +12,7 @@ import pytest
 
 from engine.dsl import parse
 from engine.events import Event
-from engine.matchers.base import StateExplosion
+from engine.match import StateExplosion
 from engine.memory import NO_GUARD, Cancelled, MemoryGuard, current_guard, guarding
 
 
@@ -49,7 +49,7 @@ def test_current_guard_is_per_thread():
 
 
 def test_ses_step_ticks_the_guard_inside_one_event():
-    from engine.matchers.ses import SesMatcher
+    from engine.engines.ses.matcher import SesMatcher
 
     m = SesMatcher(parse("PATTERN SEQ(AND(A+ a[], B+ b[]), C c) WHERE earliest_maximal"))
     evs = _events("ABABABAB")
@@ -60,9 +60,9 @@ def test_ses_step_ticks_the_guard_inside_one_event():
 
 
 def test_selection_ticks_the_guard():
-    from engine.matchers.base import Match
+    from engine.match import Match
     from engine.model import Selection
-    from engine.windows.selection import select_group
+    from engine.engines.ses.selection import select_group
 
     group = [Match(bindings=(("a", (0, k)),), start=0.0, end=float(k), start_seq=0, end_seq=k) for k in (1, 2)]
     seq = {0: 0, 1: 1, 2: 2}
@@ -72,7 +72,7 @@ def test_selection_ticks_the_guard():
 
 
 def test_ses_state_guard_counts_matches_held_for_the_selection():
-    from engine.matchers.ses import SesMatcher
+    from engine.engines.ses.matcher import SesMatcher
 
     m = SesMatcher(parse("PATTERN SEQ(AND(A+ a[], B+ b[]), C c) WHERE earliest_maximal"), max_runs=400)
     with pytest.raises(StateExplosion, match="matches held for the earliest_maximal selection"):
@@ -81,7 +81,7 @@ def test_ses_state_guard_counts_matches_held_for_the_selection():
 
 
 def test_aseq_baseline_search_ticks_the_guard():
-    from engine.aseq.baseline import StackBaseline
+    from engine.engines.aseq.baseline import StackBaseline
 
     m = StackBaseline(parse("PATTERN SEQ(A a, B b, C c) AGG COUNT"))
     evs = _events("AAAABBBBC")
@@ -119,7 +119,7 @@ def test_point_engine_counts_point_matches_waiting_in_the_state_guard():
 
 
 def test_point_oracle_stops_on_its_own_time_limit(monkeypatch):
-    from engine import oracle
+    from engine.engines.oracle import oracle
 
     monkeypatch.setattr(oracle, "MAX_SECONDS", 0.3)
     monkeypatch.setattr(oracle, "MAX_STEPS", 10**12)
@@ -133,13 +133,13 @@ def test_point_oracle_stops_on_its_own_time_limit(monkeypatch):
 
 
 def test_oracle_default_limits_are_under_ten_seconds_and_one_gigabyte():
-    from engine import oracle
+    from engine.engines.oracle import oracle
 
     assert oracle.MAX_SECONDS < 10 and oracle.MAX_GROWTH <= 1 << 30
 
 
 def test_uncertain_oracle_ticks_the_run_guard():
-    from engine.uncertain.oracle import UncertainOracleMatcher
+    from engine.engines.uncertain.oracle import UncertainOracleMatcher
 
     m = UncertainOracleMatcher(parse("PATTERN SEQ(A a, B b)"))
     for e in _interval_events(6, 3):
@@ -151,7 +151,7 @@ def test_uncertain_oracle_ticks_the_run_guard():
 @pytest.mark.parametrize("inner", ["ses", "nfab"])
 def test_match_windows_drain_at_close_ticks_the_guard(inner):
     """close() drains every open window (calls of A): the guard is ticked there too."""
-    from engine.windows import MatchWindowMatcher
+    from engine.engines.windows import MatchWindowMatcher
 
     p = parse("PATTERN SEQ(A+ a[], B b) WITHIN 100")
     m = MatchWindowMatcher(p, inner=inner)
@@ -164,7 +164,7 @@ def test_match_windows_drain_at_close_ticks_the_guard(inner):
 def test_ses_work_budget_covers_a_whole_match_window():
     """In window mode the transition budget is for the whole call of A (a window of many
     events each under the per-event budget still stops)."""
-    from engine.matchers.ses import SesMatcher
+    from engine.engines.ses.matcher import SesMatcher
 
     p = parse("PATTERN SEQ(A+ a[], B b) WHERE maximal AND a[i].x >= a[i-1].x - 10 WITHIN 1000")
     window = _events("A" * 12 + "B")  # every subset of the A's: 2^k transitions on the k-th event

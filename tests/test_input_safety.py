@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.cli import main
+from engine.commands.cli import main
 from tests.support import run
 
 
@@ -73,7 +73,7 @@ def test_the_issue_file_does_not_kill_the_process(tmp_path):
 
     p = deep_jsonl(tmp_path)
     root = Path(__file__).resolve().parent.parent
-    r = subprocess.run([sys.executable, "-m", "engine.cli", "run", "PATTERN SEQ(A a, B b)", "--data", str(p)],
+    r = subprocess.run([sys.executable, "-m", "engine.commands.cli", "run", "PATTERN SEQ(A a, B b)", "--data", str(p)],
                        capture_output=True, text=True, timeout=120, cwd=root,
                        env={**os.environ, "PYTHONPATH": str(root)})
     assert r.returncode == 2 and "line 26" in r.stderr
@@ -138,8 +138,8 @@ def test_interval_out_to_the_input_is_refused(tmp_path, capsys):
 # --------------------------------------------------------------------------- stream
 
 def test_stream_out_inside_the_source_is_refused(tmp_path):
-    from engine.arguments import CommandError
-    from engine.output_paths import check_out_dir
+    from engine.commands.arguments import CommandError
+    from engine.commands.output_paths import check_out_dir
 
     src = tmp_path / "in"
     src.mkdir()

@@ -6,14 +6,15 @@ from __future__ import annotations
 
 import pytest
 
-from engine import oracle, planner
-from engine.automata.chain import analyse, compile_chain, estimate_rates, unsupported_reason
-from engine.automata.tree import compile_tree
+from engine import planner
+from engine.engines.oracle import oracle
+from engine.engines.lazy.chain_compiler import analyse, compile_chain, estimate_rates, unsupported_reason
+from engine.engines.lazy.tree_compiler import compile_tree
 from engine.dsl import parse
 from engine.events import make_stream
-from engine.matchers.base import EngineUnsupported, StateExplosion, run_all
-from engine.matchers.eager import EagerMatcher
-from engine.matchers.lazy import LazyChainMatcher, LazyTreeMatcher
+from engine.match import EngineUnsupported, StateExplosion, run_all
+from engine.engines.lazy.eager_matcher import EagerMatcher
+from engine.engines.lazy.matcher import LazyChainMatcher, LazyTreeMatcher
 from tests.support import feed_log, stream
 from tests.support import sorted_ids as ids
 

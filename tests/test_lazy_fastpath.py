@@ -12,10 +12,10 @@ import random
 
 import pytest
 
-from engine import oracle
+from engine.engines.oracle import oracle
 from engine.dsl import parse
 from engine.events import make_stream
-from engine.matchers.lazy import LazyChainMatcher
+from engine.engines.lazy.matcher import LazyChainMatcher
 from engine.trace import Recorder, record
 
 PATTERNS = {

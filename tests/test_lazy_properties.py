@@ -11,11 +11,11 @@ import itertools
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from engine import oracle
-from engine.matchers.eager import EagerMatcher
-from engine.matchers.lazy import LazyChainMatcher, LazyTreeMatcher
+from engine.engines.oracle import oracle
+from engine.engines.lazy.eager_matcher import EagerMatcher
+from engine.engines.lazy.matcher import LazyChainMatcher, LazyTreeMatcher
 from engine.model import Component, Group, Pattern, PatternError, Window
-from engine.oracle import OracleTooLarge
+from engine.engines.oracle.oracle import OracleTooLarge
 from tests.strategies import predicates, small_patterns, small_streams
 from tests.support import feed_log as log_run
 

@@ -7,12 +7,12 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import sample_streams
-from engine import oracle
-from engine.automata.nfab import compile_pattern, unsupported_reason
+from engine.engines.oracle import oracle
+from engine.engines.nfab.compiler import compile_pattern, unsupported_reason
 from engine.dsl import parse
 from engine.events import make_stream
-from engine.matchers.base import StateExplosion, run_all
-from engine.matchers.nfab import NfabMatcher
+from engine.match import StateExplosion, run_all
+from engine.engines.nfab.matcher import NfabMatcher
 from engine.model import PatternError
 from tests.support import sorted_ids
 

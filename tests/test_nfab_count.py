@@ -6,8 +6,8 @@ from hypothesis import HealthCheck, assume, given, settings
 
 import sample_streams
 from engine.dsl import parse
-from engine.matchers.base import StateExplosion, run_all
-from engine.matchers.nfab import NfabMatcher
+from engine.match import StateExplosion, run_all
+from engine.engines.nfab.matcher import NfabMatcher
 from engine.model import Strategy
 from engine.planner import ENGINES
 from tests.strategies import small_patterns, small_streams
@@ -41,7 +41,7 @@ def test_count_mode_builds_nothing_on_a_plain_pattern():
 
 
 def test_cep_run_count_equals_the_printed_matches(capsys):
-    from engine.cli import main
+    from engine.commands.cli import main
 
     for preset in ("stocks_sase/stock_trend_any", "stocks_sase/stock_trend", "rfid/shoplifting"):
         sample = preset.split("/")[0]

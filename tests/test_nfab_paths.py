@@ -18,13 +18,13 @@ import pickle
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from engine import oracle
+from engine.engines.oracle import oracle
 from engine.dsl import parse
 from engine.events import make_stream
-from engine.matchers.base import Match, StateExplosion, run_all
-from engine.matchers.nfab import Member, NfabMatcher, Run
+from engine.match import Match, StateExplosion, run_all
+from engine.engines.nfab.matcher import Member, NfabMatcher, Run
 from engine.model import PatternError
-from engine.output import json_default, match_json
+from engine.commands.output import json_default, match_json
 from engine.planner import ENGINES
 
 SHAPES = (

@@ -1,4 +1,4 @@
-"""The brute-force oracle (engine/oracle.py) on hand-checked cases.
+"""The brute-force oracle (engine/engines/oracle/oracle.py) on hand-checked cases.
 
 Every expectation below is derived by hand from the semantics (DESIGN.md, the oracle's
 docstring) or taken from the papers' worked examples (shared/papers/*.md), never copied
@@ -12,9 +12,9 @@ from hypothesis import HealthCheck, given, settings
 import sample_streams
 from engine.dsl import parse
 from engine.events import make_stream
-from engine.matchers.base import Stats, run_all
+from engine.match import Stats, run_all
 from engine.model import Strategy
-from engine.oracle import OracleMatcher, OracleTooLarge, OracleUnsupported, run
+from engine.engines.oracle.oracle import OracleMatcher, OracleTooLarge, OracleUnsupported, run
 from tests.queries import paper_queries as Q
 from tests.strategies import small_patterns, small_streams
 

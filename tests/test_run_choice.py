@@ -10,9 +10,9 @@ import json
 import pytest
 
 import sample_streams
-from engine.cli import main
+from engine.commands.cli import main
 from engine.dsl import parse
-from engine.matchers.base import EngineUnsupported
+from engine.match import EngineUnsupported
 from engine.run_choice import choose_run
 from engine.trace import type_rates
 from tests.support import preset_matches as _run
@@ -104,7 +104,7 @@ def test_trace_and_explain_refuse_match_windows_on_where_they_are_unsound(capsys
 
 
 def test_the_default_of_trace_and_explain_is_the_default_of_run():
-    from engine.cli import build_parser
+    from engine.commands.cli import build_parser
 
     for argv in (["run", "p", "--data", "d"], ["trace", "p", "--data", "d"], ["explain", "p", "--data", "d",
                                                                              "--match", "1"]):

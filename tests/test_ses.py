@@ -9,13 +9,13 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 
 import sample_streams
-from engine import oracle
-from engine.automata.ses import compile_ses, unsupported_reason
+from engine.engines.oracle import oracle
+from engine.engines.ses.compiler import compile_ses, unsupported_reason
 from engine.dsl import parse
 from engine.events import make_stream
-from engine.matchers.base import StateExplosion, run_all
-from engine.matchers.ses import SesMatcher
-from engine.oracle import OracleTooLarge
+from engine.match import StateExplosion, run_all
+from engine.engines.ses.matcher import SesMatcher
+from engine.engines.oracle.oracle import OracleTooLarge
 from engine.run_choice import trace
 from engine.trace import ACTION_KINDS, Step, trace_matches
 from tests.strategies import small_patterns, small_streams
@@ -160,7 +160,7 @@ def test_ses_selections_on_every_short_stream(shape):
     match windows), with its pruning of skip branches, equals the oracle for every selection."""
     import itertools
 
-    from engine.windows import MatchWindowMatcher
+    from engine.engines.windows import MatchWindowMatcher
 
     for sel in ("earliest", "maximal", "earliest_maximal"):
         body, _, cond = shape.partition(" WHERE ")

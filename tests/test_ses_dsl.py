@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from engine import planner
 from engine.dsl import DslError, parse, to_text
-from engine.matchers.base import EngineUnsupported
+from engine.match import EngineUnsupported
 from engine.model import Pattern, PatternError, Selection, Strategy
 from tests.strategies import patterns
 

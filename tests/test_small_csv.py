@@ -240,7 +240,7 @@ def test_small_csv_run_imports_no_pandas(tmp_path: Path) -> None:
     path = tmp_path / "r.csv"
     path.write_text("type,ts,id,x\n" + "".join(f"{'AB'[i % 2]},{i},{i},{i % 7}\n" for i in range(100)))
     args = ["run", "PATTERN SEQ(A a, B b) WHERE b.x > a.x WITHIN 10", "--data", str(path), "--format", "count"]
-    code = ("import sys; from engine.cli import main; "
+    code = ("import sys; from engine.commands.cli import main; "
             f"rc = main({args!r} + sys.argv[1:]); "
             "bad = [m for m in ('pandas', 'pyarrow') if m in sys.modules]; "
             "print(','.join(bad), file=sys.stderr); sys.exit(rc)")

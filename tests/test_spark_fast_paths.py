@@ -12,7 +12,7 @@ import pytest
 import sample_streams
 from engine.dsl import parse
 from engine.events import ColumnMapping, load_events
-from engine.matchers.base import Match, run_all
+from engine.match import Match, run_all
 from sample_streams import generators
 
 

@@ -11,19 +11,19 @@ import pytest
 import sample_streams
 from engine.dsl import parse
 from engine.events import ColumnMapping, load_events
-from engine.matchers.base import EngineUnsupported, run_all
+from engine.match import EngineUnsupported, run_all
 from sample_streams import generators
 
 pytestmark = pytest.mark.spark
 
-ENGINES = ["oracle"] + (["nfab"] if importlib.util.find_spec("engine.matchers.nfab") else [])
+ENGINES = ["oracle"] + (["nfab"] if importlib.util.find_spec("engine.engines.nfab.matcher") else [])
 
 
 def make(pattern, engine):
     try:
         from engine.planner import make_matcher
     except ImportError:  # pragma: no cover
-        from engine.oracle import OracleMatcher
+        from engine.engines.oracle.oracle import OracleMatcher
 
         if engine != "oracle":
             pytest.skip(f"no planner for {engine}")
@@ -231,13 +231,13 @@ def test_plan_modes():
 
 
 def test_matcher_error_is_reported_without_spark_stack(keyed_stream):
-    from engine.matchers.base import StateExplosion
+    from engine.match import StateExplosion
     from engine.spark import pipeline
 
     ev, _ = keyed_stream
 
     def exploding(pattern):
-        from engine.oracle import OracleMatcher
+        from engine.engines.oracle.oracle import OracleMatcher
 
         class Boom(OracleMatcher):
             def feed(self, e):
@@ -252,7 +252,7 @@ def test_matcher_error_is_reported_without_spark_stack(keyed_stream):
 
 
 def test_cli_spark_matches_in_process(spark, keyed_stream, tmp_path, capsys):
-    from engine import cli
+    from engine.commands import cli
 
     df = generators.keyed(150, keys=4, types=("A", "B"), seed=3)
     path = tmp_path / "s.csv"

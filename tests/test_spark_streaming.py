@@ -11,7 +11,7 @@ import pytest
 
 from engine.dsl import parse
 from engine.events import load_events
-from engine.matchers.base import run_all
+from engine.match import run_all
 
 pytestmark = pytest.mark.spark
 
@@ -42,7 +42,7 @@ def _wait_for(out, n, timeout=60.0):
     return rows
 
 
-@pytest.mark.skipif(importlib.util.find_spec("engine.matchers.nfab") is None,
+@pytest.mark.skipif(importlib.util.find_spec("engine.engines.nfab.matcher") is None,
                     reason="streaming needs an incremental engine (the oracle answers only at the end)")
 def test_stream_matches_appear_as_files_arrive(spark, tmp_path):
     from engine.spark.streaming import start_stream
@@ -197,5 +197,5 @@ def test_stream_survives_sigterm_and_restart_exactly_and_names_rejections(tmp_pa
 def _cep_stream_cmd(src, out):
     import sys
 
-    return [sys.executable, "-m", "engine.cli", "stream", KEYED, "--source", str(src), "--out", str(out),
+    return [sys.executable, "-m", "engine.commands.cli", "stream", KEYED, "--source", str(src), "--out", str(out),
             "--master", "local[2]"]

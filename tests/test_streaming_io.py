@@ -17,9 +17,9 @@ from tests.support import run
 from engine.dsl import parse
 from engine.events import BatchReader, ColumnMapping, DataError, Unsorted, load_events
 from engine.events.formats import check_csv_fields
-from engine.matchers.base import Match
+from engine.match import Match
 from engine.memory import MemoryGuard, MemoryLimit, parse_size
-from engine.output import TABLE_MAX_ROWS, MatchWriter, format_matches, json_default, match_json
+from engine.commands.output import TABLE_MAX_ROWS, MatchWriter, format_matches, json_default, match_json
 
 
 def write(tmp: Path, name: str, text: str) -> Path:
@@ -249,7 +249,7 @@ def test_table_shows_its_first_rows_and_counts_the_rest():
 def test_the_run_writes_a_match_before_it_reads_the_next_event():
     from engine.events import make_stream
     from engine.planner import make_matcher
-    from engine.run_command import _run_events
+    from engine.commands.run import _run_events
 
     pat = parse("PATTERN SEQ(A a, B b) WITHIN 100")
     stream = make_stream([{"type": "AB"[k % 2], "ts": k, "id": k} for k in range(6)])

@@ -8,11 +8,11 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 
 import sample_streams
-from engine import oracle
+from engine.engines.oracle import oracle
 from engine.dsl import parse
-from engine.matchers.base import EngineUnsupported, StateExplosion, run_all
+from engine.match import EngineUnsupported, StateExplosion, run_all
 from engine.model import Strategy
-from engine.oracle import OracleTooLarge
+from engine.engines.oracle.oracle import OracleTooLarge
 from engine.planner import ENGINES, make_matcher
 from engine.run_choice import trace
 from engine.trace import ACTION_KINDS, Recorder, Step, TraceLimit, buffer_at, record, trace_matches

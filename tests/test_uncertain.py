@@ -12,16 +12,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine.dsl import parse
-from engine.matchers.base import StateExplosion
-from engine.uncertain.bounds import three_pass, tighten
-from engine.uncertain.common import ArrivalError
-from engine.uncertain.event import EventBasedMatcher, run_event_based
-from engine.uncertain.examples import EXAMPLES, interval_events
-from engine.uncertain.oracle import UncertainOracleTooLarge, run_uncertain
-from engine.uncertain.pmf import PmfError, parse_pmf
-from engine.uncertain.point import PointBasedMatcher, run_point_based
-from engine.uncertain.query import compile_query, unsupported_reason
-from engine.uncertain.result import as_table
+from engine.match import StateExplosion
+from engine.engines.uncertain.bounds import three_pass, tighten
+from engine.engines.uncertain.common import ArrivalError
+from engine.engines.uncertain.event import EventBasedMatcher, run_event_based
+from engine.engines.uncertain.examples import EXAMPLES, interval_events
+from engine.engines.uncertain.oracle import UncertainOracleTooLarge, run_uncertain
+from engine.engines.uncertain.pmf import PmfError, parse_pmf
+from engine.engines.uncertain.point import PointBasedMatcher, run_point_based
+from engine.engines.uncertain.query import compile_query, unsupported_reason
+from engine.engines.uncertain.result import as_table
 
 ANY, NEXT = "skip_till_any_match", "skip_till_next_match"
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])

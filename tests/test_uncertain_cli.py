@@ -17,9 +17,9 @@ if "uncertain-event" not in planner.ENGINES or not hasattr(planner.EngineInfo, "
 
 from tests.support import run  # noqa: E402
 from engine.dsl import parse  # noqa: E402
-from engine.matchers.base import EngineUnsupported  # noqa: E402
-from engine.uncertain.examples import EXAMPLES, interval_events  # noqa: E402
-from engine.uncertain.oracle import run_uncertain  # noqa: E402
+from engine.match import EngineUnsupported  # noqa: E402
+from engine.engines.uncertain.examples import EXAMPLES, interval_events  # noqa: E402
+from engine.engines.uncertain.oracle import run_uncertain  # noqa: E402
 
 
 def write_csv(tmp_path, rows, name="iv.csv", header="type,id,lower,upper,v,pmf"):

@@ -16,8 +16,8 @@ if "uncertain-event" not in planner.ENGINES or not hasattr(planner.EngineInfo, "
 
 from engine.dsl import parse  # noqa: E402
 from engine.events import ColumnMapping, load_events  # noqa: E402
-from engine.uncertain.event import run_event_based  # noqa: E402
-from engine.uncertain.result import as_table  # noqa: E402
+from engine.engines.uncertain.event import run_event_based  # noqa: E402
+from engine.engines.uncertain.result import as_table  # noqa: E402
 
 pytestmark = [pytest.mark.spark]
 

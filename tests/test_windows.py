@@ -10,13 +10,13 @@ import json
 import pytest
 
 import sample_streams
-from engine import oracle
+from engine.engines.oracle import oracle
 from engine.dsl import parse
 from engine.events import make_stream
-from engine.matchers.base import EngineUnsupported, run_all
+from engine.match import EngineUnsupported, run_all
 from engine.model import Selection
-from engine.windows import MatchWindowMatcher, Techniques, analyse, decide, unsound_reason
-from engine.windows.algorithm import KeyWindow
+from engine.engines.windows import MatchWindowMatcher, Techniques, analyse, decide, unsound_reason
+from engine.engines.windows.algorithm import KeyWindow
 from tests.support import ids_by_variable as ids
 from tests.support import run as _cep
 
@@ -320,7 +320,7 @@ def test_auto_mode_keeps_an_all_matches_engine_alone_unless_a_selection_needs_wi
 
 def test_interval_engines_are_never_a_for_match_windows():
     from engine.planner import ENGINES
-    from engine.windows import choose_inner
+    from engine.engines.windows import choose_inner
 
     interval = [n for n, i in ENGINES.items() if getattr(i, "interval", False)]
     for name in interval:

@@ -1,4 +1,4 @@
-"""The fast paths of Algorithm 1 equal its reference forms (engine/windows/beta.py):
+"""The fast paths of Algorithm 1 equal its reference forms (engine/engines/windows/beta.py):
 
 - the compiled β_e (``WindowPlan.beta``) equals ``WindowPlan.bits`` and the definition
   (θ^p_v of each variable, ``VarSpec.fits``) on every event, with hashed equality
@@ -18,10 +18,10 @@ from pyspark import cloudpickle  # what engine/spark/streaming.py pickles the ma
 
 from engine.dsl import parse
 from engine.events import make_stream
-from engine.matchers.base import StateExplosion
+from engine.match import StateExplosion
 from engine.model import PatternError
 from engine.trace import Recorder
-from engine.windows import MatchWindowMatcher, Techniques, analyse
+from engine.engines.windows import MatchWindowMatcher, Techniques, analyse
 
 SETTINGS = dict(deadline=None, suppress_health_check=list(HealthCheck), max_examples=120)
 # every combination, and f+p+c (the fast gate and prefilter run with filtering on) more often

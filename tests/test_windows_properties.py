@@ -11,14 +11,14 @@ import itertools
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from engine import oracle
-from engine.matchers.base import StateExplosion, run_all
-from engine.matchers.ses import SesMatcher
+from engine.engines.oracle import oracle
+from engine.match import StateExplosion, run_all
+from engine.engines.ses.matcher import SesMatcher
 from engine.model import PatternError, Selection
-from engine.oracle import OracleTooLarge
-from engine.windows import MatchWindowMatcher, Techniques, analyse
-from engine.windows.algorithm import MatchWindows
-from engine.windows.selection import select_matches
+from engine.engines.oracle.oracle import OracleTooLarge
+from engine.engines.windows import MatchWindowMatcher, Techniques, analyse
+from engine.engines.windows.algorithm import MatchWindows
+from engine.engines.ses.selection import select_matches
 from tests.strategies import small_patterns, small_streams
 
 SETTINGS = dict(deadline=None, suppress_health_check=list(HealthCheck), max_examples=50)
@@ -60,7 +60,7 @@ def test_windows_with_ses_equal_off_and_oracle_for_every_selection(p, events, se
 
 
 def _ses_ok(p):
-    from engine.automata.ses import unsupported_reason
+    from engine.engines.ses.compiler import unsupported_reason
 
     return unsupported_reason(p) is None
 

@@ -7,9 +7,9 @@ import random
 
 import pytest
 
-import engine.run_command as rc
-from engine.cli import main
-from engine.windows.matcher import MatchWindowMatcher
+import engine.commands.run as rc
+from engine.commands.cli import main
+from engine.engines.windows.matcher import MatchWindowMatcher
 
 P_SET = ("PATTERN AND(Trade a, Trade m, Trade o)\nWHERE earliest_maximal\n  AND a.ticker = 'AAPL'\n"
          "  AND m.ticker = 'MSFT'\n  AND o.ticker = 'ORCL'\nWITHIN 20 ms")

@@ -8,13 +8,13 @@ import numpy as np
 import pandas as pd
 
 import sample_streams
-from engine import oracle
+from engine.engines.oracle import oracle
 from engine.dsl import parse
 from engine.events import ColumnMapping, load_events
-from engine.matchers.base import run_all
-from engine.matchers.ses import SesMatcher
+from engine.match import run_all
+from engine.engines.ses.matcher import SesMatcher
 from engine.model import Selection
-from engine.windows import MatchWindowMatcher, analyse
+from engine.engines.windows import MatchWindowMatcher, analyse
 from sample_streams.match_windows import CHEMO_MAPPING, chemo, trades
 
 

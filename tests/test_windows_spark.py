@@ -12,9 +12,9 @@ import pytest
 import sample_streams
 from engine.dsl import parse
 from engine.events import ColumnMapping, load_events
-from engine.matchers.base import run_all
-from engine.matchers.ses import SesMatcher
-from engine.windows import MatchWindowMatcher, spark_factory
+from engine.match import run_all
+from engine.engines.ses.matcher import SesMatcher
+from engine.engines.windows import MatchWindowMatcher, spark_factory
 from sample_streams.match_windows import chemo
 
 pytestmark = pytest.mark.spark
@@ -58,7 +58,7 @@ def test_spark_by_the_derived_key_equals_in_process(spark, small_batches, cohort
 
 
 def test_cep_run_spark_with_match_windows(spark, capsys):
-    from engine.cli import main
+    from engine.commands.cli import main
 
     args = ["run", "preset:chemo/chemo_cycle", "--data", "sample:chemo", "--format", "jsonl"]
     assert main(args + ["--spark", "--match-windows", "on"]) == 0

@@ -11,8 +11,8 @@ from collections import deque
 import pytest
 
 from engine.dsl import parse
-from engine.windows.analysis import analyse
-from engine.windows.statistic import ClauseStat
+from engine.engines.windows.analysis import analyse
+from engine.engines.windows.statistic import ClauseStat
 
 PATTERNS = [
     "PATTERN SEQ(AND(C c, P+ p[]), B b) WHERE [PID] WITHIN 16 days",

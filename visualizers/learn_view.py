@@ -4,7 +4,7 @@ tables and plotly figures (no streamlit here).
 * :func:`compare_strategies`: one stream under the four event selection strategies of
   SASE+ (§3.4; docs/papers.md, "SASE+ / NFA^b"): the matches each finds, the live runs
   after each event, and the ignore-edge formula each puts on the automaton (§4.5 step 3,
-  from ``engine.automata.nfab.edge_formulas``).
+  from ``engine.engines.nfab.compiler.edge_formulas``).
 * :func:`compare_lazy_eager`: the eager NFA against the lazy chain and tree NFAs of
   Kolchinsky & Schuster (§2.2, §3, §4) on a stream with skewed
   type rates: partial matches created per event, live partial matches, the chain's
@@ -67,7 +67,7 @@ class StrategyRun:
 
 def compare_strategies(pattern: Pattern, events: Sequence[Any], limit: int = 2000) -> list[StrategyRun]:
     """The pattern under each of the four strategies (NFA^b), on the same events."""
-    from engine.automata.nfab import compile_pattern, edge_formulas
+    from engine.engines.nfab.compiler import compile_pattern, edge_formulas
 
     out = []
     for s in STRATEGIES:

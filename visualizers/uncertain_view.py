@@ -1,7 +1,7 @@
 """Pictures and tables for the Uncertain time page (imprecise-timestamps notes §7).
 
 Pure functions from events, trace steps (``engine.trace.Step`` of the uncertain engines)
-and explanations (``engine.uncertain.explain``) to plotly figures and pandas frames; no
+and explanations (``engine.engines.uncertain.explain``) to plotly figures and pandas frames; no
 streamlit here.
 
 * :func:`interval_timeline_figure`: one lane per event, its interval as a bar of instants

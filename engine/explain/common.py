@@ -8,7 +8,7 @@ from typing import Any, Sequence
 
 from engine.alternatives import expand
 from engine.events import Event
-from engine.matchers.base import Match
+from engine.match import Match
 from engine.model import ANY_TYPE, Component, Group, Pattern, Strategy
 from engine.partition import partition_key
 
@@ -44,7 +44,7 @@ def engine_run(pattern: Pattern, events: Sequence[Event], engine: str = "auto", 
     """Run ``pattern`` exactly as ``cep run`` does (``engine.run_choice``: the engine and
     ``--match-windows``; for ``auto`` with the data's type rates unless ``rates`` are
     given), the matches in the order the matcher emits them."""
-    from engine.matchers.base import EngineUnsupported, StateExplosion, run_all
+    from engine.match import EngineUnsupported, StateExplosion, run_all
     from engine.run_choice import choose_run
     from engine.trace import type_rates
 
@@ -120,7 +120,7 @@ def is_negated_type(pattern: Pattern, t: str) -> bool:
 
 
 def partitioner(pattern: Pattern) -> Any:
-    """The partition of an event as NFA^b computes it (engine/matchers/nfab.py
+    """The partition of an event as NFA^b computes it (engine/engines/nfab/matcher.py
     ``_partitioner``), or None when the pattern is not partitioned (strict contiguity
     never is)."""
     if pattern.strategy is Strategy.STRICT:
@@ -178,7 +178,7 @@ class Naming:
 
 def _alt_prefix(pattern: Pattern, order: list[str]) -> str:
     try:
-        from engine.automata.nfab import compile_pattern, unsupported_reason
+        from engine.engines.nfab.compiler import compile_pattern, unsupported_reason
 
         if unsupported_reason(pattern) is not None:
             return ""

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from engine.events import Event
-from engine.matchers.base import Match
+from engine.match import Match
 from engine.model import Pattern, Selection, Strategy
 from engine.explain.common import ExplainError, engine_run, fmt_ids, js, match_dict, part_text, partitioner
 
@@ -138,7 +138,7 @@ def _trace_reason(pattern: Pattern, events: Sequence[Event], b: dict[str, list[E
     """Follow NFA^b's own step trace (merging off, so every run keeps its own bindings) from
     the candidate's first event: the furthest run whose bindings are a prefix of the
     candidate, and what it did on the next event."""
-    from engine.matchers.base import StateExplosion
+    from engine.match import StateExplosion
     from engine.planner import make_matcher
     from engine.trace import Recorder
 

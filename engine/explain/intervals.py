@@ -23,11 +23,11 @@ __all__ = ["interval_signatures", "explain_interval_match", "explain_interval_wh
 def interval_signatures(pattern: Pattern, events: Sequence[Event], engine: str = "auto",
                         u_max: int | None = None, pmf: str | None = None) -> tuple[str, list[Any]]:
     """(engine name, the signatures of ``cep run`` on interval data, in its order)."""
-    from engine.matchers.base import EngineUnsupported, StateExplosion
+    from engine.match import EngineUnsupported, StateExplosion
     from engine.memory import RunStopped
     from engine.planner import choose, make_matcher
-    from engine.uncertain.command import derived_u_max
-    from engine.uncertain.result import sort_uncertain
+    from engine.commands.run_intervals import derived_u_max
+    from engine.engines.uncertain.result import sort_uncertain
 
     try:
         info = choose(pattern, engine, interval=True)
@@ -48,7 +48,7 @@ def interval_signatures(pattern: Pattern, events: Sequence[Event], engine: str =
 
 
 def _signature_json(k: int, m: Any, engine: str) -> dict[str, Any]:
-    from engine.uncertain.result import exact_text
+    from engine.engines.uncertain.result import exact_text
 
     return {"verdict": "match", "engine": engine, "index": k, "match": m.as_dict(),
             "range": [m.range[0], m.range[1]], "confidence": float(m.confidence),

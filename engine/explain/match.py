@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from engine.events import Event
-from engine.matchers.base import Match
+from engine.match import Match
 from engine.model import Pattern
 from engine.explain.checks import (
     Check,
@@ -52,7 +52,7 @@ def match_window(pattern: Pattern, events: Sequence[Event], m: Match, inner: str
     """Where a match-windows run found ``m``: in the match window of its first event, of
     that event's partition key (Def. 6), which passed the necessary conditions, so the
     matcher A was called on it (Algorithm 1; ``cep trace`` shows every window's verdict)."""
-    from engine.windows import analyse
+    from engine.engines.windows import analyse
 
     first = next(e for e in events if e.seq == m.start_seq)
     plan = analyse(pattern)

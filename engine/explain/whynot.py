@@ -5,7 +5,7 @@ The conditions are checked in this order, each on the whole candidate:
 
 1. ``type``: each event's type (and count: one event for ``Type v``, at least one for
    ``Type+ v[]``; every required component bound);
-2. ``order``: SEQ order (engine/oracle.py's definition);
+2. ``order``: SEQ order (engine/engines/oracle/oracle.py's definition);
 3. ``predicate``: the WHERE conjuncts in evaluation order (checks.plan), the first false one;
 4. ``equivalence``: ``[attr]``;
 5. ``window``: ``last - first < W``;
@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Any, Iterator, Sequence
 
 from engine.events import Event
-from engine.matchers.base import Match
+from engine.match import Match
 from engine.model import Component, Pattern, suggest
 from engine.explain.checks import (
     coord,

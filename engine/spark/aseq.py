@@ -34,7 +34,7 @@ from typing import Any, Iterator
 
 import pyarrow as pa
 
-from engine.aseq.values import AggRow, TooLarge
+from engine.engines.aseq.values import AggRow, TooLarge
 from engine.events import TS_COL, TYPE_COL, arrow_to_pandas
 from engine.model import ANY_TYPE, Pattern, Strategy
 from engine.partition import PartitionKey
@@ -92,7 +92,7 @@ class _Task:
 
 
 def _make(task: _Task) -> Any:
-    from engine.aseq.engine import make_aggregator
+    from engine.engines.aseq.engine import make_aggregator
 
     return make_aggregator(task.pattern, task.engine, **task.options)
 
@@ -203,7 +203,7 @@ def run(pattern: Pattern, source: Any, engine: str = "auto", *, emit: str = "tri
         ev: SparkEvents = source if isinstance(source, SparkEvents) else read_events(source, mapping, data_format,
                                                                                      spark)
         pat = scale_window(pattern, ev)
-        from engine.aseq.engine import make_aggregator
+        from engine.engines.aseq.engine import make_aggregator
 
         make_aggregator(pat, engine, **options)  # an unsupported pattern fails here, on the driver
         plan = plan_mode(pat, emit)
@@ -272,11 +272,11 @@ class _Null:
 
 def run_cli(pattern: Pattern, text: str, args: Any) -> int:
     """``cep run AGG-PATTERN --spark``: the rows in ``--format`` (as in-process)."""
-    from engine.aseq.output import emit_rows
-    from engine.arguments import CommandError, mapping_from_args, resolve_data
+    from engine.engines.aseq.output import emit_rows
+    from engine.commands.arguments import CommandError, mapping_from_args, resolve_data
     from engine.dsl import DslError, check_schema
     from engine.events import DataError
-    from engine.matchers.base import EngineUnsupported
+    from engine.match import EngineUnsupported
     from engine.spark.errors import PipelineError
     from engine.spark.pipeline import numeric_issues
     from engine.spark.session import SparkUnavailable, get_spark

@@ -138,7 +138,7 @@ class IntervalRunResult(SparkResult):
         return self.matches.orderBy("range_lo", "range_hi", "start_seq", "end_seq", "match")
 
     def to_matches(self) -> list[Any]:
-        from engine.uncertain.result import UncertainMatch, sort_uncertain
+        from engine.engines.uncertain.result import UncertainMatch, sort_uncertain
 
         order = [c.var for c in self.pattern.positive]
         out = []

@@ -17,7 +17,7 @@ from typing import Any, Callable, Sequence
 
 import pyarrow as pa
 
-from engine.matchers.base import Match
+from engine.match import Match
 
 __all__ = ["match_json", "match_id", "match_row", "MatchColumns", "MATCH_NAMES", "empty_batch"]
 

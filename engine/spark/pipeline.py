@@ -55,7 +55,7 @@ from typing import Any, Callable, Iterable, Iterator
 import pyarrow as pa
 
 from engine.events import ID_COL, ROW_COL, TS_COL, TYPE_COL, DataError, Event, arrow_to_pandas
-from engine.matchers.base import Match, Matcher
+from engine.match import Match, Matcher
 from engine.model import ANY_TYPE, Pattern, Strategy, Window
 from engine.partition import PartitionKey, partition_key
 from engine.spark.errors import PipelineError
@@ -97,7 +97,7 @@ def default_factory(engine: str = "auto", **options: Any) -> MatcherFactory:
         except ImportError:  # pragma: no cover - before the planner existed
             if engine not in ("auto", "oracle"):
                 raise
-            from engine.oracle import OracleMatcher
+            from engine.engines.oracle.oracle import OracleMatcher
 
             return OracleMatcher(pattern, **options)
         if pattern.aggregate is not None:  # this pipeline lists matches; AGG rows: engine/spark/aseq.py
@@ -660,10 +660,10 @@ def run_cli(pattern: Pattern, text: str = "", args: Any = None, **kw: Any) -> in
     ``args`` is the argparse namespace of ``cep run`` (data, engine, format, out, master,
     with_events, skip_bad_rows, stats, mapping flags); keywords override it.
     """
-    from engine.arguments import CommandError, mapping_from_args, resolve_data
+    from engine.commands.arguments import CommandError, mapping_from_args, resolve_data
     from engine.dsl import DslError, check_schema
-    from engine.matchers.base import EngineUnsupported
-    from engine.output import format_matches
+    from engine.match import EngineUnsupported
+    from engine.commands.output import format_matches
     from engine.spark.session import SparkUnavailable, get_spark
 
     opts = dict(vars(args)) if args is not None else {}
@@ -698,7 +698,7 @@ def run_cli(pattern: Pattern, text: str = "", args: Any = None, **kw: Any) -> in
             if opts.get("max_runs") is not None:
                 options["max_runs"] = opts["max_runs"]
             from engine.run_choice import choose_run
-            from engine.windows.matcher import spark_factory
+            from engine.engines.windows.matcher import spark_factory
 
             engine = opts.get("engine") or "auto"
             # the choice cep run makes in process (match windows never on interval data): Algorithm 1 per key
@@ -721,7 +721,7 @@ def run_cli(pattern: Pattern, text: str = "", args: Any = None, **kw: Any) -> in
                 variables = [c.var for c in pattern.positive]
                 uncertain = bool(getattr(res, "interval", False))  # interval data: one row per signature
                 if uncertain:
-                    from engine.uncertain.command import apply_min_confidence
+                    from engine.commands.run_intervals import apply_min_confidence
 
                     matches = apply_min_confidence(matches, opts.get("min_confidence"))
                 if opts.get("out"):

@@ -179,7 +179,7 @@ def read_stream_output(out: str) -> list[dict[str, Any]]:
 
 def stream_cli(pattern: Pattern, args: Any = None, **kw: Any) -> int:
     """``cep stream PATTERN --source DIR --out DIR [--format csv|json|parquet] [--once]``."""
-    from engine.arguments import CommandError, mapping_from_args
+    from engine.commands.arguments import CommandError, mapping_from_args
     from engine.spark.pipeline import Progress
     from engine.spark.session import SparkUnavailable, get_spark
 
@@ -190,7 +190,7 @@ def stream_cli(pattern: Pattern, args: Any = None, **kw: Any) -> int:
     except SparkUnavailable as err:
         raise CommandError(str(err)) from None
 
-    from engine.output_paths import check_out_dir
+    from engine.commands.output_paths import check_out_dir
 
     check_out_dir(str(opts["out"]), str(opts["source"]))
     if opts.get("checkpoint"):

@@ -5,16 +5,16 @@
 (begin / take / ignore / proceed / negation); the engine's own move is kept in ``move``.
 Every graph is built in ``engine.automata``; this package only styles and draws it:
 
-* ``nfab``: NFA^b (``engine.automata.nfab``); the two optimisation switches of SASE+ §4.5
+* ``nfab``: NFA^b (``engine.engines.nfab.compiler``); the two optimisation switches of SASE+ §4.5
   choose the shown formulas (step 5, *push the window*: the WITHIN test on every edge;
   step 6, *peek before proceed*: a proceed edge also requires the next state's begin);
 * ``lazy-chain`` / ``lazy-tree``: the lazy Chain / Tree NFA of Kolchinsky & Schuster
-  (``engine.automata.chain`` / ``tree``; moves take, iterate, store, ignore, timeout,
+  (``engine.engines.lazy.chain_compiler`` / ``tree``; moves take, iterate, store, ignore, timeout,
   search_failed, negation);
-* ``eager``: the eager NFA baseline's bound-set lattice (``engine.automata.eager``);
-* ``ses``: the SES automaton of event-set patterns, states (i, S) (``engine.automata.ses_moves``);
+* ``eager``: the eager NFA baseline's bound-set lattice (``engine.engines.lazy.eager_compiler``);
+* ``ses``: the SES automaton of event-set patterns, states (i, S) (``engine.engines.ses.moves``);
 * ``uncertain-event`` / ``uncertain-point``: what the imprecise-timestamps engines run over
-  interval data (``engine.automata.uncertain``): any-state or sorted runs with valid
+  interval data (``engine.engines.uncertain.automaton``): any-state or sorted runs with valid
   intervals, pruning against the frontier, emission; a point NFA, then collapsing.
 
 An engine that does not implement the pattern's strategy, OUTPUT or selection is drawn as it

@@ -21,7 +21,7 @@ class AutomatonUnavailable(ValueError):
 
 
 def _nfab(pattern: Pattern) -> nx.MultiDiGraph:
-    from engine.automata.nfab import compile_pattern, unsupported_reason
+    from engine.engines.nfab.compiler import compile_pattern, unsupported_reason
 
     why = unsupported_reason(pattern)
     if why:
@@ -53,17 +53,17 @@ def _lazy(which: str) -> Callable[[Pattern], nx.MultiDiGraph]:
     edges drawn by their ``style`` (take/ignore/proceed/negation)."""
 
     def compile_fn(pattern: Pattern) -> nx.MultiDiGraph:
-        from engine.automata.chain import unsupported_reason
+        from engine.engines.lazy.chain_compiler import unsupported_reason
 
         why = unsupported_reason(pattern)
         if why:
             raise AutomatonUnavailable(f"the lazy {which} cannot compile this pattern: {why}")
         if which == "chain":
-            from engine.automata.chain import compile_chain
+            from engine.engines.lazy.chain_compiler import compile_chain
 
             g = compile_chain(pattern).to_networkx()
         else:
-            from engine.automata.tree import compile_tree
+            from engine.engines.lazy.tree_compiler import compile_tree
 
             try:
                 g = compile_tree(pattern).to_networkx()
@@ -75,8 +75,8 @@ def _lazy(which: str) -> Callable[[Pattern], nx.MultiDiGraph]:
 
 
 def _eager(pattern: Pattern) -> nx.MultiDiGraph:
-    """The eager NFA baseline's bound-set lattice (``engine.automata.eager``)."""
-    from engine.automata.eager import eager_graph, unsupported_reason
+    """The eager NFA baseline's bound-set lattice (``engine.engines.lazy.eager_compiler``)."""
+    from engine.engines.lazy.eager_compiler import eager_graph, unsupported_reason
 
     why = unsupported_reason(pattern)
     if why:
@@ -86,8 +86,8 @@ def _eager(pattern: Pattern) -> nx.MultiDiGraph:
 
 def _ses(pattern: Pattern) -> nx.MultiDiGraph:
     """The SES automaton (match-windows §4.8): states (i, S) with the runtime's moves
-    (``engine.automata.ses_moves``)."""
-    from engine.automata.ses_moves import ses_moves_graph, unsupported_reason
+    (``engine.engines.ses.moves``)."""
+    from engine.engines.ses.moves import ses_moves_graph, unsupported_reason
 
     why = unsupported_reason(pattern)
     if why:
@@ -97,11 +97,11 @@ def _ses(pattern: Pattern) -> nx.MultiDiGraph:
 
 def _uncertain(which: str) -> Callable[[Pattern], nx.MultiDiGraph]:
     """What ``uncertain-event`` / ``uncertain-point`` run over interval data
-    (``engine.automata.uncertain``)."""
+    (``engine.engines.uncertain.automaton``)."""
 
     def compile_fn(pattern: Pattern) -> nx.MultiDiGraph:
-        from engine.automata.uncertain import event_based_graph, point_based_graph
-        from engine.uncertain.query import unsupported_reason
+        from engine.engines.uncertain.automaton import event_based_graph, point_based_graph
+        from engine.engines.uncertain.query import unsupported_reason
 
         why = unsupported_reason(pattern)
         if why:

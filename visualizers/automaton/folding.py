@@ -7,7 +7,7 @@ from typing import Any
 
 import networkx as nx
 
-from engine.automata.columns import centre_columns
+from engine.engines.graph_columns import centre_columns
 
 
 def foldable(g: nx.MultiDiGraph) -> int:

@@ -48,7 +48,7 @@ def debug_graph(pattern: Pattern, engine: str, steps: Sequence[Step] = ()) -> nx
     candidates.append(lambda: automaton_graph(pattern, engine))
     if engine == "lazy-tree":
         def tree() -> nx.MultiDiGraph:
-            from engine.automata.tree import compile_tree, tree_graph
+            from engine.engines.lazy.tree_compiler import compile_tree, tree_graph
 
             return _styled(tree_graph(compile_tree(pattern)), "lazy-tree")
         candidates.append(tree)
@@ -70,7 +70,7 @@ def has_moves(g: nx.MultiDiGraph | None) -> bool:
 def _chain_in_trace_order(pattern: Pattern, steps: Sequence[Step]) -> nx.MultiDiGraph:
     """The Automaton page's lazy chain, compiled in the evaluation order the trace reports
     (the page draws the chain in pattern order while the rates are unknown)."""
-    from engine.automata.chain import compile_chain
+    from engine.engines.lazy.chain_compiler import compile_chain
     from visualizers import automaton as A
 
     base = automaton_graph(pattern, "lazy-chain")

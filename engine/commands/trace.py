@@ -1,0 +1,176 @@
+"""``cep trace PATTERN --data FILE [--engine E] [--limit N] [--format jsonl|table]``.
+
+One JSON object per event step (``step``, ``event``, ``actions``, ``runs``, ``buffer``,
+``matches``), then ``{"step": "close", "matches": [...]}`` (docs/trace.md). The matcher
+is chosen as ``cep run`` chooses it (``engine.run_choice``: ``--engine`` and
+``--match-windows auto|on|off``, the same default), so the trace's matches, in order, are
+what ``cep run`` prints. Past ``--limit`` events (default 5,000) it stops with a message.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any, TextIO
+
+from engine.commands.arguments import CommandError, add_mapping_args, load_data, load_pattern
+
+
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    from engine.planner import engine_names
+    from engine.trace import DEFAULT_LIMIT
+
+    p = sub.add_parser("trace", help="step through a run: one record per event (actions, runs, buffer, matches)")
+    p.add_argument("pattern", help="a .cep/.json file, preset:SAMPLE/PRESET, or the pattern text")
+    p.add_argument("--data", required=True, help="CSV, JSON Lines or Parquet file, or sample:NAME")
+    p.add_argument("--engine", default="auto", choices=engine_names())
+    p.add_argument("--limit", type=int, default=DEFAULT_LIMIT,
+                   help=f"stop with a message past this many events (default {DEFAULT_LIMIT:,})")
+    p.add_argument("--format", default="jsonl", choices=("jsonl", "table"))
+    p.add_argument("--out", help="write the trace here instead of stdout")
+    p.add_argument("--max-runs", type=int, default=None, help="state guard: live runs + buffer entries limit")
+    p.add_argument("--skip-bad-rows", action="store_true", help="run without rows the validation rejected")
+    add_match_windows_arg(p)
+    add_mapping_args(p)
+    return p
+
+
+def add_match_windows_arg(p: argparse.ArgumentParser) -> None:
+    """``--match-windows auto|on|off`` as ``cep run`` has it (the same default)."""
+    from engine.run_choice import MATCH_WINDOW_MODES
+
+    p.add_argument("--match-windows", choices=MATCH_WINDOW_MODES, default="auto",
+                   help="match windows (Algorithm 1, match-windows paper) around --engine, as in `cep run`: "
+                        "on = wherever sound; auto (default) = on for event-set patterns where sound")
+
+
+def run(args: argparse.Namespace) -> int:
+    from engine.match import EngineUnsupported, StateExplosion
+    from engine.run_choice import choose_run
+    from engine.trace import Recorder, TraceLimit, record, type_rates
+
+    from engine.memory import RunStopped, guarding
+    from engine.commands.output_paths import check_out
+    from engine.commands.run import run_guard
+
+    if args.limit is not None and args.limit < 1:
+        raise CommandError("--limit must be at least 1")
+    check_out(args)
+    pattern, text = load_pattern(args.pattern)
+    events, warnings = load_data(args, pattern, text)
+    for w in warnings:
+        print(w, file=sys.stderr)
+    if len(events) > args.limit:
+        raise CommandError(f"the data has {len(events):,} events, more than --limit {args.limit:,}: a trace keeps "
+                           "every step in memory. Trace a prefix of the file, or raise --limit", status=1)
+    interval = any(e.lower is not None for e in events[:1])  # interval data: the uncertain engines only
+    rates = None if interval else type_rates(args.engine, events)
+    try:
+        choice = choose_run(pattern, args.engine, args.match_windows, rates=rates, interval=interval)
+        matcher = choice.build(pattern, tracer=Recorder(), max_runs=args.max_runs)
+    except EngineUnsupported as err:
+        raise CommandError(str(err)) from None
+    try:
+        out: TextIO = open(args.out, "w", encoding="utf-8") if args.out else sys.stdout
+    except OSError as err:
+        raise CommandError(f"cannot write '{args.out}': {err.strerror or err}") from None
+    guard = run_guard(args, where=lambda: f"after {matcher.stats.events:,} events")
+    try:
+        write = _write_jsonl if args.format == "jsonl" else _write_table
+        if args.format == "table":
+            out.write(f"engine: {choice.engine}" + (f" (A = {choice.inner})" if choice.inner else "") + "\n")
+        with guarding(guard):
+            for step in record(matcher, events, limit=args.limit):
+                write(step, out)
+                guard.tick()
+    except (StateExplosion, RunStopped) as err:
+        raise CommandError(f"stopped: {err}", status=1) from None
+    except ValueError as err:  # an engine refusing its input (the oracle's limits, an interval event)
+        raise CommandError(f"stopped: {err}", status=1) from None
+    except TraceLimit as err:
+        raise CommandError(str(err), status=1) from None
+    finally:
+        if args.out:
+            out.close()
+    return 0
+
+
+def _write_jsonl(step: Any, out: TextIO) -> None:
+    from engine.commands.output import json_text
+
+    out.write(json_text(step.to_json(), "a trace step") + "\n")
+
+
+def _write_table(step: Any, out: TextIO) -> None:
+    """A readable line per action under a header per event."""
+    if step.step == "close":
+        out.write("close\n")
+    else:
+        e = step.event
+        attrs = ", ".join(f"{k}={v}" for k, v in e.items() if k not in ("id", "type", "ts"))
+        out.write(f"step {step.step}: event {e['id']} {e['type']} @ {e['ts']}" + (f" ({attrs})" if attrs else "")
+                  + "\n")
+    for a in step.actions:
+        out.write("  " + describe(a) + "\n")
+    if step.step != "close":
+        out.write(f"  runs: {step.runs_total}" + (" — " + "; ".join(
+            f"{r.id}@{r.state} " + " ".join(f"{v}={','.join(map(str, ids))}" for v, ids in r.bindings.items())
+            for r in step.runs[:6]) if step.runs else "") + (" …" if step.runs_total > 6 else "") + "\n")
+    for m in step.matches:
+        out.write(_match_line(m) + "\n")
+
+
+def _match_line(m: Any) -> str:
+    """A match (``{"match": ...}``, with ``range``/``confidence`` on interval data) or an AGG
+    row (``{"ts", "event", "group", "value"}``) as one table line."""
+    from engine.commands.output import json_text
+
+    if isinstance(m, dict) and isinstance(m.get("match"), dict):
+        text = "  MATCH " + " ".join(f"{v}={','.join(map(str, ids))}" for v, ids in m["match"].items())
+        if "confidence" in m:
+            text += f" range={m.get('range')} confidence={m.get('confidence')}"
+        return text
+    if isinstance(m, dict) and "value" in m:
+        query = f"query={m['query']} " if m.get("query") is not None else ""
+        return f"  ROW {query}event={m.get('event')} group={json_text(m.get('group'), 'a trace row')} " \
+               f"value={m.get('value')}"
+    return "  MATCH " + json_text(m, "a trace match")
+
+
+def describe(a: Any) -> str:
+    """One action in words: ``take run 1 at a[i] -> a[i] (a[i].price > avg(...): 121 > 120 ✓)``."""
+    parts = [a.kind]
+    if a.run is not None:
+        parts.append(f"run {a.run}")
+    if a.state:
+        parts.append(f"at {a.state}")
+    if a.to and a.to != a.state:
+        parts.append(f"-> {a.to}")
+    if a.event is not None and a.kind not in ("match",):
+        parts.append(f"event {a.event}")
+    s = " ".join(parts)
+    if a.detail.get("clone_of"):
+        s += f" (clone of {a.detail['clone_of']})"
+    if a.detail.get("into"):
+        s += f" into run {a.detail['into']}"
+    if a.kind == "match" and "match" in a.detail:
+        s += " " + " ".join(f"{v}={','.join(map(str, ids))}" for v, ids in a.detail["match"]["match"].items())
+    if a.predicates:
+        s += " [" + "; ".join(f"{p.text} {_vals(p.values)}{'✓' if p.result else '✗'}" for p in a.predicates) + "]"
+    if a.reason:
+        s += f" — {a.reason}"
+    return s + _window_state(a.detail)
+
+
+def _window_state(d: dict[str, Any]) -> str:
+    """Match windows (``store`` of Algorithm 1): the window's events, counters and β_s."""
+    if "counters" not in d or "window" not in d:
+        return ""
+    counters = " ".join(f"{v}={n}" for v, n in d["counters"].items())
+    return (f" (window {' '.join(f'e{i}' for i in d['window'])}; counters {counters}; β_s={d.get('beta_s', '')}"
+            + (f"; β_e={d['beta_e']}" if d.get("beta_e") else "") + ")")
+
+
+def _vals(values: dict[str, Any]) -> str:
+    if not values:
+        return ""
+    return "(" + ", ".join(f"{k}={v}" for k, v in values.items()) + ") "

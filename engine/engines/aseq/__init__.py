@@ -1,0 +1,19 @@
+"""A-Seq: online aggregation of sequence patterns without building matches (Qi, Cao, Ray,
+Rundensteiner, SIGMOD 2014; docs/papers.md, "A-Seq", which also lists the ambiguities A1-A17
+cited in this package with the resolution each follows).
+
+| module       | what it holds                                                              |
+|--------------|----------------------------------------------------------------------------|
+| ``values``   | ``AggRow`` (the output row), ``Val`` (an aggregate with ⊕ and ⊗), ``finish`` |
+| ``plan``     | an AGG pattern compiled for A-Seq (positions, predicates, negation, HPC key) |
+| ``core``     | ``Counters``: prefix counters / PreTree per START (DPC, SEM, RR, Chop-Connect) |
+| ``engine``   | ``AseqMatcher`` (``--engine aseq``), with the baseline fallback             |
+| ``baseline`` | construct-then-aggregate: SASE stacks (§2.2) or another engine's matches    |
+| ``workload`` | several queries: PreTree prefix sharing and Chop-Connect (§4)              |
+| ``command``  | ``cep run`` for AGG patterns and workloads                                  |
+
+docs/semantics.md ("Aggregation (A-Seq)") is the exact meaning of the rows.
+"""
+from engine.engines.aseq.values import AggRow, Val
+
+__all__ = ["AggRow", "Val"]

@@ -1,0 +1,233 @@
+"""NFA^b's side of the step trace (engine/trace.py, docs/trace.md).
+
+Called from ``NfabMatcher`` only when it has a tracer, so that matching without one
+costs what it did. Names are those of the Automaton page: states ``a[1]``, ``a[i]``,
+``b``, ``F`` (``alt<k>:`` prefixed when the pattern has several SEQ alternatives), runs by
+their Dewey version (``"3.1"``), buffer entries as ``state@event``.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from engine.events import Event
+from engine.model import Strategy
+from engine.trace import Action, PredicateCheck, Recorder, RunView, check_conjunct
+
+if TYPE_CHECKING:  # the matcher's own types; this module is imported by engine.engines.nfab.matcher
+    from engine.engines.nfab.compiler import Chain
+    from engine.match import Match
+
+NfabMatcher = Run = Entry = _ChainRT = Any
+
+
+def _rec(m: NfabMatcher) -> Recorder:
+    return m.tracer  # type: ignore[return-value]
+
+
+def _tb(m: NfabMatcher) -> dict[str, Any]:
+    tb = getattr(m, "_trace_buf", None)
+    if tb is None:
+        tb = {"added": [], "pointers": [], "removed": [], "ids": {}, "names": set()}
+        m._trace_buf = tb  # type: ignore[attr-defined]
+    return tb
+
+
+def sname(m: NfabMatcher, chain: int, si: int) -> str:
+    name = m.rts[chain].states[si].name
+    return f"alt{chain}:{name}" if len(m.rts) > 1 else name
+
+
+def rid(version: tuple[int, ...]) -> str:
+    return ".".join(map(str, version))
+
+
+def bindings(m: NfabMatcher, r: Run) -> dict[str, list[Event]]:
+    """The run's events per variable, read back from the shared buffer (§4.9)."""
+    rt = m.rts[r.chain]
+    out: dict[str, list[Event]] = {}
+    for ent in reversed(m._walk(r.pe, r.version)):
+        out.setdefault(rt.var_of[ent.state], []).append(ent.event)  # type: ignore[arg-type]
+    return out
+
+
+def _kleene(m: NfabMatcher) -> set[str]:
+    ks = getattr(m, "_trace_kleene", None)
+    if ks is None:
+        ks = {c.var for c in m.pattern.components() if c.kleene}
+        m._trace_kleene = ks  # type: ignore[attr-defined]
+    return ks
+
+
+def _checks(m: NfabMatcher, exprs: list[Any], b: dict[str, list[Event]], current: str | None
+            ) -> list[PredicateCheck]:
+    ks = _kleene(m)
+    return [check_conjunct(x, b, ks, current=current) for x in exprs]
+
+
+def _window_check(m: NfabMatcher, start: float, e: Event) -> PredicateCheck | None:
+    if m.W is None:
+        return None
+    c = m._coord(e)
+    coord = "seq" if m.count_window else "ts"
+    return PredicateCheck(f"e.{coord} - first.{coord} < {m.W:g}", {f"e.{coord}": c, f"first.{coord}": start,
+                                                                   "W": m.W}, c - start < m.W)
+
+
+def edge(m: NfabMatcher, kind: str, r: Run, rt: _ChainRT, si: int, e: Event, typed: bool,
+         parent: Any = None) -> None:
+    """An edge taken by run ``r`` at state ``si`` on event ``e`` (begin / take / ignore /
+    proceed), with every conjunct its formula evaluated."""
+    s = rt.states[si]
+    b = bindings(m, r)
+    preds: list[PredicateCheck] = []
+    to = sname(m, r.chain, si)
+    if kind in ("begin", "take"):
+        b.setdefault(s.var, []).append(e)  # type: ignore[arg-type]
+        preds = _checks(m, s.begin if kind == "begin" else s.take, b, s.var if kind == "take" else None)
+        to = sname(m, r.chain, si + 1) if kind == "begin" else to
+    elif kind == "proceed":
+        preds = _checks(m, s.proceed, b, None)
+        nxt = rt.states[si + 1]
+        to = sname(m, r.chain, si + 1)
+        if m.peek and nxt.kind != "final":
+            b2 = {k: list(v) for k, v in b.items()}
+            b2.setdefault(nxt.var, []).append(e)  # type: ignore[arg-type]
+            preds += _checks(m, nxt.begin, b2, None)
+    elif kind == "ignore" and m.strategy is Strategy.NEXT and typed:
+        # skip_till_next_match ignores only what the take/begin formula refuses (§3.4)
+        b.setdefault(s.var, []).append(e)  # type: ignore[arg-type]
+        preds = _checks(m, s.take if s.kind == "kleene_rest" else s.begin, b,
+                        s.var if s.kind == "kleene_rest" else None)
+    w = _window_check(m, r.start, e) if m.push_window and r.pe is not None else None
+    if w is not None:
+        preds.append(w)
+    detail: dict[str, Any] = {}
+    if parent is not None and parent is not r:
+        detail["clone_of"] = rid(parent.version)
+    if kind == "ignore":
+        detail["formula"] = {Strategy.ANY: "true", Strategy.NEXT: "¬take/begin",
+                             Strategy.PARTITION: "¬partition", Strategy.STRICT: "false"}[m.strategy]
+    _rec(m).act(kind, run=rid(r.version), state=sname(m, r.chain, si), edge=kind, to=to, event=e.id,
+                predicates=preds, detail=detail)
+
+
+def no_start(m: NfabMatcher, rt: _ChainRT, e: Event) -> None:
+    s = rt.states[0]
+    preds = _checks(m, s.begin, {s.var: [e]}, None)  # type: ignore[dict-item]
+    _rec(m).act("discard", state=sname(m, rt.chain.index, 0), edge="begin", event=e.id, predicates=preds,
+                reason="does not start a run: the start state's begin formula is false")
+
+
+def no_edge(m: NfabMatcher, r: Run, rt: _ChainRT, si: int, e: Event, typed: bool) -> None:
+    s = rt.states[si]
+    b = bindings(m, r)
+    preds: list[PredicateCheck] = []
+    if typed:
+        b.setdefault(s.var, []).append(e)  # type: ignore[arg-type]
+        if s.kind == "kleene_rest":
+            preds = _checks(m, s.take, b, s.var)
+        else:
+            preds = _checks(m, s.begin, b, None)
+    if not typed:
+        why = f"{m.strategy.value}: event {e.id} of type {e.type} cannot be taken and the ignore edge is false"
+    else:
+        why = f"{m.strategy.value}: no edge enabled (the {'take' if s.kind == 'kleene_rest' else 'begin'} " \
+              "formula is false and the ignore edge is false)"
+    _rec(m).act("discard", run=rid(r.version), state=sname(m, r.chain, si), event=e.id, predicates=preds,
+                reason=why)
+
+
+def expired(m: NfabMatcher, r: Run, e: Event) -> None:
+    w = _window_check(m, r.start, e)
+    _rec(m).act("expire", run=rid(r.version), state=sname(m, r.chain, r.state), event=e.id,
+                predicates=[w] if w else [], reason="left the window (WITHIN)")
+
+
+def contiguity(m: NfabMatcher, r: Run, e: Event) -> None:
+    _rec(m).act("discard", run=rid(r.version), state=sname(m, r.chain, r.state), event=e.id,
+                reason=f"{m.strategy.value}: event {e.id} of type {e.type} (not in the pattern) breaks contiguity")
+
+
+def matched(m: NfabMatcher, r: Run, rt: _ChainRT, match: "Match", e: Event) -> None:
+    _rec(m).act("match", run=rid(r.version), state=sname(m, r.chain, rt.final), event=e.id,
+                detail={"match": match.to_json()})
+
+
+def negated(m: NfabMatcher, r: Run, rt: _ChainRT, bound: dict[str, list[Event]], blocker: Event,
+            e: Event) -> None:
+    _rec(m).act("discard", run=rid(r.version), state=sname(m, r.chain, rt.final), event=e.id,
+                reason=f"negation: event {blocker.id} ({blocker.type}) qualifies for a negated component",
+                detail={"blocker": blocker.id,
+                        "match": {v: [x.id for x in evs] for v, evs in bound.items()}})
+
+
+def wait_negation(m: NfabMatcher, r: Run, rt: _ChainRT, match: "Match", deadline: float, e: Event) -> None:
+    _rec(m).act("wait", run=rid(r.version), state=sname(m, r.chain, rt.final), event=e.id,
+                reason=f"trailing negation: reported when the window closes (at {deadline:g})",
+                detail={"match": match.to_json()})
+
+
+def pending_done(m: NfabMatcher, match: "Match", chain: "Chain", bound: dict[str, list[Event]],
+                 blocker: Event | None) -> None:
+    if blocker is None:
+        _rec(m).act("match", state=sname(m, chain.index, chain.final),
+                    reason="the window closed with no qualifying negated event", detail={"match": match.to_json()})
+    else:
+        _rec(m).act("discard", state=sname(m, chain.index, chain.final),
+                    reason=f"negation: event {blocker.id} ({blocker.type}) qualifies for the trailing negation",
+                    detail={"blocker": blocker.id, "match": match.to_json()})
+
+
+def merged(m: NfabMatcher, r: Run, rep: Run, ent: Entry) -> None:
+    _rec(m).act("merge", run=rid(r.version), state=sname(m, r.chain, r.state), event=ent.event.id,
+                detail={"into": rid(rep.version)})
+
+
+def _entry_id(m: NfabMatcher, ent: Entry) -> str | None:
+    return _tb(m)["ids"].get(id(ent))
+
+
+def buffer_write(m: NfabMatcher, ent: Entry, r: Run) -> None:
+    """Called after ``ent`` got the pointer of run ``r`` (still at its previous entry)."""
+    tb = _tb(m)
+    ids = tb["ids"]
+    label = rid(r.version)
+    to = ids.get(id(r.pe)) if r.pe is not None else None
+    eid = ids.get(id(ent))
+    if eid is None:
+        base = f"{sname(m, ent.chain, ent.state)}@{ent.event.id}"
+        eid, k = base, 1
+        while eid in tb["names"]:
+            k += 1
+            eid = f"{base}#{k}"
+        ids[id(ent)] = eid
+        tb["names"].add(eid)
+        tb["added"].append({"id": eid, "state": sname(m, ent.chain, ent.state), "event": ent.event.id,
+                            "preds": [{"label": label, "to": to}]})
+    else:
+        tb["pointers"].append({"entry": eid, "label": label, "to": to})
+
+
+def entry_removed(m: NfabMatcher, ent: Entry) -> None:
+    tb = _tb(m)
+    eid = tb["ids"].pop(id(ent), None)
+    if eid is not None:
+        tb["names"].discard(eid)
+        tb["removed"].append(eid)
+
+
+def state(m: NfabMatcher) -> tuple[list[RunView], dict[str, Any]]:
+    tb = _tb(m)
+    runs = []
+    for r in m.runs():
+        b = bindings(m, r)
+        runs.append(RunView(id=rid(r.version), state=sname(m, r.chain, r.state),
+                            bindings={v: [x.id for x in evs] for v, evs in b.items()}, start=r.start,
+                            version=rid(r.version), members=len(r.members) if r.members else 1))
+    change = {"kind": "shared", "added": tb["added"], "pointers": tb["pointers"], "removed": tb["removed"],
+              "entries": sum(len(q) for q in m.stacks.values())}
+    tb["added"], tb["pointers"], tb["removed"] = [], [], []
+    return runs, change
+
+
+__all__ = ["Action", "edge", "state"]
