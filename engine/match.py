@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Protocol
+from typing import TYPE_CHECKING, Any, Iterable, Protocol
 
-from engine.events import Event
-from engine.model import Pattern
+if TYPE_CHECKING:  # the contract imports nothing of the engine at run time
+    from engine.events import Event
+    from engine.model import Pattern
 
 
 @dataclass(frozen=True, slots=True)

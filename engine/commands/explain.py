@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     except RunStopped as err:
         raise CommandError(f"stopped: {err}", status=1) from None
     if args.format == "json":
-        from engine.commands.output import json_text
+        from engine.json_text import json_text
 
         sys.stdout.write(json_text(result, "the explanation") + "\n")
     else:
@@ -80,7 +80,7 @@ def _explain_interval(args: argparse.Namespace, pattern: Any, events: Any) -> in
     except ExplainError as err:
         raise CommandError(str(err), status=err.status) from None
     if args.format == "json":
-        from engine.commands.output import json_text
+        from engine.json_text import json_text
 
         sys.stdout.write(json_text(result, "the explanation") + "\n")
     else:

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import csv
 import json
-from typing import TYPE_CHECKING, Any, Iterable, TextIO
+from typing import Any, Iterable, TextIO
 
-if TYPE_CHECKING:  # pragma: no cover
-    from engine.match import Match
+from engine.json_text import finite_json, json_default, json_text
+
+from engine.match import Match
 
 __all__ = ["FORMATS", "TABLE_MAX_ROWS", "MatchWriter", "format_matches", "format_number", "json_default",
            "match_json", "json_text", "finite_json"]
@@ -122,11 +123,8 @@ def match_json(m: Match) -> str:
     variable's ids are encoded by ``json.dumps`` on the tuple (a tuple encodes as the list
     ``as_dict`` gives) and joined with the separators ``json.dumps`` uses, so the text is
     the same. Anything else goes through ``json.dumps`` whole."""
-    global _Match
-    if _Match is None:  # imported on first use: this module starts without the engine
-        from engine.match import Match as _Match
-    if type(m) is not _Match:
-        text = m.json_text() if isinstance(m, _Match) else None
+    if type(m) is not Match:
+        text = m.json_text() if isinstance(m, Match) else None
         if text is not None:
             return text
     else:
@@ -147,7 +145,6 @@ def match_json(m: Match) -> str:
 
 
 _dumps = json.dumps
-_Match: Any = None
 
 
 def _plain_number(v: Any) -> bool:
@@ -160,50 +157,3 @@ def format_number(v: Any) -> str:
     if isinstance(v, float) and v.is_integer():
         return str(int(v))
     return str(v)
-
-
-def json_text(obj: Any, where: str = "a row") -> str:
-    """``json.dumps(obj)`` that never writes ``Infinity`` or ``NaN`` (not JSON): encoded with
-    ``allow_nan=False``; when that refuses, the non-finite numbers are written as null and a
-    warning on stderr names ``where`` (docs/semantics.md, "Exact numbers")."""
-    try:
-        return json.dumps(obj, default=json_default, allow_nan=False)
-    except ValueError:
-        clean, replaced = finite_json(obj)
-        if replaced:
-            import sys
-
-            print(f"cep: warning: {where}: {', '.join(replaced[:5])} written as null "
-                  "(JSON has no Infinity or NaN)", file=sys.stderr)
-        return json.dumps(clean, default=json_default, allow_nan=False)
-
-
-def finite_json(obj: Any, path: str = "") -> tuple[Any, list[str]]:
-    """``obj`` with every non-finite float (and numpy float) as None, and the paths of
-    those replaced (``value = inf``); an int too long for ``str`` becomes its digits as text."""
-    replaced: list[str] = []
-
-    def walk(v: Any, at: str) -> Any:
-        if isinstance(v, dict):
-            return {k: walk(x, f"{at}.{k}" if at else str(k)) for k, x in v.items()}
-        if isinstance(v, (list, tuple)):
-            return [walk(x, f"{at}[{i}]") for i, x in enumerate(v)]
-        if hasattr(v, "item") and not isinstance(v, (int, float, str)):
-            v = v.item()
-        if isinstance(v, float) and v - v != 0.0:
-            replaced.append(f"{at or 'value'} = {v!r}")
-            return None
-        if isinstance(v, int) and not isinstance(v, bool) and v.bit_length() > 14_000:
-            from engine.events.numbers import int_text
-
-            return int_text(v)
-        return v
-
-    return walk(obj, path), replaced
-
-
-def json_default(o: Any) -> Any:
-    """``json.dumps`` fallback: numpy scalars via ``.item()``, anything else as text."""
-    if hasattr(o, "item"):
-        return o.item()
-    return str(o)

@@ -95,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _write_jsonl(step: Any, out: TextIO) -> None:
-    from engine.commands.output import json_text
+    from engine.json_text import json_text
 
     out.write(json_text(step.to_json(), "a trace step") + "\n")
 
@@ -122,7 +122,7 @@ def _write_table(step: Any, out: TextIO) -> None:
 def _match_line(m: Any) -> str:
     """A match (``{"match": ...}``, with ``range``/``confidence`` on interval data) or an AGG
     row (``{"ts", "event", "group", "value"}``) as one table line."""
-    from engine.commands.output import json_text
+    from engine.json_text import json_text
 
     if isinstance(m, dict) and isinstance(m.get("match"), dict):
         text = "  MATCH " + " ".join(f"{v}={','.join(map(str, ids))}" for v, ids in m["match"].items())

@@ -7,7 +7,7 @@ import csv
 import sys
 from typing import Any, Iterable, TextIO
 
-from engine.commands.output import json_text
+from engine.json_text import json_text
 from engine.engines.aseq.values import AggRow, TooLarge
 
 ROW_COLUMNS = ["ts", "event", "group", "value"]

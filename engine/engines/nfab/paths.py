@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from engine.commands.output import json_text
+from engine.json_text import json_text
 from engine.match import Match
 
 __all__ = ["PathIds", "PathMatch", "NO_PATH", "id_text"]

@@ -126,7 +126,7 @@ def state_name(a: SesAutomaton, i: int, s: int) -> str:
 
 def unsupported_reason(p: Pattern) -> str | None:
     """None when the SES automaton can run ``p``."""
-    from engine.engines.windows.analysis import ses_sets
+    from engine.engines.ses.event_sets import ses_sets
 
     if p.strategy is not Strategy.ANY:
         return f"selects among all matches (skip_till_any_match) only, not {p.strategy.value}"
@@ -142,7 +142,7 @@ def unsupported_reason(p: Pattern) -> str | None:
 
 def compile_ses(p: Pattern) -> SesAutomaton:
     """The SES automaton of ``p`` (see :func:`unsupported_reason`)."""
-    from engine.engines.windows.analysis import local_conjuncts, ses_sets
+    from engine.engines.ses.event_sets import local_conjuncts, ses_sets
 
     why = unsupported_reason(p)
     if why:
@@ -154,9 +154,9 @@ def compile_ses(p: Pattern) -> SesAutomaton:
     set_of = {v: i for i, s in enumerate(sets) for v in s}
     local = local_conjuncts(p)
     kleene = {v for v in order if comps[v].kleene}
-    from engine.engines.windows.analysis import _compile_props
+    from engine.engines.ses.event_sets import compile_properties
 
-    vars_ = {v: SesVar(v, comps[v].type, comps[v].kleene, set_of[v], k, _compile_props(local[v]),
+    vars_ = {v: SesVar(v, comps[v].type, comps[v].kleene, set_of[v], k, compile_properties(local[v]),
                        tuple(to_text(n) for n in local[v])) for k, v in enumerate(order)}
     set_mask = [sum(1 << vars_[v].bit for v in s) for s in sets]
     local_ids = {id(n) for ns in local.values() for n in ns}

@@ -31,6 +31,7 @@ from engine.events import Event
 from engine.expr import Agg, Cmp, Len, Node, Ref, compile_expr, to_text, uses_iteration, variables
 from engine.model import ANY_TYPE, Component, Group, Pattern, Selection, Strategy
 from engine.partition import PartitionKey, partition_key
+from engine.engines.ses.event_sets import compile_properties, is_event_set_pattern, local_conjuncts, ses_sets  # noqa: F401
 from engine.engines.windows.beta import Beta, Gate, Prefilter, TypeSpec, compile_beta, compile_gate, compile_prefilter
 
 __all__ = ["VarSpec", "Clause", "WindowPlan", "analyse", "unsound_reason", "local_conjuncts", "event_bits"]
@@ -214,41 +215,6 @@ def _eq_const(n: Node) -> tuple[str, Any] | None:
     return None
 
 
-def local_conjuncts(pattern: Pattern) -> dict[str, list[Node]]:
-    """Var -> the WHERE conjuncts that are properties of it alone (element-wise), θ^p_v."""
-    names = {c.var for c in pattern.components()}
-    out: dict[str, list[Node]] = {v: [] for v in names}
-    for e in pattern.where:
-        vs = variables(e)
-        if len(vs) == 1:
-            v = next(iter(vs))
-            if v in out and _is_local(e):
-                out[v].append(e)
-    return out
-
-
-def _is_local(node: Node) -> bool:
-    if uses_iteration(node):
-        return False
-    return all(not (isinstance(n, Ref) and n.index is not None) and not isinstance(n, (Len, Agg))
-               for n in node.walk())
-
-
-def _compile_props(nodes: list[Node]) -> Callable[[Event], bool] | None:
-    fs = []
-    for node in nodes:
-        def resolve(n: Any) -> Callable[[Event], Any]:
-            a = n.attr
-            return lambda e: e.get(a)
-        fs.append(compile_expr(node, resolve))
-    if not fs:
-        return None
-    if len(fs) == 1:
-        f0 = fs[0]
-        return lambda e: bool(f0(e))
-    return lambda e: all(f(e) for f in fs)
-
-
 def unsound_reason(p: Pattern) -> str | None:
     """None when Algorithm 1 gives exactly the matches of the pattern, else why not.
 
@@ -268,41 +234,6 @@ def unsound_reason(p: Pattern) -> str | None:
     if p.aggregate is not None:
         return "AGG is computed by the A-Seq engine over the whole stream"
     return None
-
-
-def is_event_set_pattern(p: Pattern) -> bool:
-    """True for the patterns match windows are on by default for: an event set (an AND
-    group) somewhere, or an earliest/maximal selection (the paper's SES patterns)."""
-    if p.selection is not Selection.ALL:
-        return True
-    stack: list[Any] = [p.root]
-    while stack:
-        g = stack.pop()
-        if isinstance(g, Group):
-            if g.op == "AND" and len(g.items) > 1:
-                return True
-            stack.extend(g.items)
-    return False
-
-
-def ses_sets(p: Pattern) -> list[list[str]] | None:
-    """B1..Bk when ``p`` is an SES pattern (a SEQ of components and AND groups of
-    components, all positive and required), else None."""
-    root = p.root
-    items = root.items if root.op == "SEQ" else [root]
-    sets: list[list[str]] = []
-    for it in items:
-        if isinstance(it, Component):
-            if it.negated or it.optional:
-                return None
-            sets.append([it.var])
-        elif it.op == "AND" or (it.op == "SEQ" and len(it.items) == 1):
-            if not all(isinstance(c, Component) and not c.negated and not c.optional for c in it.items):
-                return None
-            sets.append([c.var for c in it.items])  # type: ignore[union-attr]
-        else:
-            return None
-    return sets
 
 
 def _clause(red: Any, bit: dict[str, int], order: dict[str, int]) -> Clause:
@@ -389,7 +320,7 @@ def analyse(p: Pattern) -> WindowPlan:
     bit = {c.var: k for k, c in enumerate(ordered)}
     order = {c.var: k for k, c in enumerate(comps)}
     local = local_conjuncts(p)
-    vars_ = [VarSpec(c.var, c.type, c.kleene, c.negated, bit[c.var], _compile_props(local[c.var]),
+    vars_ = [VarSpec(c.var, c.type, c.kleene, c.negated, bit[c.var], compile_properties(local[c.var]),
                      tuple(to_text(n) for n in local[c.var])) for c in ordered]
     clauses = []
     seen = set()
