@@ -160,6 +160,21 @@ class MatcherBase:
         raise StateExplosion(f"state explosion in `{self.name}`: {what} (limit {limits}). "
                              f"Likely cause: {explosion_cause(self.pattern, self.unit)}.")
 
+    def points_only(self, refusal: str) -> None:
+        """Refuse interval events: until the first event, ``feed`` is a check that raises
+        EngineUnsupported(``refusal``) for an event with an uncertainty interval; the first
+        point event puts the engine's own ``feed`` back, so the check costs one call per
+        stream. The planner asks this of every point engine it builds."""
+        inner = self.feed
+
+        def first_feed(event: Any) -> Iterable[Match]:
+            if getattr(event, "lower", None) is not None:
+                raise EngineUnsupported(refusal)
+            self.feed = inner  # type: ignore[method-assign]
+            return inner(event)
+
+        self.feed = first_feed  # type: ignore[method-assign]
+
     def trace_state(self) -> tuple[list[Any], dict[str, Any]]:
         """Live runs and this step's buffer change (engine.trace.RunView, buffer dict)."""
         return [], {}

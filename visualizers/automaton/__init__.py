@@ -50,7 +50,7 @@ from .figure import COMPACT_EDGES, automaton_figure, common_moves, label_boxes
 from .folding import fold_states, foldable
 from .placement import (BOLD_W, CHAR_W, FONT, HEADS, LINE_H, LOOP_PX, MANY_STATES, MAX_WIDTH, PAD, STATE_PX, STUB_PX,
                         _Label, _bezier, _place, layout)
-from .styles import (DX, EDGE_STYLE, ENGINE_STATE_MEANING, MOVE_MEANING, R, ROW, SCALE, STATE_FILL, STATE_MEANING,
+from .styles import (DX, EDGE_STYLE, MOVE_MEANING, R, ROW, SCALE, STATE_FILL, STATE_MEANING,
                      state_meaning)
 from .tables import edge_table, legend_rows, state_table
 
@@ -58,5 +58,5 @@ __all__ = ["ANY", "ANY_ONLY", "CITED", "COMPILERS", "ENGINE_HELP", "SELECTING", 
            "_style", "automaton_graph", "default_engine", "interval_engines", "shown_formula", "window_text",
            "COMPACT_EDGES", "automaton_figure", "common_moves", "label_boxes", "fold_states", "foldable", "BOLD_W",
            "CHAR_W", "FONT", "HEADS", "LINE_H", "LOOP_PX", "MANY_STATES", "MAX_WIDTH", "PAD", "STATE_PX", "STUB_PX",
-           "_Label", "_bezier", "_place", "layout", "DX", "EDGE_STYLE", "ENGINE_STATE_MEANING", "MOVE_MEANING", "R",
+           "_Label", "_bezier", "_place", "layout", "DX", "EDGE_STYLE", "MOVE_MEANING", "R",
            "ROW", "SCALE", "STATE_FILL", "STATE_MEANING", "state_meaning", "edge_table", "legend_rows", "state_table"]

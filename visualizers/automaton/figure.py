@@ -223,7 +223,7 @@ def _figure(g: nx.MultiDiGraph, labels: str, label_width: int, height: int | Non
         y0 -= extra
         y1 += extra
         plot_h = y1 - y0
-    title = g.graph.get("title") or COMPILERS.get(g.graph.get("engine", "nfab"), ("", None))[0]
+    title = g.graph.get("title") or COMPILERS.get(g.graph.get("engine") or next(iter(COMPILERS)), ("", None))[0]
     parts = [f"strategy: {g.graph.get('strategy', '') or ANY}"]
     if g.graph.get("partition"):
         parts.append(f"partition: [{', '.join(g.graph.get('partition') or [])}]")

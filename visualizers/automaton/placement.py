@@ -202,10 +202,20 @@ def _label_lines(head: str, body: str, mode: str, width: int) -> list[tuple[str,
     return lines + [(t, False) for t in wrapped]
 
 
+def generic_moves(g: nx.MultiDiGraph) -> bool:
+    """True when the edges' kinds are the drawing's generic moves (NFA^b's begin / take / ignore
+    / proceed, or a graph of no named engine), False when they are an engine's own moves drawn
+    through their style (its spec's ``drawing.own_moves``)."""
+    from engine.planner import ENGINES
+
+    spec = ENGINES.get(g.graph.get("engine", ""))
+    return spec is None or spec.drawing is None or not spec.drawing.own_moves
+
+
 def _edge_head_body(g: nx.MultiDiGraph, d: dict[str, Any]) -> tuple[str, str]:
     kind = d.get("kind", "take")
     shown = d.get("shown", d.get("label", "")) or ""
-    if g.graph.get("engine", "nfab") == "nfab" or "move" not in d:
+    if generic_moves(g) or "move" not in d:
         return HEADS.get(kind, kind), shown
     parts = [p.strip() for p in shown.split(" | ")]
     return parts[0] or d.get("move", kind), " · ".join(parts[1:])
@@ -222,7 +232,7 @@ class _Plan:
 
 def _plan(g: nx.MultiDiGraph, labels: str, label_width: int, gap_min: float, row_pad: float) -> _Plan:
     nodes = dict(g.nodes(data=True))
-    is_nfab = g.graph.get("engine", "nfab") == "nfab"
+    is_nfab = generic_moves(g)
 
     def col_of(n: str) -> Any:
         o = nodes[n].get("order", 0)

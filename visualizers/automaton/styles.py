@@ -32,30 +32,6 @@ STATE_MEANING: dict[str, tuple[str, str]] = {
     "reject": ("R", "reject: the partial match is dropped (its window closed, or a negated event was found)"),
     "signature": ("α", "a signature emitted as (signature, range, confidence)"),
 }
-# Where an engine's states mean something else than the generic kinds above.
-ENGINE_STATE_MEANING: dict[str, dict[str, tuple[str, str]]] = {
-    "ses": {
-        "initial": ("(1,{})", "no variable bound: every event that fits a variable of the first set starts an "
-                              "instance"),
-        "state": ("(i,S)", "event set i is being filled and S holds its variables bound so far; the sets before i "
-                           "are complete"),
-        "final": ("(k,Bk)", "accepting: the last set is complete; a match is reported (after the conditions that "
-                            "need the whole binding)"),
-        "reject": ("R", "the instance is dropped: its window closed"),
-    },
-    "uncertain-event": {
-        "initial": ("start", "no run yet: an arriving interval event begins runs"),
-        "state": ("q{S}", "a run with one event per component in S and a valid interval [lo, hi] for each"),
-        "final": ("F", "a complete run: a signature with its valid intervals"),
-        "reject": ("R", "the run or signature is dropped (pruned by TTL or gap, NELT, or confidence 0)"),
-    },
-    "uncertain-point": {
-        "initial": ("a", "waits for a point of the first component's events"),
-        "state": ("x", "a point run that waits for a point of component x"),
-        "final": ("F", "a point match: one instant per event, in strict order, within the window"),
-        "reject": ("R", "the point run or signature is dropped (window passed, or confidence 0)"),
-    },
-}
 MOVE_MEANING: dict[str, str] = {
     "begin": "consume the event and move to the next state",
     "take": "consume the event (Kleene: stay and extend the list; lazy: bind the next variable)",
@@ -97,8 +73,9 @@ def _legend_name(kind: str, moves: set[str]) -> str:
 
 
 def state_meaning(g: nx.MultiDiGraph, kind: str) -> tuple[str, str]:
-    """(symbol, meaning) of a state kind in this engine's drawing."""
-    own = ENGINE_STATE_MEANING.get(g.graph.get("engine", ""), {})
+    """(symbol, meaning) of a state kind in this engine's drawing (its spec's ``drawing.states``,
+    which ``automaton_graph`` puts in ``graph["states"]``, over the generic meanings)."""
+    own = g.graph.get("states") or {}
     return own.get(kind) or STATE_MEANING.get(kind, (kind, ""))
 
 

@@ -26,38 +26,26 @@ def trace_engine_order(steps: Sequence[Step]) -> list[list[str]] | None:
     return None
 
 
-def _styled(g: nx.MultiDiGraph, engine: str) -> nx.MultiDiGraph:
-    """Lazy graphs drawn with the Automaton page's conventions (``kind`` = drawing style)."""
-    for _u, _v, d in g.edges(data=True):
-        d["move"] = d["kind"]
-        d["kind"] = d.get("style", d["kind"])
-        d.setdefault("shown", d.get("formula", ""))
-    g.graph["engine"] = engine
-    return g
-
-
 def debug_graph(pattern: Pattern, engine: str, steps: Sequence[Step] = ()) -> nx.MultiDiGraph:
     """The automaton the trace's states refer to, drawn as on the Automaton page
-    (``visualizers.automaton.automaton_graph``): NFA^b; the lazy chain in the evaluation
-    order the trace used; the lazy tree; the eager NFA's bound-set lattice. When the drawn
-    automaton does not name every state the trace visits (or the engine has no drawing, the
-    oracle), the states and moves of the trace itself (:func:`trace_graph`)."""
-    candidates = []
-    if engine == "lazy-chain":
-        candidates.append(lambda: _chain_in_trace_order(pattern, steps))
-    candidates.append(lambda: automaton_graph(pattern, engine))
-    if engine == "lazy-tree":
-        def tree() -> nx.MultiDiGraph:
-            from engine.engines.lazy.tree_compiler import compile_tree, tree_graph
+    (``visualizers.automaton.automaton_graph``); for an engine whose automaton depends on the
+    evaluation order its run chose (the lazy chain: its spec's ``drawing.ordered_graph``), in
+    the order the trace reports. When the drawn automaton does not name every state the trace
+    visits (or the engine has no drawing, the oracle), the states and moves of the trace itself
+    (:func:`trace_graph`)."""
+    from engine.planner import ENGINES
 
-            return _styled(tree_graph(compile_tree(pattern)), "lazy-tree")
-        candidates.append(tree)
+    drawing = ENGINES[engine].drawing if engine in ENGINES else None
+    candidates = []
+    if drawing is not None and drawing.ordered_graph:
+        candidates.append(lambda: _in_trace_order(pattern, engine, drawing.ordered_graph, steps))
+    candidates.append(lambda: automaton_graph(pattern, engine))
     for make in candidates:
         try:
             g = make()
         except (AutomatonUnavailable, ValueError, KeyError):
             continue
-        if engine == "nfab" or _covers(g, steps, {c.var for c in pattern.positive}):
+        if (drawing is not None and drawing.names_trace_states) or _covers(g, steps, {c.var for c in pattern.positive}):
             return g
     return trace_graph(steps, engine)
 
@@ -67,23 +55,21 @@ def has_moves(g: nx.MultiDiGraph | None) -> bool:
     return g is not None and g.number_of_edges() > 0
 
 
-def _chain_in_trace_order(pattern: Pattern, steps: Sequence[Step]) -> nx.MultiDiGraph:
-    """The Automaton page's lazy chain, compiled in the evaluation order the trace reports
-    (the page draws the chain in pattern order while the rates are unknown)."""
-    from engine.engines.lazy.chain_compiler import compile_chain
-    from visualizers import automaton as A
+def _in_trace_order(pattern: Pattern, engine: str, ordered_graph: str, steps: Sequence[Step]) -> nx.MultiDiGraph:
+    """The Automaton page's drawing of ``engine`` (the lazy chain), compiled in the evaluation
+    order the trace reports (the page draws it in pattern order while the rates are unknown)."""
+    from engine.engines.spec import load
+    from visualizers.automaton import _style
 
-    base = automaton_graph(pattern, "lazy-chain")
+    base = automaton_graph(pattern, engine)
     order = trace_engine_order(steps)
     if not order or len(order) != 1 or [list(o) for o in base.graph.get("orders", [])] == order:
         return base
-    g = compile_chain(pattern, order=order[0]).to_networkx()
-    style = getattr(A, "_style", None)
-    g = style(g, "lazy-chain", pattern) if style is not None else _styled(g, "lazy-chain")
+    g = _style(load(ordered_graph)(pattern, order[0]), engine, pattern)
     for k, v in base.graph.items():
         if k not in ("orders", "positions", "labels_drawn"):
             g.graph.setdefault(k, v)
-    g.graph["engine"] = "lazy-chain"
+    g.graph["engine"] = engine
     for _u, _v, d in g.edges(data=True):
         d.setdefault("formula", d.get("label", ""))
         d.setdefault("formula_optimised", d["formula"])

@@ -403,3 +403,12 @@ class OracleMatcher(MatcherBase):
 
     def close(self) -> list[Match]:
         return run(self.pattern, self._events, stats=self.stats)
+
+
+def supports(pattern: Pattern) -> str | None:
+    """The planner's ``supports``: the oracle defines skip_till_any_match only."""
+    from engine.model import Strategy
+
+    if pattern.strategy != Strategy.ANY:
+        return f"defines skip_till_any_match only, not {pattern.strategy.value}"
+    return None

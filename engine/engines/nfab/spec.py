@@ -1,0 +1,24 @@
+"""NFA^b's entry in the planner's list (engine/planner.py)."""
+from __future__ import annotations
+
+from engine.engines.spec import Drawing, EngineSpec, Lazy
+
+ENGINE = EngineSpec(
+    name="nfab",
+    title="NFA^b (SASE+)",
+    summary="SASE+ NFA^b with shared versioned buffer and run merging (all strategies)",
+    factory="engine.engines.nfab.matcher:NfabMatcher",
+    supports=Lazy("engine.engines.nfab.compiler:unsupported_reason"),
+    counts_only=True,
+    drawing=Drawing(
+        title="NFA^b (SASE+)",
+        graph="engine.engines.nfab.graph:automaton_graph",
+        help=("NFA^b (SASE+ §4): a state per component (a pair `a[1] → a[i]` for Kleene +) and F. **begin** and "
+              "**take** edges consume an event, **ignore** skips it (dashed), **proceed** (ε) moves on without "
+              "consuming one. The strategy only changes the ignore formulas."),
+        cited="SASE+",
+        shown_formulas=True,
+        own_moves=False,
+        names_trace_states=True,
+    ),
+)
