@@ -23,6 +23,7 @@ import streamlit as st
 import sample_streams
 from app import jobs, runner, sessions, state, ui, windows_panels
 from app.step_controls import Jump, Stepper
+from engine import planner
 from engine.events import LoadResult, load_events
 from engine.model import Pattern
 from engine.trace import Recorder, Step, record, type_rates
@@ -35,12 +36,7 @@ MATCH_WINDOWS = ["auto", "on", "off"]  # engine.run_choice.MATCH_WINDOW_MODES, i
 MATCH_WINDOW_TITLES = {"auto": "auto (as cep run: on for event-set patterns)", "on": "on (wherever sound)",
                        "off": "off (the engine alone)"}
 TIMINGS = 40               # per-step render times kept for the caption
-ENGINE_TITLES = {"auto": "auto (as cep run chooses)", "nfab": "NFA^b (SASE+)", "lazy-chain": "lazy chain NFA",
-                 "lazy-tree": "lazy tree NFA", "eager": "eager NFA", "oracle": "oracle (brute force)",
-                 "aseq": "A-Seq (aggregates without matches)", "aseq-baseline": "A-Seq baseline (matches, then AGG)",
-                 "uncertain-event": "imprecise timestamps, event-based", "uncertain-point": "imprecise timestamps, "
-                 "point-based", "uncertain-oracle": "imprecise timestamps, possible worlds (oracle)",
-                 "ses": "event sets (SES)", "match-windows": "match windows"}
+ENGINE_TITLES = {"auto": "auto (as cep run chooses)", **{s.name: s.title for s in planner.SPECS}}
 
 
 @dataclass
@@ -416,11 +412,9 @@ def buffer_view(t: Traced, k: int, m: dict[str, Any] | None) -> None:
                    "that selected it, labelled with the run's version (Dewey number). A match is read back "
                    "from its last entry by following, at each entry, the pointer whose label is a prefix of "
                    "its version.")
-    elif kind == "lazy" and t.engine == "eager":
+    elif kind == "lazy" and not planner.ENGINES[t.engine].trace_buffers:
         st.markdown(f"##### Partial matches ({(step.buffer or {}).get('partial', step.runs_total)})")
-        st.caption("The eager NFA buffers nothing: every event is applied on arrival to every partial match, in "
-                   "the pattern's order, and each take clones the instance (Kolchinsky & Schuster §2.1). Its "
-                   "partial matches are the runs listed beside; compare the lazy chain on the Learn page.")
+        st.caption(planner.ENGINES[t.engine].trace_note)
     elif kind == "lazy":
         order = [c.var for c in t.pattern.positive]
         types = {c.var: c.type for c in t.pattern.positive}
@@ -429,15 +423,9 @@ def buffer_view(t: Traced, k: int, m: dict[str, Any] | None) -> None:
         st.plotly_chart(TV.lazy_buffer_figure(src, order, types), width="stretch", key="dbg_lazybuf",
                         config={"displaylogo": False})
         ev_order = (src.buffer or {}).get("order")
-        if t.engine == "lazy-tree":
-            st.caption("Lazy tree NFA (Kolchinsky & Schuster §7): events are buffered per variable; each partial "
-                       "match takes next the variable whose buffer is smallest (the rarest), so no rates are "
-                       "needed.")
-        else:
-            st.caption("Lazy chain NFA (Kolchinsky & Schuster §3, §4.1): events are buffered per variable and "
-                       "partial matches are built in ascending frequency order"
-                       + (f" — here {' → '.join(ev_order[0])} instead of the pattern's {' → '.join(order)}."
-                          if ev_order else "."))
+        here = (f" — here {' → '.join(ev_order[0])} instead of the pattern's {' → '.join(order)}."
+                if ev_order else ".")
+        st.caption(planner.ENGINES[t.engine].trace_note.replace("{order}", here))
     elif step.buffer:
         st.markdown(f"##### State ({kind or 'engine'})")
         st.caption(f"What the {ENGINE_TITLES.get(t.engine, t.engine)} engine keeps after this step, as its trace "
@@ -674,8 +662,8 @@ def render() -> None:
                    f"(the Debug page traces a prefix of at most {MAX_EVENTS:,}).", icon=":material/content_cut:")
     else:
         st.info(msg, icon=":material/timeline:")
-    if t.engine == "oracle":
-        st.caption("The oracle enumerates matches at the end of the stream: its trace has no runs or buffers.")
+    if t.engine in planner.ENGINES and planner.ENGINES[t.engine].trace_note and not planner.ENGINES[t.engine].incremental:
+        st.caption(planner.ENGINES[t.engine].trace_note)
 
     every = STEPPER.play_bar("Play keeps to the chosen speed and redraws only the views below; Back, Forward and "
                              "the match buttons stop it.")

@@ -33,6 +33,7 @@ from app.step_controls import Jump, Stepper
 from engine.dsl import DslError, parse
 from engine.model import Pattern, Strategy
 from engine.trace import Recorder, Step, record
+from engine import planner
 from engine.engines.uncertain.examples import EXAMPLES
 from engine.events.numbers import short_fraction
 from engine.engines.uncertain.query import unsupported_reason
@@ -40,8 +41,7 @@ from engine.engines.uncertain.result import exact_text
 from visualizers import escape
 from visualizers import uncertain_view as UV
 
-ENGINES = {"uncertain-event": "event-based (auto)", "uncertain-point": "point-based",
-           "uncertain-oracle": "possible-worlds oracle"}
+ENGINES = {s.name: s.menu_title or s.title for s in planner.SPECS if s.interval}  # auto's first
 MODES = ["auto", "any-state", "sorted", "selectivity"]
 STRATEGIES = {"as written": None, "skip_till_any_match": Strategy.ANY, "skip_till_next_match": Strategy.NEXT}
 MAX_EVENTS = 2000
@@ -127,17 +127,11 @@ def pattern_editor(proposed: str) -> Pattern | None:
 # --------------------------------------------------------------------------- the run
 
 def _matcher(p: Pattern, engine: str, mode: str, u_max: int, tracer: Any) -> Any:
-    if engine == "uncertain-point":
-        from engine.engines.uncertain.point import PointBasedMatcher
-
-        return PointBasedMatcher(p, tracer=tracer, u_max=u_max)
-    if engine == "uncertain-oracle":
-        from engine.engines.uncertain.oracle import UncertainOracleMatcher
-
-        return UncertainOracleMatcher(p, tracer=tracer, max_worlds=ORACLE_WORLDS)
-    from engine.engines.uncertain.event import EventBasedMatcher
-
-    return EventBasedMatcher(p, tracer=tracer, u_max=u_max, mode=mode)
+    """The interval engine as the planner builds it, with the options it declares
+    (``EngineSpec.options``: the bound u_max, the evaluation order, the oracle's world cap)."""
+    offered = {"u_max": u_max, "mode": mode, "max_worlds": ORACLE_WORLDS}
+    options = {k: v for k, v in offered.items() if k in planner.ENGINES[engine].options}
+    return planner.make_matcher(p, engine, interval=True, tracer=tracer, **options)
 
 
 def compute(p: Pattern, data_key: str, events: list[Any], engine: str, mode: str) -> Computed:
@@ -461,7 +455,7 @@ def render() -> None:
     with c3:
         engine = st.selectbox("Engine", list(ENGINES), key="unc_engine", format_func=ENGINES.get)
         mode = "auto"
-        if engine == "uncertain-event":
+        if "mode" in planner.ENGINES[engine].options:
             mode = st.selectbox("Evaluation order", MODES, key="unc_mode",
                                 help="any-state (arrival order), sorted (query order; exclusive components "
                                      "only), selectivity (rarest component first); auto: sorted when it applies")

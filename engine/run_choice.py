@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from engine.engines.windows.spec import ENGINE as WINDOWS_SPEC
 from engine.events import Event
 from engine.match import EngineUnsupported, Matcher
 from engine.model import Pattern
@@ -30,7 +31,7 @@ from engine.trace import DEFAULT_LIMIT, Recorder, Step, record, type_rates
 __all__ = ["RunChoice", "choose_run", "trace", "MATCH_WINDOW_MODES", "WINDOWS_ENGINE", "INTERVAL_REASON"]
 
 MATCH_WINDOW_MODES = ("auto", "on", "off")
-WINDOWS_ENGINE = "match-windows"
+WINDOWS_ENGINE = WINDOWS_SPEC.name
 INTERVAL_REASON = "match windows run on point events; this data has uncertainty intervals"
 
 
@@ -49,6 +50,13 @@ class RunChoice:
     rates: dict[str, int] | None = None
     interval: bool = False
     count_only: bool = False
+
+    @property
+    def spec(self) -> Any:
+        """The ``EngineSpec`` of what runs (match windows' own spec when windows are on)."""
+        from engine.planner import ENGINES
+
+        return ENGINES[self.engine]
 
     def build(self, pattern: Pattern, tracer: Any = None, max_runs: int | None = None,
               guard: Any = None, **options: Any) -> Matcher:
@@ -100,7 +108,7 @@ def choose_run(pattern: Pattern, engine: str = "auto", match_windows: str = "aut
                          interval=False)
     info = choose(pattern, engine, rates=rates, interval=interval)
     return RunChoice(info.name, engine, match_windows, False, why, rates=rates, interval=interval,
-                     count_only=count_only and info.name == "nfab")
+                     count_only=count_only and info.counts_only)
 
 
 def _windows(pattern: Pattern, engine: str, mode: str, interval: bool) -> tuple[bool, str]:

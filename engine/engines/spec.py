@@ -106,7 +106,9 @@ class EngineSpec:
     - ``feeds_many``: its matcher has ``feed_many(events, out)``, appending to ``out`` what
       feeding the events one by one returns, in that order.
     - ``trace_note``: what the Debug page says about the engine's buffers or its trace
-      (``{order}`` stands for the evaluation order the trace reports, when it reports one).
+      (``{order}`` stands for the evaluation order the trace reports, when it reports one);
+      ``trace_buffers``: its trace reports buffered events (False: the eager NFA, which buffers
+      nothing, shows its partial matches only).
     - ``incremental``: it reports matches as the events arrive (``cep stream`` needs it);
       otherwise ``stream_refusal`` says why it cannot run a stream.
     - ``spark``: how it runs on Spark (``"keyed"``: per partition key, with the key's events in
@@ -133,6 +135,7 @@ class EngineSpec:
     counts_only: bool = False
     feeds_many: bool = False
     trace_note: str = ""
+    trace_buffers: bool = True
     incremental: bool = True
     stream_refusal: str = ""
     spark: Literal["keyed"] | None = "keyed"

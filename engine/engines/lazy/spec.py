@@ -63,6 +63,7 @@ EAGER = EngineSpec(
     supports=SUPPORTS,
     strategies=ANY_ONLY,
     output_all_only=True,
+    trace_buffers=False,
     trace_note=("The eager NFA buffers nothing: every event is applied on arrival to every partial match, in the "
                 "pattern's order, and each take clones the instance (Kolchinsky & Schuster §2.1). Its partial "
                 "matches are the runs listed beside; compare the lazy chain on the Learn page."),
