@@ -33,7 +33,7 @@ def test_a_string_literal_holding_agg_count_is_not_an_agg_pattern(tmp_path, caps
     rc, out, err = run(capsys, "run", pattern, "--data", data, "--format", "jsonl")
     assert rc == 0, err
     assert [json.loads(line)["match"] for line in out.splitlines()] == [{"a": [1], "b": [2]}]
-    from engine.commands.run_aggregate import wants_aggregate
+    from engine.commands.run import wants_aggregate
 
     class Args:
         pass
@@ -242,7 +242,9 @@ def test_an_unexpected_error_prints_no_traceback(capsys, monkeypatch):
     def boom(_args):
         raise KeyError("match")
 
-    monkeypatch.setitem(cli.COMMANDS, "check", cli.Builtin(cli._check_parser, boom))
+    from engine.commands import check
+
+    monkeypatch.setitem(cli.COMMANDS, "check", cli.Builtin(check.add_parser, boom))
     monkeypatch.delenv("CEP_DEBUG", raising=False)
     rc, _out, err = run(capsys, "check", "PATTERN SEQ(A a)")
     assert rc == 2 and err.startswith("cep: unexpected error (KeyError") and "Traceback" not in err

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-import engine.commands.run as rc
+import engine.commands.run_matches as rc
 from engine.commands.cli import main
 from engine.engines.windows.matcher import MatchWindowMatcher
 

@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["CommandError", "MAPPING_FLAGS", "add_mapping_args", "mapping_from_args", "read_pattern", "load_sample",
            "check_flag_values", "NUMERIC_FLAGS",
-           "load_pattern", "resolve_data", "load_data"]
+           "load_pattern", "resolve_data", "load_data", "interval_data"]
 
 #: ``ColumnMapping`` field -> command-line flag.
 MAPPING_FLAGS = {"type_col": "--type-col", "ts_col": "--ts-col", "id_col": "--id-col",
@@ -154,15 +154,20 @@ def resolve_data(data: str) -> tuple[str, dict[str, Any] | None]:
     return str(data), None
 
 
-def load_data(args: argparse.Namespace, pattern: Pattern, source_text: str) -> tuple[list[Event], list[str]]:
+def load_data(args: argparse.Namespace, pattern: Pattern, source_text: str,
+              request: Any = None) -> tuple[list[Event], list[str]]:
     """Load and validate ``args.data`` for ``pattern``; returns events and warnings (the
     validation report, schema warnings). Errors raise ``CommandError``; rows with errors
-    are refused unless ``args.skip_bad_rows``."""
+    are refused unless ``args.skip_bad_rows``. ``request``: a ``cep run`` request, whose data
+    and column mapping are already resolved (``engine.commands.run.RunRequest``)."""
     from engine.dsl import DslError, check_schema
     from engine.events import DataError, load_events
 
-    data, hint = resolve_data(args.data)
-    mapping = mapping_from_args(args, hint)
+    if request is not None:
+        data, mapping = request.data, request.column_mapping()
+    else:
+        data, hint = resolve_data(args.data)
+        mapping = mapping_from_args(args, hint)
     try:
         res = load_events(data, mapping)
     except DataError as err:
@@ -195,3 +200,12 @@ def load_data(args: argparse.Namespace, pattern: Pattern, source_text: str) -> t
     except DslError as err:
         raise CommandError(str(err)) from None
     return res.events, warnings
+
+
+def interval_data(args: argparse.Namespace) -> bool:
+    """True when the data argument maps interval columns (``--lower-col/--upper-col`` or the
+    sample's own mapping); False also when the flags make no mapping (the loader says why)."""
+    try:
+        return mapping_from_args(args, resolve_data(args.data)[1]).is_interval
+    except (ValueError, KeyError):
+        return False

@@ -38,8 +38,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     from engine.explain import format_text
     from engine.memory import RunStopped, guarding
-    from engine.commands.run import run_guard
-    from engine.commands.run_intervals import interval_data
+    from engine.commands.run_matches import run_guard
+    from engine.commands.arguments import interval_data
 
     pattern, text = load_pattern(args.pattern)
     events, warnings = load_data(args, pattern, text)

@@ -1,7 +1,7 @@
 """``cep run`` for AGG patterns and workloads: aggregate rows instead of matches.
 
-``engine/commands/cli.py``'s ``cmd_run`` hands over when :func:`wants_aggregate` (an AGG pattern, a
-workload file with ``QUERY`` blocks, or several patterns). Output, in every ``--format``:
+``engine/commands/run.py`` hands a request over for an AGG pattern, a workload file with ``QUERY``
+blocks, or several patterns. Output, in every ``--format``:
 
 - ``jsonl``: ``{"ts", "event", "group", "value"}`` per row (docs/design.md, "Engine contracts"),
   ``"query"`` first for a workload;
@@ -19,53 +19,30 @@ import sys
 import time
 from typing import Any
 
+from typing import TYPE_CHECKING
+
+from engine.commands.stats import print_stats
 from engine.engines.aseq.output import ROW_COLUMNS, write_rows
-from engine.engines.aseq.values import NonFiniteValue
 
-__all__ = ["wants_aggregate", "run_aggregate", "write_rows", "ROW_COLUMNS"]
+if TYPE_CHECKING:  # pragma: no cover
+    from engine.commands.run import RunRequest
 
-
-
-def wants_aggregate(args: Any) -> bool:
-    """Is this ``cep run`` for aggregates (a workload, several patterns, or a pattern whose
-    parsed model has an AGG clause)? Decided on the parsed pattern, never on the raw text."""
-    from engine.commands.arguments import CommandError, load_pattern, read_pattern
-
-    if getattr(args, "more", None):
-        return True
-    try:
-        text, _origin = read_pattern(args.pattern)
-    except CommandError:
-        return False
-    from engine.engines.aseq.workload import is_workload
-
-    if is_workload(text):
-        return True
-    try:
-        pattern, _ = load_pattern(args.pattern, text)
-    except CommandError:
-        return False
-    return pattern.aggregate is not None
+__all__ = ["run_aggregate", "write_rows", "ROW_COLUMNS"]
 
 
-def run_aggregate(args: Any, pattern: Any = None, text: str | None = None) -> int:
-    """``cep run`` for an AGG pattern (``pattern``, already parsed, and its ``text``) or a
-    workload (``pattern`` None: read from the arguments); see the module docstring."""
-    from engine.commands.arguments import CommandError, load_pattern, read_pattern
-    from engine.match import EngineUnsupported, StateExplosion
-    from engine.memory import RunStopped, guarding
-    from engine.commands.output_paths import check_out
-    from engine.commands.run import check_run_args, run_guard
-    from engine.engines.aseq.workload import WorkloadError, is_workload, load_workload
 
-    check_run_args(args)
-    check_out(args)
+def run_aggregate(request: RunRequest) -> int:
+    """``cep run`` for an AGG pattern (the request's parsed pattern) or a workload (the
+    request has no single pattern: its queries are read here); see the module docstring."""
+    from engine.commands.arguments import CommandError
+    from engine.commands.errors import preparing, running
+    from engine.memory import guarding
+    from engine.commands.run_matches import run_guard
+    from engine.engines.aseq.workload import WorkloadError, load_workload
+
+    args, pattern, text = request.args, request.pattern, request.text
     patterns = [args.pattern, *(getattr(args, "more", None) or [])]
-    if pattern is None:
-        text0, _ = read_pattern(args.pattern)
-        workload = len(patterns) > 1 or is_workload(text0)
-    else:
-        workload = False
+    workload = request.workload
     emit = getattr(args, "emit", None) or "trig"
     if workload:
         try:
@@ -74,22 +51,19 @@ def run_aggregate(args: Any, pattern: Any = None, text: str | None = None) -> in
             raise CommandError(str(err)) from None
         first, first_text = queries[0].pattern, queries[0].text
     else:
-        if pattern is None:
-            pattern, text = load_pattern(args.pattern)
+        assert pattern is not None
         first, first_text = pattern, text or ""
         queries = []
     if getattr(args, "spark", False):
         if workload:
             raise CommandError("a workload runs in-process (Spark runs one AGG pattern at a time)")
-        try:
-            from engine.spark import aseq as spark_aseq
-        except ImportError as err:
-            raise CommandError(f"Spark is not available: {err}") from None
-        return spark_aseq.run_cli(first, first_text, args)
-    state: dict[str, Any] = {"events": 0, "loaded": None}
-    from engine.commands.run import read_events
+        from engine.commands.run_spark import run_aggregate_on_spark
 
-    events, warnings, reader = read_events(args, first, first_text, state)
+        return run_aggregate_on_spark(request)
+    state: dict[str, Any] = {"events": 0, "loaded": None}
+    from engine.commands.run_matches import read_events
+
+    events, warnings, reader = read_events(request, first, first_text, state)
     if reader is None and any(e.lower is not None for e in events[:1000]):
         raise CommandError("AGG patterns are aggregated over point timestamps; this data has uncertainty intervals "
                            "(map a point time column with --ts-col)")
@@ -109,7 +83,7 @@ def run_aggregate(args: Any, pattern: Any = None, text: str | None = None) -> in
     if args.max_runs is not None:
         options["max_runs"] = args.max_runs
     engine = getattr(args, "engine", "auto") or "auto"
-    try:
+    with preparing(request.label):
         if workload:
             if engine not in ("auto", "aseq"):
                 raise CommandError("a workload runs on A-Seq (--engine auto or aseq)")
@@ -123,9 +97,7 @@ def run_aggregate(args: Any, pattern: Any = None, text: str | None = None) -> in
 
             info = choose(first, engine)  # the planner's refusals (and an engine's own) apply
             matcher = make_aggregator(first, info.name, **options)
-            name = info.name if info.name.startswith("aseq") else f"{info.name}+aggregate"
-    except EngineUnsupported as err:
-        raise CommandError(str(err)) from None
+            name = info.name if info.aggregate else f"{info.name}+aggregate"
     fb = getattr(matcher, "fallback", None)
     if fb:
         if isinstance(fb, dict):
@@ -154,25 +126,17 @@ def run_aggregate(args: Any, pattern: Any = None, text: str | None = None) -> in
     guard = run_guard(args, holds=holds, where=lambda: f"after {matcher.stats.events:,} events")
     t0 = time.perf_counter()
     try:
-        guard.check()
-        with guarding(guard):
-            tick = guard.tick
-            for e in events:
-                if reader is not None and e.lower is not None:
-                    raise CommandError("AGG patterns are aggregated over point timestamps; this data has "
-                                       "uncertainty intervals (map a point time column with --ts-col)")
-                rows.extend(matcher.feed(e))
-                tick()
-            rows.extend(matcher.close())
-    except (StateExplosion, EngineUnsupported, RunStopped) as err:
-        rows.abort()
-        raise CommandError(f"stopped: {err}{rows.written()}", status=1) from None
-    except NonFiniteValue as err:  # bad input: exit 2
-        rows.abort()
-        raise CommandError(str(err)) from None
-    except ValueError as err:
-        rows.abort()
-        raise CommandError(f"stopped: {err}{rows.written()}", status=1) from None
+        with running(request.label, rows.written):  # an infinite or NaN value: bad input (exit 2)
+            guard.check()
+            with guarding(guard):
+                tick = guard.tick
+                for e in events:
+                    if reader is not None and e.lower is not None:
+                        raise CommandError("AGG patterns are aggregated over point timestamps; this data has "
+                                           "uncertainty intervals (map a point time column with --ts-col)")
+                    rows.extend(matcher.feed(e))
+                    tick()
+                rows.extend(matcher.close())
     except BaseException:
         rows.abort()
         raise
@@ -187,8 +151,6 @@ def run_aggregate(args: Any, pattern: Any = None, text: str | None = None) -> in
     except OSError as err:
         raise CommandError(f"cannot write '{args.out}': {err.strerror or err}") from None
     if getattr(args, "stats", False):
-        st = matcher.stats.as_dict()
-        rate = n_events / elapsed if elapsed > 0 else float("inf")
         extra = ""
         if workload and reader is None:
             from engine.engines.aseq.workload import WorkloadMatcher
@@ -199,7 +161,6 @@ def run_aggregate(args: Any, pattern: Any = None, text: str | None = None) -> in
                     alone.feed(e)
                 alone.close()
             extra = f" unshared_counter_updates={alone.stats.extra.get('counter_updates', 0)}"
-        print(f"engine={name} events={n_events} rows={len(rows)} seconds={elapsed:.3f} events/s={rate:,.0f} "
-              + " ".join(f"{k}={v}" for k, v in st.items() if k not in ("phase_seconds", "rows", "events")) + extra,
-              file=sys.stderr)
+        print_stats(args, [("engine", name), ("events", n_events), ("rows", len(rows))], elapsed,
+                    matcher.stats.as_dict(), events=n_events, skip=("phase_seconds", "rows", "events"), tail=extra)
     return 0

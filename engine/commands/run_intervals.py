@@ -13,22 +13,16 @@ import argparse
 import sys
 import time
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
-from engine.commands.arguments import CommandError, mapping_from_args, resolve_data
-from engine.model import Pattern
+from engine.commands.arguments import CommandError
 from engine.commands.output import format_matches
+from engine.commands.stats import print_stats
 
-__all__ = ["interval_data", "run_interval", "derived_u_max", "apply_min_confidence"]
+if TYPE_CHECKING:  # pragma: no cover
+    from engine.commands.run import RunRequest
 
-
-def interval_data(args: argparse.Namespace) -> bool:
-    """True when the data argument maps interval columns (``--lower-col/--upper-col`` or the
-    sample's own mapping)."""
-    try:
-        return mapping_from_args(args, resolve_data(args.data)[1]).is_interval
-    except (ValueError, KeyError):
-        return False
+__all__ = ["run_interval", "derived_u_max", "apply_min_confidence"]
 
 
 def derived_u_max(events: Sequence[Any]) -> int:
@@ -52,29 +46,34 @@ def apply_min_confidence(matches: list[Any], x: float | None) -> list[Any]:
     return [m for m in matches if m.confidence >= bound]
 
 
-def run_interval(args: argparse.Namespace, pattern: Pattern, events: list[Any] | None,
-                 text: str = "") -> int:
-    """The body of ``cep run`` for interval data; returns the exit status. ``events`` None:
-    read ``--data`` in batches as the run goes (``--read batches``; needs ``--u-max``, which
-    is otherwise derived from the whole file)."""
-    from engine.match import EngineUnsupported, StateExplosion
+def run_interval(request: RunRequest) -> int:
+    """The body of ``cep run`` for interval data; returns the exit status. ``--read batches``
+    reads ``--data`` in batches as the run goes (it needs ``--u-max``, which is otherwise
+    derived from the whole file); otherwise the file is loaded whole first."""
+    from engine.commands.arguments import load_data
+    from engine.commands.errors import preparing, running
     from engine.planner import choose, make_matcher
     from engine.engines.uncertain.result import sort_uncertain
 
-    mapping = mapping_from_args(args, resolve_data(args.data)[1])
-    try:
+    args, pattern, text = request.args, request.pattern, request.text
+    assert pattern is not None
+    events: list[Any] | None = None
+    if getattr(args, "read", "auto") != "batches":
+        events, warnings = load_data(args, pattern, text, request)
+        for w in warnings:
+            print(w, file=sys.stderr)
+    mapping = request.column_mapping()
+    with preparing(request.label):
         info = choose(pattern, args.engine, interval=True)
-    except EngineUnsupported as err:
-        raise CommandError(str(err)) from None
     state: dict[str, Any] = {"events": 0, "loaded": None}
     reader = None
     if events is None:
         if mapping.u_max is None:
             raise CommandError("--read batches on interval data needs --u-max (the widest interval allowed): "
                                "without it U_max is derived from the whole file")
-        from engine.commands.run import read_events
+        from engine.commands.run_matches import read_events
 
-        events, warnings, reader = read_events(args, pattern, text, state, force_batches=True)
+        events, warnings, reader = read_events(request, pattern, text, state, force_batches=True)
         for w in warnings:
             print(w, file=sys.stderr)
     try:
@@ -97,10 +96,10 @@ def run_interval(args: argparse.Namespace, pattern: Pattern, events: list[Any] |
         return (f"the matcher holds {st.runs_alive:,} live runs (peak {st.runs_peak:,}) and "
                 f"{len(matches):,} signatures found so far")
 
-    from engine.commands.run import run_guard
+    from engine.commands.run_matches import run_guard
 
     guard = run_guard(args, holds=holds, where=lambda: f"after {state['events']:,} events")
-    try:
+    with running(request.label):  # the oracle refusing a large input, a bad pmf: stopped too
         guard.check()  # the loaded data may already pass --max-memory
         with guarding(guard):
             for e in events:
@@ -109,10 +108,6 @@ def run_interval(args: argparse.Namespace, pattern: Pattern, events: list[Any] |
                     state["events"] += 1
                 guard.tick()
             matches.extend(matcher.close())
-    except (StateExplosion, RunStopped) as err:
-        raise CommandError(f"stopped: {err}", status=1) from None
-    except ValueError as err:  # the oracle refusing a large input, a bad pmf
-        raise CommandError(f"stopped: {err}", status=1) from None
     elapsed = time.perf_counter() - t0
     if reader is not None:
         report = reader.report()
@@ -130,10 +125,6 @@ def run_interval(args: argparse.Namespace, pattern: Pattern, events: list[Any] |
             raise CommandError(f"cannot write '{args.out}': {err.strerror or err}") from None
     else:
         format_matches(matches, args.format, sys.stdout, variables, uncertain=True)
-    if args.stats:
-        st = matcher.stats.as_dict()
-        rate = n_events / elapsed if elapsed > 0 else float("inf")
-        print(f"engine={info.name} events={n_events} signatures={found} shown={len(matches)} u_max={u_max} "
-              f"seconds={elapsed:.3f} events/s={rate:,.0f} "
-              + " ".join(f"{k}={v}" for k, v in st.items() if k != "phase_seconds"), file=sys.stderr)
+    print_stats(args, [("engine", info.name), ("events", n_events), ("signatures", found), ("shown", len(matches)),
+                       ("u_max", u_max)], elapsed, matcher.stats.as_dict(), events=n_events)
     return 0

@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
 
     from engine.memory import RunStopped, guarding
     from engine.commands.output_paths import check_out
-    from engine.commands.run import run_guard
+    from engine.commands.run_matches import run_guard
 
     if args.limit is not None and args.limit < 1:
         raise CommandError("--limit must be at least 1")

@@ -66,7 +66,7 @@ from engine.spark.result import SparkResult
 from engine.spark.match_rows import MatchColumns, match_row
 
 __all__ = ["run", "SparkRunResult", "plan_mode", "Plan", "PipelineError", "matches_from_rows",
-           "run_cli", "default_factory", "scale_window", "MATCH_SCHEMA", "Progress", "warm_up", "partitions_for"]
+           "default_factory", "scale_window", "MATCH_SCHEMA", "Progress", "warm_up", "partitions_for"]
 
 MatcherFactory = Callable[[Pattern], Matcher]
 
@@ -649,98 +649,6 @@ def _fmt_from_path(path: str) -> str:
         if p.endswith(ext):
             return f
     return "jsonl"
-
-
-# --------------------------------------------------------------------------- CLI
-
-def run_cli(pattern: Pattern, text: str = "", args: Any = None, **kw: Any) -> int:
-    """``cep run ... --spark``: same output contract as in-process (``output.format_matches``
-    on stdout or ``--out``), progress per Spark stage and diagnostics on stderr.
-
-    ``args`` is the argparse namespace of ``cep run`` (data, engine, format, out, master,
-    with_events, skip_bad_rows, stats, mapping flags); keywords override it.
-    """
-    from engine.commands.arguments import CommandError, mapping_from_args, resolve_data
-    from engine.dsl import DslError, check_schema
-    from engine.match import EngineUnsupported
-    from engine.commands.output import format_matches
-    from engine.spark.session import SparkUnavailable, get_spark
-
-    opts = dict(vars(args)) if args is not None else {}
-    opts.update(kw)
-    data, hint = resolve_data(opts["data"])
-    mapping = opts.get("mapping") or mapping_from_args(opts, hint)
-    try:
-        spark = get_spark(opts.get("master"))
-    except SparkUnavailable as err:
-        raise CommandError(str(err)) from None
-    fmt = opts.get("format") or "table"
-    try:
-        with Progress(spark):
-            ev = read_events(data, mapping, spark=spark)
-            report = ev.report
-            numeric = numeric_issues(ev, pattern)
-            issues = list(report.issues) + numeric
-            errors = [i for i in issues if i.severity == "error"]
-            if errors and not opts.get("skip_bad_rows"):
-                report.issues = issues
-                raise CommandError(f"{opts['data']}: the data has problems:\n{report.format()}\n"
-                               "(fix the file, or pass --skip-bad-rows to run without the rejected rows)")
-            if issues:
-                report.issues = issues
-                print(report.format(), file=sys.stderr)
-            try:
-                for w in check_schema(pattern, ev.schema, text or None):
-                    print(w, file=sys.stderr)
-            except DslError as err:
-                raise CommandError(str(err)) from None
-            options = {}
-            if opts.get("max_runs") is not None:
-                options["max_runs"] = opts["max_runs"]
-            from engine.run_choice import choose_run
-            from engine.engines.windows.matcher import spark_factory
-
-            engine = opts.get("engine") or "auto"
-            # the choice cep run makes in process (match windows never on interval data): Algorithm 1 per key
-            choice = choose_run(pattern, engine, opts.get("match_windows") or "auto", interval=ev.is_interval)
-            res = run(pattern, ev, engine=engine, with_events=bool(opts.get("with_events")), spark=spark,
-                      factory=(spark_factory if choice.windows else default_factory)(engine, **options),
-                      collect=True)  # one action: the matches come to the driver for the output anyway
-            for w in res.warnings:
-                print(f"warning: {w}", file=sys.stderr)
-            if fmt == "jsonl" and opts.get("with_events"):
-                sink = open(opts["out"], "w", encoding="utf-8") if opts.get("out") else sys.stdout
-                try:
-                    for line in jsonl_lines(res):
-                        sink.write(line + "\n")
-                finally:
-                    if sink is not sys.stdout:
-                        sink.close()
-            else:
-                matches = res.to_matches()
-                variables = [c.var for c in pattern.positive]
-                uncertain = bool(getattr(res, "interval", False))  # interval data: one row per signature
-                if uncertain:
-                    from engine.commands.run_intervals import apply_min_confidence
-
-                    matches = apply_min_confidence(matches, opts.get("min_confidence"))
-                if opts.get("out"):
-                    with open(opts["out"], "w", encoding="utf-8", newline="") as fh:
-                        format_matches(matches, fmt, fh, variables, uncertain=uncertain)
-                else:
-                    format_matches(matches, fmt, sys.stdout, variables, uncertain=uncertain)
-    except DataError as err:
-        raise CommandError(f"{opts['data']}: {err}") from None
-    except EngineUnsupported as err:
-        raise CommandError(str(err)) from None
-    except PipelineError as err:
-        raise CommandError(f"stopped: {err}", status=1) from None
-    if opts.get("stats"):
-        rate = ev.count / res.seconds if res.seconds > 0 else float("inf")
-        print(f"spark mode={res.mode} events={ev.count} matches={res.count} seconds={res.seconds:.3f} "
-              f"events/s={rate:,.0f} " + " ".join(f"{k}={v}" for k, v in res.info.items()), file=sys.stderr)
-    res.unpersist()
-    return 0
 
 
 def numeric_issues(ev: SparkEvents, pattern: Pattern) -> list[Any]:

@@ -1,0 +1,416 @@
+"""``cep run`` in-process: read the data (whole, or in batches for big files), feed the
+matcher, write each match as it is produced, and guard the resident memory.
+
+- **Reading.** ``--read auto`` (the default) loads small files whole (``load_data``: rows
+  sorted by ts in memory, every problem reported before the run) and reads big ones in
+  batches (``engine.events.BatchReader``: files over 32 MB, Parquet over 250,000 rows),
+  which keeps only the current batch and the matcher's live window in memory and needs
+  the file sorted by ts. ``--read whole`` / ``--read batches`` choose.
+- **Bad rows in batches.** The same rules and messages as the whole-file loader. Without
+  ``--skip-bad-rows`` the run stops before the first batch that holds an error; the rest of
+  the file is still read (not matched) so that the report lists every problem. With it,
+  the report is printed after the run.
+- **Output.** ``jsonl`` / ``csv`` lines are written as matches are produced, ``count`` at
+  the end, ``table`` shows its first rows (``output.TABLE_MAX_ROWS``). ``--out FILE`` is
+  written as ``FILE.partial`` and renamed at the end; a run that stops leaves the
+  ``.partial`` file with the matches found before it, and says so.
+- **Memory.** ``--max-memory`` (default: 2 GB or half the machine's memory) stops the run
+  with a message naming what holds the memory (``engine.memory``).
+- **The guard.** The run's guard (``run_guard``: ``--max-memory``, and a time limit or a
+  cancel event where the caller has them) is the current guard (``engine.memory.guarding``)
+  for the whole run, so the engines tick it inside long steps and drains too. A caller that
+  is already inside ``guarding(guard)`` (the app, with its time limit and Stop button) has
+  its guard used instead of a new one.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections import Counter
+from contextlib import contextmanager
+from itertools import chain, islice
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, TextIO
+
+from engine.commands.arguments import CommandError, load_data
+from engine.memory import MemoryGuard, RunStopped, current_guard, default_limit, guarding, parse_size
+from engine.commands.output import MatchWriter
+
+if TYPE_CHECKING:  # pragma: no cover
+    from engine.commands.run import RunRequest
+    from engine.events import BatchReader, Event
+    from engine.match import Matcher
+    from engine.model import Pattern
+
+__all__ = ["add_run_args", "run_in_process", "memory_limit", "run_guard", "check_run_args", "read_events",
+           "READ_MODES"]
+
+READ_MODES = ("auto", "whole", "batches")
+
+
+def add_run_args(p: argparse.ArgumentParser) -> None:
+    """``--max-memory`` and ``--read`` of ``cep run``."""
+    p.add_argument("--max-memory", default=None, metavar="SIZE",
+                   help="stop when resident memory passes SIZE (e.g. 2GB, 800MB, 50%%, off; "
+                        "default 2GB or half the machine's memory)")
+    p.add_argument("--read", default="auto", choices=READ_MODES,
+                   help="read the data whole (sorted in memory) or in batches (bounded memory; the "
+                        "file must be sorted by ts); auto: batches for files over 32 MB")
+    p.add_argument("--time-limit", type=_seconds, default=None, metavar="SECONDS",
+                   help="stop the run (exit 1, what was found so far kept) after SECONDS (default: none)")
+
+
+def memory_limit(args: argparse.Namespace) -> int | None:
+    raw = getattr(args, "max_memory", None)
+    if raw is None:
+        return default_limit()
+    try:
+        return parse_size(raw)
+    except ValueError as err:
+        raise CommandError(f"--max-memory: {err}") from None
+
+
+def _seconds(text: str) -> float:
+    """``--time-limit``: a positive finite number of seconds."""
+    import math
+
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not math.isfinite(v) or v <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, not {text!r}")
+    return v
+
+
+def read_events(request: RunRequest, first: Any, first_text: str, state: dict[str, Any],
+                force_batches: bool = False) -> tuple[Any, list[str], Any]:
+    """The events of ``--data`` for a run that takes them one at a time (AGG patterns,
+    interval data): the whole file (``load_data``), or batches (``--read batches``, or
+    ``auto`` for a big file) taken as they come, with the same rules and messages; returns
+    (events, warnings, the batch reader or None). ``state["events"]`` counts the events read
+    from batches, ``state["loaded"]`` those loaded whole."""
+    from engine.events import BatchReader, DataError, can_batch, wants_batches
+
+    args, data = request.args, request.data
+    mode = "batches" if force_batches else (getattr(args, "read", "auto") or "auto")
+    try:
+        batched = mode == "batches" or (mode == "auto" and wants_batches(data))
+    except (DataError, OSError):
+        batched = False
+    if batched and not can_batch(data):
+        if mode == "batches":
+            raise CommandError(f"{args.data}: cannot be read in batches (a JSON array is read whole; "
+                               f"use JSON Lines, CSV or Parquet)")
+        batched = False
+    if not batched:
+        events, warnings = load_data(args, first, first_text, request)
+        state["loaded"] = len(events)
+        return events, warnings, None
+    try:
+        reader = BatchReader(data, request.column_mapping())
+    except DataError as err:
+        raise CommandError(f"{args.data}: {err}") from None
+    numeric = first.numeric_attrs()
+
+    def events() -> Any:
+        try:
+            for batch in reader:
+                errors = batch.errors + [i for i in reader.numeric_issues(batch, numeric) if i.severity == "error"]
+                if errors and not getattr(args, "skip_bad_rows", False):
+                    raise CommandError(f"{args.data}: the data has problems:\n{reader.report().format()}\n"
+                                       "(fix the file, or pass --skip-bad-rows to run without the rejected rows)")
+                for e in batch.events:
+                    state["events"] += 1
+                    yield e
+        except DataError as err:
+            raise CommandError(f"{args.data}: {err}") from None
+
+    return events(), [], reader
+
+
+def check_run_args(args: argparse.Namespace) -> None:
+    """The flag values of ``cep run`` checked before any work (every path: matches, AGG,
+    interval data, Spark): ``--max-memory`` read, numeric flags in range."""
+    from engine.commands.arguments import check_flag_values
+
+    check_flag_values(args)
+    memory_limit(args)
+
+
+def run_guard(args: argparse.Namespace, *, holds: Any = None, where: Any = None,
+              limit: int | None | bool = False) -> MemoryGuard:
+    """The guard of a run: the caller's current guard (``engine.memory.guarding``) when there
+    is one (its ``holds``/``where`` filled in where it has none), else a new ``MemoryGuard``
+    of ``--max-memory`` (``limit`` when given) and, where ``args`` has them, ``time_limit``
+    (seconds) and ``cancel`` (a ``threading.Event``)."""
+    outer = current_guard()
+    if isinstance(outer, MemoryGuard):
+        if outer.holds is None:
+            outer.holds = holds
+        if outer.where is None:
+            outer.where = where
+        return outer
+    return MemoryGuard(memory_limit(args) if limit is False else limit, holds=holds, where=where,  # type: ignore[arg-type]
+                       time_limit=getattr(args, "time_limit", None), cancel=getattr(args, "cancel", None))
+
+
+def run_in_process(request: RunRequest) -> int:
+    """The in-process part of ``cep run`` (see the module); returns the exit status."""
+    args, pattern, text, data = request.args, request.pattern, request.text, request.data
+    assert pattern is not None
+    limit = memory_limit(args)
+    mode = getattr(args, "read", "auto") or "auto"
+    from engine.events import DataError, can_batch, wants_batches
+
+    try:
+        batched = mode == "batches" or (mode == "auto" and wants_batches(data))
+    except (DataError, OSError):
+        batched = False  # the whole-file loader says what is wrong
+    if batched and not can_batch(data):
+        if mode == "batches":
+            raise CommandError(f"{args.data}: cannot be read in batches (a JSON array is read whole; "
+                               f"use JSON Lines, CSV or Parquet)")
+        batched = False
+    if batched:
+        return _run_batches(args, pattern, text, data, request.column_mapping(), limit)
+    return _run_whole(request, limit)
+
+
+# --------------------------------------------------------------------------- whole file
+
+def _run_whole(request: RunRequest, limit: int | None) -> int:
+    args, pattern = request.args, request.pattern
+    assert pattern is not None
+    events, warnings = load_data(args, pattern, request.text, request)
+    for w in warnings:
+        print(w, file=sys.stderr)
+    rates = dict(Counter(e.type for e in events)) if args.engine == "auto" else None
+    matcher, name = _matcher(args, pattern, rates)
+    guard = run_guard(args, holds=lambda: _holds(matcher, pattern, len(events)),
+                      where=lambda: f"after {matcher.stats.events:,} events", limit=limit)
+    try:
+        guard.check()
+    except RunStopped as err:
+        raise CommandError(f"stopped after loading the data: {err}", status=1) from None
+    with _output(args, pattern) as writer, guarding(guard):
+        t0 = time.perf_counter()
+        _run(matcher, events, writer, guard)
+        elapsed = time.perf_counter() - t0
+    _print_stats(args, matcher, name, len(events), writer.count, elapsed)
+    return 0
+
+
+# --------------------------------------------------------------------------- batches
+
+def _run_batches(args: argparse.Namespace, pattern: Pattern, text: str, data: str, mapping: Any,
+                 limit: int | None) -> int:
+    from engine.dsl import DslError, check_schema
+    from engine.events import BatchReader, DataError
+
+    try:
+        reader = BatchReader(data, mapping)
+        batches = iter(reader)
+        first = next(batches, None)
+    except DataError as err:
+        raise CommandError(f"{args.data}: {err}") from None
+    if first is None:
+        raise CommandError(f"{args.data}: no rows")
+    # names checked against the columns now (CSV and Parquet rows have every column; JSON
+    # Lines records may gain keys later, so there a problem waits for the whole schema)
+    column_schema = {t: {c: "mixed" for c in reader.columns} for t in first.schema}
+    try:
+        check_schema(pattern, column_schema, text)
+    except DslError as err:
+        if reader.kind != "jsonl":
+            raise CommandError(str(err)) from None
+    rates = dict(Counter(e.type for e in first.events)) if args.engine == "auto" else None
+    matcher, name = _matcher(args, pattern, rates)
+    numeric = pattern.numeric_attrs()
+    state = {"events": 0}
+    guard = run_guard(args, holds=lambda: _holds(matcher, pattern, None),
+                      where=lambda: f"after {state['events']:,} events of {args.data}", limit=limit)
+    with _output(args, pattern) as writer, guarding(guard):
+        t0 = time.perf_counter()
+        try:
+            for batch in chain([first], batches):
+                errors = batch.errors + [i for i in reader.numeric_issues(batch, numeric) if i.severity == "error"]
+                if errors and not args.skip_bad_rows:
+                    _refuse(args, reader, batches, numeric, errors, writer)
+                _run_events(matcher, batch.events, writer, guard)
+                state["events"] += len(batch.events)
+            _close(matcher, writer)
+        except DataError as err:  # e.g. Unsorted, a ragged line
+            raise CommandError(f"{args.data}: {err}{_written(writer)}") from None
+        elapsed = time.perf_counter() - t0
+    report = reader.report()
+    if report.issues or report.omitted:
+        print(report.format(), file=sys.stderr)
+    try:
+        for w in check_schema(pattern, reader.schema(), text):
+            print(w, file=sys.stderr)
+    except DslError as err:
+        print(f"{err}\n(found after reading the whole file: comparisons with the missing attribute were "
+              f"false)", file=sys.stderr)
+    _print_stats(args, matcher, name, state["events"], writer.count, elapsed)
+    return 0
+
+
+def _refuse(args: argparse.Namespace, reader: BatchReader, rest: Iterator[Any], numeric: Any,
+            errors: list[Any], writer: MatchWriter) -> None:
+    """Stop before the batch with ``errors``; read the rest of the file for the report."""
+    from engine.events import DataError
+
+    first = min(errors, key=lambda i: i.row if i.row is not None else -1)
+    also = ""
+    try:
+        for batch in rest:
+            reader.numeric_issues(batch, numeric)
+    except DataError as err:
+        also = f"\n(reading on for the report stopped: {err})"
+    report = reader.report()
+    loc = next((i.location for i in report.issues if i.row == first.row and i.location), None)
+    raise CommandError(
+        f"{args.data}: the data has problems:\n{report.format()}{also}\n"
+        f"(the run stopped before the batch holding {loc or 'the first of them'}"
+        f"{_written(writer)}; fix the file, or pass --skip-bad-rows to run without the rejected rows)")
+
+
+# --------------------------------------------------------------------------- shared
+
+def _matcher(args: argparse.Namespace, pattern: Pattern, rates: dict[str, int] | None) -> tuple[Matcher, str]:
+    """The matcher of this run, chosen as ``cep trace`` and ``cep explain`` choose it
+    (``engine.run_choice``): match windows around ``--engine`` when ``--match-windows`` says
+    so, else the planner's engine; matches are only counted where the engine can."""
+    from engine.match import EngineUnsupported
+    from engine.run_choice import choose_run
+
+    try:
+        choice = choose_run(pattern, args.engine, getattr(args, "match_windows", "off"), rates=rates,
+                            count_only=args.format == "count")
+        return choice.build(pattern, max_runs=args.max_runs), choice.engine
+    except EngineUnsupported as err:
+        raise CommandError(str(err)) from None
+
+
+#: events per call of a matcher's ``feed_many`` in ``cep run`` (the batch path of match windows)
+CHUNK = 1024
+
+
+def _run_events(matcher: Matcher, events: Iterable[Event], writer: MatchWriter, guard: MemoryGuard) -> None:
+    """Feed ``events``; every match is written at once; the guard reads the memory now and then.
+
+    A matcher with ``feed_many`` (match windows: the filter's condition for a whole chunk at
+    C level) is fed chunks of ``CHUNK`` events: the same matches in the same order as feeding
+    one event at a time (``feed_many``'s contract), written when the chunk returns them. The
+    memory is read as often (``guard.every`` steps: one per event and one per match); a
+    matcher that stops inside a chunk has appended the matches found before it to the
+    chunk's list, and they are written before the run stops."""
+    from engine.match import StateExplosion
+
+    write, tick = writer.write, guard.tick
+    # ``feed_many(events, out)`` appending to ``out`` (engine.engines.windows.MatchWindowMatcher)
+    many = getattr(matcher, "feed_many", None) if getattr(matcher, "feed_many_appends", False) else None
+    try:
+        if many is None:
+            feed = matcher.feed
+            for e in events:
+                for m in feed(e):
+                    write(m)
+                    tick()
+                tick()
+            return
+        every = max(1, int(getattr(guard, "every", 1)))
+        steps = 0
+        stream = iter(events)  # chunks taken as they come: a file read in batches stays streamed
+        while chunk := list(islice(stream, CHUNK)):
+            found: list[Any] = []
+            try:
+                many(chunk, found)
+            finally:
+                for m in found:  # also those found before a StateExplosion inside the chunk
+                    write(m)
+            steps += len(chunk) + len(found)
+            if steps >= every:
+                steps = 0
+                guard.check()
+    except (StateExplosion, RunStopped, ValueError) as err:  # ValueError: e.g. the oracle refusing a large input
+        raise CommandError(f"stopped: {err}{_written(writer)}", status=1) from None
+
+
+def _run(matcher: Matcher, events: list[Event], writer: MatchWriter, guard: MemoryGuard) -> None:
+    _run_events(matcher, events, writer, guard)
+    _close(matcher, writer)
+
+
+def _close(matcher: Matcher, writer: MatchWriter) -> None:
+    """End of the stream: what the matcher still reports, and what it only counted."""
+    from engine.match import StateExplosion
+
+    try:
+        for m in matcher.close():
+            writer.write(m)
+    except (StateExplosion, RunStopped, ValueError) as err:
+        raise CommandError(f"stopped: {err}{_written(writer)}", status=1) from None
+    writer.count += int(getattr(matcher, "counted", 0) or 0)  # count_only: counted, never built
+
+
+def _holds(matcher: Matcher, pattern: Pattern, loaded: int | None) -> str:
+    from engine.match import explosion_cause
+
+    st = matcher.stats
+    text = f"the matcher holds {st.runs_alive:,} live {getattr(matcher, 'unit', 'runs')} (peak {st.runs_peak:,})"
+    if loaded is not None:
+        text += (f", and the whole file is loaded ({loaded:,} events): read it in batches with "
+                 f"--read batches (the file must be sorted by ts)")
+    if st.runs_alive > 10_000 or loaded is None:
+        text += f"; likely cause: {explosion_cause(pattern, getattr(matcher, 'unit', 'runs'))}"
+    return text
+
+
+def _written(writer: MatchWriter) -> str:
+    if writer.count == 0:
+        return ""
+    where = f" in {writer.partial}" if writer.partial else ""
+    return f" ({writer.count:,} matches found before it were written{where})"
+
+
+@contextmanager
+def _output(args: argparse.Namespace, pattern: Pattern) -> Iterator[MatchWriter]:
+    """A ``MatchWriter`` on stdout, or on ``--out`` via ``OUT.partial`` (renamed when the run
+    ends; left, with what was written, when it stops)."""
+    variables = [c.var for c in pattern.positive]
+    if not args.out:
+        writer = MatchWriter(args.format, sys.stdout, variables)
+        yield writer
+        writer.close()
+        return
+    final = Path(args.out)
+    partial = final.with_name(final.name + ".partial")
+    fh: TextIO
+    try:
+        fh = open(partial, "w", encoding="utf-8", newline="")
+    except OSError as err:
+        raise CommandError(f"cannot write '{args.out}': {err.strerror or err}") from None
+    writer = MatchWriter(args.format, fh, variables)
+    writer.partial = str(partial)
+    try:
+        yield writer
+        writer.close()
+    except BaseException:
+        fh.close()
+        if writer.count == 0:
+            partial.unlink(missing_ok=True)
+        raise
+    fh.close()
+    os.replace(partial, final)
+
+
+def _print_stats(args: argparse.Namespace, matcher: Matcher, name: str, events: int, matches: int,
+                 elapsed: float) -> None:
+    from engine.commands.stats import print_stats
+
+    print_stats(args, [("engine", name), ("events", events), ("matches", matches)], elapsed,
+                matcher.stats.as_dict(), events=events)
