@@ -4,12 +4,13 @@ the state guard inside a chunk writes the matches found before the stop."""
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 
 import engine.commands.run_matches as rc
+from engine import planner
 from engine.commands.cli import main
-from engine.engines.windows.matcher import MatchWindowMatcher
 
 P_SET = ("PATTERN AND(Trade a, Trade m, Trade o)\nWHERE earliest_maximal\n  AND a.ticker = 'AAPL'\n"
          "  AND m.ticker = 'MSFT'\n  AND o.ticker = 'ORCL'\nWITHIN 20 ms")
@@ -33,7 +34,8 @@ def trades(tmp_path_factory) -> str:
 
 
 def _run(capsys, monkeypatch, chunked: bool, chunk: int, *argv: str) -> tuple[int, str, str]:
-    monkeypatch.setattr(MatchWindowMatcher, "feed_many_appends", chunked)
+    spec = planner.ENGINES["match-windows"]
+    monkeypatch.setitem(planner.ENGINES, "match-windows", replace(spec, feeds_many=chunked))
     monkeypatch.setattr(rc, "CHUNK", chunk)
     try:
         code = main(list(argv))

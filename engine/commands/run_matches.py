@@ -40,6 +40,7 @@ from engine.commands.output import MatchWriter
 
 if TYPE_CHECKING:  # pragma: no cover
     from engine.commands.run import RunRequest
+    from engine.run_choice import RunChoice
     from engine.events import BatchReader, Event
     from engine.match import Matcher
     from engine.model import Pattern
@@ -188,7 +189,8 @@ def _run_whole(request: RunRequest, limit: int | None) -> int:
     for w in warnings:
         print(w, file=sys.stderr)
     rates = dict(Counter(e.type for e in events)) if args.engine == "auto" else None
-    matcher, name = _matcher(args, pattern, rates)
+    matcher, choice = _matcher(args, pattern, rates)
+    name = choice.engine
     guard = run_guard(args, holds=lambda: _holds(matcher, pattern, len(events)),
                       where=lambda: f"after {matcher.stats.events:,} events", limit=limit)
     try:
@@ -197,7 +199,7 @@ def _run_whole(request: RunRequest, limit: int | None) -> int:
         raise CommandError(f"stopped after loading the data: {err}", status=1) from None
     with _output(args, pattern) as writer, guarding(guard):
         t0 = time.perf_counter()
-        _run(matcher, events, writer, guard)
+        _run(matcher, events, writer, guard, choice)
         elapsed = time.perf_counter() - t0
     _print_stats(args, matcher, name, len(events), writer.count, elapsed)
     return 0
@@ -227,7 +229,8 @@ def _run_batches(args: argparse.Namespace, pattern: Pattern, text: str, data: st
         if reader.kind != "jsonl":
             raise CommandError(str(err)) from None
     rates = dict(Counter(e.type for e in first.events)) if args.engine == "auto" else None
-    matcher, name = _matcher(args, pattern, rates)
+    matcher, choice = _matcher(args, pattern, rates)
+    name = choice.engine
     numeric = pattern.numeric_attrs()
     state = {"events": 0}
     guard = run_guard(args, holds=lambda: _holds(matcher, pattern, None),
@@ -239,9 +242,9 @@ def _run_batches(args: argparse.Namespace, pattern: Pattern, text: str, data: st
                 errors = batch.errors + [i for i in reader.numeric_issues(batch, numeric) if i.severity == "error"]
                 if errors and not args.skip_bad_rows:
                     _refuse(args, reader, batches, numeric, errors, writer)
-                _run_events(matcher, batch.events, writer, guard)
+                _run_events(matcher, batch.events, writer, guard, choice)
                 state["events"] += len(batch.events)
-            _close(matcher, writer)
+            _close(matcher, writer, choice)
         except DataError as err:  # e.g. Unsorted, a ragged line
             raise CommandError(f"{args.data}: {err}{_written(writer)}") from None
         elapsed = time.perf_counter() - t0
@@ -280,7 +283,7 @@ def _refuse(args: argparse.Namespace, reader: BatchReader, rest: Iterator[Any], 
 
 # --------------------------------------------------------------------------- shared
 
-def _matcher(args: argparse.Namespace, pattern: Pattern, rates: dict[str, int] | None) -> tuple[Matcher, str]:
+def _matcher(args: argparse.Namespace, pattern: Pattern, rates: dict[str, int] | None) -> tuple[Matcher, RunChoice]:
     """The matcher of this run, chosen as ``cep trace`` and ``cep explain`` choose it
     (``engine.run_choice``): match windows around ``--engine`` when ``--match-windows`` says
     so, else the planner's engine; matches are only counted where the engine can."""
@@ -290,7 +293,7 @@ def _matcher(args: argparse.Namespace, pattern: Pattern, rates: dict[str, int] |
     try:
         choice = choose_run(pattern, args.engine, getattr(args, "match_windows", "off"), rates=rates,
                             count_only=args.format == "count")
-        return choice.build(pattern, max_runs=args.max_runs), choice.engine
+        return choice.build(pattern, max_runs=args.max_runs), choice
     except EngineUnsupported as err:
         raise CommandError(str(err)) from None
 
@@ -299,7 +302,8 @@ def _matcher(args: argparse.Namespace, pattern: Pattern, rates: dict[str, int] |
 CHUNK = 1024
 
 
-def _run_events(matcher: Matcher, events: Iterable[Event], writer: MatchWriter, guard: MemoryGuard) -> None:
+def _run_events(matcher: Matcher, events: Iterable[Event], writer: MatchWriter, guard: MemoryGuard,
+                choice: RunChoice) -> None:
     """Feed ``events``; every match is written at once; the guard reads the memory now and then.
 
     A matcher with ``feed_many`` (match windows: the filter's condition for a whole chunk at
@@ -311,8 +315,8 @@ def _run_events(matcher: Matcher, events: Iterable[Event], writer: MatchWriter, 
     from engine.match import StateExplosion
 
     write, tick = writer.write, guard.tick
-    # ``feed_many(events, out)`` appending to ``out`` (engine.engines.windows.MatchWindowMatcher)
-    many = getattr(matcher, "feed_many", None) if getattr(matcher, "feed_many_appends", False) else None
+    # ``feed_many(events, out)`` appending to ``out``, where the engine's spec declares it (match windows)
+    many = matcher.feed_many if choice.spec.feeds_many else None  # type: ignore[attr-defined]
     try:
         if many is None:
             feed = matcher.feed
@@ -340,12 +344,12 @@ def _run_events(matcher: Matcher, events: Iterable[Event], writer: MatchWriter, 
         raise CommandError(f"stopped: {err}{_written(writer)}", status=1) from None
 
 
-def _run(matcher: Matcher, events: list[Event], writer: MatchWriter, guard: MemoryGuard) -> None:
-    _run_events(matcher, events, writer, guard)
-    _close(matcher, writer)
+def _run(matcher: Matcher, events: list[Event], writer: MatchWriter, guard: MemoryGuard, choice: RunChoice) -> None:
+    _run_events(matcher, events, writer, guard, choice)
+    _close(matcher, writer, choice)
 
 
-def _close(matcher: Matcher, writer: MatchWriter) -> None:
+def _close(matcher: Matcher, writer: MatchWriter, choice: RunChoice) -> None:
     """End of the stream: what the matcher still reports, and what it only counted."""
     from engine.match import StateExplosion
 
@@ -354,19 +358,20 @@ def _close(matcher: Matcher, writer: MatchWriter) -> None:
             writer.write(m)
     except (StateExplosion, RunStopped, ValueError) as err:
         raise CommandError(f"stopped: {err}{_written(writer)}", status=1) from None
-    writer.count += int(getattr(matcher, "counted", 0) or 0)  # count_only: counted, never built
+    if choice.count_only:  # the engine counted these matches and never built them (its spec's counts_only)
+        writer.count += matcher.counted  # type: ignore[attr-defined]
 
 
 def _holds(matcher: Matcher, pattern: Pattern, loaded: int | None) -> str:
     from engine.match import explosion_cause
 
     st = matcher.stats
-    text = f"the matcher holds {st.runs_alive:,} live {getattr(matcher, 'unit', 'runs')} (peak {st.runs_peak:,})"
+    text = f"the matcher holds {st.runs_alive:,} live {matcher.unit} (peak {st.runs_peak:,})"
     if loaded is not None:
         text += (f", and the whole file is loaded ({loaded:,} events): read it in batches with "
                  f"--read batches (the file must be sorted by ts)")
     if st.runs_alive > 10_000 or loaded is None:
-        text += f"; likely cause: {explosion_cause(pattern, getattr(matcher, 'unit', 'runs'))}"
+        text += f"; likely cause: {explosion_cause(pattern, matcher.unit)}"
     return text
 
 

@@ -205,7 +205,6 @@ class MatchWindowMatcher(MatcherBase):
         return self.algo.feed(event)
 
     #: ``feed_many(events, out)`` appends to ``out`` as it goes (``cep run`` feeds chunks this way)
-    feed_many_appends = True
 
     def feed_many(self, events: Sequence[Event], out: list[Match] | None = None) -> list[Match]:
         """Feed a batch of events in stream order: equal to ``feed`` on each (``MatchWindows.feed_many``).
