@@ -37,7 +37,7 @@ from engine.engines.windows import spec as windows
 from engine.match import EngineUnsupported, Matcher
 from engine.model import Pattern
 
-__all__ = ["ENGINES", "SPECS", "EngineInfo", "EngineSpec", "choose", "data_reason", "engine_names", "make_matcher",
+__all__ = ["ENGINES", "EXPLAIN_ENGINE", "SPECS", "EngineInfo", "EngineSpec", "choose", "data_reason", "engine_names", "make_matcher",
            "reasons", "spec"]
 
 #: Every engine, in auto's order of preference (the first that runs a pattern is chosen).
@@ -57,6 +57,9 @@ SPECS: tuple[EngineSpec, ...] = (
 )
 SPECS = tuple(replace(s, preference=10 * (i + 1)) for i, s in enumerate(SPECS))
 ENGINES: dict[str, EngineSpec] = {s.name: s for s in SPECS}
+#: The engine whose run-by-run trace (without run merging) explains why a candidate is not a
+#: match (``cep explain --why-not``, the Debug page): its runs are the SASE+ semantics' own.
+EXPLAIN_ENGINE = nfab.ENGINE.name
 EngineInfo = EngineSpec  # the name this module gave an engine's entry before the specs
 
 #: What an engine without a selection says (the engines that select are the SES automaton,

@@ -4,7 +4,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app import state, ui
-from engine.planner import reasons
+from engine.planner import ENGINES, reasons
 from visualizers import escape
 from visualizers.automaton import (COMPACT_EDGES, COMPILERS, ENGINE_HELP, MANY_STATES, UNCERTAIN,
                                    AutomatonUnavailable, automaton_figure, automaton_graph, default_engine, edge_table,
@@ -33,7 +33,7 @@ with c3:
     st.selectbox("Engine", list(COMPILERS), format_func=lambda k: COMPILERS[k][0], key="au_engine",
                  help="interval data (uncertainty intervals) is run by the uncertain engines; point data by the others")
     st.radio("Edge labels", ["short", "full", "none"], horizontal=True, key="au_labels")
-engine = ss.get("au_engine", "nfab")
+engine = ss.get("au_engine") or next(iter(COMPILERS))
 with c1:
     st.radio("Strategy (view only; change it on Design)",
              ["strict_contiguity", "partition_contiguity", "skip_till_next_match", "skip_till_any_match"],
@@ -42,11 +42,11 @@ with c1:
                   "skip_till_any/next_match, the lazy, eager and SES engines skip_till_any_match only; an engine "
                   "that does not implement it is drawn without it and says so below")
 with c2:
-    nfab = engine == "nfab"
-    why = None if nfab else "an NFA^b optimisation: the other engines place the window on their own edges"
-    st.toggle("Push window to every edge (step 5)", value=True, key="au_push", disabled=not nfab,
+    shown = bool(ENGINES[engine].drawing and ENGINES[engine].drawing.shown_formulas)  # NFA^b's optimisations
+    why = None if shown else "an NFA^b optimisation: the other engines place the window on their own edges"
+    st.toggle("Push window to every edge (step 5)", value=True, key="au_push", disabled=not shown,
               help=why or "SASE+ §4.5 step 5: runs that leave the window die at once")
-    st.toggle("Peek before proceed (step 6)", value=True, key="au_peek", disabled=not nfab,
+    st.toggle("Peek before proceed (step 6)", value=True, key="au_peek", disabled=not shown,
               help=why or "SASE+ §4.5 step 6: proceed only if the event can begin the next state; "
                           "this defines skip_till_next_match and the engine always uses it")
 
@@ -57,7 +57,7 @@ with st.expander("Pattern", expanded=False):
 why_not = reasons(p, interval=interval)
 with st.expander("Engines and whether they run this pattern on this data", expanded=False):
     st.dataframe([{"engine": k, "runs it": "yes" if v is None else "no", "why not": v or ""}
-                  for k, v in why_not.items() if not k.endswith("oracle")], hide_index=True, width="stretch")
+                  for k, v in why_not.items() if not ENGINES[k].reference], hide_index=True, width="stretch")
 
 try:
     g = automaton_graph(p, engine, ss["au_strategy"], ss.get("au_push", True), ss.get("au_peek", True),

@@ -115,8 +115,9 @@ class EngineSpec:
       time order), or None with ``spark_refusal`` saying why not.
     - ``drawing``: how the Automaton page draws it; or None, with ``drawn_as`` naming the engine
       whose automaton stands for it, or ``drawing_refusal`` saying why there is none.
-    - ``menu``: where the app lists it (``debug``: the Debug page's engine menu, ``interval``:
-      the Uncertain time page's), and ``menu_title`` the title there when it differs.
+    - ``menu_title``: its title in the Uncertain time page's menu (interval engines), when it
+      differs from ``title``; ``reference``: a reference semantics by enumeration (the
+      oracles: small inputs only), left out of the listings of engines that run a pattern.
     """
 
     name: str
@@ -144,6 +145,7 @@ class EngineSpec:
     drawn_as: str | None = None
     drawing_refusal: str = ""
     menu_title: str = ""
+    reference: bool = False
     preference: int = 0  # set by the planner: the engine's place in its list (lower is preferred by auto)
 
     @property

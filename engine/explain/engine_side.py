@@ -139,7 +139,7 @@ def _trace_reason(pattern: Pattern, events: Sequence[Event], b: dict[str, list[E
     the candidate's first event: the furthest run whose bindings are a prefix of the
     candidate, and what it did on the next event."""
     from engine.match import StateExplosion
-    from engine.planner import make_matcher
+    from engine.planner import EXPLAIN_ENGINE, make_matcher
     from engine.trace import Recorder
 
     target = sorted(((e, v) for v, evs in b.items() for e in evs), key=lambda t: t[0].seq)
@@ -153,7 +153,7 @@ def _trace_reason(pattern: Pattern, events: Sequence[Event], b: dict[str, list[E
     strat = pattern.strategy
     rec = Recorder()
     try:
-        m = make_matcher(pattern, "nfab", tracer=rec, merge=False)
+        m = make_matcher(pattern, EXPLAIN_ENGINE, tracer=rec, merge=False)
     except Exception as err:  # noqa: BLE001
         return _generic(pattern, b, f"(no trace: {err})"), dict(b)
     history: list[tuple[dict[str, int], list[Any]]] = []

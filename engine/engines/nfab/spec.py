@@ -10,6 +10,7 @@ ENGINE = EngineSpec(
     factory="engine.engines.nfab.matcher:NfabMatcher",
     supports=Lazy("engine.engines.nfab.compiler:unsupported_reason"),
     counts_only=True,
+    options=frozenset({"merge"}),
     drawing=Drawing(
         title="NFA^b (SASE+)",
         graph="engine.engines.nfab.graph:automaton_graph",

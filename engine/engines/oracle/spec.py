@@ -11,6 +11,7 @@ ENGINE = EngineSpec(
     factory="engine.engines.oracle.oracle:OracleMatcher",
     supports=Lazy("engine.engines.oracle.oracle:supports"),
     selections=ALL_SELECTIONS,
+    reference=True,
     incremental=False,
     stream_refusal=("the oracle reports matches only at the end of the stream; use an incremental engine "
                     "(--engine nfab or auto) with cep stream"),

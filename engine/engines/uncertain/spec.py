@@ -73,6 +73,7 @@ ORACLE = EngineSpec(
     supports=SUPPORTS,
     data="interval",
     options=frozenset({"pmf", "max_worlds"}),
+    reference=True,
     incremental=False,
     stream_refusal=("the possible-worlds oracle reports signatures only at the end of the stream; use "
                     "uncertain-event"),
