@@ -19,7 +19,7 @@ import sample_streams
 from app import jobs, state, ui
 from engine.dsl import parse, to_text
 from engine.model import Pattern
-from engine.engines.windows import is_event_set_pattern, unsound_reason
+from engine.engines.windows.analysis import is_event_set_pattern, unsound_reason
 from visualizers import escape
 from visualizers import windows_view as WV
 

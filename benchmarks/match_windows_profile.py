@@ -28,7 +28,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from match_windows import CONFIGS, run_windows, trade_events, workload  # noqa: E402
 
 from engine.commands.run_matches import CHUNK  # noqa: E402  (cep run's chunks of feed_many)
-from engine.engines.windows import MatchWindowMatcher  # noqa: E402
+from engine.engines.windows.matcher import MatchWindowMatcher  # noqa: E402
 
 TECH = dict(CONFIGS)
 

@@ -75,7 +75,7 @@ class RunChoice:
         if tracer is not None:
             options["tracer"] = tracer
         if self.windows:
-            from engine.engines.windows import MatchWindowMatcher
+            from engine.engines.windows.matcher import MatchWindowMatcher
 
             kept = {k: v for k, v in options.items() if k in ("max_runs", "max_work", "tracer")}
             return MatchWindowMatcher(pattern, inner=self.requested, **kept)
@@ -102,7 +102,7 @@ def choose_run(pattern: Pattern, engine: str = "auto", match_windows: str = "aut
     rates = rates if engine == "auto" else None
     on, why = _windows(pattern, engine, match_windows, interval)
     if on:
-        from engine.engines.windows import choose_inner
+        from engine.engines.windows.matcher import choose_inner
 
         return RunChoice(WINDOWS_ENGINE, engine, match_windows, True, why, inner=choose_inner(pattern, engine),
                          interval=False)
@@ -118,7 +118,7 @@ def _windows(pattern: Pattern, engine: str, mode: str, interval: bool) -> tuple[
         if mode == "on":
             raise EngineUnsupported(f"--match-windows on: {INTERVAL_REASON}")
         return False, INTERVAL_REASON
-    from engine.engines.windows import decide
+    from engine.engines.windows.matcher import decide
 
     return decide(pattern, mode, engine)
 

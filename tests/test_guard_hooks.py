@@ -151,7 +151,7 @@ def test_uncertain_oracle_ticks_the_run_guard():
 @pytest.mark.parametrize("inner", ["ses", "nfab"])
 def test_match_windows_drain_at_close_ticks_the_guard(inner):
     """close() drains every open window (calls of A): the guard is ticked there too."""
-    from engine.engines.windows import MatchWindowMatcher
+    from engine.engines.windows.matcher import MatchWindowMatcher
 
     p = parse("PATTERN SEQ(A+ a[], B b) WITHIN 100")
     m = MatchWindowMatcher(p, inner=inner)

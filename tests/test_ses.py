@@ -160,7 +160,7 @@ def test_ses_selections_on_every_short_stream(shape):
     match windows), with its pruning of skip branches, equals the oracle for every selection."""
     import itertools
 
-    from engine.engines.windows import MatchWindowMatcher
+    from engine.engines.windows.matcher import MatchWindowMatcher
 
     for sel in ("earliest", "maximal", "earliest_maximal"):
         body, _, cond = shape.partition(" WHERE ")

@@ -15,7 +15,9 @@ from engine.dsl import parse
 from engine.events import make_stream
 from engine.match import EngineUnsupported, run_all
 from engine.model import Selection
-from engine.engines.windows import MatchWindowMatcher, Techniques, analyse, decide, unsound_reason
+from engine.engines.windows.matcher import MatchWindowMatcher, decide
+from engine.engines.windows.algorithm import Techniques
+from engine.engines.windows.analysis import analyse, unsound_reason
 from engine.engines.windows.algorithm import KeyWindow
 from tests.support import ids_by_variable as ids
 from tests.support import run as _cep
@@ -320,7 +322,7 @@ def test_auto_mode_keeps_an_all_matches_engine_alone_unless_a_selection_needs_wi
 
 def test_interval_engines_are_never_a_for_match_windows():
     from engine.planner import ENGINES
-    from engine.engines.windows import choose_inner
+    from engine.engines.windows.matcher import choose_inner
 
     interval = [n for n, i in ENGINES.items() if getattr(i, "interval", False)]
     for name in interval:

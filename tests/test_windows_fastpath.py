@@ -21,7 +21,9 @@ from engine.events import make_stream
 from engine.match import StateExplosion
 from engine.model import PatternError
 from engine.trace import Recorder
-from engine.engines.windows import MatchWindowMatcher, Techniques, analyse
+from engine.engines.windows.matcher import MatchWindowMatcher
+from engine.engines.windows.algorithm import Techniques
+from engine.engines.windows.analysis import analyse
 
 SETTINGS = dict(deadline=None, suppress_health_check=list(HealthCheck), max_examples=120)
 # every combination, and f+p+c (the fast gate and prefilter run with filtering on) more often

@@ -16,7 +16,9 @@ from engine.match import StateExplosion, run_all
 from engine.engines.ses.matcher import SesMatcher
 from engine.model import PatternError, Selection
 from engine.engines.oracle.oracle import OracleTooLarge
-from engine.engines.windows import MatchWindowMatcher, Techniques, analyse
+from engine.engines.windows.matcher import MatchWindowMatcher
+from engine.engines.windows.algorithm import Techniques
+from engine.engines.windows.analysis import analyse
 from engine.engines.windows.algorithm import MatchWindows
 from engine.engines.ses.selection import select_matches
 from tests.strategies import small_patterns, small_streams

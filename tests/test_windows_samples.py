@@ -14,7 +14,8 @@ from engine.events import ColumnMapping, load_events
 from engine.match import run_all
 from engine.engines.ses.matcher import SesMatcher
 from engine.model import Selection
-from engine.engines.windows import MatchWindowMatcher, analyse
+from engine.engines.windows.matcher import MatchWindowMatcher
+from engine.engines.windows.analysis import analyse
 from sample_streams.match_windows import CHEMO_MAPPING, chemo, trades
 
 

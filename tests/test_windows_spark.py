@@ -14,7 +14,7 @@ from engine.dsl import parse
 from engine.events import ColumnMapping, load_events
 from engine.match import run_all
 from engine.engines.ses.matcher import SesMatcher
-from engine.engines.windows import MatchWindowMatcher, spark_factory
+from engine.engines.windows.matcher import MatchWindowMatcher, spark_factory
 from sample_streams.match_windows import chemo
 
 pytestmark = pytest.mark.spark

@@ -29,7 +29,9 @@ import plotly.graph_objects as go
 from engine.events import Event
 from engine.model import Pattern
 from engine.trace import Step
-from engine.engines.windows import MatchWindowMatcher, Techniques, WindowPlan, analyse
+from engine.engines.windows.matcher import MatchWindowMatcher
+from engine.engines.windows.algorithm import Techniques
+from engine.engines.windows.analysis import WindowPlan, analyse
 from visualizers.escape import plotly as plotly_text
 from visualizers.timeline import PALETTE
 

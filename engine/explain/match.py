@@ -52,7 +52,7 @@ def match_window(pattern: Pattern, events: Sequence[Event], m: Match, inner: str
     """Where a match-windows run found ``m``: in the match window of its first event, of
     that event's partition key (Def. 6), which passed the necessary conditions, so the
     matcher A was called on it (Algorithm 1; ``cep trace`` shows every window's verdict)."""
-    from engine.engines.windows import analyse
+    from engine.engines.windows.analysis import analyse
 
     first = next(e for e in events if e.seq == m.start_seq)
     plan = analyse(pattern)

@@ -10,10 +10,9 @@ cited in this package with the resolution each follows).
 | ``engine``   | ``AseqMatcher`` (``--engine aseq``), with the baseline fallback             |
 | ``baseline`` | construct-then-aggregate: SASE stacks (§2.2) or another engine's matches    |
 | ``workload`` | several queries: PreTree prefix sharing and Chop-Connect (§4)              |
-| ``command``  | ``cep run`` for AGG patterns and workloads                                  |
+| ``select``   | the planner's ``supports`` and the AGG choice (``auto`` -> ``aseq``)        |
+| ``output``, ``row_sink`` | the rows as JSON Lines, CSV, Parquet, a table           |
+| ``spec``     | the engines' entries in the planner's list: ``aseq``, ``aseq-baseline``     |
 
 docs/semantics.md ("Aggregation (A-Seq)") is the exact meaning of the rows.
 """
-from engine.engines.aseq.values import AggRow, Val
-
-__all__ = ["AggRow", "Val"]

@@ -256,7 +256,9 @@ def select(pattern: Pattern, matches: list[Match], events: list[Event],
            tick: Any = None) -> list[Match]:
     """The selection of ``pattern`` (§3.5) applied to all its matches, by definition:
     pairwise comparisons within each group of matches that start at the same event
-    ("before" and "after" are stream positions, ties in ts broken by input order)."""
+    ("before" and "after" are stream positions, ties in ts broken by input order). An optional
+    variable that binds no event has first position -1 (before every event), as in
+    engine/engines/ses/selection.py."""
     seq = {e.id: e.seq for e in events}
     kleene = [c.var for c in pattern.positive if c.kleene]
     groups: dict[int, list[Match]] = {}
@@ -266,7 +268,7 @@ def select(pattern: Pattern, matches: list[Match], events: list[Event],
     want_early = pattern.selection in (Selection.EARLIEST, Selection.EARLIEST_MAXIMAL)
     want_max = pattern.selection in (Selection.MAXIMAL, Selection.EARLIEST_MAXIMAL)
     for group in groups.values():
-        firsts = {m.key: tuple(min(seq[i] for i in ids) for _, ids in m.bindings) for m in group}
+        firsts = {m.key: tuple(min(seq[i] for i in ids) if ids else -1 for _, ids in m.bindings) for m in group}
         for m in group:
             if tick is not None:
                 tick()

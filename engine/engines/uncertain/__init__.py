@@ -15,16 +15,12 @@ docs/papers.md, "Imprecise timestamps"; docs/semantics.md,
 | ``point``     | the point-based framework (§3, App. B)                                        |
 | ``event``     | the event-based framework: any-state, sorted, selectivity (§4, App. C)        |
 | ``explain``   | per-signature explanations for the Uncertain time page                        |
+| ``automaton``, ``graph`` | what the two frameworks run, as a graph the Automaton page draws |
+| ``spec``      | the engines' entries in the planner's list                                    |
 
 Docstrings in this package cite the implementation notes on the paper by section ("notes §3.6")
 and resolution number; docs/papers.md, "Imprecise timestamps", indexes both.
 
-Engines register in ``engine.planner`` as ``uncertain-event`` (``auto`` on interval data),
-``uncertain-point`` and ``uncertain-oracle``.
+The engines are ``uncertain-event`` (``auto`` on interval data), ``uncertain-point`` and
+``uncertain-oracle`` (``spec``); the selections earliest / maximal live in engine/engines/ses/.
 """
-from __future__ import annotations
-
-from engine.engines.uncertain.query import UncertainUnsupported, compile_query, unsupported_reason
-from engine.engines.uncertain.result import UncertainMatch
-
-__all__ = ["UncertainMatch", "UncertainUnsupported", "compile_query", "unsupported_reason"]

@@ -11,14 +11,6 @@ once per complete candidate window.
 | ``beta``     | β_e compiled per pattern, the filtering gate, the batch prefilter          | Thm 1, §4.5 |
 | ``statistic``| counters, counted masks + epochs, bit vectors, the NMC verdict             | Thm 2, Def. 5, Thm 3 |
 | ``algorithm``| Algorithm 1: filter, partition, evict, NMC, lazy call, drain; statistics   | §4.7       |
-| ``selection``| earliest / maximal matches per start event                                 | §3.5       |
+| ``spec``     | the engine's entry in the planner's list (``match-windows``)               |            |
 | ``matcher``  | ``MatchWindowMatcher`` (engine ``match-windows``), the choice of A, ``--match-windows`` | Def. 4, §4.8 |
 """
-from __future__ import annotations
-
-from engine.engines.windows.algorithm import MatchWindows, Techniques, WindowStats
-from engine.engines.windows.analysis import WindowPlan, analyse, is_event_set_pattern, unsound_reason
-from engine.engines.windows.matcher import MatchWindowMatcher, choose_inner, decide, spark_factory
-
-__all__ = ["MatchWindows", "Techniques", "WindowStats", "WindowPlan", "analyse", "is_event_set_pattern",
-           "unsound_reason", "MatchWindowMatcher", "choose_inner", "decide", "spark_factory"]
