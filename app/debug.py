@@ -23,7 +23,7 @@ import streamlit as st
 import sample_streams
 from app import jobs, runner, sessions, state, ui, windows_panels
 from app.step_controls import Jump, Stepper
-from engine import planner
+from engine.engines import planner
 from engine.events import LoadResult, load_events
 from engine.model import Pattern
 from engine.trace import Recorder, Step, record, type_rates
@@ -214,7 +214,7 @@ def pattern_picker() -> None:
 def engine_choices(p: Pattern, **kw: Any) -> tuple[list[str], dict[str, str]]:
     """``auto`` + every engine that supports the pattern (and the data: point or interval
     timestamps); and why the others cannot."""
-    from engine.planner import reasons
+    from engine.engines.planner import reasons
 
     why = reasons(p, **kw)
     ok = [n for n, w in why.items() if w is None]

@@ -33,7 +33,7 @@ from app.step_controls import Jump, Stepper
 from engine.dsl import DslError, parse
 from engine.model import Pattern, Strategy
 from engine.trace import Recorder, Step, record
-from engine import planner
+from engine.engines import planner
 from engine.engines.uncertain.examples import EXAMPLES
 from engine.events.numbers import short_fraction
 from engine.engines.uncertain.query import unsupported_reason
@@ -140,7 +140,7 @@ def compute(p: Pattern, data_key: str, events: list[Any], engine: str, mode: str
     got: Computed | None = ss.get("unc_computed")
     if got is not None and got.sig == sig:
         return got
-    from engine.commands.run_intervals import derived_u_max
+    from engine.engines.uncertain.pmf import derived_u_max
 
     events = events[:MAX_EVENTS]
     u_max = derived_u_max(events)

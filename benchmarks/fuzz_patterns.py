@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from engine import planner  # noqa: E402
+from engine.engines import planner  # noqa: E402
 from engine.dsl import DslError, parse  # noqa: E402
 from engine.model import MAX_COMPONENTS, MAX_NESTING  # noqa: E402
 from tests.test_fuzz_patterns import SEEDS, check_text, grammar_text, mutate  # noqa: E402

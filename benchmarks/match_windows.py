@@ -53,7 +53,7 @@ from engine.dsl import parse  # noqa: E402
 from engine.events import ColumnMapping, Event, load_events  # noqa: E402
 from engine.match import StateExplosion  # noqa: E402
 from engine.model import Pattern  # noqa: E402
-from engine.planner import make_matcher  # noqa: E402
+from engine.engines.planner import make_matcher  # noqa: E402
 from engine.engines.windows.matcher import MatchWindowMatcher  # noqa: E402
 from engine.engines.windows.algorithm import Techniques  # noqa: E402
 from sample_streams import events as sample_events  # noqa: E402

@@ -43,7 +43,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from baseline import extract_base  # noqa: E402
 from engine.dsl import parse  # noqa: E402
 from engine.events import Event  # noqa: E402
-from engine.planner import ENGINES, make_matcher  # noqa: E402
+from engine.engines.planner import ENGINES, make_matcher  # noqa: E402
 
 PATTERNS = {
     "googleAscend": ("PATTERN SEQ(GOOG a, GOOG b, GOOG c) WHERE skip_till_any_match "

@@ -53,7 +53,7 @@ def data_file(n: int, keys: int, workdir: Path) -> Path:
 def in_process(path: Path, mode: str, engine: str) -> dict:
     from engine.dsl import parse
     from engine.events import load_events
-    from engine.planner import make_matcher
+    from engine.engines.planner import make_matcher
 
     pat = parse(PATTERNS[mode])
     t0 = time.perf_counter()

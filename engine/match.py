@@ -145,7 +145,7 @@ class MatcherBase:
     and the state guard's message. An engine holds only its algorithm: it implements
     ``feed``/``close`` and, for the step trace, ``trace_state()`` (live runs and buffer
     change after a step); it calls ``self.explode(what, limits)`` when its live state
-    passes its limits. The planner's capability table (engine/planner.py) lists it."""
+    passes its limits. The planner's capability table (engine/engines/planner.py) lists it."""
 
     name = "matcher"
     unit = "runs"  # what the guard counts, in the message

@@ -10,7 +10,7 @@ matches are only counted:
   command) is on for event-set patterns where it is sound, ``on`` wherever it is sound (an
   error elsewhere), ``off`` never. Interval data never runs in match windows (they match
   point events); ``on`` is then an error.
-- otherwise the **planner's** engine (``engine.planner.choose``: the named engine, or for
+- otherwise the **planner's** engine (``engine.engines.planner.choose``: the named engine, or for
   ``auto`` the preferred one, with the type rates steering it to the lazy chain).
 
 A match-windows run emits the matches per completed window (the windows' order), the
@@ -54,7 +54,7 @@ class RunChoice:
     @property
     def spec(self) -> Any:
         """The ``EngineSpec`` of what runs (match windows' own spec when windows are on)."""
-        from engine.planner import ENGINES
+        from engine.engines.planner import ENGINES
 
         return ENGINES[self.engine]
 
@@ -79,7 +79,7 @@ class RunChoice:
 
             kept = {k: v for k, v in options.items() if k in ("max_runs", "max_work", "tracer")}
             return MatchWindowMatcher(pattern, inner=self.requested, **kept)
-        from engine.planner import make_matcher
+        from engine.engines.planner import make_matcher
 
         if self.count_only:
             options["count_only"] = True
@@ -94,7 +94,7 @@ def choose_run(pattern: Pattern, engine: str = "auto", match_windows: str = "aut
     computes them). ``count_only``: the matches are only counted (``cep run --format
     count``), which NFA^b can do without building them. EngineUnsupported names why the
     engine (or ``--match-windows on``) cannot run the pattern."""
-    from engine.planner import choose
+    from engine.engines.planner import choose
 
     if match_windows not in MATCH_WINDOW_MODES:
         raise EngineUnsupported(f"--match-windows must be one of {', '.join(MATCH_WINDOW_MODES)}, "
@@ -129,7 +129,7 @@ def trace(pattern: Pattern, events: Sequence[Event], engine: str = "auto", limit
     it (for ``auto`` with the data's type rates unless ``rates`` are given). ``match_windows``
     is ``cep run --match-windows``; ``off`` here by default, so that a named engine traces
     itself (``cep trace`` and the Debug page pass ``cep run``'s default, ``auto``)."""
-    from engine.planner import make_matcher
+    from engine.engines.planner import make_matcher
 
     if rates is None:
         rates = type_rates(engine, events)

@@ -199,7 +199,7 @@ def test_design_forms_change_the_pattern_and_the_dsl():
 def test_design_build_the_stock_query_with_forms_only():
     """Done-when scenario: the SASE+ stock query built without typing DSL gives 3 matches."""
     from engine.match import run_all
-    from engine.planner import make_matcher
+    from engine.engines.planner import make_matcher
 
     at = _app(DESIGN)
     at.button(key="design_new").click().run()

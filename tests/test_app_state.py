@@ -53,7 +53,7 @@ def test_run_local_turns_any_engine_error_into_a_message(monkeypatch):
     def boom(*_a, **_k):
         raise RecursionError("maximum recursion depth exceeded")
 
-    monkeypatch.setattr("engine.planner.make_matcher", boom)
+    monkeypatch.setattr("engine.engines.planner.make_matcher", boom)
     with pytest.raises(runner.RunError, match="too deeply nested") as err:
         runner.run_local(parse(s.presets["stock_trend"]), loaded)
     assert err.value.__cause__ is None

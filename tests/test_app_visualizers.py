@@ -10,7 +10,7 @@ import sample_streams
 from app import edit
 from engine.dsl import parse, to_text
 from engine.match import run_all
-from engine.planner import make_matcher
+from engine.engines.planner import make_matcher
 from visualizers.automaton import AutomatonUnavailable, automaton_figure, automaton_graph, edge_table
 from visualizers.canvas import canvas_summary, pattern_to_canvas
 from visualizers.timeline import export_frame, jsonl_text, match_events_frame, matches_frame, timeline_figure

@@ -1,5 +1,5 @@
 """`cep run` for AGG patterns and workloads (engine/commands/run_aggregate.py, wired in engine/commands/cli.py
-and engine/planner.py): rows, never matches, in every format; --emit changes; --stats;
+and engine/engines/planner.py): rows, never matches, in every format; --emit changes; --stats;
 the fallback note; workloads of QUERY blocks or several files, tagged rows equal to each
 query alone; auto picks aseq; a match engine's matches aggregated."""
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pytest
 import sample_streams
 from tests.support import run
 from engine.dsl import parse
-from engine.planner import choose, make_matcher
+from engine.engines.planner import choose, make_matcher
 
 LOGIN = sample_streams.load("clicks").presets["login_count"]
 KINDLE = sample_streams.load("clicks").presets["kindle_bundle"]
@@ -24,7 +24,7 @@ LOGIN_ROWS = [(4, "10.0.0.1", 1), (5, "10.0.0.1", 2), (9, "10.0.0.2", 2), (10, "
 
 def test_auto_is_aseq_and_unrunnable_agg_is_refused_by_all():
     from engine.match import EngineUnsupported
-    from engine.planner import reasons
+    from engine.engines.planner import reasons
 
     p = parse(LOGIN)
     assert choose(p).name == "aseq" and type(make_matcher(p)).__name__ == "AseqMatcher"

@@ -14,7 +14,7 @@ from engine.engines.ses.moves import ses_moves_graph
 from engine.engines.uncertain.automaton import SIGNATURE, event_based_graph, event_mode, point_based_graph
 from engine.dsl import parse
 from engine.run_choice import trace
-from engine.commands.run_intervals import derived_u_max
+from engine.engines.uncertain.pmf import derived_u_max
 
 
 def _preset(sample: str, name: str):

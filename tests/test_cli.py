@@ -208,7 +208,7 @@ def test_check_imports_only_what_it_needs():
     planner and matchers nor pandas / pyarrow / networkx / pyspark."""
     code = ("import sys; from engine.commands.cli import main; main(['check', 'PATTERN SEQ(A a, B b) WITHIN 10']); "
             "heavy = sorted(m for m in sys.modules if m.split('.')[0] in "
-            "('pandas', 'numpy', 'pyarrow', 'networkx', 'pyspark') or m in ('engine.planner', 'engine.matchers')); "
+            "('pandas', 'numpy', 'pyarrow', 'networkx', 'pyspark') or m in ('engine.engines.planner', 'engine.matchers')); "
             "print(heavy, file=sys.stderr); sys.exit(1 if heavy else 0)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
@@ -228,7 +228,7 @@ def test_unknown_command_lists_every_command(capsys):
 def test_engine_choices_are_the_planners(capsys):
     import pytest
 
-    from engine.planner import engine_names
+    from engine.engines.planner import engine_names
 
     with pytest.raises(SystemExit):
         main(["run", "PATTERN SEQ(A a)", "--data", "x.csv", "--engine", "bogus"])

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from engine import planner
+from engine.engines import planner
 from engine.dsl import parse
 from engine.engines.spec import EngineSpec, Lazy, load
 from engine.events import make_stream
@@ -81,7 +81,7 @@ def test_no_engine_package_is_imported_by_the_planner():
     import subprocess
     import sys
 
-    code = ("import sys, engine.planner; "
+    code = ("import sys, engine.engines.planner; "
             "print(sorted(m for m in sys.modules if m.startswith('engine.engines.') and not m.endswith('.spec') "
             "and m.count('.') > 2))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

@@ -8,7 +8,7 @@ import json
 from engine.dsl import parse
 from engine.events import make_stream
 from engine.match import run_all
-from engine.planner import make_matcher
+from engine.engines.planner import make_matcher
 from engine.trace import Recorder, Step, record
 from visualizers import aseq_view, timeline, trace_view
 

@@ -22,7 +22,7 @@ from engine.expr import to_text
 from engine.match import EngineUnsupported, StateExplosion, run_all
 from engine.model import Strategy
 from engine.engines.oracle.oracle import OracleTooLarge
-from engine.planner import choose, make_matcher
+from engine.engines.planner import choose, make_matcher
 from engine.trace import check_conjunct, type_rates
 from tests.strategies import small_patterns, small_streams
 

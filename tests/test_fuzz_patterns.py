@@ -37,7 +37,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine import expr as X
-from engine import planner
+from engine.engines import planner
 from engine.dsl import DslError, parse, parse_expr, to_text, tokenize
 from engine.events import Event
 from engine.match import EngineUnsupported, StateExplosion

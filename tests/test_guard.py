@@ -10,7 +10,7 @@ import pytest
 from engine.dsl import parse
 from engine.events import make_stream
 from engine.match import StateExplosion, run_all
-from engine.planner import make_matcher
+from engine.engines.planner import make_matcher
 
 ENGINES = ["nfab", "lazy-chain", "lazy-tree", "eager"]
 
@@ -66,7 +66,7 @@ def test_nfab_bounds_the_output_of_one_event():
 
 
 def test_auto_prefers_nfab_for_kleene_even_on_skewed_rates():
-    from engine.planner import choose
+    from engine.engines.planner import choose
 
     skewed = {"A": 5000, "B": 1}
     assert choose(parse("PATTERN SEQ(A+ a[], B b) WITHIN 10"), rates=skewed).name == "nfab"

@@ -98,7 +98,7 @@ def _interval_events(n: int, width: int) -> list[Event]:
 
 @pytest.mark.parametrize("engine", ["uncertain-point", "uncertain-event"])
 def test_interval_engines_tick_the_guard(engine):
-    from engine.planner import make_matcher
+    from engine.engines.planner import make_matcher
 
     m = make_matcher(parse("PATTERN SEQ(A a, B b) WITHIN 50"), engine, interval=True, u_max=20)
     with guarding(_cancelled_guard()), pytest.raises(Cancelled):
@@ -108,7 +108,7 @@ def test_interval_engines_tick_the_guard(engine):
 
 
 def test_point_engine_counts_point_matches_waiting_in_the_state_guard():
-    from engine.planner import make_matcher
+    from engine.engines.planner import make_matcher
 
     m = make_matcher(parse("PATTERN SEQ(A a, B b) WITHIN 500"), "uncertain-point", interval=True, u_max=200,
                      max_runs=5_000)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine import planner
+from engine.engines import planner
 from engine.engines.oracle import oracle
 from engine.engines.lazy.chain_compiler import analyse, compile_chain, estimate_rates, unsupported_reason
 from engine.engines.lazy.tree_compiler import compile_tree

@@ -9,7 +9,7 @@ from engine.dsl import parse
 from engine.match import StateExplosion, run_all
 from engine.engines.nfab.matcher import NfabMatcher
 from engine.model import Strategy
-from engine.planner import ENGINES
+from engine.engines.planner import ENGINES
 from tests.strategies import small_patterns, small_streams
 
 STOCK = sample_streams.events("stocks_sase")

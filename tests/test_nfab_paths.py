@@ -25,7 +25,7 @@ from engine.match import Match, StateExplosion, run_all
 from engine.engines.nfab.matcher import Member, NfabMatcher, Run
 from engine.model import PatternError
 from engine.commands.output import json_default, match_json
-from engine.planner import ENGINES
+from engine.engines.planner import ENGINES
 
 SHAPES = (
     "SEQ(A+ a[], B b)",

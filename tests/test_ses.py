@@ -114,7 +114,7 @@ def test_trace_of_ses_and_match_windows_is_their_output(engine, sel):
     p = p1(sel)
     steps = trace(p, CHEMO, engine=engine)
     _well_formed(steps, CHEMO)
-    from engine.planner import make_matcher
+    from engine.engines.planner import make_matcher
 
     plain = run_all(make_matcher(p, engine), CHEMO)
     assert [m["match"] for m in trace_matches(steps)] == [m.as_dict() for m in plain]

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from engine import planner
+from engine.engines import planner
 from engine.dsl import DslError, parse, to_text
 from engine.match import EngineUnsupported
 from engine.model import Pattern, PatternError, Selection, Strategy

@@ -90,7 +90,7 @@ def _canon(matches):
 @pytest.mark.spark
 @pytest.mark.parametrize("pattern,mode", PATTERNS)
 def test_collect_and_local_read_equal_in_process(spark, small_batches, stream_file, pattern, mode):
-    from engine.planner import make_matcher
+    from engine.engines.planner import make_matcher
     from engine.spark import pipeline
 
     pat = parse(pattern)
@@ -132,7 +132,7 @@ def test_read_local_events_equal_load_events(spark, name):
 def test_read_local_mixed_values_and_text_ids(spark, tmp_path):
     """Text ids, a column holding numbers and text, booleans, a missing cell: the JSON
     column carries them and the key expression reads them."""
-    from engine.planner import make_matcher
+    from engine.engines.planner import make_matcher
     from engine.spark import pipeline
     from engine.spark.local_source import read_local
 

@@ -21,7 +21,7 @@ ENGINES = ["oracle"] + (["nfab"] if importlib.util.find_spec("engine.engines.nfa
 
 def make(pattern, engine):
     try:
-        from engine.planner import make_matcher
+        from engine.engines.planner import make_matcher
     except ImportError:  # pragma: no cover
         from engine.engines.oracle.oracle import OracleMatcher
 

@@ -67,7 +67,7 @@ def test_stream_matches_appear_as_files_arrive(spark, tmp_path):
     # the same matches as one in-process run over the concatenated stream
     whole = tmp_path / "whole.csv"
     whole.write_text(FILES[0] + "".join(f.split("\n", 1)[1] for f in FILES[1:]))
-    from engine.planner import make_matcher
+    from engine.engines.planner import make_matcher
 
     ref = run_all(make_matcher(pat, "nfab"), load_events(str(whole)).events)
     assert sorted(json.dumps(json.loads(r["match"]), sort_keys=True) for r in rows) == \
@@ -177,7 +177,7 @@ def test_stream_survives_sigterm_and_restart_exactly_and_names_rejections(tmp_pa
     ids = [r["match_id"] for r in rows]
     assert len(ids) == len(set(ids))
     # the reference: one in-process run over the accepted rows of the accepted files
-    from engine.planner import make_matcher
+    from engine.engines.planner import make_matcher
 
     whole = tmp_path / "whole.csv"
     accepted = [t for n, t in files if n != "f04.csv"]

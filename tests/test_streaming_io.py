@@ -248,7 +248,7 @@ def test_table_shows_its_first_rows_and_counts_the_rest():
 
 def test_the_run_writes_a_match_before_it_reads_the_next_event():
     from engine.events import make_stream
-    from engine.planner import make_matcher
+    from engine.engines.planner import make_matcher
     from engine.commands.run_matches import _run_events
 
     pat = parse("PATTERN SEQ(A a, B b) WITHIN 100")

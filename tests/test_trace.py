@@ -13,7 +13,7 @@ from engine.dsl import parse
 from engine.match import EngineUnsupported, StateExplosion, run_all
 from engine.model import Strategy
 from engine.engines.oracle.oracle import OracleTooLarge
-from engine.planner import ENGINES, make_matcher
+from engine.engines.planner import ENGINES, make_matcher
 from engine.run_choice import trace
 from engine.trace import ACTION_KINDS, Recorder, Step, TraceLimit, buffer_at, record, trace_matches
 from tests.strategies import small_patterns, small_streams

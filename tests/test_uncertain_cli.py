@@ -9,7 +9,7 @@ from fractions import Fraction
 
 import pytest
 
-from engine import planner
+from engine.engines import planner
 
 if "uncertain-event" not in planner.ENGINES or not hasattr(planner.EngineInfo, "interval"):
     pytest.skip("the planner's interval registration is not in this tree",

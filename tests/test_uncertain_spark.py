@@ -8,7 +8,7 @@ import random
 import pandas as pd
 import pytest
 
-from engine import planner
+from engine.engines import planner
 
 if "uncertain-event" not in planner.ENGINES or not hasattr(planner.EngineInfo, "interval"):
     pytest.skip("the planner's interval registration is not in this tree",

@@ -321,7 +321,7 @@ def test_auto_mode_keeps_an_all_matches_engine_alone_unless_a_selection_needs_wi
 
 
 def test_interval_engines_are_never_a_for_match_windows():
-    from engine.planner import ENGINES
+    from engine.engines.planner import ENGINES
     from engine.engines.windows.matcher import choose_inner
 
     interval = [n for n, i in ENGINES.items() if getattr(i, "interval", False)]

@@ -9,7 +9,7 @@ from dataclasses import replace
 import pytest
 
 import engine.commands.run_matches as rc
-from engine import planner
+from engine.engines import planner
 from engine.commands.cli import main
 
 P_SET = ("PATTERN AND(Trade a, Trade m, Trade o)\nWHERE earliest_maximal\n  AND a.ticker = 'AAPL'\n"

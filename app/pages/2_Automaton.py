@@ -4,7 +4,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app import state, ui
-from engine.planner import ENGINES, reasons
+from engine.engines.planner import ENGINES, reasons
 from visualizers import escape
 from visualizers.automaton import (COMPACT_EDGES, COMPILERS, ENGINE_HELP, MANY_STATES, UNCERTAIN,
                                    AutomatonUnavailable, automaton_figure, automaton_graph, default_engine, edge_table,

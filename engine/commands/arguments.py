@@ -17,7 +17,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from engine.events import ColumnMapping, Event
     from engine.model import Pattern
 
-__all__ = ["CommandError", "MAPPING_FLAGS", "add_mapping_args", "mapping_from_args", "read_pattern", "load_sample",
+PATTERN_HELP = "a .cep/.json file, preset:SAMPLE/PRESET, or the pattern text"
+
+__all__ = ["PATTERN_HELP", "CommandError", "MAPPING_FLAGS", "add_mapping_args", "mapping_from_args", "read_pattern", "load_sample",
            "check_flag_values", "NUMERIC_FLAGS",
            "load_pattern", "resolve_data", "load_data", "interval_data"]
 

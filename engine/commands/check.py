@@ -6,7 +6,7 @@ import sys
 from typing import Any
 
 from engine.commands.arguments import load_pattern
-from engine.commands.run import PATTERN_HELP
+from engine.commands.arguments import PATTERN_HELP
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:

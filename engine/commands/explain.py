@@ -17,7 +17,7 @@ from engine.commands.arguments import CommandError, add_mapping_args, load_data,
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
-    from engine.planner import engine_names
+    from engine.engines.planner import engine_names
     from engine.commands.trace import add_match_windows_arg
 
     p = sub.add_parser("explain", help="why did match K fire / why didn't these events match")
@@ -38,7 +38,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     from engine.explain import format_text
     from engine.memory import RunStopped, guarding
-    from engine.commands.run_matches import run_guard
+    from engine.commands.request import run_guard
     from engine.commands.arguments import interval_data
 
     pattern, text = load_pattern(args.pattern)

@@ -23,25 +23,19 @@ stopped run) and ``--stats`` through ``engine.commands.stats``.
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from engine.commands.arguments import CommandError, add_mapping_args, load_pattern, mapping_from_args, resolve_data
+from engine.commands.arguments import PATTERN_HELP, CommandError, add_mapping_args, load_pattern
 from engine.commands.output import FORMATS
-
-if TYPE_CHECKING:  # pragma: no cover
-    from engine.events import ColumnMapping
-    from engine.model import Pattern
+from engine.commands.request import RunRequest, add_run_args, build_request
 
 __all__ = ["RunRequest", "add_parser", "build_request", "run", "wants_aggregate"]
 
-PATTERN_HELP = "a .cep/.json file, preset:SAMPLE/PRESET, or the pattern text"
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
     """The ``cep run`` parser."""
-    from engine.commands.run_matches import add_run_args
-    from engine.planner import engine_names
+    from engine.engines.planner import engine_names
 
     p = sub.add_parser("run", help="run a pattern over a data file")
     p.add_argument("pattern", help=PATTERN_HELP + "; or a workload file of `QUERY name` blocks (AGG patterns)")
@@ -66,66 +60,6 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                         "auto (default) = on for event-set patterns (AND groups, earliest/maximal) where sound")
     add_mapping_args(p)
     return p
-
-
-@dataclass
-class RunRequest:
-    """One ``cep run``: the arguments, the parsed pattern (None for a workload: its queries are
-    read by the aggregate path) and its text, and the data resolved once: ``data`` the file to
-    read, ``hint`` a sample's own mapping, ``mapping`` the column mapping of the flags over it
-    (``mapping_error``: why the flags make none; the loader reports it where the data is read)."""
-
-    args: argparse.Namespace
-    pattern: Pattern | None
-    text: str
-    data: str
-    hint: dict[str, Any] | None
-    mapping: ColumnMapping | None = None
-    mapping_error: Exception | None = field(default=None, repr=False)
-
-    @property
-    def label(self) -> str:
-        """The data as the user named it (``sample:NAME`` or the path): messages begin with it."""
-        return str(self.args.data)
-
-    @property
-    def workload(self) -> bool:
-        return self.pattern is None
-
-    @property
-    def interval(self) -> bool:
-        """The data maps uncertainty intervals (``--lower-col/--upper-col`` or a sample's own)."""
-        return self.mapping is not None and self.mapping.is_interval
-
-    def column_mapping(self) -> ColumnMapping:
-        """The column mapping (the flags' problem raised as it was found)."""
-        if self.mapping is None:
-            raise self.mapping_error or CommandError("no column mapping")
-        return self.mapping
-
-
-def build_request(args: argparse.Namespace) -> RunRequest:
-    """The request of ``args`` (see the module): flags checked, the pattern parsed once, the
-    data resolved once. A workload (several patterns, or a file of ``QUERY`` blocks) has no
-    single pattern: ``pattern`` None."""
-    from engine.commands.arguments import read_pattern
-    from engine.commands.output_paths import check_out
-    from engine.commands.run_matches import check_run_args
-    from engine.engines.aseq.workload import is_workload
-
-    check_run_args(args)
-    check_out(args)
-    text, _origin = read_pattern(args.pattern)
-    pattern: Pattern | None = None
-    if not (getattr(args, "more", None) or is_workload(text)):
-        pattern, text = load_pattern(args.pattern, text)
-    data, hint = resolve_data(args.data)
-    request = RunRequest(args, pattern, text, data, hint)
-    try:
-        request.mapping = mapping_from_args(args, hint)
-    except (ValueError, KeyError) as err:
-        request.mapping_error = err
-    return request
 
 
 def wants_aggregate(args: argparse.Namespace) -> bool:

@@ -19,13 +19,17 @@ import sys
 import time
 from typing import Any
 
+from pathlib import Path
 from typing import TYPE_CHECKING
+
+from engine.commands.arguments import load_pattern, read_pattern
+from engine.engines.aseq.workload import Query, WorkloadError, is_workload, parse_workload
 
 from engine.commands.stats import print_stats
 from engine.engines.aseq.output import ROW_COLUMNS, write_rows
 
 if TYPE_CHECKING:  # pragma: no cover
-    from engine.commands.run import RunRequest
+    from engine.commands.request import RunRequest
 
 __all__ = ["run_aggregate", "write_rows", "ROW_COLUMNS"]
 
@@ -37,8 +41,8 @@ def run_aggregate(request: RunRequest) -> int:
     from engine.commands.arguments import CommandError
     from engine.commands.errors import preparing, running
     from engine.memory import guarding
-    from engine.commands.run_matches import run_guard
-    from engine.engines.aseq.workload import WorkloadError, load_workload
+    from engine.commands.request import run_guard
+    from engine.engines.aseq.workload import WorkloadError
 
     args, pattern, text = request.args, request.pattern, request.text
     patterns = [args.pattern, *(getattr(args, "more", None) or [])]
@@ -61,7 +65,7 @@ def run_aggregate(request: RunRequest) -> int:
 
         return run_aggregate_on_spark(request)
     state: dict[str, Any] = {"events": 0, "loaded": None}
-    from engine.commands.run_matches import read_events
+    from engine.commands.request import read_events
 
     events, warnings, reader = read_events(request, first, first_text, state)
     if reader is None and any(e.lower is not None for e in events[:1000]):
@@ -92,7 +96,7 @@ def run_aggregate(request: RunRequest) -> int:
             matcher: Any = WorkloadMatcher(queries, **options)
             name = "aseq-workload"
         else:
-            from engine.planner import choose
+            from engine.engines.planner import choose
             from engine.engines.aseq.engine import make_aggregator
 
             info = choose(first, engine)  # the planner's refusals (and an engine's own) apply
@@ -164,3 +168,28 @@ def run_aggregate(request: RunRequest) -> int:
         print_stats(args, [("engine", name), ("events", n_events), ("rows", len(rows))], elapsed,
                     matcher.stats.as_dict(), events=n_events, skip=("phase_seconds", "rows", "events"), tail=extra)
     return 0
+
+
+def load_workload(args: list[str]) -> list[Query]:
+    """Queries from pattern arguments: one workload file (or text), or several patterns
+    (files, ``preset:...`` or text; named by file stem, or q1, q2, ...)."""
+    if len(args) == 1:
+        text, origin = read_pattern(args[0])
+        return parse_workload(text, origin)
+    out: list[Query] = []
+    for k, a in enumerate(args, 1):
+        text, origin = read_pattern(a)
+        if is_workload(text):
+            out += parse_workload(text, origin)
+            continue
+        p, _ = load_pattern(a)
+        name = Path(origin).stem if origin not in ("<inline>",) and not origin.startswith("preset:") else (
+            origin.split("/")[-1] if origin.startswith("preset:") else f"q{k}")
+        if p.aggregate is None:
+            raise WorkloadError(f"{origin}: the pattern has no AGG clause; a workload runs AGG patterns")
+        out.append(Query(name, p, text))
+    names = [q.name for q in out]
+    dup = {n for n in names if names.count(n) > 1}
+    if dup:
+        raise WorkloadError(f"two queries are named {', '.join(sorted(dup))}")
+    return out

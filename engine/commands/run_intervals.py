@@ -20,20 +20,9 @@ from engine.commands.output import format_matches
 from engine.commands.stats import print_stats
 
 if TYPE_CHECKING:  # pragma: no cover
-    from engine.commands.run import RunRequest
+    from engine.commands.request import RunRequest
 
-__all__ = ["run_interval", "derived_u_max", "apply_min_confidence"]
-
-
-def derived_u_max(events: Sequence[Any]) -> int:
-    """The largest ``upper - lower`` of the events (0 for none)."""
-    from engine.engines.uncertain.pmf import interval_of
-
-    best = 0
-    for e in events:
-        lo, hi = interval_of(e)
-        best = max(best, hi - lo)
-    return best
+__all__ = ["run_interval", "apply_min_confidence"]
 
 
 def apply_min_confidence(matches: list[Any], x: float | None) -> list[Any]:
@@ -52,7 +41,8 @@ def run_interval(request: RunRequest) -> int:
     derived from the whole file); otherwise the file is loaded whole first."""
     from engine.commands.arguments import load_data
     from engine.commands.errors import preparing, running
-    from engine.planner import choose, make_matcher
+    from engine.engines.planner import choose, make_matcher
+    from engine.engines.uncertain.pmf import derived_u_max
     from engine.engines.uncertain.result import sort_uncertain
 
     args, pattern, text = request.args, request.pattern, request.text
@@ -71,7 +61,7 @@ def run_interval(request: RunRequest) -> int:
         if mapping.u_max is None:
             raise CommandError("--read batches on interval data needs --u-max (the widest interval allowed): "
                                "without it U_max is derived from the whole file")
-        from engine.commands.run_matches import read_events
+        from engine.commands.request import read_events
 
         events, warnings, reader = read_events(request, pattern, text, state, force_batches=True)
         for w in warnings:
@@ -96,7 +86,7 @@ def run_interval(request: RunRequest) -> int:
         return (f"the matcher holds {st.runs_alive:,} live runs (peak {st.runs_peak:,}) and "
                 f"{len(matches):,} signatures found so far")
 
-    from engine.commands.run_matches import run_guard
+    from engine.commands.request import run_guard
 
     guard = run_guard(args, holds=holds, where=lambda: f"after {state['events']:,} events")
     with running(request.label):  # the oracle refusing a large input, a bad pmf: stopped too

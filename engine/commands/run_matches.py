@@ -35,127 +35,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, TextIO
 
 from engine.commands.arguments import CommandError, load_data
-from engine.memory import MemoryGuard, RunStopped, current_guard, default_limit, guarding, parse_size
+from engine.commands.request import memory_limit, run_guard
+from engine.memory import MemoryGuard, RunStopped, guarding
 from engine.commands.output import MatchWriter
 
 if TYPE_CHECKING:  # pragma: no cover
-    from engine.commands.run import RunRequest
+    from engine.commands.request import RunRequest
     from engine.run_choice import RunChoice
     from engine.events import BatchReader, Event
     from engine.match import Matcher
     from engine.model import Pattern
 
-__all__ = ["add_run_args", "run_in_process", "memory_limit", "run_guard", "check_run_args", "read_events",
-           "READ_MODES"]
+__all__ = ["run_in_process", "CHUNK"]
 
-READ_MODES = ("auto", "whole", "batches")
-
-
-def add_run_args(p: argparse.ArgumentParser) -> None:
-    """``--max-memory`` and ``--read`` of ``cep run``."""
-    p.add_argument("--max-memory", default=None, metavar="SIZE",
-                   help="stop when resident memory passes SIZE (e.g. 2GB, 800MB, 50%%, off; "
-                        "default 2GB or half the machine's memory)")
-    p.add_argument("--read", default="auto", choices=READ_MODES,
-                   help="read the data whole (sorted in memory) or in batches (bounded memory; the "
-                        "file must be sorted by ts); auto: batches for files over 32 MB")
-    p.add_argument("--time-limit", type=_seconds, default=None, metavar="SECONDS",
-                   help="stop the run (exit 1, what was found so far kept) after SECONDS (default: none)")
-
-
-def memory_limit(args: argparse.Namespace) -> int | None:
-    raw = getattr(args, "max_memory", None)
-    if raw is None:
-        return default_limit()
-    try:
-        return parse_size(raw)
-    except ValueError as err:
-        raise CommandError(f"--max-memory: {err}") from None
-
-
-def _seconds(text: str) -> float:
-    """``--time-limit``: a positive finite number of seconds."""
-    import math
-
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if not math.isfinite(v) or v <= 0:
-        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, not {text!r}")
-    return v
-
-
-def read_events(request: RunRequest, first: Any, first_text: str, state: dict[str, Any],
-                force_batches: bool = False) -> tuple[Any, list[str], Any]:
-    """The events of ``--data`` for a run that takes them one at a time (AGG patterns,
-    interval data): the whole file (``load_data``), or batches (``--read batches``, or
-    ``auto`` for a big file) taken as they come, with the same rules and messages; returns
-    (events, warnings, the batch reader or None). ``state["events"]`` counts the events read
-    from batches, ``state["loaded"]`` those loaded whole."""
-    from engine.events import BatchReader, DataError, can_batch, wants_batches
-
-    args, data = request.args, request.data
-    mode = "batches" if force_batches else (getattr(args, "read", "auto") or "auto")
-    try:
-        batched = mode == "batches" or (mode == "auto" and wants_batches(data))
-    except (DataError, OSError):
-        batched = False
-    if batched and not can_batch(data):
-        if mode == "batches":
-            raise CommandError(f"{args.data}: cannot be read in batches (a JSON array is read whole; "
-                               f"use JSON Lines, CSV or Parquet)")
-        batched = False
-    if not batched:
-        events, warnings = load_data(args, first, first_text, request)
-        state["loaded"] = len(events)
-        return events, warnings, None
-    try:
-        reader = BatchReader(data, request.column_mapping())
-    except DataError as err:
-        raise CommandError(f"{args.data}: {err}") from None
-    numeric = first.numeric_attrs()
-
-    def events() -> Any:
-        try:
-            for batch in reader:
-                errors = batch.errors + [i for i in reader.numeric_issues(batch, numeric) if i.severity == "error"]
-                if errors and not getattr(args, "skip_bad_rows", False):
-                    raise CommandError(f"{args.data}: the data has problems:\n{reader.report().format()}\n"
-                                       "(fix the file, or pass --skip-bad-rows to run without the rejected rows)")
-                for e in batch.events:
-                    state["events"] += 1
-                    yield e
-        except DataError as err:
-            raise CommandError(f"{args.data}: {err}") from None
-
-    return events(), [], reader
-
-
-def check_run_args(args: argparse.Namespace) -> None:
-    """The flag values of ``cep run`` checked before any work (every path: matches, AGG,
-    interval data, Spark): ``--max-memory`` read, numeric flags in range."""
-    from engine.commands.arguments import check_flag_values
-
-    check_flag_values(args)
-    memory_limit(args)
-
-
-def run_guard(args: argparse.Namespace, *, holds: Any = None, where: Any = None,
-              limit: int | None | bool = False) -> MemoryGuard:
-    """The guard of a run: the caller's current guard (``engine.memory.guarding``) when there
-    is one (its ``holds``/``where`` filled in where it has none), else a new ``MemoryGuard``
-    of ``--max-memory`` (``limit`` when given) and, where ``args`` has them, ``time_limit``
-    (seconds) and ``cancel`` (a ``threading.Event``)."""
-    outer = current_guard()
-    if isinstance(outer, MemoryGuard):
-        if outer.holds is None:
-            outer.holds = holds
-        if outer.where is None:
-            outer.where = where
-        return outer
-    return MemoryGuard(memory_limit(args) if limit is False else limit, holds=holds, where=where,  # type: ignore[arg-type]
-                       time_limit=getattr(args, "time_limit", None), cancel=getattr(args, "cancel", None))
 
 
 def run_in_process(request: RunRequest) -> int:
@@ -303,7 +195,7 @@ CHUNK = 1024
 
 
 def _run_events(matcher: Matcher, events: Iterable[Event], writer: MatchWriter, guard: MemoryGuard,
-                choice: RunChoice) -> None:
+                choice: RunChoice | None = None) -> None:
     """Feed ``events``; every match is written at once; the guard reads the memory now and then.
 
     A matcher with ``feed_many`` (match windows: the filter's condition for a whole chunk at
@@ -316,7 +208,7 @@ def _run_events(matcher: Matcher, events: Iterable[Event], writer: MatchWriter, 
 
     write, tick = writer.write, guard.tick
     # ``feed_many(events, out)`` appending to ``out``, where the engine's spec declares it (match windows)
-    many = matcher.feed_many if choice.spec.feeds_many else None  # type: ignore[attr-defined]
+    many = matcher.feed_many if choice is not None and choice.spec.feeds_many else None  # type: ignore[attr-defined]
     try:
         if many is None:
             feed = matcher.feed

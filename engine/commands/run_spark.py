@@ -11,7 +11,7 @@ from engine.commands.errors import preparing
 from engine.commands.stats import print_stats
 
 if TYPE_CHECKING:  # pragma: no cover
-    from engine.commands.run import RunRequest
+    from engine.commands.request import RunRequest
 
 __all__ = ["run_aggregate_on_spark", "run_matches_on_spark"]
 

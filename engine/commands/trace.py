@@ -16,7 +16,7 @@ from engine.commands.arguments import CommandError, add_mapping_args, load_data,
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
-    from engine.planner import engine_names
+    from engine.engines.planner import engine_names
     from engine.trace import DEFAULT_LIMIT
 
     p = sub.add_parser("trace", help="step through a run: one record per event (actions, runs, buffer, matches)")
@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
 
     from engine.memory import RunStopped, guarding
     from engine.commands.output_paths import check_out
-    from engine.commands.run_matches import run_guard
+    from engine.commands.request import run_guard
 
     if args.limit is not None and args.limit < 1:
         raise CommandError("--limit must be at least 1")

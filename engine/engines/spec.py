@@ -1,7 +1,7 @@
 """What an engine declares about itself: :class:`EngineSpec`.
 
 Every engine folder under ``engine/engines/`` has a ``spec.py`` with its ``EngineSpec``
-(one per engine the folder runs), and ``engine/planner.py`` lists them in ``auto``'s order of
+(one per engine the folder runs), and ``engine/engines/planner.py`` lists them in ``auto``'s order of
 preference. Everything the rest of the code needs to know about an engine is a field here:
 the planner, ``engine/run_choice.py``, ``cep run``, the automaton drawings and the app read
 these fields; nothing outside an engine's folder and the planner's list names an engine.

@@ -199,7 +199,7 @@ def check_pmf(chk: FrameCheck) -> None:
         return
     import pandas as pd  # pd.isna: every missing value a reader may give
 
-    from engine.engines.uncertain.pmf import PmfError, parse_pmf  # standard library only
+    from engine.events.pmf_column import PmfError, parse_pmf
 
     lo, hi, known = _pairs(chk)
     cells = chk.col(m.pmf_col).objects()

@@ -139,7 +139,7 @@ def _trace_reason(pattern: Pattern, events: Sequence[Event], b: dict[str, list[E
     the candidate's first event: the furthest run whose bindings are a prefix of the
     candidate, and what it did on the next event."""
     from engine.match import StateExplosion
-    from engine.planner import EXPLAIN_ENGINE, make_matcher
+    from engine.engines.planner import EXPLAIN_ENGINE, make_matcher
     from engine.trace import Recorder
 
     target = sorted(((e, v) for v, evs in b.items() for e in evs), key=lambda t: t[0].seq)

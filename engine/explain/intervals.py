@@ -25,8 +25,8 @@ def interval_signatures(pattern: Pattern, events: Sequence[Event], engine: str =
     """(engine name, the signatures of ``cep run`` on interval data, in its order)."""
     from engine.match import EngineUnsupported, StateExplosion
     from engine.memory import RunStopped
-    from engine.planner import choose, make_matcher
-    from engine.commands.run_intervals import derived_u_max
+    from engine.engines.planner import choose, make_matcher
+    from engine.engines.uncertain.pmf import derived_u_max
     from engine.engines.uncertain.result import sort_uncertain
 
     try:

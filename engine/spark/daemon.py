@@ -13,7 +13,7 @@ import importlib
 
 # what a matching task imports (engine.spark.pipeline's worker, the planner's engines)
 PRELOAD = ("pandas", "pyarrow", "pyspark.worker", "pyspark.sql.pandas.serializers", "engine.spark.pipeline",
-           "engine.spark.io", "engine.spark.match_rows", "engine.planner", "engine.engines.nfab.matcher")
+           "engine.spark.io", "engine.spark.match_rows", "engine.engines.planner", "engine.engines.nfab.matcher")
 
 
 def preload() -> list[str]:

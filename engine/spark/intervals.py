@@ -74,7 +74,7 @@ class _Task:
 def _make(task: _Task) -> Any:
     if task.factory is not None:
         return task.factory(task.pattern)
-    from engine.planner import make_matcher
+    from engine.engines.planner import make_matcher
 
     return make_matcher(task.pattern, task.engine, interval=True, u_max=task.u_max, pmf=task.pmf)
 
@@ -158,7 +158,7 @@ def run_intervals(pattern: Pattern, ev: SparkEvents, spark: Any, engine: str = "
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
-    from engine.planner import choose
+    from engine.engines.planner import choose
     from engine.spark.errors import task_error as _task_error
     from engine.spark.keys import key_expr
 

@@ -1,7 +1,7 @@
 """The distributed pipeline: run a pattern over events on Spark (docs/design.md, "Spark").
 
 ``run(pattern, source)`` reads and validates the events (``engine.spark.io``), picks an
-execution mode and feeds any ``Matcher`` (``engine.planner.make_matcher`` by default)
+execution mode and feeds any ``Matcher`` (``engine.engines.planner.make_matcher`` by default)
 inside ``mapInArrow`` tasks, batch by batch, carrying the matcher's state across Arrow
 batches. Like FlinkCEP's ``CepOperator`` this is a thin adapter: the matcher does the
 matching, this module only decides which events a matcher sees and in what order.
@@ -88,12 +88,12 @@ TYPE_FILTERABLE = {Strategy.ANY, Strategy.NEXT}
 # --------------------------------------------------------------------------- matcher factory
 
 def default_factory(engine: str = "auto", **options: Any) -> MatcherFactory:
-    """A picklable factory: ``engine.planner.make_matcher(pattern, engine)``, imported lazily
+    """A picklable factory: ``engine.engines.planner.make_matcher(pattern, engine)``, imported lazily
     on the worker; the oracle when there is no planner."""
 
     def make(pattern: Pattern, engine: str = engine, options: dict = dict(options)) -> Matcher:
         try:
-            from engine.planner import make_matcher
+            from engine.engines.planner import make_matcher
         except ImportError:  # pragma: no cover - before the planner existed
             if engine not in ("auto", "oracle"):
                 raise

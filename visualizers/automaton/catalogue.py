@@ -10,7 +10,7 @@ import networkx as nx
 
 from engine.engines.spec import EngineSpec, GraphUnavailable
 from engine.model import Pattern, Strategy
-from engine.planner import ENGINES, SPECS
+from engine.engines.planner import ENGINES, SPECS
 from visualizers.automaton.folding import fold_states
 
 
@@ -71,7 +71,7 @@ def default_engine(pattern: Pattern, interval: bool = False) -> str:
     it is drawn (an engine drawn as another, such as match windows around the SES automaton,
     as that one); else the first drawn engine of the planner's list for the data."""
     try:
-        from engine.planner import choose
+        from engine.engines.planner import choose
 
         chosen = choose(pattern, interval=interval)
     except Exception:  # noqa: BLE001 - no engine runs it: still draw what can be drawn

@@ -206,7 +206,7 @@ def generic_moves(g: nx.MultiDiGraph) -> bool:
     """True when the edges' kinds are the drawing's generic moves (NFA^b's begin / take / ignore
     / proceed, or a graph of no named engine), False when they are an engine's own moves drawn
     through their style (its spec's ``drawing.own_moves``)."""
-    from engine.planner import ENGINES
+    from engine.engines.planner import ENGINES
 
     spec = ENGINES.get(g.graph.get("engine", ""))
     return spec is None or spec.drawing is None or not spec.drawing.own_moves

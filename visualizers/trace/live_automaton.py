@@ -33,7 +33,7 @@ def debug_graph(pattern: Pattern, engine: str, steps: Sequence[Step] = ()) -> nx
     the order the trace reports. When the drawn automaton does not name every state the trace
     visits (or the engine has no drawing, the oracle), the states and moves of the trace itself
     (:func:`trace_graph`)."""
-    from engine.planner import ENGINES
+    from engine.engines.planner import ENGINES
 
     drawing = ENGINES[engine].drawing if engine in ENGINES else None
     candidates = []

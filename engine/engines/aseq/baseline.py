@@ -473,7 +473,7 @@ class MatchAggregator(_AggBase):
 
     def __init__(self, pattern: Pattern, tracer: Tracer = None, *, source: str = "auto", **kw: Any) -> None:
         super().__init__(pattern, tracer, **{k: v for k, v in kw.items() if k in ("emit", "max_runs", "max_work")})
-        from engine.planner import choose
+        from engine.engines.planner import choose
 
         inner_pattern = keyed_pattern(pattern).model_copy(update={"aggregate": None})
         info = choose(inner_pattern, source)

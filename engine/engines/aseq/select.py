@@ -1,4 +1,4 @@
-"""How the planner runs an AGG pattern (engine/planner.py calls these two hooks).
+"""How the planner runs an AGG pattern (engine/engines/planner.py calls these two hooks).
 
 - ``auto`` -> ``aseq`` (which falls back to ``aseq-baseline`` by itself, with the reason,
   for what it cannot aggregate without matches);
@@ -40,7 +40,7 @@ def supports(pattern: Pattern) -> str | None:
         aseq_why = str(err)
     if stack_unsupported(pattern) is None:
         return None
-    from engine import planner
+    from engine.engines import planner
 
     stripped = pattern.model_copy(update={"aggregate": None})
     others = planner.reasons(stripped)
@@ -56,7 +56,7 @@ def choose_aggregate(pattern: Pattern, engine: str = "auto", interval: bool = Fa
     negation, interval data) -> EngineUnsupported whatever the engine; otherwise None (the
     named engine is chosen as usual: a match engine then returns the matches the aggregate
     is over, and ``cep run`` aggregates them, engine/commands/run_aggregate.py)."""
-    from engine import planner
+    from engine.engines import planner
 
     why = refusal(pattern)
     if why:

@@ -1,4 +1,4 @@
-"""A-Seq's entries in the planner's list (engine/planner.py): AGG patterns, aggregated without
+"""A-Seq's entries in the planner's list (engine/engines/planner.py): AGG patterns, aggregated without
 building matches, and the construct-then-aggregate baseline. For an AGG pattern the planner asks
 ``choose_aggregate`` (engine/engines/aseq/select.py) before its preference walk."""
 from __future__ import annotations

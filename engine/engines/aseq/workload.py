@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from engine.events import Event
@@ -42,7 +41,7 @@ from engine.engines.aseq.core import ALL, DEFAULT_MAX_LIVE, Counters
 from engine.engines.aseq.plan import AseqUnsupported, QueryPlan, compile_query, refusal
 from engine.engines.aseq.values import AggRow, finish, group_json
 
-__all__ = ["Query", "WorkloadError", "parse_workload", "load_workload", "is_workload", "WorkloadMatcher",
+__all__ = ["Query", "WorkloadError", "parse_workload", "is_workload", "WorkloadMatcher",
            "sharing_plan"]
 
 _HEADER = re.compile(r"^\s*QUERY\s+([A-Za-z_][\w.-]*)\s*$", re.IGNORECASE)
@@ -97,33 +96,6 @@ def parse_workload(text: str, origin: str = "<workload>") -> list[Query]:
         if p.aggregate is None:
             raise WorkloadError(f"{origin}: query `{name}` has no AGG clause; a workload runs AGG patterns")
         out.append(Query(name, p, src))
-    return out
-
-
-def load_workload(args: list[str]) -> list[Query]:
-    """Queries from pattern arguments: one workload file (or text), or several patterns
-    (files, ``preset:...`` or text; named by file stem, or q1, q2, ...)."""
-    from engine.commands.arguments import load_pattern, read_pattern
-
-    if len(args) == 1:
-        text, origin = read_pattern(args[0])
-        return parse_workload(text, origin)
-    out: list[Query] = []
-    for k, a in enumerate(args, 1):
-        text, origin = read_pattern(a)
-        if is_workload(text):
-            out += parse_workload(text, origin)
-            continue
-        p, _ = load_pattern(a)
-        name = Path(origin).stem if origin not in ("<inline>",) and not origin.startswith("preset:") else (
-            origin.split("/")[-1] if origin.startswith("preset:") else f"q{k}")
-        if p.aggregate is None:
-            raise WorkloadError(f"{origin}: the pattern has no AGG clause; a workload runs AGG patterns")
-        out.append(Query(name, p, text))
-    names = [q.name for q in out]
-    dup = {n for n in names if names.count(n) > 1}
-    if dup:
-        raise WorkloadError(f"two queries are named {', '.join(sorted(dup))}")
     return out
 
 

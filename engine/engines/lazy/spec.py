@@ -1,4 +1,4 @@
-"""The lazy engines' entries in the planner's list (engine/planner.py): the lazy tree and chain
+"""The lazy engines' entries in the planner's list (engine/engines/planner.py): the lazy tree and chain
 NFAs of Kolchinsky & Schuster and their eager baseline, which share one ``supports``."""
 from __future__ import annotations
 

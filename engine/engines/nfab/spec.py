@@ -1,4 +1,4 @@
-"""NFA^b's entry in the planner's list (engine/planner.py)."""
+"""NFA^b's entry in the planner's list (engine/engines/planner.py)."""
 from __future__ import annotations
 
 from engine.engines.spec import Drawing, EngineSpec, Lazy

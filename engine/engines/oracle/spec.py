@@ -1,4 +1,4 @@
-"""The oracle's entry in the planner's list (engine/planner.py): the brute-force reference every
+"""The oracle's entry in the planner's list (engine/engines/planner.py): the brute-force reference every
 matcher is checked against."""
 from __future__ import annotations
 

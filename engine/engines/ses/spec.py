@@ -1,4 +1,4 @@
-"""The SES automaton's entry in the planner's list (engine/planner.py): event-set patterns, all
+"""The SES automaton's entry in the planner's list (engine/engines/planner.py): event-set patterns, all
 matches or the earliest / maximal ones per start event."""
 from __future__ import annotations
 

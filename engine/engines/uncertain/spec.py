@@ -1,4 +1,4 @@
-"""The imprecise-timestamps engines' entries in the planner's list (engine/planner.py): interval
+"""The imprecise-timestamps engines' entries in the planner's list (engine/engines/planner.py): interval
 data only, under the possible-worlds semantics (Zhang et al.)."""
 from __future__ import annotations
 

@@ -47,7 +47,7 @@ def choose_inner(pattern: Pattern, engine: str = "auto") -> str:
     (EngineUnsupported with its reason otherwise); for ``auto``, ``ses`` when it runs the
     pattern, else what ``auto`` picks among the all-matches engines."""
     from engine.engines.ses.compiler import unsupported_reason as ses_reason
-    from engine.planner import ENGINES, choose
+    from engine.engines.planner import ENGINES, choose
 
     if engine in ("auto", SELF):
         if ses_reason(pattern) is None:
@@ -154,7 +154,7 @@ class MatchWindowMatcher(MatcherBase):
         return call
 
     def _engine_call(self, target: Pattern) -> Callable[[Sequence[Event], Sequence[int] | None], list[Match]]:
-        from engine.planner import ENGINES
+        from engine.engines.planner import ENGINES
 
         factory = ENGINES[self.inner].load()
         plain = _all_matches(target)

@@ -1,4 +1,4 @@
-"""Match windows' entry in the planner's list (engine/planner.py): Algorithm 1 of the
+"""Match windows' entry in the planner's list (engine/engines/planner.py): Algorithm 1 of the
 match-windows paper around a matcher A (the SES automaton, or another engine)."""
 from __future__ import annotations
 
