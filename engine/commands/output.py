@@ -63,10 +63,9 @@ class MatchWriter:
         self.count += 1
         fmt = self.fmt
         if fmt == "jsonl":
-            try:
-                text = m.json_text()  # a match that has its JSON text (None: encode it)
-            except AttributeError:  # not a Match: anything with to_json()
-                text = None
+            # a Match may have its JSON text (NFA^b's path matches; None: encode it); a signature or
+            # another result with to_json() is encoded
+            text = m.json_text() if isinstance(m, Match) else None
             self.out.write((text if text is not None else match_json(m)) + "\n")
         elif fmt == "csv" and self.uncertain:
             d = m.as_dict()
