@@ -35,7 +35,7 @@ __all__ = ["MatchWindowMatcher", "choose_inner", "supports", "decide", "DEFAULT_
 
 DEFAULT_MAX_BUFFERED = 1_000_000
 MODES = ("auto", "on", "off")
-SELF = "match-windows"
+SELF = "match-windows"  # this engine's name (spec.py)
 
 
 def _all_matches(p: Pattern) -> Pattern:
@@ -46,23 +46,24 @@ def choose_inner(pattern: Pattern, engine: str = "auto") -> str:
     """The matcher A for ``pattern``: ``engine`` if it can find the pattern's matches
     (EngineUnsupported with its reason otherwise); for ``auto``, ``ses`` when it runs the
     pattern, else what ``auto`` picks among the all-matches engines."""
+    from engine.engines.planner import ENGINES, SPECS, choose
     from engine.engines.ses.compiler import unsupported_reason as ses_reason
-    from engine.engines.planner import ENGINES, choose
+    from engine.engines.ses.spec import ENGINE as SES
 
     if engine in ("auto", SELF):
         if ses_reason(pattern) is None:
-            return "ses"
+            return SES.name
         plain = _all_matches(pattern)
-        for name, info in sorted(ENGINES.items(), key=lambda kv: kv[1].preference):
-            if name in (SELF, "ses") or getattr(info, "interval", False) or info.supports(plain) is not None:
+        for info in SPECS:  # auto's order of preference
+            if info.name in (SELF, SES.name) or info.interval or info.supports(plain) is not None:
                 continue
-            return name
+            return info.name
         return choose(plain, "auto").name  # raises with every engine's reason
-    if engine == "ses":
+    if engine == SES.name:
         why = ses_reason(pattern)
     elif engine not in ENGINES:
         return choose(pattern, engine).name  # the planner's unknown-engine message
-    elif getattr(ENGINES[engine], "interval", False):
+    elif ENGINES[engine].interval:
         why = "it matches events with uncertainty intervals; match windows run on point events"
     else:
         why = ENGINES[engine].supports(_all_matches(pattern))
