@@ -23,7 +23,7 @@ from engine.events import Event
 from engine.model import Pattern
 from engine.engines.lazy import trace as lazy_trace
 from engine.match import Match, Tracer
-from engine.engines.lazy.matcher import (DEFAULT_MAX_BUFFER, DEFAULT_MAX_INSTANCES, DEFAULT_MAX_SUBSETS, DEFAULT_MAX_WORK, INF, Buf, Inst, LazyBase, RNeg,
+from engine.engines.lazy.base import (DEFAULT_MAX_BUFFER, DEFAULT_MAX_INSTANCES, DEFAULT_MAX_SUBSETS, DEFAULT_MAX_WORK, INF, Buf, Inst, LazyBase, RNeg,
                    RPlan, SWEEP_EVERY, clause_signature, compile_conds)
 
 
