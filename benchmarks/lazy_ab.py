@@ -29,7 +29,8 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from baseline import extract_base, markdown, report  # noqa: E402
 from engine.dsl import parse  # noqa: E402
 from engine.engines.lazy.eager_matcher import EagerMatcher  # noqa: E402
-from engine.engines.lazy.base import LazyChainMatcher, LazyTreeMatcher  # noqa: E402
+from engine.engines.lazy.chain_matcher import LazyChainMatcher  # noqa: E402
+from engine.engines.lazy.tree_matcher import LazyTreeMatcher  # noqa: E402
 from lazy_vs_eager import dynamic_row, rows, stream  # noqa: E402
 
 ENGINES = ("lazy-chain", "lazy-tree", "eager")

@@ -33,7 +33,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from engine.dsl import parse  # noqa: E402
 from engine.events import Event, make_stream  # noqa: E402
 from engine.engines.lazy.eager_matcher import EagerMatcher  # noqa: E402
-from engine.engines.lazy.base import LazyChainMatcher, LazyTreeMatcher  # noqa: E402
+from engine.engines.lazy.chain_matcher import LazyChainMatcher  # noqa: E402
+from engine.engines.lazy.tree_matcher import LazyTreeMatcher  # noqa: E402
 from sample_streams.generators import skewed_types  # noqa: E402
 
 W = 10

@@ -14,7 +14,8 @@ from engine.dsl import parse
 from engine.events import make_stream
 from engine.match import EngineUnsupported, StateExplosion, run_all
 from engine.engines.lazy.eager_matcher import EagerMatcher
-from engine.engines.lazy.base import LazyChainMatcher, LazyTreeMatcher
+from engine.engines.lazy.chain_matcher import LazyChainMatcher
+from engine.engines.lazy.tree_matcher import LazyTreeMatcher
 from tests.support import feed_log, stream
 from tests.support import sorted_ids as ids
 

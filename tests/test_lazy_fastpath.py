@@ -15,7 +15,7 @@ import pytest
 from engine.engines.oracle import oracle
 from engine.dsl import parse
 from engine.events import make_stream
-from engine.engines.lazy.base import LazyChainMatcher
+from engine.engines.lazy.chain_matcher import LazyChainMatcher
 from engine.trace import Recorder, record
 
 PATTERNS = {

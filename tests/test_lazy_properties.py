@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 from engine.engines.oracle import oracle
 from engine.engines.lazy.eager_matcher import EagerMatcher
-from engine.engines.lazy.base import LazyChainMatcher, LazyTreeMatcher
+from engine.engines.lazy.chain_matcher import LazyChainMatcher
+from engine.engines.lazy.tree_matcher import LazyTreeMatcher
 from engine.model import Component, Group, Pattern, PatternError, Window
 from engine.engines.oracle.oracle import OracleTooLarge
 from tests.strategies import predicates, small_patterns, small_streams

@@ -12,22 +12,29 @@ partial match lives until its window times out. Negation is post-processing (che
 the complete match; a trailing one waits for the window to close), OR is a union of one
 automaton per DNF clause with de-duplication. The clause analysis, buffers of negated
 events, condition compilation, negation checks and emission are the lazy engines' own
-(``lazy.py``), so only the evaluation order differs.
+(base.py and the modules below it), so only the evaluation order differs.
 """
 from __future__ import annotations
 
 from typing import Any
 
-from engine.engines.lazy.chain_compiler import Clause, Cond, PatternInfo
-from engine.events import Event
-from engine.model import Pattern
 from engine.engines.lazy import trace as lazy_trace
+from engine.engines.lazy.base import (DEFAULT_MAX_BUFFER, DEFAULT_MAX_INSTANCES, DEFAULT_MAX_SUBSETS,
+                                      DEFAULT_MAX_WORK, SWEEP_EVERY, LazyBase)
+from engine.engines.lazy.buffers import INF, EventBuffer
+from engine.engines.lazy.chain_compiler import Clause, Cond, PatternInfo
+from engine.engines.lazy.compiled_steps import CompiledChain, CompiledNegation, clause_signature
+from engine.engines.lazy.conditions import compile_conds
+from engine.engines.lazy.instances import Instance
+from engine.events import Event
 from engine.match import Match, Tracer
-from engine.engines.lazy.base import (DEFAULT_MAX_BUFFER, DEFAULT_MAX_INSTANCES, DEFAULT_MAX_SUBSETS, DEFAULT_MAX_WORK, INF, Buf, Inst, LazyBase, RNeg,
-                   RPlan, SWEEP_EVERY, clause_signature, compile_conds)
+from engine.model import Pattern
 
 
-class _EVar:
+class _EagerVariable:
+    """A variable of one eager clause: its bit, the bits of the variables that must precede
+    (``pred``) and follow (``succ``) it, and its runtime data."""
+
     __slots__ = ("vrt", "bit", "pred", "succ", "slot", "kleene", "name", "extensible")
 
     def __init__(self, vrt: Any, bit: int, pred: int, succ: int) -> None:
@@ -40,26 +47,29 @@ class _EVar:
         self.name = vrt.name
 
 
-class _EClause:
+class _EagerClause:
+    """One DNF clause as an eager automaton: its variables, the conditions decidable per
+    (variable, bound set), the post-processing negations and the root instance."""
+
     def __init__(self, cl: Clause, info: PatternInfo, vrts: dict[str, Any], negs: dict[str, Any]) -> None:
         self.clause = cl
         self.info = info
         bit = {v: 1 << i for i, v in enumerate(cl.vars)}
         self.bitof = bit
         self.full = (1 << len(cl.vars)) - 1
-        self.evars: dict[str, _EVar] = {}
+        self.evars: dict[str, _EagerVariable] = {}
         for v in cl.vars:
             pred = sum(bit[u] for u in cl.before[v])
             succ = sum(bit[w] for w in cl.after[v])
-            self.evars[v] = _EVar(vrts[v], bit[v], pred, succ)
+            self.evars[v] = _EagerVariable(vrts[v], bit[v], pred, succ)
         self.conds = cl.conds
         self.final = compile_conds([c for c in cl.conds if c.final], info)
         self._checks: dict[tuple[str, int], Any] = {}
         # a complete instance can still grow if a Kleene variable has nothing after it
         self.extensible = any(e.kleene and not e.succ for e in self.evars.values())
-        self.plan = RPlan(cl.index, [], [RNeg(n, info, negs[n.var]) for n in
-                                         sorted(cl.negations, key=lambda n: (n.trailing, n.pos))])
-        self.root = Inst([None] * len(info.vars), INF, -INF, None)
+        self.plan = CompiledChain(cl.index, [], [CompiledNegation(n, info, negs[n.var]) for n in
+                                                 sorted(cl.negations, key=lambda n: (n.trailing, n.pos))])
+        self.root = Instance([None] * len(info.vars), INF, -INF, None)
         self.root.root = True
         self.root.plan = self
 
@@ -90,8 +100,8 @@ class EagerMatcher(LazyBase):
         info = self.info
         negs = {v: self.vrts[v] for v in info.negated}
         for v in negs.values():
-            v.buf = Buf()
-        self.clauses: list[_EClause] = []
+            v.buf = EventBuffer()
+        self.clauses: list[_EagerClause] = []
         seen = set()
         for cl in info.clauses:
             if cl.const_false:
@@ -101,11 +111,11 @@ class EagerMatcher(LazyBase):
                 if sig in seen:
                     continue
                 seen.add(sig)
-            self.clauses.append(_EClause(cl, info, self.vrts, negs))
+            self.clauses.append(_EagerClause(cl, info, self.vrts, negs))
         self.multi = len(self.clauses) > 1
-        self.insts: list[Inst] = []
+        self.insts: list[Instance] = []
         # variables an event of a given variable can start (no predecessor), per clause
-        self._by_var: dict[str, list[tuple[_EClause, _EVar]]] = {}
+        self._by_var: dict[str, list[tuple[_EagerClause, _EagerVariable]]] = {}
         for ec in self.clauses:
             for v, ev in ec.evars.items():
                 self._by_var.setdefault(v, []).append((ec, ev))
@@ -131,8 +141,8 @@ class EagerMatcher(LazyBase):
             self.work += len(insts)
             if self.work > self.max_work:
                 self._explode_work(ok[0].name)
-        keep: list[Inst] = []
-        new: list[Inst] = []
+        keep: list[Instance] = []
+        new: list[Instance] = []
         self._new = new
         for inst in insts:
             if W is not None and coord - inst.cmin >= W:  # timeout -> R
@@ -142,7 +152,7 @@ class EagerMatcher(LazyBase):
                 continue
             keep.append(inst)
             if ok:
-                ec: _EClause = inst.plan
+                ec: _EagerClause = inst.plan
                 for v in ok:
                     ev = ec.evars.get(v.name)
                     if ev is not None:
@@ -163,7 +173,7 @@ class EagerMatcher(LazyBase):
         self._peaks()
         return out
 
-    def _take(self, inst: Inst, ec: _EClause, ev: _EVar, e: Event, coord: float, key: Any) -> None:
+    def _take(self, inst: Instance, ec: _EagerClause, ev: _EagerVariable, e: Event, coord: float, key: Any) -> None:
         mask = inst.mask
         bit = ev.bit
         if mask & bit and not ev.kleene:
@@ -208,7 +218,7 @@ class EagerMatcher(LazyBase):
         if self.alive > self.max_instances:
             self._explode()
 
-    def instances(self) -> list[Inst]:
+    def instances(self) -> list[Instance]:
         return list(self.insts) + [p[2] for p in self.pending]
 
 

@@ -13,7 +13,7 @@ TREE = EngineSpec(
     title="lazy tree NFA",
     summary=("lazy Tree NFA (Kolchinsky & Schuster §7): takes the rarest remaining variable first, by live buffer "
              "counts; needs no frequencies"),
-    factory="engine.engines.lazy.base:LazyTreeMatcher",
+    factory="engine.engines.lazy.tree_matcher:LazyTreeMatcher",
     supports=SUPPORTS,
     strategies=ANY_ONLY,
     output_all_only=True,
@@ -34,7 +34,7 @@ CHAIN = EngineSpec(
     title="lazy chain NFA",
     summary=("lazy (Multi-)Chain NFA (Kolchinsky & Schuster §4-§5): evaluation in ascending frequency order "
              "(given rates, or estimated from a prefix of the stream)"),
-    factory="engine.engines.lazy.base:LazyChainMatcher",
+    factory="engine.engines.lazy.chain_matcher:LazyChainMatcher",
     supports=SUPPORTS,
     strategies=ANY_ONLY,
     output_all_only=True,

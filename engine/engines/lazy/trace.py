@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.engines.lazy.instances import Instance
 from engine.events import Event
 from engine.trace import PredicateCheck, Recorder, RunView, check_conjunct
 
-LazyBase = Inst = Any  # engine.engines.lazy.matcher's types; that module imports this one
+LazyBase = Any  # engine.engines.lazy.base.LazyBase; that module imports this one
 
 
 def _rec(m: LazyBase) -> Recorder:
@@ -42,8 +43,8 @@ def bindings(m: LazyBase, vals: list[Any]) -> dict[str, list[Event]]:
     return out
 
 
-def _clause_of(m: LazyBase, inst: Inst) -> int:
-    """The DNF clause of a partial match: its chain plan (RPlan), tree (RTree) or eager clause."""
+def _clause_of(m: LazyBase, inst: Instance) -> int:
+    """The DNF clause of a partial match: its chain (CompiledChain), tree (CompiledTree) or eager clause."""
     plan = inst.plan
     if hasattr(plan, "index"):
         return plan.index
@@ -58,7 +59,7 @@ def _prefix(m: LazyBase) -> str:
     return "c{}:" if getattr(m, "multi", False) else ""
 
 
-def state_name(m: LazyBase, inst: Inst, path: tuple[str, ...] | None = None) -> str:
+def state_name(m: LazyBase, inst: Instance, path: tuple[str, ...] | None = None) -> str:
     """The state a partial match is in, as the Automaton page draws it."""
     if path is None:
         path = _paths(m).get(inst.id, ())
@@ -87,7 +88,7 @@ def _checks(m: LazyBase, clause: int, var: str, b: dict[str, list[Event]]) -> li
             for x in _conds(m, clause, var, set(b))]
 
 
-def take(m: LazyBase, parent: Inst, child: Inst, var: str, ev: Event, source: str) -> None:
+def take(m: LazyBase, parent: Instance, child: Instance, var: str, ev: Event, source: str) -> None:
     """``child`` = ``parent`` + ``ev`` bound to ``var`` (stream take, buffer take, iterate)."""
     paths = _paths(m)
     ppath = paths.get(parent.id, ()) if not parent.root else ()
@@ -102,7 +103,7 @@ def take(m: LazyBase, parent: Inst, child: Inst, var: str, ev: Event, source: st
                         "bindings": {v: [x.id for x in evs] for v, evs in b.items()}})
 
 
-def refuse(m: LazyBase, inst: Inst, var: str, vals: list[Any], ev: Event, source: str) -> None:
+def refuse(m: LazyBase, inst: Instance, var: str, vals: list[Any], ev: Event, source: str) -> None:
     """A candidate that failed the conditions: the partial match does not take it."""
     clause = _clause_of(m, inst)
     b = bindings(m, vals)
@@ -112,7 +113,7 @@ def refuse(m: LazyBase, inst: Inst, var: str, vals: list[Any], ev: Event, source
                 detail={"var": var, "source": source})
 
 
-def _rid(inst: Inst) -> str:
+def _rid(inst: Instance) -> str:
     return "root" if inst.root else str(inst.id)
 
 
@@ -121,21 +122,21 @@ def store(m: LazyBase, var: str, e: Event, negated: bool = False) -> None:
                 detail={"var": var, **({"negated": True} if negated else {})})
 
 
-def search(m: LazyBase, inst: Inst, var: str, candidates: int, **extra: Any) -> None:
+def search(m: LazyBase, inst: Instance, var: str, candidates: int, **extra: Any) -> None:
     _rec(m).act("search", run=_rid(inst), state=state_name(m, inst),
                 detail={"var": var, "candidates": candidates, **{k: v for k, v in extra.items() if v is not None}})
 
 
-def wait(m: LazyBase, inst: Inst, var: str) -> None:
+def wait(m: LazyBase, inst: Instance, var: str) -> None:
     _rec(m).act("wait", run=_rid(inst), state=state_name(m, inst), reason=f"waits for `{var}` from the stream")
 
 
-def expire(m: LazyBase, inst: Inst, e: Event | None) -> None:
+def expire(m: LazyBase, inst: Instance, e: Event | None) -> None:
     _rec(m).act("expire", run=_rid(inst), state=state_name(m, inst), event=e.id if e is not None else None,
                 reason="left the window (WITHIN): timeout", predicates=_window(m, inst, e))
 
 
-def _window(m: LazyBase, inst: Inst, e: Event | None) -> list[PredicateCheck]:
+def _window(m: LazyBase, inst: Instance, e: Event | None) -> list[PredicateCheck]:
     if m.W is None or e is None:
         return []
     c = e.seq if m.count_window else e.ts
@@ -144,23 +145,23 @@ def _window(m: LazyBase, inst: Inst, e: Event | None) -> list[PredicateCheck]:
                            c - inst.cmin < m.W)]
 
 
-def discard(m: LazyBase, inst: Inst, reason: str, e: Event | None = None, **detail: Any) -> None:
+def discard(m: LazyBase, inst: Instance, reason: str, e: Event | None = None, **detail: Any) -> None:
     _rec(m).act("discard", run=_rid(inst), state=state_name(m, inst), event=e.id if e is not None else None,
                 reason=reason, detail=detail)
 
 
-def negation(m: LazyBase, inst: Inst, var: str, blocker: Event) -> None:
+def negation(m: LazyBase, inst: Instance, var: str, blocker: Event) -> None:
     _rec(m).act("discard", run=_rid(inst), state=state_name(m, inst), event=blocker.id,
                 reason=f"negation: event {blocker.id} ({blocker.type}) qualifies for `{var}`",
                 detail={"blocker": blocker.id, "var": var})
 
 
-def wait_negation(m: LazyBase, inst: Inst, until: float) -> None:
+def wait_negation(m: LazyBase, inst: Instance, until: float) -> None:
     _rec(m).act("wait", run=_rid(inst), state="F",
                 reason=f"trailing negation: reported when the window closes (at {until:g})")
 
 
-def matched(m: LazyBase, inst: Inst, match: Any, last: Event) -> None:
+def matched(m: LazyBase, inst: Instance, match: Any, last: Event) -> None:
     _rec(m).act("match", run=_rid(inst), state="F", event=last.id, detail={"match": match.to_json()})
 
 
