@@ -248,7 +248,7 @@ the script).
   ascending order keeps pattern order, so the chain *is* the eager automaton (the base case of
   Lemma 1) and has exactly eager's partial matches. It keeps no buffers: every state is entered
   right after a take of the stream's newest event by a variable it must follow, so no buffered
-  event could ever be found (`_searches` in `engine/engines/lazy/matcher.py`). The tree breaks the
+  event could ever be found (`buffer_searches` in `engine/engines/lazy/compiled_steps.py`). The tree breaks the
   tie by live counts and creates fewer partial matches and condition evaluations, but its
   per-event bookkeeping (live counts, the rarest variable per instance) costs more than eager's
   already cheap work here: this is the case where lazy evaluation has nothing to save.

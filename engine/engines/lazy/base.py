@@ -92,8 +92,8 @@ class LazyBase(MatcherBase):
         self.eq_attrs = tuple(info.eq_attrs)
         self.vrts: dict[str, VariableRuntime] = {}
         for v, vi in info.vars.items():
-            self.vrts[v] = VariableRuntime(v, vi.type, vi.slot, vi.kleene, vi.negated, vi.pos, compile_local(info.local[v]),
-                                 len(info.local[v]))
+            self.vrts[v] = VariableRuntime(v, vi.type, vi.slot, vi.kleene, vi.negated, vi.pos,
+                                           compile_local(info.local[v]), len(info.local[v]))
         self.nslots = len(info.vars)
         self.pos_slots = [(v, info.vars[v].slot, info.vars[v].kleene) for v in info.positive]
         self._single_slots, self._span_slots = single_emission(info)
@@ -165,7 +165,7 @@ class LazyBase(MatcherBase):
         if bufs is None:
             bufs = self._bufs = self._all_bufs()
         W = self.W
-        for b in bufs:
+        for b in bufs:  # the front's expiry test inlined: only a buffer with expired events calls _prune
             if b.head < len(b.co) and now - b.co[b.head] >= W:
                 self._prune(b, now)
 
@@ -291,7 +291,9 @@ class LazyBase(MatcherBase):
         """Emit the match of a complete value vector (``cmin``: its first coordinate, the
         de-duplication key's lifetime; ``inst``: its instance, for the tracer)."""
         bind = self._bind
-        if bind is not None:  # one event per variable, in fixed slots
+        if bind is not None:
+            # fast path: one event per variable, in fixed slots: ``emission.match_binder`` writes
+            # the bindings the general loop below builds, first/last come from the span slots
             span = self._span_slots
             if span is not None:
                 first, last = vals[span[0]], vals[span[1]]
@@ -348,7 +350,7 @@ class LazyBase(MatcherBase):
         vals = inst.vals.copy()
         vals[slot] = x
         c = Instance(vals, inst.cmin if inst.cmin < cmin else cmin, inst.cmax if inst.cmax > cmax else cmax,
-                 inst.eq if inst.eq is not None else key)
+                     inst.eq if inst.eq is not None else key)
         c.mask = inst.mask
         c.cur = inst.cur
         if self.tracer is not None:

@@ -76,14 +76,16 @@ class LazyChainMatcher(ChainStepRunner):
                     continue
                 seen.add(sig)
             steps = [CompiledStep(s, info, self.vrts[s.var], negs) for s in p.steps]
-            self.plans.append(CompiledChain(p.clause.index, steps, [CompiledNegation(n, info, negs[n.var]) for n in p.pp], p))
+            post = [CompiledNegation(n, info, negs[n.var]) for n in p.pp]
+            self.plans.append(CompiledChain(p.clause.index, steps, post, p))
         self.multi = len(self.plans) > 1
         for rp in self.plans:  # buffers for every variable some state can find something in
             for s, search in zip(rp.steps, buffer_searches(rp)):
                 if (search or s.kleene) and s.vrt.buf is None:
                     s.vrt.buf = EventBuffer()
         self._type_cache.clear()
-        self._routes: dict[str, tuple[list[VariableRuntime], list[VariableRuntime], bool]] = {}  # per type: _vars_for, no filter
+        # per type: _vars_for, and whether no variable of it has a filter
+        self._routes: dict[str, tuple[list[VariableRuntime], list[VariableRuntime], bool]] = {}
         self._bufs = None
         self.waiting: dict[str, list[Instance]] = {}
         self._dead: dict[str, int] = {}
@@ -112,7 +114,9 @@ class LazyChainMatcher(ChainStepRunner):
             if self._warm is not None:
                 return self._warm_feed(e)
             return self._process(e)
-        self._since_sweep += 1  # _pass_by, inlined: most events of a stream are of other types
+        # fast path: ``_pass_by`` inlined (and ``_process`` skipped), as most events of a stream
+        # are of other types; parity with the traced path: tests/test_lazy_fastpath.py
+        self._since_sweep += 1
         if self._since_sweep >= SWEEP_EVERY:
             self._since_sweep = 0
             self._sweep(e.seq if self.count_window else e.ts)
@@ -173,6 +177,8 @@ class LazyChainMatcher(ChainStepRunner):
                     if tr is not None:
                         lazy_trace.expire(self, inst, e)
             self._expire_bufs(coord)
+        # fast path: ``_vars_for`` cached per type with whether any of its variables has a
+        # filter, so an unfiltered type skips ``_passes``
         route = self._routes.get(e.type)
         if route is None:
             pos, negs = self._vars_for(e.type)
@@ -217,7 +223,13 @@ class LazyChainMatcher(ChainStepRunner):
         stream take inlined, with the step's data read once. The condition is checked with
         ``e`` in the instance's vector; only a passing event costs a child; the child skips
         its next state's buffer search when ``s.next_after`` says it is empty (see
-        ``buffer_searches``) and waits directly."""
+        ``buffer_searches``) and waits directly.
+
+        Fast path of ``ChainStepRunner._dispatch``; it inlines ``_take_stream`` (partition
+        key, condition, predicate count), ``_child``, ``_enter`` without the buffer search
+        (``runs_created`` and ``_note_transient``) and ``_wait`` (waiting list, ``alive``,
+        timeout heap), and emits a completing match with ``_emit_vals`` without a child.
+        Parity with the general path (a tracer forces it): tests/test_lazy_fastpath.py."""
         W = self.W
         st = self.stats
         slot, check = s.slot, s.check
@@ -267,7 +279,7 @@ class LazyChainMatcher(ChainStepRunner):
                 self._complete(child, plan)
             elif not fresh:
                 self._enter(child, plan, k)
-            else:  # _enter without the search
+            else:  # _enter without the search (_note_transient inlined), then _wait inlined
                 st.runs_created += 1
                 transient = self.alive + self._depth + 1
                 if transient > st.runs_peak:

@@ -79,7 +79,7 @@ class ChainStepRunner(LazyBase):
         if self.work > self.max_work:
             self._explode_work(var)
         out = []
-        if check is None and used is None:
+        if check is None and used is None:  # fast path: the loop below with nothing to check
             if eq is None:
                 return [(evs[idx], cos[idx], keys[idx]) for idx in range(i, j)]
             return [(evs[idx], cos[idx], keys[idx]) for idx in range(i, j) if keys[idx] == eq]
@@ -103,7 +103,8 @@ class ChainStepRunner(LazyBase):
             out.append((x, cos[idx], keys[idx]))
         return out
 
-    def _take_range(self, inst: Instance, plan: CompiledChain, s: CompiledStep, buf: EventBuffer, i: int, j: int) -> None:
+    def _take_range(self, inst: Instance, plan: CompiledChain, s: CompiledStep, buf: EventBuffer, i: int,
+                    j: int) -> None:
         nxt = s.index + 1
         tr = self.tracer
         for x, c, key in self._scan(inst, buf, i, j, s.slot, s.var, s.distinct, s.check):
@@ -114,7 +115,8 @@ class ChainStepRunner(LazyBase):
                 continue
             self._enter(child, plan, nxt)
 
-    def _take_stream(self, inst: Instance, plan: CompiledChain, s: CompiledStep, e: Event, coord: float, key: Any) -> None:
+    def _take_stream(self, inst: Instance, plan: CompiledChain, s: CompiledStep, e: Event, coord: float,
+                     key: Any) -> None:
         if inst.eq is not None and key != inst.eq:
             return
         check = s.check
@@ -135,7 +137,8 @@ class ChainStepRunner(LazyBase):
             return
         self._enter(child, plan, s.index + 1)
 
-    def _iterate(self, inst: Instance, plan: CompiledChain, s: CompiledStep, buf: EventBuffer, i: int, j: int, new: Any) -> None:
+    def _iterate(self, inst: Instance, plan: CompiledChain, s: CompiledStep, buf: EventBuffer, i: int, j: int,
+                 new: Any) -> None:
         """``iterate`` (§4.5): every non-empty subset of the candidates in [i, j) (in stream
         order) that satisfies the conditions; with ``new = (event, coord, key)`` from the
         stream, only the subsets that end with it. Prefix-closed conditions prune the

@@ -31,7 +31,8 @@ from engine.model import Pattern
 class CompiledTree:
     """A compiled tree (one clause): tree variables with bits, edge cache, chain tail."""
 
-    def __init__(self, tc: TreeClause, info: PatternInfo, vrts: dict[str, VariableRuntime], negs: dict[str, VariableRuntime]) -> None:
+    def __init__(self, tc: TreeClause, info: PatternInfo, vrts: dict[str, VariableRuntime],
+                 negs: dict[str, VariableRuntime]) -> None:
         self.tc = tc
         self.info = info
         self.tvars = [vrts[v] for v in tc.tree_vars]
@@ -40,7 +41,7 @@ class CompiledTree:
         self.kvars = [vrts[s.var] for s in tc.tail]
         self.negs = negs
         self.tail = CompiledChain(tc.clause.index, [CompiledStep(s, info, vrts[s.var], negs) for s in tc.tail],
-                          [CompiledNegation(n, info, negs[n.var]) for n in tc.pp])
+                                  [CompiledNegation(n, info, negs[n.var]) for n in tc.pp])
         self._edges: dict[tuple[int, int], Any] = {}
         self.okm = 0  # tree variables the current event matches
         self.okk = False  # the current event matches a Kleene variable
@@ -244,8 +245,8 @@ class LazyTreeMatcher(ChainStepRunner):
                 lazy_trace.discard(self, inst, "consumed: every event the rarest variable could still take "
                                                "has been scanned")
 
-    def _take_tree(self, inst: Instance, rt: CompiledTree, bi: int, buf: EventBuffer, i: int, j: int, check: Any, distinct: Any,
-                   fc: list[CompiledNegation]) -> None:
+    def _take_tree(self, inst: Instance, rt: CompiledTree, bi: int, buf: EventBuffer, i: int, j: int, check: Any,
+                   distinct: Any, fc: list[CompiledNegation]) -> None:
         v = rt.tvars[bi]
         slot = v.slot
         st = self.stats
