@@ -7,6 +7,8 @@ Compilers (pattern -> automaton, no runtime state):
   the lazy chain NFA (evaluation order from rates, steps, First-Chance / Post-Processing).
 - ``tree_compiler``: the lazy tree NFA (tree variables, edges per bound set, Kleene tail).
 - ``eager_compiler``: the eager NFA drawn as an automaton.
+- ``graph``: the three automata as graphs for the Automaton and Debug pages.
+- ``spec``: the engines' entries (``TREE``, ``CHAIN``, ``EAGER``) in the planner's list.
 
 Runtime, from the bottom up:
 
