@@ -1,6 +1,6 @@
 """A long fuzz run of the pattern language (no pattern may crash the parser, printer or compilers).
 
-Runs the checks of ``tests/test_fuzz_patterns.py`` (parse; print, re-parse and compare; JSON
+Runs the checks of ``tests/fuzz/test_patterns.py`` (parse; print, re-parse and compare; JSON
 round trip; ``planner.reasons`` against ``planner.make_matcher``; run on a few events) on N
 inputs from a seeded ``random.Random``: half random text over the grammar, half mutations of
 the presets, the README's patterns and the papers' queries, plus the adversarial cases of
@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 from engine.engines import planner  # noqa: E402
 from engine.dsl import DslError, parse  # noqa: E402
 from engine.model import MAX_COMPONENTS, MAX_NESTING  # noqa: E402
-from tests.test_fuzz_patterns import SEEDS, check_text, grammar_text, mutate  # noqa: E402
+from tests.fuzz.test_patterns import SEEDS, check_text, grammar_text, mutate  # noqa: E402
 
 PRE = "PATTERN SEQ(A a) WHERE "
 

@@ -8,7 +8,7 @@
   against ``engine.engines.oracle.oracle`` on tiny inputs (types A/B/C, attributes x, y in 0..3, k in p/q).
 
 Known DSL gaps are kept out of :func:`patterns` on purpose; each has a strict-xfail test in
-``tests/test_dsl.py`` (search for ``KNOWN GAP``):
+``tests/dsl/test_parse_and_print.py`` (search for ``KNOWN GAP``):
 
 - ``Neg(Neg(x))`` prints as ``--x``, which the tokenizer reads as a comment;
 - a conjunct mixing ``v[i-1].x`` with an unindexed ``v.y`` is rewritten to ``v[i].y``;

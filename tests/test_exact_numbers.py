@@ -26,7 +26,7 @@ from engine.commands.output import finite_json, json_text, match_json
 from engine.engines.uncertain.pmf import PmfError, parse_pmf
 from engine.engines.uncertain.result import exact_text
 from tests import aseq_util
-from tests.test_aseq_properties import patterns
+from tests.engines.aseq.test_properties import patterns
 
 IV = ["--lower-col", "lower", "--upper-col", "upper"]
 T1_ROWS = [("A", "a1", 1, 5), ("C", "c2", 3, 5), ("B", "b3", 3, 5), ("C", "c4", 4, 8)]

@@ -1,0 +1,7 @@
+"""Tests of A-Seq (engine/engines/aseq/).
+
+- test_engine.py: the public entry points (AseqMatcher, the row sinks, plan, engine names) on small
+  hand-checked streams.
+- test_paper_cases.py: the paper's test cases T1-T11 against the baseline and the oracle; plan,
+  fallback, refusal, trace, guard.
+- test_properties.py: random streams and patterns, A-Seq against the oracle's aggregate."""

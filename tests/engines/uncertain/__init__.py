@@ -1,0 +1,4 @@
+"""Tests of the imprecise-timestamp engines (engine/engines/uncertain/).
+
+- test_matchers.py: the possible-worlds oracle on the worked examples, the point-based and event-based
+  engines against it."""
