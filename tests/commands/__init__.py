@@ -1,6 +1,8 @@
 """Tests of the ``cep`` commands (engine/commands/).
 
 - test_cli.py: ``cep`` end to end: check, run (every format, engines, errors), samples.
+- test_floor.py: ``cep run`` parses once and resolves the data once; one error translator, one
+  ``--stats`` line; one module per subcommand (run.py, request.py, errors.py, stats.py).
 - test_output.py: engine/commands/output.py: match_json, format_matches, MatchWriter in every format.
 - test_guards.py: every ``cep`` path guarded (memory, batches, time limit, state guard) and dispatched.
 - test_input_safety.py: no crash from a file, no input destroyed (output paths, JSON depth, ``cep stream``).
