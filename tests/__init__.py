@@ -17,6 +17,8 @@ Each folder's ``__init__`` lists its test modules. At this level:
 - test_guard_hooks.py: the run guard inside each engine's long steps (engine/memory.py's hooks).
 - test_memory.py: the run guard itself (engine/memory.py's MemoryGuard).
 - test_json_text.py: exact JSON text (engine/json_text.py).
+- test_alternatives.py: ``?``, ``*`` and OR as alternatives (engine/alternatives.py).
+- test_bindings.py: WHERE conjuncts on complete bindings (engine/bindings.py).
 - test_exact_numbers.py: exact numbers or a clear refusal, from reading to writing.
 
 Shared helpers (imported as ``tests.<name>``):

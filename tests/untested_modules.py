@@ -2,8 +2,8 @@
 
 A module counts as imported when a test module (``tests/**/test_*.py``) names it in an import
 statement: ``import engine.x.y``, ``from engine.x.y import name`` or ``from engine.x import y``
-(``y`` a module of the package ``engine.x``). A package's ``__init__`` counts when the package
-itself is imported from. Imports inside functions count too; what a module reaches through
+(``y`` a module of the package ``engine.x``). A package's ``__init__`` counts when a name it
+holds is imported from it (not when only its modules are). Imports inside functions count too; what a module reaches through
 another module does not (that is what "directly" means).
 
 Run from the repository root: ``python -m tests.untested_modules`` (``--all`` also lists each
@@ -18,11 +18,22 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("engine", "visualizers")
 
 
+def holds_code(path: Path) -> bool:
+    """Whether the module holds more than a docstring (a package face that only lists its
+    modules has nothing of its own to test)."""
+    body = ast.parse(path.read_text(encoding="utf-8")).body
+    return any(not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant))
+               and not (isinstance(node, ast.ImportFrom) and node.module == "__future__") for node in body)
+
+
 def source_modules(root: Path = ROOT) -> list[str]:
-    """Dotted names of every module under the packages (``__init__`` as the package's name)."""
+    """Dotted names of every module under the packages that holds code (``__init__`` as the
+    package's name)."""
     names = []
     for package in PACKAGES:
         for path in sorted((root / package).rglob("*.py")):
+            if not holds_code(path):
+                continue
             parts = list(path.relative_to(root).with_suffix("").parts)
             if parts[-1] == "__init__":
                 parts.pop()
@@ -39,12 +50,12 @@ def imported_modules(path: Path, known: set[str]) -> set[str]:
                 if alias.name in known:
                     found.add(alias.name)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            if node.module in known:
-                found.add(node.module)
             for alias in node.names:
                 child = f"{node.module}.{alias.name}"
-                if child in known:
+                if child in known:  # ``from engine.x import y``, y a module
                     found.add(child)
+                elif node.module in known:  # a name the module (or the package's face) holds
+                    found.add(node.module)
     return found
 
 
