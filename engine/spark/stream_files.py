@@ -48,7 +48,6 @@ WRITE_THEN_RENAME = ("write each file elsewhere (or as .NAME, _NAME or NAME.tmp,
 EVENT_ROW = "key string, file string, `row` long, line long, ts double, event string"
 
 
-
 @dataclass
 class FileEvents:
     """The events of one file as rows (``EVENT_ROW``) and what to tell about the file."""
