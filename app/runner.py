@@ -18,15 +18,14 @@ import pandas as pd
 
 from engine.dsl import DslError
 from engine.events import ColumnMapping, DataError, LoadResult, guess_mapping, load_events
+from engine.events.file_formats import FORMATS
 from engine.match import EngineUnsupported, Match, StateExplosion, sort_matches
 from engine.memory import MemoryGuard, RunStopped
 from engine.model import Pattern, PatternError, Window
 
 from .limits import message_of, upload_problem
 
-FORMATS = {"csv": "csv", "tsv": "tsv", "json": "jsonl", "jsonl": "jsonl", "ndjson": "jsonl",
-           "parquet": "parquet", "pq": "parquet"}
-UPLOAD_TYPES = ["csv", "tsv", "json", "jsonl", "ndjson", "parquet", "pq"]
+UPLOAD_TYPES = list(FORMATS)  # the extensions of engine.events.file_formats, in its order
 REPLAY_LIMIT = 50_000  # in-process replay for the runs-peak statistic of a Spark run
 IN_PROCESS_LIMIT = 50_000  # up to this many events the Run page runs in-process by default
 

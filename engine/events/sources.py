@@ -1,6 +1,6 @@
-"""Input files without pandas: the format a file needs (``resolve_format``), opening it
-as text (decompressed), its CSV header, and which reader ``cep run`` should use
-(``can_batch``, ``wants_batches``). Standard library only (the Parquet helpers import
+"""Input files without pandas: the format a file needs (``resolve_format``, from the table
+in ``engine.events.file_formats``), opening it as text (decompressed), its CSV header, and
+which reader ``cep run`` should use (``can_batch``, ``wants_batches``). Standard library only (the Parquet helpers import
 pyarrow when called).
 """
 from __future__ import annotations
@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 from typing import IO
 
+from engine.events.file_formats import COMPRESSION, FORMATS, extension_of
 from engine.events.lines import open_binary
 from engine.events.report import DataError
 
@@ -18,9 +19,6 @@ __all__ = ["FORMATS", "COMPRESSION", "resolve_format", "open_text", "is_json_arr
            "check_csv_header", "parquet_files", "parquet_rows", "short_error", "can_batch", "wants_batches",
            "BATCH_ABOVE_BYTES", "BATCH_ABOVE_ROWS"]
 
-FORMATS = {"csv": "csv", "tsv": "tsv", "jsonl": "jsonl", "ndjson": "jsonl", "json": "jsonl",
-           "parquet": "parquet", "pq": "parquet"}
-COMPRESSION = (".gz", ".bz2", ".xz", ".zst", ".zip")
 
 BATCH_ABOVE_BYTES = 32 << 20  # text files above this size are read in batches by default
 BATCH_ABOVE_ROWS = 250_000    # Parquet inputs above this many rows too
@@ -43,10 +41,7 @@ def resolve_format(path: Path, fmt: str | None) -> str:
         return FORMATS[key]
     if path.is_dir():
         return "parquet"
-    suffixes = [s.lower() for s in path.suffixes]
-    if suffixes and suffixes[-1] in COMPRESSION:
-        suffixes = suffixes[:-1]
-    ext = suffixes[-1].lstrip(".") if suffixes else ""
+    ext = extension_of(path.name)
     if ext not in FORMATS:
         raise DataError(f"cannot tell the format of '{path.name}' from its extension "
                         f"('{ext or 'none'}'); use .csv, .tsv, .jsonl/.json/.ndjson or .parquet, "

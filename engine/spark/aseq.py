@@ -27,20 +27,20 @@ import base64
 import json
 import math
 import pickle
-import sys
 import time
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 import pyarrow as pa
 
 from engine.engines.aseq.values import AggRow, TooLarge
-from engine.events import TS_COL, TYPE_COL, arrow_to_pandas
+from engine.events import TS_COL, TYPE_COL
 from engine.model import ANY_TYPE, Pattern, Strategy
 from engine.partition import PartitionKey
-from engine.spark.errors import task_error as _task_error
-from engine.spark.io import KEY_COL, SEQ_COL, SparkEvents, build_events, read_events
+from engine.spark.io import KEY_COL, SEQ_COL, SparkEvents, read_events
 from engine.spark.keys import key_expr
+from engine.spark.partition_runner import group_column, matcher_errors, run_partition, sort_by_group
 from engine.spark.pipeline import Progress, scale_window
 
 __all__ = ["run", "AggRunResult", "plan_mode", "ROW_SCHEMA", "canonical"]
@@ -129,42 +129,38 @@ def _batch(rows: list[tuple]) -> pa.RecordBatch:
         names=["ts", "event", "grp", "value", "seq", "kind"])
 
 
-def _worker(task: _Task, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    """Rows arrive sorted by (group or chunk, ts, seq): one matcher per group, fed across
-    Arrow batches; a chunk keeps the rows it owns."""
-    group_col = KEY_COL if task.mode == "keyed" else (_CHUNK if task.mode == "time-chunked" else None)
-    cur: Any = _worker
-    m: Any = None
-    out: list[tuple] = []
+class _AggSink:
+    """A-Seq rows as tuples (``ROW_SCHEMA``); a time chunk keeps the rows it owns (their
+    coordinate: the TRIG's seq under a count window, else ts)."""
 
-    def keep(rows: list[AggRow], chunk: Any) -> None:
+    def __init__(self, task: _Task):
+        self.chunk = task.chunk
+        self.count_window = task.count_window
+        self.rows: list[tuple] = []
+
+    def add(self, rows: list[AggRow], chunk: Any) -> None:
+        out = self.rows
         for r in rows:
-            if task.chunk is not None:
-                origin, size = task.chunk
-                x = r.seq if (task.count_window and r.event is not None) else r.ts
+            if self.chunk is not None:
+                origin, size = self.chunk
+                x = r.seq if (self.count_window and r.event is not None) else r.ts
                 if math.floor((x - origin) / size) != chunk:
                     continue
             out.append(_row(r))
 
-    for rb in batches:
-        if rb.num_rows == 0:
-            continue
-        frame = arrow_to_pandas(rb)
-        evs = build_events(rb, task.spec, frame)
-        groups = frame[group_col].tolist() if group_col else [None] * len(evs)
-        for g, e in zip(groups, evs):
-            if m is None or g != cur:
-                if m is not None:
-                    keep(m.close(), cur)
-                m, cur = _make(task), g
-            keep(m.feed(e), cur)
-        if out:
-            yield _batch(out)
-            out = []
-    if m is not None:
-        keep(m.close(), cur)
-    if out:
-        yield _batch(out)
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def batch(self) -> pa.RecordBatch:
+        rows, self.rows = self.rows, []
+        return _batch(rows)
+
+
+def _worker(task: _Task, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """Rows arrive sorted by (group or chunk, ts, seq): one matcher per group, fed across
+    Arrow batches (``partition_runner.run_partition``); a chunk keeps the rows it owns."""
+    return run_partition(batches, task.spec, group_column(task.mode, _CHUNK), lambda: _make(task),
+                         lambda rb: _AggSink(task))
 
 
 @dataclass
@@ -198,7 +194,7 @@ def run(pattern: Pattern, source: Any, engine: str = "auto", *, emit: str = "tri
     options: dict[str, Any] = {"emit": emit}
     if max_runs is not None:
         options["max_runs"] = max_runs
-    ctx: Any = Progress(spark) if progress else _Null()
+    ctx: Any = Progress(spark) if progress else nullcontext()
     with ctx:
         ev: SparkEvents = source if isinstance(source, SparkEvents) else read_events(source, mapping, data_format,
                                                                                      spark)
@@ -223,7 +219,6 @@ def run(pattern: Pattern, source: Any, engine: str = "auto", *, emit: str = "tri
         if plan.mode == "keyed":
             assert plan.group_key is not None
             df = df.withColumn(KEY_COL, key_expr(plan.group_key, ev, pat.strategy))
-            df = df.repartition(n, F.col(KEY_COL)).sortWithinPartitions(KEY_COL, TS_COL, SEQ_COL)
             info["key"] = plan.group_key.columns()
         elif plan.mode == "time-chunked":
             assert w is not None
@@ -240,31 +235,20 @@ def run(pattern: Pattern, source: Any, engine: str = "auto", *, emit: str = "tri
             rel = coord - F.lit(lo)
             first = F.floor(rel / F.lit(size)).cast("long")
             last = F.floor((rel + F.lit(W)) / F.lit(size)).cast("long")
-            df = (df.withColumn(_CHUNK, F.explode(F.sequence(first, last)))
-                  .repartition(n, F.col(_CHUNK)).sortWithinPartitions(_CHUNK, TS_COL, SEQ_COL))
+            df = df.withColumn(_CHUNK, F.explode(F.sequence(first, last)))
             chunk = (lo, size)
             info.update(chunk_size=size, origin=lo)
         else:
-            df = df.repartition(1).sortWithinPartitions(TS_COL, SEQ_COL)
             info["partitions"] = 1
+        df = sort_by_group(df, group_column(plan.mode, _CHUNK), n)
         task = _Task(pat, engine, options, ev.event_spec(), plan.mode, chunk, count_window)
 
         def worker(batches: Iterator[pa.RecordBatch], task: _Task = task) -> Iterator[pa.RecordBatch]:
             return _worker(task, batches)
 
-        try:
+        with matcher_errors():
             got = df.mapInArrow(worker, ROW_SCHEMA).collect()
-        except Exception as e:  # noqa: BLE001 - a matcher error inside a task
-            raise _task_error(e) from None
     rows = [AggRow(r["ts"], json.loads(r["event"]), json.loads(r["grp"]), _value_of(r["value"]), seq=r["seq"])
             for r in got]
     return AggRunResult(canonical(rows), plan.mode, list(plan.warnings), int(ev.count),
                         time.perf_counter() - t0, info)
-
-
-class _Null:
-    def __enter__(self) -> "_Null":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        return None

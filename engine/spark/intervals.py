@@ -35,10 +35,11 @@ from typing import Any, Callable, ClassVar, Iterator
 
 import pyarrow as pa
 
-from engine.events import LOWER_COL, TS_COL, TYPE_COL, UPPER_COL, arrow_to_pandas
+from engine.events import LOWER_COL, TYPE_COL, UPPER_COL
 from engine.model import ANY_TYPE, Pattern, Strategy
 from engine.partition import partition_key
-from engine.spark.io import KEY_COL, SEQ_COL, SparkEvents, build_events
+from engine.spark.io import KEY_COL, SparkEvents
+from engine.spark.partition_runner import group_column, matcher_errors, run_partition, sort_by_group
 from engine.spark.result import SparkResult
 
 __all__ = ["plan_intervals", "run_intervals", "IntervalRunResult", "INTERVAL_SCHEMA"]
@@ -79,52 +80,45 @@ def _make(task: _Task) -> Any:
     return make_matcher(task.pattern, task.engine, interval=True, u_max=task.u_max, pmf=task.pmf)
 
 
-def _rows(task: _Task, group: Any, ms: list[Any]) -> list[tuple]:
-    out = []
-    for m in ms:
-        if task.chunk is not None:
-            origin, size = task.chunk
-            if math.floor((m.range[0] - origin) / size) != group:
-                continue  # owned by another chunk
-        mj = json.dumps(m.as_dict(), default=str)
-        j = m.to_json()
-        mid = f"{m.end_seq}-{m.start_seq}-{zlib.crc32(mj.encode()):08x}"
-        out.append((mid, None if task.mode != "keyed" else group, mj, int(m.range[0]), int(m.range[1]),
-                    j["confidence_exact"], int(m.start_seq), int(m.end_seq)))
-    return out
+class _SignatureSink:
+    """Signature rows as tuples (``INTERVAL_SCHEMA``); a time chunk keeps the signatures
+    whose range starts in it; the key column is the group when keyed."""
 
+    def __init__(self, task: _Task):
+        self.chunk = task.chunk
+        self.keyed = task.mode == "keyed"
+        self.rows: list[tuple] = []
 
-def _batch(rows: list[tuple]) -> pa.RecordBatch:
-    cols = list(zip(*rows)) if rows else [[] for _ in range(8)]
-    types = [pa.string(), pa.string(), pa.string(), pa.int64(), pa.int64(), pa.string(), pa.int64(), pa.int64()]
-    names = ["match_id", "key", "match", "range_lo", "range_hi", "confidence_exact", "start_seq", "end_seq"]
-    return pa.RecordBatch.from_arrays([pa.array(c, t) for c, t in zip(cols, types)], names=names)
+    def add(self, ms: list[Any], group: Any) -> None:
+        out = self.rows
+        for m in ms:
+            if self.chunk is not None:
+                origin, size = self.chunk
+                if math.floor((m.range[0] - origin) / size) != group:
+                    continue  # owned by another chunk
+            mj = json.dumps(m.as_dict(), default=str)
+            j = m.to_json()
+            mid = f"{m.end_seq}-{m.start_seq}-{zlib.crc32(mj.encode()):08x}"
+            out.append((mid, group if self.keyed else None, mj, int(m.range[0]), int(m.range[1]),
+                        j["confidence_exact"], int(m.start_seq), int(m.end_seq)))
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def batch(self) -> pa.RecordBatch:
+        rows, self.rows = self.rows, []
+        cols = list(zip(*rows)) if rows else [[] for _ in range(8)]
+        types = [pa.string(), pa.string(), pa.string(), pa.int64(), pa.int64(), pa.string(), pa.int64(),
+                 pa.int64()]
+        names = ["match_id", "key", "match", "range_lo", "range_hi", "confidence_exact", "start_seq", "end_seq"]
+        return pa.RecordBatch.from_arrays([pa.array(c, t) for c, t in zip(cols, types)], names=names)
 
 
 def _worker(task: _Task, spec: Any, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    """Rows arrive sorted by (group, lower, seq): one matcher per group, across batches."""
-    col = KEY_COL if task.mode == "keyed" else (_CHUNK if task.mode == "time-chunked" else None)
-    group: Any = _worker
-    matcher = None
-    for rb in batches:
-        if rb.num_rows == 0:
-            continue
-        frame = arrow_to_pandas(rb)
-        evs = build_events(rb, spec, frame)
-        groups = frame[col].tolist() if col else [None] * len(evs)
-        rows: list[tuple] = []
-        for g, e in zip(groups, evs):
-            if g != group:
-                if matcher is not None:
-                    rows += _rows(task, group, matcher.close())
-                group, matcher = g, _make(task)
-            rows += _rows(task, group, matcher.feed(e))  # type: ignore[union-attr]
-        if rows:
-            yield _batch(rows)
-    if matcher is not None:
-        rows = _rows(task, group, matcher.close())
-        if rows:
-            yield _batch(rows)
+    """Rows arrive sorted by (group, ts, seq): one matcher per group, across batches
+    (``partition_runner.run_partition``)."""
+    return run_partition(batches, spec, group_column(task.mode, _CHUNK), lambda: _make(task),
+                         lambda rb: _SignatureSink(task))
 
 
 @dataclass
@@ -159,7 +153,6 @@ def run_intervals(pattern: Pattern, ev: SparkEvents, spark: Any, engine: str = "
     from pyspark.sql import functions as F
 
     from engine.engines.planner import choose
-    from engine.spark.errors import task_error as _task_error
     from engine.spark.keys import key_expr
 
     t0 = time.perf_counter()
@@ -188,7 +181,6 @@ def run_intervals(pattern: Pattern, ev: SparkEvents, spark: Any, engine: str = "
         if key is None:
             raise ValueError("the pattern has no partition key")
         df = df.withColumn(KEY_COL, key_expr(key, ev, pattern.strategy)).filter(F.col(KEY_COL).isNotNull())
-        df = df.repartition(n, F.col(KEY_COL)).sortWithinPartitions(KEY_COL, TS_COL, SEQ_COL)
         info["key"] = key.columns()
     elif planned == "time-chunked":
         w = float(pattern.window.size)  # type: ignore[union-attr]
@@ -201,14 +193,13 @@ def run_intervals(pattern: Pattern, ev: SparkEvents, spark: Any, engine: str = "
         first = F.greatest(F.floor((F.col(LOWER_COL) - F.lit(origin) - F.lit(float(reach))) / F.lit(size)) - 1,
                            F.lit(0)).cast("long")
         last = F.floor((F.col(UPPER_COL) - F.lit(origin)) / F.lit(size)).cast("long")
-        df = (df.withColumn(_CHUNK, F.explode(F.sequence(first, last)))
-              .repartition(n, F.col(_CHUNK)).sortWithinPartitions(_CHUNK, TS_COL, SEQ_COL))
+        df = df.withColumn(_CHUNK, F.explode(F.sequence(first, last)))
         chunk = (origin, size)
         info.update(chunk_size=size, origin=origin, overlap=reach)
     else:
-        df = df.repartition(1).sortWithinPartitions(TS_COL, SEQ_COL)
         info["partitions"] = 1
         warnings.append(f"running on a single partition (no parallelism): {why}")
+    df = sort_by_group(df, group_column(planned, _CHUNK), n)
     task = _Task(pattern=pattern, engine=info_engine, u_max=u_max, pmf=ev.mapping.pmf_col, mode=planned,
                  chunk=chunk, factory=factory)
     spec = ev.event_spec()
@@ -217,9 +208,6 @@ def run_intervals(pattern: Pattern, ev: SparkEvents, spark: Any, engine: str = "
         return _worker(task, spec, batches)
 
     matches = df.mapInArrow(worker, INTERVAL_SCHEMA).persist(StorageLevel.MEMORY_AND_DISK)
-    try:
+    with matcher_errors(matches):
         count = matches.count()
-    except Exception as e:  # noqa: BLE001 - a matcher error inside a task
-        matches.unpersist()
-        raise _task_error(e) from None
     return IntervalRunResult(matches, planned, warnings, ev, pattern, count, time.perf_counter() - t0, info)

@@ -17,9 +17,11 @@ from typing import Any, Callable, Sequence
 
 import pyarrow as pa
 
+from engine.events import Event
 from engine.match import Match
 
-__all__ = ["match_json", "match_id", "match_row", "MatchColumns", "MATCH_NAMES", "empty_batch"]
+__all__ = ["match_json", "match_id", "match_row", "events_json", "event_dict", "MatchColumns", "MATCH_NAMES",
+           "empty_batch"]
 
 MATCH_NAMES = ["match_id", "key", "match", "start", "end", "start_seq", "end_seq"]
 
@@ -64,6 +66,23 @@ def match_row(m: Match, key: Any) -> tuple:
     mj = match_json(m.bindings)
     return (match_id(mj, m.start_seq, m.end_seq), key, mj, float(m.start), float(m.end),
             int(m.start_seq), int(m.end_seq))
+
+
+def events_json(m: Match, index: dict[Any, Event]) -> str:
+    """The ``events`` column of a match row: ``{var: [{id, type, ts, seq, attrs}]}`` from the
+    events by id (an id not in ``index`` gives ``{"id": id}``)."""
+    evs = {v: [event_dict(index.get(i), i) for i in ids] for v, ids in m.bindings}
+    return json.dumps(evs, default=str)
+
+
+def event_dict(e: Event | None, eid: Any) -> dict[str, Any]:
+    """One event of the ``events`` column (with ``lower``/``upper`` for an interval event)."""
+    if e is None:
+        return {"id": eid}
+    d = {"id": e.id, "type": e.type, "ts": e.ts, "seq": e.seq, "attrs": e.attrs}
+    if e.lower is not None:
+        d["lower"], d["upper"] = e.lower, e.upper
+    return d
 
 
 def empty_batch(extra: Sequence[str] = ()) -> pa.RecordBatch:

@@ -49,21 +49,23 @@ import os
 import sys
 import threading
 import time
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
 import pyarrow as pa
 
-from engine.events import ID_COL, ROW_COL, TS_COL, TYPE_COL, DataError, Event, arrow_to_pandas
+from engine.events import ID_COL, ROW_COL, TS_COL, TYPE_COL, arrow_to_pandas
 from engine.match import Match, Matcher
 from engine.model import ANY_TYPE, Pattern, Strategy, Window
 from engine.partition import PartitionKey, partition_key
+from engine.events.file_formats import written_format_of
 from engine.spark.errors import PipelineError
-from engine.spark.errors import task_error as _task_error
 from engine.spark.io import KEY_COL, SEQ_COL, SparkEvents, build_events, read_events
 from engine.spark.keys import key_expr
+from engine.spark.match_rows import MatchColumns, events_json
+from engine.spark.partition_runner import EventMemory, group_column, matcher_errors, run_partition, sort_by_group
 from engine.spark.result import SparkResult
-from engine.spark.match_rows import MatchColumns, match_row
 
 __all__ = ["run", "SparkRunResult", "plan_mode", "Plan", "PipelineError", "matches_from_rows",
            "default_factory", "scale_window", "MATCH_SCHEMA", "Progress", "warm_up", "partitions_for"]
@@ -157,8 +159,6 @@ def plan_mode(pattern: Pattern) -> Plan:
     return Plan("single-partition", None, warnings, drop, why)
 
 
-# --------------------------------------------------------------------------- key expressions
-
 # --------------------------------------------------------------------------- workers
 
 @dataclass(frozen=True)
@@ -175,103 +175,38 @@ class _Task:
     count_window: bool = False
 
 
-def _match_row(m: Match, key: Any, ev_index: dict[Any, Event] | None) -> tuple:
-    """One match row as a tuple (the streaming job's rows; batch runs use ``MatchColumns``)."""
-    row = match_row(m, key)
-    if ev_index is not None:
-        row = row + (_events_json(m, ev_index),)
-    return row
+class _MatchSink:
+    """The matches of a partition as match rows (``MatchColumns``, column-wise); a time
+    chunk keeps the matches whose first event it owns; the key column is the group when
+    keyed."""
 
-
-def _events_json(m: Match, ev_index: dict[Any, Event]) -> str:
-    evs = {v: [_event_dict(ev_index.get(i), i) for i in ids] for v, ids in m.bindings}
-    return json.dumps(evs, default=str)
-
-
-def _event_dict(e: Event | None, eid: Any) -> dict[str, Any]:
-    if e is None:
-        return {"id": eid}
-    d = {"id": e.id, "type": e.type, "ts": e.ts, "seq": e.seq, "attrs": e.attrs}
-    if e.lower is not None:
-        d["lower"], d["upper"] = e.lower, e.upper
-    return d
-
-
-class _Feeder:
-    """One matcher per group (key or chunk), fed in stream order across Arrow batches; the
-    matches go to a ``MatchColumns`` (column-wise rows, see ``match_rows``)."""
-
-    def __init__(self, task: _Task, ints: bool = False):
-        self.task = task
-        self.group: Any = _Feeder  # sentinel: no group yet
-        self.matcher: Matcher | None = None
-        self.index: dict[Any, Event] | None = {} if task.with_events else None
-        self.recent: list[Event] = []
-        self.cols = MatchColumns(ints, self._events if task.with_events else None)
+    def __init__(self, task: _Task, ints: bool, memory: EventMemory | None):
+        self.chunk = task.chunk
         self.keyed = task.mode == "keyed"
+        self.memory = memory
+        self.cols = MatchColumns(ints, self._events if memory is not None else None)
 
     def _events(self, m: Match) -> str:
-        assert self.index is not None
-        return _events_json(m, self.index)
+        assert self.memory is not None
+        return events_json(m, self.memory.index)
 
-    def emit(self, ms: Iterable[Match]) -> None:
+    def add(self, ms: Iterable[Match], group: Any) -> None:
         if not isinstance(ms, list):
             ms = list(ms)
-        task = self.task
-        if task.chunk is not None:
-            origin, size, count = task.chunk
-            g = self.group
+        if self.chunk is not None:
+            origin, size, count = self.chunk
             floor = math.floor
             # keep the matches whose first event this chunk owns
-            ms = [m for m in ms if floor(((m.start_seq if count else m.start) - origin) / size) == g]
+            ms = [m for m in ms if floor(((m.start_seq if count else m.start) - origin) / size) == group]
             if not ms:
                 return
-        self.cols.add(ms, self.group if self.keyed else None)
+        self.cols.add(ms, group if self.keyed else None)
 
-    def start(self, group: Any) -> Matcher:
-        if self.matcher is not None:
-            ms = self.matcher.close()
-            if ms:
-                self.emit(list(ms))
-        self.group = group
-        self.matcher = self.task.factory(self.task.pattern)
-        if self.index is not None:
-            self.index = {}
-            self.recent = []
-        return self.matcher
+    def __len__(self) -> int:
+        return len(self.cols)
 
-    def feed(self, e: Event) -> None:
-        if self.index is not None:
-            self._remember(e)
-        ms = self.matcher.feed(e)  # type: ignore[union-attr]
-        if ms:
-            self.emit(ms)
-
-    def _remember(self, e: Event) -> None:
-        idx = self.index
-        assert idx is not None
-        idx[e.id] = e
-        w = self.task.keep_events
-        if w is None:
-            return
-        self.recent.append(e)
-        if len(self.recent) > 4096:  # forget events that no pending match can still use
-            count = self.task.count_window
-            now = e.seq if count else e.ts
-            keep = []
-            for old in self.recent:
-                if now - (old.seq if count else old.ts) <= 2 * w:
-                    keep.append(old)
-                elif idx.get(old.id) is old:
-                    del idx[old.id]
-            self.recent = keep
-
-    def finish(self) -> None:
-        if self.matcher is not None:
-            ms = self.matcher.close()
-            if ms:
-                self.emit(list(ms))
-            self.matcher = None
+    def batch(self) -> pa.RecordBatch:
+        return self.cols.batch()
 
 
 def _int_ids(rb: pa.RecordBatch, spec: Any) -> bool:
@@ -281,61 +216,13 @@ def _int_ids(rb: pa.RecordBatch, spec: Any) -> bool:
 
 
 def _match_partition(task: _Task, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    """The mapInArrow worker: rows arrive sorted by (group, ts, seq); feed one matcher per
-    group, batch by batch; yield the matches completed in each batch."""
-    fd: _Feeder | None = None
-    group_col = KEY_COL if task.mode == "keyed" else (_CHUNK if task.mode == "time-chunked" else None)
-    for rb in batches:
-        if rb.num_rows == 0:
-            continue
-        if fd is None:
-            fd = _Feeder(task, _int_ids(rb, task.spec))
-        evs = build_events(rb, task.spec)
-        if fd.index is not None:  # with_events: the slow path that remembers events
-            groups = rb.column(group_col).to_pylist() if group_col is not None else [None] * len(evs)
-            cur = fd.group
-            for g, e in zip(groups, evs):
-                if g != cur:
-                    fd.start(g)
-                    cur = g
-                fd.feed(e)
-        elif group_col is None:
-            if fd.matcher is None:
-                m = fd.start(None)
-                if evs:
-                    ms = m.feed(evs[0])
-                    if ms:
-                        fd.emit(ms)
-                    evs = evs[1:]
-            feed = fd.matcher.feed  # type: ignore[union-attr]
-            emit = fd.emit
-            for e in evs:
-                ms = feed(e)
-                if ms:
-                    emit(ms)
-        else:
-            groups = rb.column(group_col).to_pylist()
-            cur = fd.group
-            feed = fd.matcher.feed if fd.matcher is not None else None
-            emit = fd.emit
-            for g, e in zip(groups, evs):
-                if g != cur:
-                    m = fd.start(g)
-                    cur = g
-                    ms = m.feed(e)
-                    feed = m.feed  # after the first event: the engine's own feed (planner._refuse_intervals)
-                else:
-                    ms = feed(e)  # type: ignore[misc]
-                if ms:
-                    emit(ms)
-        if len(fd.cols) >= _OUT_ROWS:
-            yield fd.cols.batch()
-    if fd is None:
-        return
-    fd.finish()
-    if len(fd.cols):
-        yield fd.cols.batch()
-
+    """The mapInArrow worker: rows arrive sorted by (group, ts, seq); one matcher per group
+    (``partition_runner.run_partition``); match rows out every ``_OUT_ROWS`` matches."""
+    memory = EventMemory(task.keep_events, task.count_window) if task.with_events else None
+    pattern, factory = task.pattern, task.factory
+    return run_partition(batches, task.spec, group_column(task.mode, _CHUNK), lambda: factory(pattern),
+                         lambda rb: _MatchSink(task, _int_ids(rb, task.spec), memory),
+                         flush_rows=_OUT_ROWS, memory=memory)
 
 # --------------------------------------------------------------------------- progress
 
@@ -418,7 +305,6 @@ class SparkRunResult(SparkResult):
         return matches_from_rows(rows, self.pattern)
 
 
-
 def matches_from_rows(rows: Iterable[Any], pattern: Pattern) -> list[Match]:
     order = [c.var for c in pattern.positive]
     out: list[Match] = []
@@ -481,7 +367,7 @@ def run(pattern: Pattern | str, source: Any, engine: str = "auto", with_events: 
     spark = spark or get_spark()
     given_factory = factory
     factory = factory or default_factory(engine)
-    ctx = Progress(spark) if progress else _Null()
+    ctx = Progress(spark) if progress else nullcontext()
     with ctx:
         ev = source if isinstance(source, SparkEvents) else _read(source, mapping, data_format, spark, local_bytes)
         pat = scale_window(pattern, ev)
@@ -512,7 +398,6 @@ def run(pattern: Pattern | str, source: Any, engine: str = "auto", with_events: 
         if plan.mode == "keyed":
             assert plan.key is not None
             df = df.withColumn(KEY_COL, key_expr(plan.key, ev, pat.strategy)).filter(F.col(KEY_COL).isNotNull())
-            df = df.repartition(n, F.col(KEY_COL)).sortWithinPartitions(KEY_COL, TS_COL, SEQ_COL)
             info["key"] = plan.key.columns()
             task_chunk = None
         elif plan.mode == "time-chunked":
@@ -522,14 +407,13 @@ def run(pattern: Pattern | str, source: Any, engine: str = "auto", with_events: 
             rel = coord - F.lit(origin)
             first = F.greatest(F.floor((rel - F.lit(float(w.size))) / F.lit(size)), F.lit(0)).cast("long")
             last = F.floor(rel / F.lit(size)).cast("long")
-            df = (df.withColumn(_CHUNK, F.explode(F.sequence(first, last)))
-                  .repartition(n, F.col(_CHUNK)).sortWithinPartitions(_CHUNK, TS_COL, SEQ_COL))
+            df = df.withColumn(_CHUNK, F.explode(F.sequence(first, last)))
             task_chunk = (origin, size, count_window)
             info.update(chunk_size=size, origin=origin)
         else:
-            df = df.repartition(1).sortWithinPartitions(TS_COL, SEQ_COL)
             task_chunk = None
             info["partitions"] = 1
+        df = sort_by_group(df, group_column(plan.mode, _CHUNK), n)
         task = _Task(pattern=pat, factory=factory, spec=ev.event_spec(), with_events=with_events,
                      mode=plan.mode, chunk=task_chunk, keep_events=float(w.size) if w else None,
                      count_window=count_window)
@@ -540,16 +424,13 @@ def run(pattern: Pattern | str, source: Any, engine: str = "auto", with_events: 
 
         matches = df.mapInArrow(worker, schema)
         table = None
-        try:
+        with matcher_errors(matches):
             if collect:
                 table = matches.toArrow()
                 count = table.num_rows
             else:
                 matches = matches.persist(StorageLevel.MEMORY_AND_DISK)
                 count = matches.count()
-        except Exception as e:  # noqa: BLE001 - a matcher error inside a task
-            matches.unpersist()
-            raise _task_error(e) from None
     result = SparkRunResult(matches=matches, mode=plan.mode, warnings=list(plan.warnings), events=ev,
                             pattern=pat, count=count, seconds=time.perf_counter() - t0, info=info, table=table)
     if out is not None:
@@ -600,14 +481,6 @@ def warm_up(pattern: Pattern | str, source: str | os.PathLike[str], mapping: Any
     return times
 
 
-class _Null:
-    def __enter__(self) -> "_Null":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        return None
-
-
 # --------------------------------------------------------------------------- output
 
 def write_matches(result: SparkRunResult, out: str, fmt: str | None = None) -> None:
@@ -616,7 +489,7 @@ def write_matches(result: SparkRunResult, out: str, fmt: str | None = None) -> N
     columns, one file), in canonical order. ``fmt`` defaults from the extension."""
     import pyarrow.parquet as pq
 
-    fmt = (fmt or _fmt_from_path(out)).lower()
+    fmt = (fmt or written_format_of(out)).lower()
     if fmt in ("jsonl", "json", "ndjson"):
         with open(out, "w", encoding="utf-8") as fh:
             for line in jsonl_lines(result):
@@ -640,15 +513,6 @@ def jsonl_lines(result: SparkRunResult) -> Iterator[str]:
         if has_events:
             d["events"] = json.loads(r["events"])
         yield json.dumps(d)
-
-
-def _fmt_from_path(path: str) -> str:
-    p = path.lower()
-    for ext, f in ((".jsonl", "jsonl"), (".ndjson", "jsonl"), (".json", "jsonl"), (".csv", "csv"),
-                   (".parquet", "parquet"), (".pq", "parquet")):
-        if p.endswith(ext):
-            return f
-    return "jsonl"
 
 
 def numeric_issues(ev: SparkEvents, pattern: Pattern) -> list[Any]:

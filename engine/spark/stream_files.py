@@ -34,6 +34,7 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 from engine.events import ColumnMapping, DataError, Event
+from engine.events.file_formats import FORMATS
 from engine.partition import PartitionKey
 
 __all__ = ["FileEvents", "read_file", "changed_since_listed", "ChangeWatcher", "WRITE_THEN_RENAME", "key_text", "event_json", "event_from_json", "committed_files",
@@ -45,9 +46,6 @@ WRITE_THEN_RENAME = ("write each file elsewhere (or as .NAME, _NAME or NAME.tmp,
 
 #: the rows ``read_file`` gives for each event, as a Spark schema
 EVENT_ROW = "key string, file string, `row` long, line long, ts double, event string"
-
-_FORMATS = {"csv": "csv", "tsv": "tsv", "json": "jsonl", "jsonl": "jsonl", "ndjson": "jsonl",
-            "parquet": "parquet"}
 
 
 @dataclass
@@ -65,7 +63,7 @@ def read_file(name: str, content: bytes, mapping: ColumnMapping, fmt: str,
 
     out = FileEvents()
     base = Path(name).name or "data"
-    kind = _FORMATS.get(fmt, fmt)
+    kind = FORMATS.get(fmt, fmt)
     with tempfile.TemporaryDirectory(prefix="cep-stream-") as tmp:
         path = Path(tmp) / base
         path.write_bytes(content)

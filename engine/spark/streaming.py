@@ -42,9 +42,11 @@ from typing import Any, Iterator
 import pandas as pd
 
 from engine.events import ColumnMapping, DataError
+from engine.events.file_formats import FORMATS
 from engine.model import Pattern
 from engine.partition import partition_key
-from engine.spark.pipeline import MatcherFactory, _match_row, default_factory
+from engine.spark.match_rows import match_row
+from engine.spark.pipeline import MatcherFactory, default_factory
 from engine.spark.stream_files import (EVENT_ROW, WRITE_THEN_RENAME, ChangeWatcher, changed_since_listed, event_from_json, read_committed,
                            read_file)
 
@@ -54,7 +56,10 @@ STREAM_OUTPUT = ("match_id string, key string, `match` string, start double, `en
                  "start_seq long, end_seq long")
 _STATE = "state binary"
 _BINARY_FILE = "path string, modificationTime timestamp, length long, content binary"
-_EXTS = {"csv": ("csv", "tsv"), "json": ("json", "jsonl", "ndjson"), "parquet": ("parquet", "pq")}
+# format -> the Spark file source family that reads it; family -> the extensions it takes
+_FAMILY = {"csv": "csv", "tsv": "csv", "jsonl": "json", "parquet": "parquet"}
+_EXTS = {family: tuple(ext for ext, fmt in FORMATS.items() if _FAMILY[fmt] == family)
+         for family in ("csv", "json", "parquet")}
 
 
 def _say(text: str) -> None:
@@ -111,7 +116,7 @@ def _stateful(pattern: Pattern, factory: MatcherFactory) -> Any:
                 e = event_from_json(text, nseq)
                 nseq += 1
                 for m in matcher.feed(e):
-                    rows.append(_match_row(m, k, None))
+                    rows.append(match_row(m, k))
                 last_ts = e.ts
         state.update((cloudpickle.dumps((matcher, nseq, last_ts)),))
         cols = ["match_id", "key", "match", "start", "end", "start_seq", "end_seq"]
@@ -150,7 +155,7 @@ def start_stream(pattern: Pattern, source: str, out: str, *, mapping: ColumnMapp
     src = Path(source)
     if not src.is_dir():
         raise DataError(f"source directory not found: '{src}'")
-    fmt = {"jsonl": "json", "ndjson": "json", "tsv": "csv", "pq": "parquet"}.get(fmt, fmt)
+    fmt = _FAMILY.get(FORMATS.get(fmt, fmt), fmt)
     if fmt not in _EXTS:
         raise ValueError(f"unknown stream format '{fmt}'; use csv, json or parquet")
     reader = (spark.readStream.format("binaryFile").schema(_BINARY_FILE)

@@ -6,6 +6,8 @@ cited in this package with the resolution each follows).
 |--------------|----------------------------------------------------------------------------|
 | ``values``   | ``AggRow`` (the output row), ``Val`` (an aggregate with ⊕ and ⊗), ``finish`` |
 | ``plan``     | an AGG pattern compiled for A-Seq (positions, predicates, negation, HPC key) |
+| ``prefix_tree`` | the counters' state: ``Node`` (PreTree), ``Channel``, ``QuerySpec``, ``Tree`` (one START), ``Snapshot`` (Chop-Connect), ``PartitionState``, ``GroupTotals``, ``ALL`` |
+| ``counter_updates`` | ``CounterUpdates``: one event's in-place update of the counters (RR, Lemma 1, channels) |
 | ``core``     | ``Counters``: prefix counters / PreTree per START (DPC, SEM, RR, Chop-Connect) |
 | ``engine``   | ``AseqMatcher`` (``--engine aseq``), with the baseline fallback             |
 | ``baseline`` | construct-then-aggregate: SASE stacks (§2.2) or another engine's matches    |

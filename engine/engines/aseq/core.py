@@ -26,152 +26,33 @@ an event starts a piece i >= 2 (a CNET event), a snapshot of the pieces before i
 attached to its tree before the event is processed (A15): one row per START event of the
 whole query (the tag, its expiry, and the aggregate of its partial matches so far). At a
 TRIG the result is ``⊕_d ⊕_{rows r of d, r.exp > now} r ⊗ value(d)`` (engine/engines/aseq/values.py).
+
+This module holds ``Counters`` (building the PreTree, expiry, values, the event, START
+trees, snapshots, the views); the state it keeps is in ``prefix_tree`` and the in-place
+update of one event (RR and Lemma 1) in ``counter_updates``.
 """
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
 from collections import deque
-from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
 from engine.events import Event
-from engine.model import ANY_TYPE
+from engine.engines.aseq.counter_updates import CounterUpdates, UpdateOp
 from engine.engines.aseq.plan import NegSpec, Position, QueryPlan
+from engine.engines.aseq.prefix_tree import (ALL, VALUE, Channel, GroupTotals, Node, PartitionState, QuerySpec,
+                                             Snapshot, Tree, jsonable_key, max_of, min_of, tree_id)
 from engine.engines.aseq.values import Val, ZERO, exact_term, finish, shown_values, valid_value
 
-__all__ = ["Counters", "Node", "Tree", "QuerySpec", "DEFAULT_MAX_LIVE"]
+__all__ = ["Counters", "Node", "Tree", "QuerySpec", "DEFAULT_MAX_LIVE", "ALL"]
 
 DEFAULT_MAX_LIVE = 1_000_000   # live prefix-counter trees + snapshot rows (the state guard)
 MAX_ROWS_LISTED = 500
 
 
-@dataclass
-class Node:
-    """A PreTree node: a positive position shared by every query whose path holds it."""
-
-    id: int
-    parent: int                   # -1 for a START node
-    depth: int
-    type: str
-    local: tuple
-    anchored: tuple
-    resets: tuple[NegSpec, ...]   # negated components of the gap after this node (RR)
-    root: int
-    label: str
-    users: list[str] = field(default_factory=list)
-    blocked: bool = False  # a START node that never starts (a false constant predicate)
-
-    def fits(self, t: str) -> bool:
-        return self.type == ANY_TYPE or self.type == t
-
-
-@dataclass
-class Channel:
-    """The exact SUM/COUNT/MAX/MIN of one attribute at one node, carried down its subtree."""
-
-    id: int
-    origin: int
-    attr: str
-    kind: str
-
-
-@dataclass
-class QuerySpec:
-    """A query as the counters run it: its plan, its pieces (node paths; one unless
-    chopped), its channel and which piece holds the aggregated position."""
-
-    name: str | None
-    plan: QueryPlan
-    pieces: list[list[int]]
-    channel: int | None
-    carrier: int | None           # index of the piece holding the aggregated position
-
-    @property
-    def terminal(self) -> int:
-        return self.pieces[-1][-1]
-
-    @property
-    def chopped(self) -> bool:
-        return len(self.pieces) > 1
-
-
-class Snap:
-    """A CNET event's snapshot (§4.2): rows (tag, exp, value) in expiry order, immutable,
-    with suffix aggregates so that the live rows' total at ``now`` is one binary search.
-    Values are counts (ints) for COUNT, :class:`Val` otherwise."""
-
-    __slots__ = ("tags", "exps", "vals", "suf")
-
-    def __init__(self, rows: dict[int, list[Any]], counts: bool) -> None:
-        items = sorted(rows.items(), key=lambda kv: (kv[1][0], kv[0]))
-        self.tags = [k for k, _ in items]
-        self.exps = [v[0] for _, v in items]
-        self.vals: list[Any] = [v[1] for _, v in items]
-        suf: list[Any] = [0 if counts else ZERO] * (len(items) + 1)
-        for i in range(len(items) - 1, -1, -1):
-            suf[i] = self.vals[i] + suf[i + 1] if counts else self.vals[i].plus(suf[i + 1])
-        self.suf = suf
-
-    def __len__(self) -> int:
-        return len(self.tags)
-
-    def live(self, now: float | None, inclusive: bool = False) -> Any:
-        """⊕ of the rows whose START is still in the window (``exp > now``)."""
-        if now is None:
-            return self.suf[0]
-        i = bisect_left(self.exps, now) if inclusive else bisect_right(self.exps, now)
-        return self.suf[i]
-
-    def live_rows(self, now: float | None) -> Iterable[tuple[int, float, Any]]:
-        i = 0 if now is None else bisect_right(self.exps, now)
-        return zip(self.tags[i:], self.exps[i:], self.vals[i:])
-
-    def as_json(self) -> dict[str, list[Any]]:
-        return {str(t): [x, v if isinstance(v, int) else v.c] for t, x, v in zip(self.tags, self.exps, self.vals)}
-
-
-class Tree:
-    """The prefix counters of one START event (or, DPC, of a whole partition). ``groups[q]``
-    is the group this tree counts in for query q (its GROUP BY value, or ALL)."""
-
-    __slots__ = ("id", "start", "coord", "exp", "part", "groups", "cnt", "chv", "snaps", "roots")
-
-    def __init__(self, tid: int, start: Event | None, coord: float, exp: float, part: Any, groups: tuple,
-                 n_nodes: int, n_ch: int) -> None:
-        self.id = tid
-        self.start = start
-        self.coord = coord
-        self.exp = exp
-        self.part = part
-        self.groups = groups
-        self.cnt = [0] * n_nodes
-        self.chv: list[list[list[Any]]] = [[[0] * n_nodes, [0] * n_nodes, [None] * n_nodes, [None] * n_nodes]
-                                           for _ in range(n_ch)]
-        self.snaps: dict[tuple[int, int], Snap] | None = None
-        self.roots: set[int] = set()
-
-    def val(self, node: int, ch: int | None) -> Val:
-        c = self.cnt[node]
-        if ch is None:
-            return Val(c)
-        S, N, MX, MN = self.chv[ch]
-        return Val(c, S[node], N[node], MX[node], MN[node])
-
-
-class _Part:
-    __slots__ = ("trees", "glob", "groups", "cnets")
-
-    def __init__(self, groups: tuple) -> None:
-        self.trees: deque[Tree] = deque()
-        self.glob: Tree | None = None
-        self.groups = groups
-        self.cnets: dict[tuple[int, int], deque[Tree]] = {}  # (query, piece) -> trees with that snapshot
-
-
 Tracer = Any
 
 
-class Counters:
+class Counters(CounterUpdates):
     """The prefix counters of a sharing group of queries (see the module docstring).
 
     ``feed(e, partition)`` returns ``(query index, group, Val)`` for every output (the group
@@ -198,10 +79,10 @@ class Counters:
             any(q.chopped for q in self.queries)
         self.multi_root = len({n.root for n in self.nodes}) > 1
         self._finish_index()
-        self.parts: dict[Any, _Part] = {}
+        self.parts: dict[Any, PartitionState] = {}
         self.expiry: deque[Tree] = deque()
         self.members: list[dict[Any, set[Any]]] = [{} for _ in self.queries]  # query -> group -> partitions
-        self.tot: list[dict[Any, list[Any]]] = [{} for _ in self.queries]     # query -> group -> [c, s, n]
+        self.tot: list[dict[Any, GroupTotals]] = [{} for _ in self.queries]   # query -> group -> totals
         self.next_id = 0
         self.live = 0
         self.peak = 0
@@ -338,13 +219,14 @@ class Counters:
             g = t.groups[qi]
             tot = self.tot[qi].get(g)
             if tot is None:
-                tot = self.tot[qi][g] = [0, 0, 0]
-            tot[0] += sign * dc
+                tot = self.tot[qi][g] = GroupTotals()
+            tot.count += sign * dc
             if q.channel is not None and ds is not None:
                 d = ds.get(q.channel)
                 if d is not None:
-                    tot[1] += sign * d[0]
-                    tot[2] += sign * d[1]
+                    d_sum, d_n = d
+                    tot.total += sign * d_sum
+                    tot.n += sign * d_n
 
     def _drop(self, t: Tree) -> None:
         part = self.parts.get(t.part)
@@ -362,10 +244,9 @@ class Counters:
                     dq.remove(t)
         for j in self.plain_term:
             if t.cnt[j]:
-                self._totals(t, j, t.cnt[j], {c: (t.chv[c][0][j], t.chv[c][1][j]) for c in range(len(self.channels))},
-                             sign=-1)
+                self._totals(t, j, t.cnt[j], {c: (S[j], N[j]) for c, (S, N, _MX, _MN) in enumerate(t.chv)}, sign=-1)
         if self.tracer is not None:
-            self.tracer.act("expire", run=_tid(t), event=t.start.id if t.start is not None else None,
+            self.tracer.act("expire", run=tree_id(t), event=t.start.id if t.start is not None else None,
                             reason=f"now - start >= W: {t.coord:g} + {self.window:g} = {t.exp:g} (SEM, Lemma 3)",
                             detail={"start": t.start.id if t.start is not None else None, "exp": t.exp,
                                     "counts": list(t.cnt)})
@@ -387,15 +268,15 @@ class Counters:
         q = self.queries[qi]
         if not q.chopped:
             tot = self.tot[qi].get(group)
-            c, s, n = tot if tot is not None else (0, 0, 0)
+            c, s, n = (tot.count, tot.total, tot.n) if tot is not None else (0, 0, 0)
             mx = mn = None
             if q.plan.func in ("MAX", "MIN") and q.channel is not None:
                 j = q.terminal
                 for t in self._trees(qi, group):
                     if t.cnt[j]:
                         _, _, MX, MN = t.chv[q.channel]
-                        mx = _mx(mx, MX[j])
-                        mn = _mn(mn, MN[j])
+                        mx = max_of(mx, MX[j])
+                        mn = min_of(mn, MN[j])
             return Val(c, s, n, mx, mn)
         now = self.now_coord
         last = len(q.pieces) - 1
@@ -458,21 +339,24 @@ class Counters:
         for j, r in negs:
             if all(f(e) for f in r.local):
                 resets.setdefault(j, []).append((r.anchored, r))
-        ops = []
+        ops: list[UpdateOp] = []
+        anchored = False  # some op has a START-anchored predicate (its own, or a negation's)
         for j in self.order:
             u = fits.get(j, False) and nodes[j].parent >= 0
             rs = resets.get(j)
             if u or rs:
                 n = nodes[j]
+                if n.anchored or (rs and any(anch for anch, _spec in rs)):
+                    anchored = True
                 ops.append((j, n.parent, u, n.anchored, rs or (), self.node_ch[j], n.root, j in self.plain_term))
         starts = [j for j in fit if fits[j] and nodes[j].parent < 0 and not nodes[j].blocked]
         part = self.parts.get(pkey)
         # Chop-Connect: a CNET event's snapshots, from the pre-event state (A15)
-        snaps: dict[tuple[int, int], Snap] = {}
+        snaps: dict[tuple[int, int], Snapshot] = {}
         if part is not None:
             for j in starts:
                 for qi, i in self.cnet.get(j, ()):
-                    snaps[(qi, i)] = Snap(self._snapshot(qi, i, part), self.queries[qi].channel is None)
+                    snaps[(qi, i)] = Snapshot(self._snapshot(qi, i, part), self.queries[qi].channel is None)
         if part is not None and ops:
             vals: dict[int, Any] = {}
             for c in self.channels:
@@ -483,7 +367,7 @@ class Counters:
                     v = exact_term(v, lambda c=c: f"{e.type}.{c.attr} of event {e.id!r}")
                 vals[c.id] = v
             trees: Iterable[Tree] = [part.glob, *part.trees] if part.glob is not None else part.trees
-            if tr is None and not self.channels and not any(o[3] or any(a for a, _s in o[4]) for o in ops):
+            if tr is None and not self.channels and not anchored:
                 self._apply_plain(trees, ops)
             else:
                 for t in trees:
@@ -491,7 +375,7 @@ class Counters:
         if starts:
             if part is None:
                 groups = self.groups_of(e)
-                part = self.parts[pkey] = _Part(groups)
+                part = self.parts[pkey] = PartitionState(groups)
                 for qi, g in enumerate(groups):
                     self.members[qi].setdefault(g, set()).add(pkey)
             self._start(part, e, starts, pkey, snaps)
@@ -510,115 +394,14 @@ class Counters:
                 if tr is not None:
                     q = self.queries[qi]
                     tr.act("match", event=e.id, state=nodes[j].label,
-                           detail={"query": q.name, "group": None if g is ALL else _jsonable_key(g),
+                           detail={"query": q.name, "group": None if g is ALL else jsonable_key(g),
                                    "value": finish(q.plan.func, q.plan.kind, v),
                                    "formula": self._sum_formula(qi, g)})
         return out
 
-    def _apply_plain(self, trees: Iterable[Tree], ops: list[tuple]) -> None:
-        """``_apply`` for the common case (COUNT, no START-anchored predicates, no tracer):
-        the same in-place update in descending depth, without the general bookkeeping."""
-        plain = [(j, p, u, bool(rsts), term, root) for j, p, u, _ua, rsts, _chs, root, term in ops]
-        multi = self.multi_root
-        n_ops = n_resets = 0
-        for t in trees:
-            cnt = t.cnt
-            roots = t.roots
-            for j, p, u, r, term, root in plain:
-                if multi and root not in roots:
-                    continue
-                n_ops += 1
-                n_resets += r
-                old = cnt[j]
-                new = (0 if r else old) + (cnt[p] if u else 0)
-                cnt[j] = new
-                if term and new != old:
-                    self._totals(t, j, new - old, None)
-        self.updates += n_ops
-        self.resets += n_resets
 
-    def _apply(self, t: Tree, ops: list[tuple], e: Event, vals: dict[int, Any]) -> None:
-        cnt = t.cnt
-        pair = (t.start, e)
-        tr = self.tracer
-        changes: list[dict[str, Any]] | None = [] if tr is not None else None
-        multi = self.multi_root
-        for j, p, u, uanch, rsts, chs, root, term in ops:
-            if multi and root not in t.roots:
-                continue
-            r = False
-            for anch, _spec in rsts:
-                if not anch or all(f(pair) for f in anch):
-                    r = True
-                    break
-            if u and uanch:
-                u = all(f(pair) for f in uanch)
-            if not (u or r):
-                continue
-            old = cnt[j]
-            add = cnt[p] if u else 0
-            new = (0 if r else old) + add
-            cnt[j] = new
-            self.updates += 1
-            if r:
-                self.resets += 1
-            ds: dict[int, tuple[Any, Any]] | None = {} if term and chs else None
-            for ch, origin, _attr, kind in chs:
-                S, N, MX, MN = t.chv[ch]
-                s0, n0, mx0, mn0 = (0, 0, None, None) if r else (S[j], N[j], MX[j], MN[j])
-                if origin:
-                    v = vals[ch]
-                    if add and v is not None:
-                        if kind == "number":
-                            S[j] = s0 + add * v
-                            MX[j] = v if mx0 is None or v > mx0 else mx0
-                            MN[j] = v if mn0 is None or v < mn0 else mn0
-                        else:
-                            S[j], MX[j], MN[j] = s0, mx0, mn0
-                        N[j] = n0 + add
-                    else:
-                        S[j], N[j], MX[j], MN[j] = s0, n0, mx0, mn0
-                elif add:
-                    S[j] = s0 + S[p]
-                    N[j] = n0 + N[p]
-                    MX[j] = _mx(mx0, MX[p])
-                    MN[j] = _mn(mn0, MN[p])
-                else:
-                    S[j], N[j], MX[j], MN[j] = s0, n0, mx0, mn0
-                if ds is not None:
-                    ds[ch] = (S[j] - s0, N[j] - n0)  # a terminal node is never reset: a pure add
-            if term and new != old:
-                self._totals(t, j, new - old, ds)
-            if changes is not None:
-                changes.append(self._change(j, p, old, add, new, r, rsts, u))
-        if changes:
-            for c in changes:
-                if c["reset"]:
-                    tr.act("discard", run=_tid(t), event=e.id, state=c["counter"],
-                           reason=f"negated `{c['negated']}` lies between: the Recounting Rule resets "
-                                  f"{c['counter']} (Lemma 6)", detail={"counter": c["counter"], "old": c["old"],
-                                                                      "new": 0, "rule": "RR"})
-            took = [c for c in changes if c["add_applied"]]
-            if took:
-                tr.act("take", run=_tid(t), event=e.id,
-                       detail={"changes": [{k: c[k] for k in ("counter", "old", "add", "new", "formula", "reset")}
-                                           for c in took]})
-
-    def _change(self, j: int, p: int, old: Any, add: Any, new: Any, r: bool, rsts: Any, u: bool
-                ) -> dict[str, Any]:
-        lab = self.nodes[j].label
-        plab = self.nodes[p].label if p >= 0 else "START"
-        if u:
-            base = "0 (reset)" if r else f"{old}"
-            formula = f"{lab}: {base} + {plab} {add} = {new} (Lemma 1)"
-        else:
-            formula = f"{lab}: {old} → 0 (RR, Lemma 6)"
-        neg = next((spec.var for _anch, spec in rsts), None) if r else None
-        return {"counter": lab, "old": old, "add": add if u else 0, "new": new, "formula": formula,
-                "reset": r, "negated": neg, "add_applied": u}
-
-    def _start(self, part: _Part, e: Event, starts: list[int], pkey: Any,
-               snaps: dict[tuple[int, int], Snap]) -> None:
+    def _start(self, part: PartitionState, e: Event, starts: list[int], pkey: Any,
+               snaps: dict[tuple[int, int], Snapshot]) -> None:
         """A START event: a new tree (SEM) or +1 on the partition's global tree (DPC); after
         the updates, so a START is never updated by its own arrival (§3.5)."""
         n, nch = len(self.nodes), len(self.channels)
@@ -657,8 +440,8 @@ class Counters:
                         if type(v) is float:  # exact: a float enters as an ExactFloat
                             v = exact_term(v, lambda attr=attr: f"{e.type}.{attr} of event {e.id!r}")
                         S[j] += v
-                        MX[j] = _mx(MX[j], v)
-                        MN[j] = _mn(MN[j], v)
+                        MX[j] = max_of(MX[j], v)
+                        MN[j] = min_of(MN[j], v)
                         ds[ch] = (v, 1)
                     else:
                         ds[ch] = (0, 1)
@@ -671,9 +454,9 @@ class Counters:
             if snaps:
                 detail["snapshots"] = {f"{self.queries[qi].name or 'q'}:{i}": sn.as_json()
                                        for (qi, i), sn in snaps.items()}
-            self.tracer.act("begin", run=_tid(t), event=e.id, state=self.nodes[starts[0]].label, detail=detail)
+            self.tracer.act("begin", run=tree_id(t), event=e.id, state=self.nodes[starts[0]].label, detail=detail)
 
-    def _snapshot(self, qi: int, i: int, part: _Part) -> dict[int, list[Any]]:
+    def _snapshot(self, qi: int, i: int, part: PartitionState) -> dict[int, list[Any]]:
         """The rows a CNET event of piece ``i`` of query ``qi`` attaches (§4.2): per START
         tag of the whole query, its expiry and the aggregate of the pieces before ``i``
         (multi-connect: piece i-1's trees times their own rows)."""
@@ -699,8 +482,9 @@ class Counters:
             dv = None if counts else d.val(end, q.channel if q.carrier == i - 1 else None)
             for tag, exp, rv in src.live_rows(now):
                 prod = rv * k if counts else rv.times(dv, carrier)
-                if tag in rows:
-                    rows[tag][1] = rows[tag][1] + prod if counts else rows[tag][1].plus(prod)
+                row = rows.get(tag)
+                if row is not None:
+                    row[VALUE] = row[VALUE] + prod if counts else row[VALUE].plus(prod)
                 else:
                     rows[tag] = [exp, prod]
         return rows
@@ -723,65 +507,18 @@ class Counters:
         for pk, part in self.parts.items():
             ts = ([part.glob] if part.glob is not None else []) + list(part.trees)
             for t in ts:
-                row: dict[str, Any] = {"id": _tid(t), "start": t.start.id if t.start is not None else None,
+                row: dict[str, Any] = {"id": tree_id(t), "start": t.start.id if t.start is not None else None,
                                        "ts": t.start.ts if t.start is not None else None,
                                        "exp": t.exp if t.exp != float("inf") else None,
-                                       "partition": _jsonable_key(pk),
-                                       "groups": [None if g is ALL else _jsonable_key(g) for g in t.groups],
+                                       "partition": jsonable_key(pk),
+                                       "groups": [None if g is ALL else jsonable_key(g) for g in t.groups],
                                        "counts": list(t.cnt)}
                 if self.channels:
-                    row["channels"] = [{"sum": shown_values(ch[0]), "n": ch[1][:], "max": shown_values(ch[2]),
-                                        "min": shown_values(ch[3])}
-                                       for ch in t.chv]
+                    row["channels"] = [{"sum": shown_values(S), "n": N[:], "max": shown_values(MX),
+                                        "min": shown_values(MN)}
+                                       for S, N, MX, MN in t.chv]
                 if t.snaps:
                     row["snapshots"] = {f"{qi}:{i}": sn.as_json() for (qi, i), sn in t.snaps.items()}
                 out.append(row)
         out.sort(key=lambda r: (r["ts"] is None, r["ts"] if r["ts"] is not None else 0, str(r["id"])))
         return out[:limit]
-
-
-def _mx(a: Any, b: Any) -> Any:
-    if a is None:
-        return b
-    if b is None:
-        return a
-    return a if a >= b else b
-
-
-def _mn(a: Any, b: Any) -> Any:
-    if a is None:
-        return b
-    if b is None:
-        return a
-    return a if a <= b else b
-
-
-class _AllGroups:
-    """The group of a query without GROUP BY: every partition."""
-
-    _inst = None
-
-    def __new__(cls) -> "_AllGroups":
-        if cls._inst is None:
-            cls._inst = super().__new__(cls)
-        return cls._inst
-
-    def __repr__(self) -> str:
-        return "ALL"
-
-
-ALL = _AllGroups()
-
-
-def _tid(t: Tree) -> str:
-    return f"s{t.start.id}" if t.start is not None else f"global:{_jsonable_key(t.part)}"
-
-
-def _jsonable_key(k: Any) -> Any:
-    if k is None or k is ALL:
-        return None
-    if isinstance(k, tuple):
-        return [_jsonable_key(x) for x in k] if len(k) != 1 else _jsonable_key(k[0])
-    if isinstance(k, (str, int, float, bool)):
-        return k
-    return str(k)

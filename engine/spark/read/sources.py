@@ -11,7 +11,7 @@ import pandas as pd
 
 from engine.events import ColumnMapping, DataError, guess_mapping
 # the loader's format table and rules, so both read the same files
-from engine.events.formats import FORMATS as _FORMATS
+from engine.events.file_formats import FORMATS as _FORMATS
 from engine.events.formats import resolve_format as _loader_format
 from engine.events.formats import check_csv_header
 from engine.events.lines import CsvLines, JsonlLines
