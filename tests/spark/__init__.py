@@ -9,4 +9,5 @@ tests/conftest.py.
 - test_streaming.py: files dropped into a watched directory (engine/spark/streaming.py).
 - test_aseq.py: A-Seq on Spark (engine/spark/aseq.py).
 - test_intervals.py: interval data on Spark (engine/spark/intervals.py).
-- test_windows.py: match windows on Spark, partitioned by the derived key."""
+- test_windows.py: match windows on Spark, partitioned by the derived key.
+- test_partition_runner.py: the one partition runner of the match, A-Seq and interval paths."""

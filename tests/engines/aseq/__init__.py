@@ -4,4 +4,6 @@
   hand-checked streams.
 - test_paper_cases.py: the paper's test cases T1-T11 against the baseline and the oracle; plan,
   fallback, refusal, trace, guard.
-- test_properties.py: random streams and patterns, A-Seq against the oracle's aggregate."""
+- test_properties.py: random streams and patterns, A-Seq against the oracle's aggregate.
+- test_prefix_counters.py: the prefix counters (prefix_tree, counter_updates, core): the fast update path against the general one.
+"""

@@ -117,7 +117,7 @@ def test_group_column():
 def test_match_worker_equals_per_key_matchers(with_events):
     from engine.dsl import parse
     from engine.match import run_all
-    from engine.planner import make_matcher
+    from engine.engines.planner import make_matcher
     from engine.spark import pipeline
     from engine.spark.match_rows import match_row
 

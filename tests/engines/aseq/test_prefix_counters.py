@@ -12,7 +12,7 @@ from engine.engines.aseq.engine import AseqMatcher, rows_for
 from engine.engines.aseq.prefix_tree import (ALL, GroupTotals, Snapshot, Tree, jsonable_key, max_of, min_of,
                                              tree_id)
 from engine.engines.aseq.values import Val
-from tests.test_aseq_properties import SETTINGS, patterns, streams
+from tests.engines.aseq.test_properties import SETTINGS, patterns, streams
 
 
 def test_snapshot_rows_in_expiry_order_and_live_totals():
