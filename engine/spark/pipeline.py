@@ -91,17 +91,11 @@ TYPE_FILTERABLE = {Strategy.ANY, Strategy.NEXT}
 
 def default_factory(engine: str = "auto", **options: Any) -> MatcherFactory:
     """A picklable factory: ``engine.engines.planner.make_matcher(pattern, engine)``, imported lazily
-    on the worker; the oracle when there is no planner."""
+    on the worker."""
 
     def make(pattern: Pattern, engine: str = engine, options: dict = dict(options)) -> Matcher:
-        try:
-            from engine.engines.planner import make_matcher
-        except ImportError:  # pragma: no cover - before the planner existed
-            if engine not in ("auto", "oracle"):
-                raise
-            from engine.engines.oracle.oracle import OracleMatcher
+        from engine.engines.planner import make_matcher
 
-            return OracleMatcher(pattern, **options)
         if pattern.aggregate is not None:  # this pipeline lists matches; AGG rows: engine/spark/aseq.py
             pattern = pattern.model_copy(update={"aggregate": None})
         return make_matcher(pattern, engine, **options)

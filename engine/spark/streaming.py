@@ -50,7 +50,7 @@ from engine.spark.pipeline import MatcherFactory, default_factory
 from engine.spark.stream_files import (EVENT_ROW, WRITE_THEN_RENAME, ChangeWatcher, changed_since_listed, event_from_json, read_committed,
                            read_file)
 
-__all__ = ["start_stream", "stream_cli", "read_stream_output", "STREAM_OUTPUT"]
+__all__ = ["start_stream", "watch", "stream_extensions", "read_stream_output", "STREAM_OUTPUT"]
 
 STREAM_OUTPUT = ("match_id string, key string, `match` string, start double, `end` double, "
                  "start_seq long, end_seq long")
@@ -147,11 +147,14 @@ def start_stream(pattern: Pattern, source: str, out: str, *, mapping: ColumnMapp
                          "use a time window with cep stream")
     spark = spark or get_spark()
     mapping = mapping or ColumnMapping()
-    factory = factory or default_factory(engine)
-    probe = factory(pattern)  # unsupported patterns fail here
-    if getattr(probe, "name", "") == "oracle":
-        raise ValueError("the oracle reports matches only at the end of the stream; use an incremental "
-                         "engine (--engine nfab or auto) with cep stream")
+    if factory is None:
+        from engine.engines.planner import choose
+
+        spec = choose(pattern, engine)  # unsupported patterns fail here
+        if not spec.incremental:  # it reports its matches only at the end: a stream has none
+            raise ValueError(spec.stream_refusal)
+        factory = default_factory(engine)
+    factory(pattern)  # a factory's refusal fails here, before the stream starts
     src = Path(source)
     if not src.is_dir():
         raise DataError(f"source directory not found: '{src}'")
@@ -182,52 +185,29 @@ def read_stream_output(out: str) -> list[dict[str, Any]]:
     return read_committed(out)
 
 
-def stream_cli(pattern: Pattern, args: Any = None, **kw: Any) -> int:
-    """``cep stream PATTERN --source DIR --out DIR [--format csv|json|parquet] [--once]``."""
-    from engine.commands.arguments import CommandError, mapping_from_args
+def stream_extensions(fmt: str) -> tuple[str, ...]:
+    """The file extensions a stream of ``fmt`` (``csv``, ``json``, ``jsonl``, ``parquet``, ...) reads."""
+    family = _FAMILY.get(FORMATS.get(fmt, fmt), fmt)
+    return _EXTS.get(family, ())
+
+
+def watch(spark: Any, query: Any, source: str, fmt: str, once: bool) -> BaseException | None:
+    """Run until ``query`` stops (``once``: when the files there are processed; otherwise until
+    Ctrl-C), naming on stderr every file of ``source`` that changes after the stream read it
+    (its later rows are never matched); returns the query's exception, if it failed."""
     from engine.spark.pipeline import Progress
-    from engine.spark.session import SparkUnavailable, get_spark
 
-    opts = dict(vars(args)) if args is not None else {}
-    opts.update(kw)
-    try:
-        spark = get_spark(opts.get("master"))
-    except SparkUnavailable as err:
-        raise CommandError(str(err)) from None
-
-    from engine.commands.output_paths import check_out_dir
-
-    check_out_dir(str(opts["out"]), str(opts["source"]))
-    if opts.get("checkpoint"):
-        check_out_dir(str(opts["checkpoint"]), str(opts["source"]), flag="--checkpoint")
-    mapping = mapping_from_args(opts)
-    trigger = {"availableNow": True} if opts.get("once") else {"processingTime": "1 second"}
-    try:
-        q = start_stream(pattern, opts["source"], opts["out"], mapping=mapping,
-                         fmt=opts.get("source_format") or "csv", checkpoint=opts.get("checkpoint"),
-                         engine=opts.get("engine") or "auto", spark=spark, trigger=trigger)
-    except (DataError, ValueError) as err:
-        raise CommandError(str(err)) from None
-    print(f"cep stream: watching {opts['source']} -> {opts['out']} (Ctrl-C to stop); {WRITE_THEN_RENAME}",
-          file=sys.stderr)
-    fmt = {"jsonl": "json", "ndjson": "json", "tsv": "csv", "pq": "parquet"}.get(
-        opts.get("source_format") or "csv", opts.get("source_format") or "csv")
-    watcher = ChangeWatcher(opts["source"], _EXTS.get(fmt, ()))
+    watcher = ChangeWatcher(source, stream_extensions(fmt))
     watcher.poll()
     try:
         with Progress(spark, label="stream"):
-            if opts.get("once"):
-                while q.isActive:
-                    q.awaitTermination(1)
-                    for msg in watcher.poll():
-                        _say(msg)
-            else:
-                while q.isActive:
+            while query.isActive:
+                if once:
+                    query.awaitTermination(1)
+                else:
                     time.sleep(1)
-                    for msg in watcher.poll():
-                        _say(msg)
+                for msg in watcher.poll():
+                    _say(msg)
     except KeyboardInterrupt:
-        q.stop()
-    if q.exception() is not None:
-        raise CommandError(f"stream stopped: {q.exception()}", status=1)
-    return 0
+        query.stop()
+    return query.exception()
