@@ -14,4 +14,6 @@ Modules, from the bottom up:
 - ``match_construction``: matches read back from the buffer, negation, de-duplication,
   NON_OVERLAP (``MatchConstruction``, a part of the matcher).
 - ``matcher``: ``NfabMatcher``, the step, merging and housekeeping.
+- ``graph``: the automaton the Automaton page draws; ``spec``: NFA^b's entry in the planner's
+  list (``ENGINE``).
 """
