@@ -51,7 +51,7 @@ class PathIds:
         self.text = text
         self.offs = offs
 
-    def extend(self, cell: Any, depth: int, newer: list[Any], var_of: list[Any]) -> "PathIds":
+    def extend(self, cell: Any, depth: int, newer: list[Any], variable_of: list[Any]) -> "PathIds":
         """This path followed by the buffer entries ``newer`` (oldest first), ending at ``cell``."""
         if not newer:
             return PathIds(cell, depth, self.ids, self.segs, self.first, self.text, self.offs)
@@ -63,7 +63,7 @@ class PathIds:
         ids = []
         texts = []
         for x in newer:
-            v = var_of[x.state]
+            v = variable_of[x.state]
             if segs and segs[-1][0] == v:
                 segs[-1] = (v, segs[-1][1], k + 1)
             else:

@@ -13,40 +13,42 @@ from engine.events import Event
 from engine.model import Strategy
 from engine.trace import Action, PredicateCheck, Recorder, RunView, check_conjunct
 
-if TYPE_CHECKING:  # the matcher's own types; this module is imported by engine.engines.nfab.matcher
+if TYPE_CHECKING:  # the matcher's own types; this module is imported by the matcher's modules
     from engine.engines.nfab.compiler import Chain
     from engine.match import Match
 
-NfabMatcher = Run = Entry = _ChainRT = Any
+# the matcher's classes, named for reading (this module imports none of them)
+NfabMatcher = Run = Entry = ChainPlan = Any
 
 
-def _rec(m: NfabMatcher) -> Recorder:
+def _recorder(m: NfabMatcher) -> Recorder:
     return m.tracer  # type: ignore[return-value]
 
 
-def _tb(m: NfabMatcher) -> dict[str, Any]:
-    tb = getattr(m, "_trace_buf", None)
-    if tb is None:
-        tb = {"added": [], "pointers": [], "removed": [], "ids": {}, "names": set()}
-        m._trace_buf = tb  # type: ignore[attr-defined]
-    return tb
+def _trace_changes(m: NfabMatcher) -> dict[str, Any]:
+    """The buffer's changes since the last step trace (and the names given to its entries)."""
+    changes = getattr(m, "_trace_buffer_changes", None)
+    if changes is None:
+        changes = {"added": [], "pointers": [], "removed": [], "ids": {}, "names": set()}
+        m._trace_buffer_changes = changes  # type: ignore[attr-defined]
+    return changes
 
 
-def sname(m: NfabMatcher, chain: int, si: int) -> str:
-    name = m.rts[chain].states[si].name
-    return f"alt{chain}:{name}" if len(m.rts) > 1 else name
+def state_name(m: NfabMatcher, chain: int, si: int) -> str:
+    name = m.chain_plans[chain].states[si].name
+    return f"alt{chain}:{name}" if len(m.chain_plans) > 1 else name
 
 
-def rid(version: tuple[int, ...]) -> str:
+def run_id(version: tuple[int, ...]) -> str:
     return ".".join(map(str, version))
 
 
 def bindings(m: NfabMatcher, r: Run) -> dict[str, list[Event]]:
     """The run's events per variable, read back from the shared buffer (§4.9)."""
-    rt = m.rts[r.chain]
+    chain_plan = m.chain_plans[r.chain]
     out: dict[str, list[Event]] = {}
-    for ent in reversed(m._walk(r.pe, r.version)):
-        out.setdefault(rt.var_of[ent.state], []).append(ent.event)  # type: ignore[arg-type]
+    for ent in reversed(m._walk(r.entry, r.version)):
+        out.setdefault(chain_plan.variable_of[ent.state], []).append(ent.event)  # type: ignore[arg-type]
     return out
 
 
@@ -65,30 +67,31 @@ def _checks(m: NfabMatcher, exprs: list[Any], b: dict[str, list[Event]], current
 
 
 def _window_check(m: NfabMatcher, start: float, e: Event) -> PredicateCheck | None:
-    if m.W is None:
+    if m.window_size is None:
         return None
     c = m._coord(e)
     coord = "seq" if m.count_window else "ts"
-    return PredicateCheck(f"e.{coord} - first.{coord} < {m.W:g}", {f"e.{coord}": c, f"first.{coord}": start,
-                                                                   "W": m.W}, c - start < m.W)
+    size = m.window_size
+    return PredicateCheck(f"e.{coord} - first.{coord} < {size:g}",
+                          {f"e.{coord}": c, f"first.{coord}": start, "W": size}, c - start < size)
 
 
-def edge(m: NfabMatcher, kind: str, r: Run, rt: _ChainRT, si: int, e: Event, typed: bool,
+def edge(m: NfabMatcher, kind: str, r: Run, chain_plan: ChainPlan, si: int, e: Event, typed: bool,
          parent: Any = None) -> None:
     """An edge taken by run ``r`` at state ``si`` on event ``e`` (begin / take / ignore /
     proceed), with every conjunct its formula evaluated."""
-    s = rt.states[si]
+    s = chain_plan.states[si]
     b = bindings(m, r)
     preds: list[PredicateCheck] = []
-    to = sname(m, r.chain, si)
+    to = state_name(m, r.chain, si)
     if kind in ("begin", "take"):
         b.setdefault(s.var, []).append(e)  # type: ignore[arg-type]
         preds = _checks(m, s.begin if kind == "begin" else s.take, b, s.var if kind == "take" else None)
-        to = sname(m, r.chain, si + 1) if kind == "begin" else to
+        to = state_name(m, r.chain, si + 1) if kind == "begin" else to
     elif kind == "proceed":
         preds = _checks(m, s.proceed, b, None)
-        nxt = rt.states[si + 1]
-        to = sname(m, r.chain, si + 1)
+        nxt = chain_plan.states[si + 1]
+        to = state_name(m, r.chain, si + 1)
         if m.peek and nxt.kind != "final":
             b2 = {k: list(v) for k, v in b.items()}
             b2.setdefault(nxt.var, []).append(e)  # type: ignore[arg-type]
@@ -98,28 +101,28 @@ def edge(m: NfabMatcher, kind: str, r: Run, rt: _ChainRT, si: int, e: Event, typ
         b.setdefault(s.var, []).append(e)  # type: ignore[arg-type]
         preds = _checks(m, s.take if s.kind == "kleene_rest" else s.begin, b,
                         s.var if s.kind == "kleene_rest" else None)
-    w = _window_check(m, r.start, e) if m.push_window and r.pe is not None else None
+    w = _window_check(m, r.start, e) if m.push_window and r.entry is not None else None
     if w is not None:
         preds.append(w)
     detail: dict[str, Any] = {}
     if parent is not None and parent is not r:
-        detail["clone_of"] = rid(parent.version)
+        detail["clone_of"] = run_id(parent.version)
     if kind == "ignore":
         detail["formula"] = {Strategy.ANY: "true", Strategy.NEXT: "¬take/begin",
                              Strategy.PARTITION: "¬partition", Strategy.STRICT: "false"}[m.strategy]
-    _rec(m).act(kind, run=rid(r.version), state=sname(m, r.chain, si), edge=kind, to=to, event=e.id,
-                predicates=preds, detail=detail)
+    _recorder(m).act(kind, run=run_id(r.version), state=state_name(m, r.chain, si), edge=kind, to=to, event=e.id,
+                     predicates=preds, detail=detail)
 
 
-def no_start(m: NfabMatcher, rt: _ChainRT, e: Event) -> None:
-    s = rt.states[0]
+def no_start(m: NfabMatcher, chain_plan: ChainPlan, e: Event) -> None:
+    s = chain_plan.states[0]
     preds = _checks(m, s.begin, {s.var: [e]}, None)  # type: ignore[dict-item]
-    _rec(m).act("discard", state=sname(m, rt.chain.index, 0), edge="begin", event=e.id, predicates=preds,
-                reason="does not start a run: the start state's begin formula is false")
+    _recorder(m).act("discard", state=state_name(m, chain_plan.chain.index, 0), edge="begin", event=e.id,
+                     predicates=preds, reason="does not start a run: the start state's begin formula is false")
 
 
-def no_edge(m: NfabMatcher, r: Run, rt: _ChainRT, si: int, e: Event, typed: bool) -> None:
-    s = rt.states[si]
+def no_edge(m: NfabMatcher, r: Run, chain_plan: ChainPlan, si: int, e: Event, typed: bool) -> None:
+    s = chain_plan.states[si]
     b = bindings(m, r)
     preds: list[PredicateCheck] = []
     if typed:
@@ -133,100 +136,101 @@ def no_edge(m: NfabMatcher, r: Run, rt: _ChainRT, si: int, e: Event, typed: bool
     else:
         why = f"{m.strategy.value}: no edge enabled (the {'take' if s.kind == 'kleene_rest' else 'begin'} " \
               "formula is false and the ignore edge is false)"
-    _rec(m).act("discard", run=rid(r.version), state=sname(m, r.chain, si), event=e.id, predicates=preds,
-                reason=why)
+    _recorder(m).act("discard", run=run_id(r.version), state=state_name(m, r.chain, si), event=e.id, predicates=preds,
+                     reason=why)
 
 
 def expired(m: NfabMatcher, r: Run, e: Event) -> None:
     w = _window_check(m, r.start, e)
-    _rec(m).act("expire", run=rid(r.version), state=sname(m, r.chain, r.state), event=e.id,
-                predicates=[w] if w else [], reason="left the window (WITHIN)")
+    _recorder(m).act("expire", run=run_id(r.version), state=state_name(m, r.chain, r.state), event=e.id,
+                     predicates=[w] if w else [], reason="left the window (WITHIN)")
 
 
 def contiguity(m: NfabMatcher, r: Run, e: Event) -> None:
-    _rec(m).act("discard", run=rid(r.version), state=sname(m, r.chain, r.state), event=e.id,
-                reason=f"{m.strategy.value}: event {e.id} of type {e.type} (not in the pattern) breaks contiguity")
+    _recorder(m).act("discard", run=run_id(r.version), state=state_name(m, r.chain, r.state), event=e.id,
+                     reason=f"{m.strategy.value}: event {e.id} of type {e.type} (not in the pattern) breaks contiguity")
 
 
-def matched(m: NfabMatcher, r: Run, rt: _ChainRT, match: "Match", e: Event) -> None:
-    _rec(m).act("match", run=rid(r.version), state=sname(m, r.chain, rt.final), event=e.id,
-                detail={"match": match.to_json()})
+def matched(m: NfabMatcher, r: Run, chain_plan: ChainPlan, match: "Match", e: Event) -> None:
+    _recorder(m).act("match", run=run_id(r.version), state=state_name(m, r.chain, chain_plan.final), event=e.id,
+                     detail={"match": match.to_json()})
 
 
-def negated(m: NfabMatcher, r: Run, rt: _ChainRT, bound: dict[str, list[Event]], blocker: Event,
+def negated(m: NfabMatcher, r: Run, chain_plan: ChainPlan, bound: dict[str, list[Event]], blocker: Event,
             e: Event) -> None:
-    _rec(m).act("discard", run=rid(r.version), state=sname(m, r.chain, rt.final), event=e.id,
-                reason=f"negation: event {blocker.id} ({blocker.type}) qualifies for a negated component",
-                detail={"blocker": blocker.id,
-                        "match": {v: [x.id for x in evs] for v, evs in bound.items()}})
+    _recorder(m).act("discard", run=run_id(r.version), state=state_name(m, r.chain, chain_plan.final), event=e.id,
+                     reason=f"negation: event {blocker.id} ({blocker.type}) qualifies for a negated component",
+                     detail={"blocker": blocker.id,
+                             "match": {v: [x.id for x in evs] for v, evs in bound.items()}})
 
 
-def wait_negation(m: NfabMatcher, r: Run, rt: _ChainRT, match: "Match", deadline: float, e: Event) -> None:
-    _rec(m).act("wait", run=rid(r.version), state=sname(m, r.chain, rt.final), event=e.id,
-                reason=f"trailing negation: reported when the window closes (at {deadline:g})",
-                detail={"match": match.to_json()})
+def wait_negation(m: NfabMatcher, r: Run, chain_plan: ChainPlan, match: "Match", deadline: float, e: Event) -> None:
+    _recorder(m).act("wait", run=run_id(r.version), state=state_name(m, r.chain, chain_plan.final), event=e.id,
+                     reason=f"trailing negation: reported when the window closes (at {deadline:g})",
+                     detail={"match": match.to_json()})
 
 
 def pending_done(m: NfabMatcher, match: "Match", chain: "Chain", bound: dict[str, list[Event]],
                  blocker: Event | None) -> None:
     if blocker is None:
-        _rec(m).act("match", state=sname(m, chain.index, chain.final),
-                    reason="the window closed with no qualifying negated event", detail={"match": match.to_json()})
+        _recorder(m).act("match", state=state_name(m, chain.index, chain.final),
+                         reason="the window closed with no qualifying negated event", detail={"match": match.to_json()})
     else:
-        _rec(m).act("discard", state=sname(m, chain.index, chain.final),
-                    reason=f"negation: event {blocker.id} ({blocker.type}) qualifies for the trailing negation",
-                    detail={"blocker": blocker.id, "match": match.to_json()})
+        _recorder(m).act("discard", state=state_name(m, chain.index, chain.final),
+                         reason=f"negation: event {blocker.id} ({blocker.type}) qualifies for the trailing negation",
+                         detail={"blocker": blocker.id, "match": match.to_json()})
 
 
 def merged(m: NfabMatcher, r: Run, rep: Run, ent: Entry) -> None:
-    _rec(m).act("merge", run=rid(r.version), state=sname(m, r.chain, r.state), event=ent.event.id,
-                detail={"into": rid(rep.version)})
+    _recorder(m).act("merge", run=run_id(r.version), state=state_name(m, r.chain, r.state), event=ent.event.id,
+                     detail={"into": run_id(rep.version)})
 
 
 def _entry_id(m: NfabMatcher, ent: Entry) -> str | None:
-    return _tb(m)["ids"].get(id(ent))
+    return _trace_changes(m)["ids"].get(id(ent))
 
 
 def buffer_write(m: NfabMatcher, ent: Entry, r: Run) -> None:
     """Called after ``ent`` got the pointer of run ``r`` (still at its previous entry)."""
-    tb = _tb(m)
-    ids = tb["ids"]
-    label = rid(r.version)
-    to = ids.get(id(r.pe)) if r.pe is not None else None
+    changes = _trace_changes(m)
+    ids = changes["ids"]
+    label = run_id(r.version)
+    to = ids.get(id(r.entry)) if r.entry is not None else None
     eid = ids.get(id(ent))
     if eid is None:
-        base = f"{sname(m, ent.chain, ent.state)}@{ent.event.id}"
+        base = f"{state_name(m, ent.chain, ent.state)}@{ent.event.id}"
         eid, k = base, 1
-        while eid in tb["names"]:
+        while eid in changes["names"]:
             k += 1
             eid = f"{base}#{k}"
         ids[id(ent)] = eid
-        tb["names"].add(eid)
-        tb["added"].append({"id": eid, "state": sname(m, ent.chain, ent.state), "event": ent.event.id,
+        changes["names"].add(eid)
+        changes["added"].append({"id": eid, "state": state_name(m, ent.chain, ent.state), "event": ent.event.id,
                             "preds": [{"label": label, "to": to}]})
     else:
-        tb["pointers"].append({"entry": eid, "label": label, "to": to})
+        changes["pointers"].append({"entry": eid, "label": label, "to": to})
 
 
 def entry_removed(m: NfabMatcher, ent: Entry) -> None:
-    tb = _tb(m)
-    eid = tb["ids"].pop(id(ent), None)
+    changes = _trace_changes(m)
+    eid = changes["ids"].pop(id(ent), None)
     if eid is not None:
-        tb["names"].discard(eid)
-        tb["removed"].append(eid)
+        changes["names"].discard(eid)
+        changes["removed"].append(eid)
 
 
 def state(m: NfabMatcher) -> tuple[list[RunView], dict[str, Any]]:
-    tb = _tb(m)
+    changes = _trace_changes(m)
     runs = []
     for r in m.runs():
         b = bindings(m, r)
-        runs.append(RunView(id=rid(r.version), state=sname(m, r.chain, r.state),
+        runs.append(RunView(id=run_id(r.version), state=state_name(m, r.chain, r.state),
                             bindings={v: [x.id for x in evs] for v, evs in b.items()}, start=r.start,
-                            version=rid(r.version), members=len(r.members) if r.members else 1))
-    change = {"kind": "shared", "added": tb["added"], "pointers": tb["pointers"], "removed": tb["removed"],
+                            version=run_id(r.version), members=len(r.members) if r.members else 1))
+    change = {"kind": "shared", "added": changes["added"], "pointers": changes["pointers"],
+              "removed": changes["removed"],
               "entries": sum(len(q) for q in m.stacks.values())}
-    tb["added"], tb["pointers"], tb["removed"] = [], [], []
+    changes["added"], changes["pointers"], changes["removed"] = [], [], []
     return runs, change
 
 

@@ -1,4 +1,4 @@
-"""The SES automaton runtime (match-windows paper §4.8; automaton in ``automata/ses.py``).
+"""The SES automaton runtime (match-windows paper §4.8; automaton in ``engine.engines.ses.compiler``).
 
 An *instance* is a state ``(i, S)`` with its bindings (variable -> events, in stream order).
 On every event each live instance may skip it or take any enabled transition; each take
@@ -45,15 +45,24 @@ DEFAULT_MAX_WORK = 5_000_000
 INF = float("inf")
 
 
-class Inst:
-    """One automaton instance: set index, bound mask of the current set, all bound vars,
-    bindings, start event and coordinate, ``[attr]`` values, id."""
+class Instance:
+    """One automaton instance: the index of its set (``set_index``), the bits of that set's
+    variables it has bound (``set_bits``), the bits of every variable bound (``bound``),
+    its bindings, its start event and coordinate, the values of the ``[attr]`` equivalence
+    attributes (``key_values``), its id."""
 
-    __slots__ = ("i", "s", "bound", "b", "start", "c0", "eq", "id")
+    __slots__ = ("set_index", "set_bits", "bound", "bindings", "start", "start_coord", "key_values", "id")
 
-    def __init__(self, i: int, s: int, bound: int, b: dict[str, tuple[Event, ...]], start: Event, c0: float,
-                 eq: tuple[Any, ...] | None, id_: int) -> None:
-        self.i, self.s, self.bound, self.b, self.start, self.c0, self.eq, self.id = i, s, bound, b, start, c0, eq, id_
+    def __init__(self, set_index: int, set_bits: int, bound: int, bindings: dict[str, tuple[Event, ...]],
+                 start: Event, start_coord: float, key_values: tuple[Any, ...] | None, id_: int) -> None:
+        self.set_index = set_index
+        self.set_bits = set_bits
+        self.bound = bound
+        self.bindings = bindings
+        self.start = start
+        self.start_coord = start_coord
+        self.key_values = key_values
+        self.id = id_
 
 
 class SesMatcher(MatcherBase):
@@ -68,12 +77,12 @@ class SesMatcher(MatcherBase):
         why = unsupported_reason(pattern)
         if why:
             raise EngineUnsupported(f"engine `ses` cannot run this pattern: {why}")
-        self.nfa: SesAutomaton = compile_ses(pattern)
+        self.automaton: SesAutomaton = compile_ses(pattern)
         self.max_runs = max_runs or DEFAULT_MAX_INSTANCES
         self.max_work = max_work or DEFAULT_MAX_WORK
         self.selection = pattern.selection
-        self.kleene = frozenset(v for v, sv in self.nfa.vars.items() if sv.kleene)
-        self.live: list[Inst] = []
+        self.kleene = frozenset(v for v, sv in self.automaton.vars.items() if sv.kleene)
+        self.live: list[Instance] = []
         self._ids = 0
         self._pending: dict[int, list[Match]] = {}   # start seq -> its matches (eager mode with a selection)
         self._held = 0  # events bound in the matches of _pending (the guard counts them)
@@ -82,36 +91,38 @@ class SesMatcher(MatcherBase):
         self._tick = current_guard().tick  # the run's guard, taken up again by feed and match_window
         self._seq: dict[Any, int] = {}
         self._window_mode = False  # A(P, W): the caller (Algorithm 1) reports the matches
-        self._full_last = self.nfa.set_mask[-1]
-        nm = self.nfa
-        self._cond_vars = {v: nm.conds_on[v] for v in nm.order}
-        self._bit = {v: 1 << nm.vars[v].bit for v in nm.order}
-        self._set_vars = [[(v, 1 << nm.vars[v].bit, nm.vars[v].kleene) for v in s] for s in nm.sets]
-        self._set_kleene = [any(nm.vars[v].kleene for v in s) for s in nm.sets]
-        self._free = {v: not any(c.mask >> nm.vars[v].bit & 1 for c in nm.conds) for v in nm.order}
+        self._full_last = self.automaton.set_mask[-1]
+        automaton = self.automaton
+        self._conditions_on = {v: automaton.conds_on[v] for v in automaton.order}
+        self._variable_bit = {v: 1 << automaton.vars[v].bit for v in automaton.order}
+        self._set_variables = [[(v, 1 << automaton.vars[v].bit, automaton.vars[v].kleene) for v in s]
+                               for s in automaton.sets]
+        self._set_kleene = [any(automaton.vars[v].kleene for v in s) for s in automaton.sets]
+        self._free = {v: not any(c.mask >> automaton.vars[v].bit & 1 for c in automaton.conds)
+                      for v in automaton.order}
         self._earliest = self.selection in (Selection.EARLIEST, Selection.EARLIEST_MAXIMAL)
         self._maximal = self.selection in (Selection.MAXIMAL, Selection.EARLIEST_MAXIMAL)
 
     # ------------------------------------------------------------------ helpers
 
     def _coord(self, e: Event) -> float:
-        return e.seq if self.nfa.count_window else e.ts
+        return e.seq if self.automaton.count_window else e.ts
 
     def _new_id(self) -> int:
         self._ids += 1
         return self._ids
 
-    def _eq_ok(self, inst_eq: tuple[Any, ...] | None, e: Event) -> bool:
-        if inst_eq is None:
+    def _key_values_ok(self, key_values: tuple[Any, ...] | None, e: Event) -> bool:
+        if key_values is None:
             return True
-        for a, v in zip(self.nfa.equivalence, inst_eq):
+        for a, v in zip(self.automaton.equivalence, key_values):
             if e.get(a) != v:
                 return False
         return True
 
     def _conds_ok(self, b: dict[str, tuple[Event, ...]], bound: int, var: str, grew: bool) -> bool:
         st = self.stats
-        for c in self._cond_vars[var]:
+        for c in self._conditions_on[var]:
             if c.mask & ~bound:
                 continue
             st.predicate_evals += 1
@@ -120,57 +131,57 @@ class SesMatcher(MatcherBase):
                 return False
         return True
 
-    def _trace_preds(self, b: dict[str, tuple[Event, ...]], bound: int, var: str) -> list[Any]:
+    def _trace_predicates(self, b: dict[str, tuple[Event, ...]], bound: int, var: str) -> list[Any]:
         from engine.trace import check_conjunct
 
         lists = {v: list(es) for v, es in b.items()}
         out = [check_conjunct(c.node, lists, set(self.kleene), current=var)
-               for c in self._cond_vars[var] if not c.mask & ~bound]
+               for c in self._conditions_on[var] if not c.mask & ~bound]
         return out
 
     def _final_ok(self, b: dict[str, tuple[Event, ...]]) -> bool:
-        if not self.nfa.final_conds:
+        if not self.automaton.final_conds:
             return True
-        for c in self.nfa.final_conds:
+        for c in self.automaton.final_conds:
             self.stats.predicate_evals += 1
             if not c.conj.holds(b):  # type: ignore[arg-type]
                 return False
         return True
 
-    def _match(self, inst: Inst) -> Match:
-        b = inst.b
-        order = self.nfa.order
+    def _match(self, inst: Instance) -> Match:
+        b = inst.bindings
+        order = self.automaton.order
         evs = [e for v in order for e in b[v]]
         first = min(evs, key=lambda e: e.seq)
         last = max(evs, key=lambda e: e.seq)
         return Match(bindings=tuple((v, tuple(e.id for e in b[v])) for v in order), start=first.ts, end=last.ts,
                      start_seq=first.seq, end_seq=last.seq)
 
-    def _state(self, inst: Inst) -> str:
-        return self.nfa.state(inst.i, inst.s)
+    def _state(self, inst: Instance) -> str:
+        return self.automaton.state(inst.set_index, inst.set_bits)
 
     # ------------------------------------------------------------------ one event
 
-    def _start(self, e: Event, cand: int, out: list[Inst], found: list[Match]) -> None:
+    def _start(self, e: Event, cand: int, out: list[Instance], found: list[Match]) -> None:
         """Instances that begin at e: one per variable of B1 that e fits."""
-        nm = self.nfa
-        c0 = self._coord(e)
-        eq = tuple(e.get(a) for a in nm.equivalence) if nm.equivalence else None
+        automaton = self.automaton
+        start_coord = self._coord(e)
+        key_values = tuple(e.get(a) for a in automaton.equivalence) if automaton.equivalence else None
         tr = self.tracer
-        for v, bit, _k in self._set_vars[0]:
+        for v, bit, _k in self._set_variables[0]:
             if not cand & bit:
                 continue
             b = {v: (e,)}
             if not self._conds_ok(b, bit, v, False):
                 if tr is not None:
-                    tr.act("discard", state=nm.state(0, 0), to=nm.state(0, bit), event=e.id,
-                           predicates=self._trace_preds(b, bit, v), reason="a condition is false")
+                    tr.act("discard", state=automaton.state(0, 0), to=automaton.state(0, bit), event=e.id,
+                           predicates=self._trace_predicates(b, bit, v), reason="a condition is false")
                 continue
-            inst = Inst(0, bit, bit, b, e, c0, eq, self._new_id())
+            inst = Instance(0, bit, bit, b, e, start_coord, key_values, self._new_id())
             self.stats.runs_created += 1
             if tr is not None:
-                tr.act("begin", run=str(inst.id), state=nm.state(0, 0), edge="take", to=self._state(inst),
-                       event=e.id, predicates=self._trace_preds(b, bit, v))
+                tr.act("begin", run=str(inst.id), state=automaton.state(0, 0), edge="take", to=self._state(inst),
+                       event=e.id, predicates=self._trace_predicates(b, bit, v))
             self._arrive(inst, e, out, found)
 
     def _prunes(self, move: tuple[int, int, str, bool], i: int) -> bool:
@@ -190,50 +201,51 @@ class SesMatcher(MatcherBase):
             return self._earliest
         return self._earliest and not self._set_kleene[i]
 
-    def _arrive(self, inst: Inst, e: Event, out: list[Inst], found: list[Match]) -> None:
-        if not (inst.i == self.nfa.k - 1 and inst.s == self._full_last and not self._set_kleene[-1]):
+    def _arrive(self, inst: Instance, e: Event, out: list[Instance], found: list[Match]) -> None:
+        accepting = inst.set_index == self.automaton.k - 1 and inst.set_bits == self._full_last
+        if not (accepting and not self._set_kleene[-1]):
             out.append(inst)  # an accepting instance without a Kleene variable left can never move again
-        if inst.i == self.nfa.k - 1 and inst.s == self._full_last and self._final_ok(inst.b):
+        if accepting and self._final_ok(inst.bindings):
             m = self._match(inst)
             found.append(m)
-            self._found += sum(len(es) for es in inst.b.values())
+            self._found += sum(len(es) for es in inst.bindings.values())
             if self.tracer is not None and self.selection is Selection.ALL and not self._window_mode:
                 self.tracer.act("match", run=str(inst.id), state=self._state(inst), event=e.id,
                                 detail={"match": m.to_json()})
 
-    def _step(self, e: Event, cand: int, live: list[Inst], found: list[Match]) -> list[Inst]:
+    def _step(self, e: Event, cand: int, live: list[Instance], found: list[Match]) -> list[Instance]:
         """Every live instance on e: expire, skip, or clone along each enabled transition."""
-        nm = self.nfa
+        automaton = self.automaton
         c = self._coord(e)
-        W = nm.window
-        out: list[Inst] = []
+        W = automaton.window
+        out: list[Instance] = []
         tr = self.tracer
         work = 0
-        last_set = nm.k - 1
+        last_set = automaton.k - 1
         tick = self._tick
         budget = self.max_work - self._window_work  # window mode: one budget for the whole call of A
         holds = self.selection is not Selection.ALL  # else the matches go out at once
         for inst in live:
-            if W is not None and c - inst.c0 >= W:
+            if W is not None and c - inst.start_coord >= W:
                 if tr is not None:
                     tr.act("expire", run=str(inst.id), state=self._state(inst), event=e.id, reason="window")
                 continue
             if not cand:
                 out.append(inst)  # skip e
                 continue
-            i, s = inst.i, inst.s
+            i, s = inst.set_index, inst.set_bits
             moves: list[tuple[int, int, str, bool]] = []
-            for v, bit, kl in self._set_vars[i]:
+            for v, bit, kl in self._set_variables[i]:
                 if cand & bit:
                     if not s & bit:
                         moves.append((i, s | bit, v, False))
                     elif kl:
                         moves.append((i, s, v, True))
-            if i < last_set and s == nm.set_mask[i]:
-                for u, bit, _k in self._set_vars[i + 1]:
+            if i < last_set and s == automaton.set_mask[i]:
+                for u, bit, _k in self._set_variables[i + 1]:
                     if cand & bit:
                         moves.append((i + 1, bit, u, False))
-            if not moves or not self._eq_ok(inst.eq, e):
+            if not moves or not self._key_values_ok(inst.key_values, e):
                 out.append(inst)
                 continue
             keep = len(out)
@@ -242,20 +254,21 @@ class SesMatcher(MatcherBase):
             for ni, ns, v, grew in moves:
                 work += 1
                 tick()
-                b = dict(inst.b)
+                b = dict(inst.bindings)
                 b[v] = b[v] + (e,) if grew else (e,)
-                bound = inst.bound | self._bit[v]
+                bound = inst.bound | self._variable_bit[v]
                 if not self._conds_ok(b, bound, v, grew):
                     if tr is not None:
-                        tr.act("discard", run=str(inst.id), state=self._state(inst), to=nm.state(ni, ns), event=e.id,
-                               predicates=self._trace_preds(b, bound, v), reason="a condition is false")
+                        tr.act("discard", run=str(inst.id), state=self._state(inst), to=automaton.state(ni, ns),
+                               event=e.id, predicates=self._trace_predicates(b, bound, v),
+                               reason="a condition is false")
                     continue
-                child = Inst(ni, ns, bound, b, inst.start, inst.c0, inst.eq, self._new_id())
+                child = Instance(ni, ns, bound, b, inst.start, inst.start_coord, inst.key_values, self._new_id())
                 self.stats.runs_created += 1
                 if tr is not None:
                     edge = "take" if ni == i else "proceed"
                     tr.act("take", run=str(child.id), state=self._state(inst), edge=edge, to=self._state(child),
-                           event=e.id, predicates=self._trace_preds(b, bound, v),
+                           event=e.id, predicates=self._trace_predicates(b, bound, v),
                            detail={"parent": str(inst.id), "var": v})
                 self._arrive(child, e, out, found)
                 taken = True
@@ -281,8 +294,8 @@ class SesMatcher(MatcherBase):
     def feed(self, e: Event) -> list[Match]:
         st = self.stats
         st.events += 1
-        nm = self.nfa
-        cand = nm.cand_bits(e)
+        automaton = self.automaton
+        cand = automaton.cand_bits(e)
         found: list[Match] = []
         out: list[Match] = []
         self._found = 0
@@ -293,7 +306,7 @@ class SesMatcher(MatcherBase):
                 self._seq.clear()  # no match to select refers to an earlier event
             self._seq[e.id] = e.seq
         live = self._step(e, cand, self.live, found)
-        if cand & nm.set_mask[0]:
+        if cand & automaton.set_mask[0]:
             self._start(e, cand, live, found)
         self.live = live
         st.runs_alive = len(live)
@@ -318,11 +331,11 @@ class SesMatcher(MatcherBase):
 
     def _finish_groups(self, now: float | None) -> list[Match]:
         """Select and emit the matches of every start event whose window has closed."""
-        W = self.nfa.window
+        W = self.automaton.window
         done = []
         for s, ms in self._pending.items():
             start = ms[0]
-            c0 = start.start_seq if self.nfa.count_window else start.start
+            c0 = start.start_seq if self.automaton.count_window else start.start
             if now is None or (W is not None and now - c0 >= W):
                 done.append(s)
         out: list[Match] = []
@@ -356,8 +369,9 @@ class SesMatcher(MatcherBase):
     def trace_state(self) -> tuple[list[Any], dict[str, Any]]:
         from engine.trace import RunView
 
-        runs = [RunView(id=str(i.id), state=self._state(i), bindings={v: [e.id for e in es] for v, es in i.b.items()},
-                        start=i.start.ts) for i in self.live]
+        runs = [RunView(id=str(i.id), state=self._state(i),
+                        bindings={v: [e.id for e in es] for v, es in i.bindings.items()}, start=i.start.ts)
+                for i in self.live]
         return runs, {}
 
     # ------------------------------------------------------------------ window mode (A of Algorithm 1)
@@ -366,15 +380,15 @@ class SesMatcher(MatcherBase):
         """A(P, W) (Def. 4): the selected matches of W that start at W's first event.
         ``bits`` are the events' candidate-variable masks when the caller has them (the
         positive variables in pattern order, as ``engine.engines.windows`` numbers them)."""
-        nm = self.nfa
+        automaton = self.automaton
         if not len(events):
             return []
         first = events[0]
-        cand0 = bits[0] if bits is not None else nm.cand_bits(first)
-        if not cand0 & nm.set_mask[0]:
+        cand0 = bits[0] if bits is not None else automaton.cand_bits(first)
+        if not cand0 & automaton.set_mask[0]:
             return []  # no instance starts at first(W): no match starts there (nothing else is read)
         found: list[Match] = []
-        live: list[Inst] = []
+        live: list[Instance] = []
         self._window_mode = True
         self._found = 0
         self._window_work = 0
@@ -387,7 +401,7 @@ class SesMatcher(MatcherBase):
             for e in rest:
                 if not live:
                     break
-                cand = next(more) if more is not None else nm.cand_bits(e)  # type: ignore[arg-type]
+                cand = next(more) if more is not None else automaton.cand_bits(e)  # type: ignore[arg-type]
                 if cand:  # an event no variable fits changes nothing inside W (nothing expires there)
                     live = self._step(e, cand, live, found)
                     peak = max(peak, len(live))

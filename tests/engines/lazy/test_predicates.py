@@ -83,7 +83,7 @@ def test_comparison_of_slot_attributes_is_specialised() -> None:
                  Cmp(op="<", left=Num(value=3), right=Ref(var="a", attr="p"))):
         f = fast(node)
         assert f.__code__ is not g.__code__
-        assert f.__name__ in ("f", "g")  # the per-operator closures of expr._fast_cmp
+        assert f.__name__ in ("f", "g")  # the per-operator closures of expr.fast_compare.attribute_comparison
     ev = [Event(id=1, type="A", ts=0.0, seq=0, attrs={"p": 1}), Event(id=2, type="A", ts=0.0, seq=1, attrs={"p": 5})]
     assert fast(Cmp(op="<", left=Num(value=3), right=Ref(var="b", attr="p")))(ev) is True
     assert fast(Cmp(op="<", left=Num(value=3), right=Ref(var="a", attr="p")))(ev) is False
@@ -140,7 +140,7 @@ def test_arithmetic_with_a_constant_compared_agrees_with_generic(op: str, aop: s
                                                                  k: Any, c: Any, x: dict[str, Any],
                                                                  ts: float) -> None:
     """``a.p % 500 = 0`` (a slot attribute, an operator and a constant, compared with a constant,
-    on either side) compiles to one closure (expr._fast_arith_cmp) that agrees with the generic
+    on either side) compiles to one closure (expr.fast_compare.arithmetic_comparison) that agrees with the generic
     one on missing attributes, None, text, booleans and division by zero."""
     arith = BinOp(op=aop, left=Ref(var="a", attr=la), right=Num(value=k))
     const = operand("const", "a", la, c)

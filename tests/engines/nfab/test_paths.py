@@ -22,7 +22,9 @@ from engine.engines.oracle import oracle
 from engine.dsl import parse
 from engine.events import make_stream
 from engine.match import Match, StateExplosion, run_all
-from engine.engines.nfab.matcher import Member, NfabMatcher, Run
+from engine.engines.nfab.matcher import NfabMatcher
+from engine.engines.nfab.runs import Run
+from engine.engines.nfab.shared_buffer import Member
 from engine.model import PatternError
 from engine.commands.output import json_default, match_json
 from engine.engines.planner import ENGINES
@@ -87,15 +89,15 @@ class WalkedNfab(NfabMatcher):
     from the run's newest entry (§4.9), switching to a merged member's version at its
     switch entry."""
 
-    def _construct_paths(self, r: Run, rt, e, emitted: dict, live: list[Member] | None) -> None:
+    def _construct_paths(self, r: Run, chain_plan, e, emitted: dict, live: list[Member] | None) -> None:
         for switches in ([()] if live is None else [m.switches for m in live]):
-            ents = self._walk(r.pe, r.version, switches)[::-1]
+            ents = self._walk(r.entry, r.version, switches)[::-1]
             ids: dict[str, list] = {v: [] for v in self.order}
             for x in ents:
-                ids[rt.var_of[x.state]].append(x.event.id)
+                ids[chain_plan.variable_of[x.state]].append(x.event.id)
             m = Match(tuple((v, tuple(ids[v])) for v in self.order), ents[0].event.ts, ents[-1].event.ts,
                       ents[0].event.seq, ents[-1].event.seq)
-            self._add(m, len(ents), r, rt, e, emitted)
+            self._add(m, len(ents), r, chain_plan, e, emitted)
 
 
 def _check(p, events) -> None:
@@ -206,3 +208,36 @@ def test_nan_partition_values_equal_nothing():
     p = parse("PATTERN SEQ(A a, B b) WHERE skip_till_any_match AND [k] WITHIN 6")
     assert [m.key for m in run_all(NfabMatcher(p), events)] == [m.key for m in oracle.run(p, events)] == [
         (("a", (2,)), ("b", (3,)))]
+
+
+def _longest_prefix(pointers, label):
+    """The predecessor whose label is the longest prefix of ``label``, by brute force."""
+    best = max((lab for lab, _ in pointers if label[:len(lab)] == lab), key=len)
+    return dict(pointers)[best]
+
+
+@settings(max_examples=200, deadline=None)
+@given(labels=st.lists(st.lists(st.integers(1, 3), min_size=1, max_size=4).map(tuple), min_size=1, max_size=20,
+                       unique=True),
+       version=st.lists(st.integers(1, 3), min_size=1, max_size=6).map(tuple))
+def test_follow_and_walk_agree_with_a_brute_force_search(labels, version):
+    """Entry.follow scans a narrow entry (up to NARROW_ENTRY pointers) and looks a wide one's
+    labels up in a dict; MatchConstruction._walk passes an entry of one pointer without
+    follow. Each gives the predecessor whose label is the longest prefix of the version."""
+    from engine.engines.nfab.shared_buffer import NARROW_ENTRY, Entry
+
+    event = make_stream([dict(type="A", ts=0, id=0)])[0]
+    labels = [version[:1]] + [lab for lab in labels if lab != version[:1]]  # one label always fits
+    predecessors = [Entry(0, 0, event) for _ in labels]
+    for lab, predecessor in zip(labels, predecessors):
+        predecessor.pointers = [(lab, None)]  # the first entry of a run
+    entry = Entry(0, 1, event)
+    entry.pointers = list(zip(labels, predecessors))
+    assert entry.follow(version) is _longest_prefix(entry.pointers, version)
+    assert (entry.index is not None) == (len(labels) > NARROW_ENTRY)
+    assert entry.follow(version) is _longest_prefix(entry.pointers, version)  # a wide entry's index, kept
+    chain = Entry(0, 2, event)
+    chain.pointers = [(version, entry)]
+    walked = NfabMatcher._walk(chain, version)
+    assert len(walked) == 3 and walked[:2] == [chain, entry]
+    assert walked[2] is _longest_prefix(entry.pointers, version)
