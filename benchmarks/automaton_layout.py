@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import io
+import re
 import statistics
 import subprocess
 import sys
@@ -32,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import sample_streams  # noqa: E402
-from baseline import markdown, report  # noqa: E402
+from baseline import extract_base, markdown, report, rewrite_engine_imports  # noqa: E402
 from engine.dsl import parse  # noqa: E402
 
 BASE_REV = "8f8e4c3"
@@ -55,8 +56,17 @@ def extract_visualizers(rev: str, into: Path) -> None:
     data = subprocess.run(["git", "archive", rev, "visualizers"], cwd=ROOT, capture_output=True, check=True).stdout
     with tarfile.open(fileobj=io.BytesIO(data)) as tf:
         tf.extractall(into, filter="data")
-    (into / "visualizers").rename(into / "visualizers_base")
-    sys.path.insert(0, str(into))
+    base = into / "visualizers_base"
+    (into / "visualizers").rename(base)
+    extract_base(rev, into)  # the engine of the same revision, as engine_base
+    rewrite_engine_imports(base, into / "engine_base")
+    for f in base.rglob("*.py"):  # its own absolute imports name visualizers_base
+        text = f.read_text(encoding="utf-8")
+        new = re.sub(r"(?<![\w.])visualizers(?=[.\s])", "visualizers_base", text)
+        if new != text:
+            f.write_text(new, encoding="utf-8")
+    if str(into) not in sys.path:
+        sys.path.insert(0, str(into))
 
 
 def _same(a: Any, b: Any, A: Any, B: Any, ga: Any, gb: Any) -> bool:

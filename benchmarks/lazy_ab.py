@@ -15,6 +15,7 @@ equal (the run stops otherwise). Nothing is asserted.
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 import tempfile
@@ -26,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from baseline import extract_base, markdown, report  # noqa: E402
+from baseline import extract_base, module_in, markdown, report  # noqa: E402
 from engine.dsl import parse  # noqa: E402
 from engine.engines.lazy.eager_matcher import EagerMatcher  # noqa: E402
 from engine.engines.lazy.chain_matcher import LazyChainMatcher  # noqa: E402
@@ -63,9 +64,9 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         extract_base(a.rev, Path(tmp))
         import engine_base.dsl as bdsl  # type: ignore[import-not-found]
-        from engine_base.matchers.eager import EagerMatcher as BEager  # type: ignore[import-not-found]
-        from engine_base.matchers.lazy import LazyChainMatcher as BChain  # type: ignore[import-not-found]
-        from engine_base.matchers.lazy import LazyTreeMatcher as BTree  # type: ignore[import-not-found]
+        BEager = importlib.import_module(module_in("engine_base", "engines.lazy.eager_matcher")).EagerMatcher
+        BChain = importlib.import_module(module_in("engine_base", "engines.lazy.chain_matcher")).LazyChainMatcher
+        BTree = importlib.import_module(module_in("engine_base", "engines.lazy.tree_matcher")).LazyTreeMatcher
 
         work = rows(a.scale) + [dynamic_row(a.scale)]
         for row in work:

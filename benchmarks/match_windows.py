@@ -48,7 +48,7 @@ from typing import Any, Callable
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from baseline import extract_base  # noqa: E402
+from baseline import extract_base, module_in  # noqa: E402
 from engine.dsl import parse  # noqa: E402
 from engine.events import ColumnMapping, Event, load_events  # noqa: E402
 from engine.match import StateExplosion  # noqa: E402
@@ -95,9 +95,11 @@ class Impl:
 
 
 def load_impl(pkg: str, label: str, rev: str) -> Impl:
-    mod = {m: importlib.import_module(f"{pkg}.{m}") for m in ("dsl", "windows", "events", "matchers.base")}
-    return Impl(label, rev, mod["dsl"].parse, mod["windows"].MatchWindowMatcher, mod["windows"].Techniques,
-                mod["events"].load_events, mod["events"].ColumnMapping, mod["matchers.base"].StateExplosion)
+    mod = {m: importlib.import_module(module_in(pkg, m))
+           for m in ("dsl", "engines.windows.matcher", "engines.windows.algorithm", "events", "match")}
+    return Impl(label, rev, mod["dsl"].parse, mod["engines.windows.matcher"].MatchWindowMatcher,
+                mod["engines.windows.algorithm"].Techniques, mod["events"].load_events, mod["events"].ColumnMapping,
+                mod["match"].StateExplosion)
 
 
 @dataclass

@@ -23,6 +23,7 @@ jsonl/jsonl(baseline). Nothing is asserted.
 from __future__ import annotations
 
 import argparse
+import importlib
 import io
 import json
 import statistics
@@ -40,7 +41,7 @@ from engine.dsl import parse  # noqa: E402
 from engine.events import make_stream  # noqa: E402
 from engine.engines.nfab.matcher import NfabMatcher  # noqa: E402
 from engine.commands.output import MatchWriter, json_default  # noqa: E402
-from baseline import extract_base, markdown, report  # noqa: E402
+from baseline import extract_base, module_in, markdown, report  # noqa: E402
 from sample_streams.generators import stocks  # noqa: E402
 
 TEMPLATE = ("PATTERN SEQ(Stock+ a[], Stock b) WHERE {es} AND [symbol] AND a[1].price % 500 = 0 "
@@ -116,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
         extract_base(a.rev, Path(tmp))
         import engine_base.dsl as bdsl  # type: ignore[import-not-found]
         import engine_base.events as bev  # type: ignore[import-not-found]
-        from engine_base.matchers.nfab import NfabMatcher as BaseNfab  # type: ignore[import-not-found]
+        BaseNfab = importlib.import_module(module_in("engine_base", "engines.nfab.matcher")).NfabMatcher
 
         ev_now, ev_base = make_stream(rows_df), bev.make_stream(rows_df)
         table = []

@@ -27,6 +27,7 @@ ratio to eager. Nothing is asserted.
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 import tempfile
@@ -40,7 +41,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from baseline import extract_base  # noqa: E402
+from baseline import extract_base, module_in  # noqa: E402
 from engine.dsl import parse  # noqa: E402
 from engine.events import Event  # noqa: E402
 from engine.engines.planner import ENGINES, make_matcher  # noqa: E402
@@ -111,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
             extract_base(a.rev, Path(tmp))
             import engine_base.dsl as bdsl  # type: ignore[import-not-found]
             import engine_base.events as bev  # type: ignore[import-not-found]
-            from engine_base.matchers.lazy import LazyChainMatcher as BaseChain  # type: ignore[import-not-found]
+            BaseChain = importlib.import_module(module_in("engine_base", "engines.lazy.chain_matcher")).LazyChainMatcher
             base = (bdsl, BaseChain, nasdaq(a.events, event=bev.Event))
         out = table(a, base)
     print(out)

@@ -37,10 +37,16 @@ def write_rows(path: Path, n: int, seed: int = 1) -> None:
     path.write_text("\n".join(lines) + "\n")
 
 
-def commands(data: Path) -> dict[str, list[str]]:
-    cli = [sys.executable, "-m", "engine.commands.cli"]
+def cli_module(tree: Path) -> str:
+    """The ``cep`` module of a copy of the project (``engine.cli`` before the commands floor)."""
+    return "engine.commands.cli" if (tree / "engine" / "commands" / "cli.py").exists() else "engine.cli"
+
+
+def commands(data: Path, tree: Path) -> dict[str, list[str]]:
+    module = cli_module(tree)
+    cli = [sys.executable, "-m", module]
     return {
-        "import engine.commands.cli": [sys.executable, "-c", "import engine.commands.cli"],
+        "import the cep module": [sys.executable, "-c", f"import {module}"],
         "cep --help": cli + ["--help"],
         "cep check": cli + ["check", PATTERN_CHECK],
         "cep run, 10 rows": cli + ["run", PATTERN_RUN, "--data", str(data / "r10.csv"), "--format", "count"],
@@ -89,27 +95,28 @@ def main() -> None:
         data = Path(tmp)
         write_rows(data / "r10.csv", 10)
         write_rows(data / "r100.csv", 100)
-        cmds = commands(data)
+        cmds = {tree: commands(data, tree) for tree in trees}
+        names = list(cmds[trees[0]])
         cpu: dict[tuple[str, Path], list[float]] = {}
         wall: dict[tuple[str, Path], list[float]] = {}
-        for name, cmd in cmds.items():
+        for name in names:
             for tree in trees:  # one warm-up each
-                timed(cmd, tree, data)
+                timed(cmds[tree][name], tree, data)
             for _ in range(args.runs):
                 for tree in trees:
-                    c, w = timed(cmd, tree, data)
+                    c, w = timed(cmds[tree][name], tree, data)
                     cpu.setdefault((name, tree), []).append(c)
                     wall.setdefault((name, tree), []).append(w)
         print(f"{args.runs} runs per command and tree; load average {os.getloadavg()[0]:.1f} at the end\n")
         print("| command | " + " | ".join(f"{t.name}: CPU median, wall median / min" for t in trees) + " |")
         print("|---|" + "---|" * len(trees))
-        for name in cmds:
+        for name in names:
             cells = [f"{statistics.median(cpu[name, t]):.3f} s, {statistics.median(wall[name, t]):.2f} / "
                      f"{min(wall[name, t]):.2f} s" for t in trees]
             print(f"| `{name}` | " + " | ".join(cells) + " |")
         print()
         for tree in trees:
-            prof = import_profile(cmds["cep run, 100 rows"], tree, data, args.runs)
+            prof = import_profile(cmds[tree]["cep run, 100 rows"], tree, data, args.runs)
             per_package: Counter[str] = Counter()
             for mod, ms in prof.items():
                 per_package[mod.split(".")[0]] += ms

@@ -32,24 +32,24 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from engine.dsl import parse  # noqa: E402
 from engine.trace import Recorder, record  # noqa: E402
-from baseline import extract_base, markdown, report  # noqa: E402
+from baseline import extract_base, markdown, module_in, report  # noqa: E402
 from sample_streams.generators import skewed_types, stocks  # noqa: E402
 
 BASE_REV = "dc8f60e"
 
 WORKLOADS = [
     # (label, module, class, pattern, stream kind)
-    ("NFA^b, SASE template s2 p3-avg", "matchers.nfab", "NfabMatcher",
+    ("NFA^b, SASE template s2 p3-avg", "engines.nfab.matcher", "NfabMatcher",
      "PATTERN SEQ(Stock+ a[], Stock b) WHERE skip_till_next_match AND [symbol] AND a[1].price % 500 = 0 "
      "AND a[i].price > avg(a[..i-1].price) AND b.volume < 150 WITHIN 500 events", "stocks"),
-    ("NFA^b, any match, 3 singletons", "matchers.nfab", "NfabMatcher",
+    ("NFA^b, any match, 3 singletons", "engines.nfab.matcher", "NfabMatcher",
      "PATTERN SEQ(Stock a, Stock b, Stock c) WHERE skip_till_any_match AND [symbol] AND b.price > a.price "
      "AND c.price > b.price WITHIN 20 events", "stocks"),
-    ("lazy chain, skewed SEQ(A,B,C)", "matchers.lazy", "LazyChainMatcher",
+    ("lazy chain, skewed SEQ(A,B,C)", "engines.lazy.chain_matcher", "LazyChainMatcher",
      "PATTERN SEQ(A a, B b, C c) WHERE b.x > a.x WITHIN 3", "skewed"),
-    ("lazy tree, skewed SEQ(A,B,C)", "matchers.lazy", "LazyTreeMatcher",
+    ("lazy tree, skewed SEQ(A,B,C)", "engines.lazy.tree_matcher", "LazyTreeMatcher",
      "PATTERN SEQ(A a, B b, C c) WHERE b.x > a.x WITHIN 3", "skewed"),
-    ("eager, skewed SEQ(A,B,C)", "matchers.eager", "EagerMatcher",
+    ("eager, skewed SEQ(A,B,C)", "engines.lazy.eager_matcher", "EagerMatcher",
      "PATTERN SEQ(A a, B b, C c) WHERE b.x > a.x WITHIN 3", "skewed"),
 ]
 
@@ -106,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
         rows = []
         for label, mod, cls_name, text, kind in WORKLOADS:
             now_cls = getattr(importlib.import_module(f"engine.{mod}"), cls_name)
-            base_cls = getattr(importlib.import_module(f"engine_base.{mod}"), cls_name)
+            base_cls = getattr(importlib.import_module(module_in("engine_base", mod)), cls_name)
             kw: dict[str, Any] = {"order": ["c", "b", "a"]} if cls_name == "LazyChainMatcher" else {}
             now_p, base_p = parse(text), base_dsl.parse(text)
             ev_now, ev_base = data[kind]
