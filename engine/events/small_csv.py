@@ -19,7 +19,7 @@ It reads only what it is sure of, and says so by returning None (``read_small_cs
 - a time cell is a number, an ISO date-time of the forms ``_DATETIME`` matches in the
   years 1900-2199, or a value no parser takes (no digit, not a special word): else unsure.
 
-``tests/test_small_csv.py`` runs random files (broken ones too) through both paths and
+``tests/events/test_small_csv.py`` runs random files (broken ones too) through both paths and
 compares events and reports exactly.
 """
 from __future__ import annotations

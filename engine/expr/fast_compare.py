@@ -6,7 +6,7 @@ comparison closure calling one getter closure per operand.
 Each inlines the generic comparison of engine.expr.compile (``cmp``/``cmp_const``): an
 attribute the event's dict lacks goes to that generic closure (built-in fields, missing =
 None), an undefined operation or comparison is false, a non-bool result is false. Parity:
-tests/test_lazy_predicates.py and tests/test_expr.py compare them with the generic closure.
+tests/engines/lazy/test_predicates.py and tests/test_expr.py compare them with the generic closure.
 """
 from __future__ import annotations
 

@@ -115,7 +115,7 @@ class LazyChainMatcher(ChainStepRunner):
                 return self._warm_feed(e)
             return self._process(e)
         # fast path: ``_pass_by`` inlined (and ``_process`` skipped), as most events of a stream
-        # are of other types; parity with the traced path: tests/test_lazy_fastpath.py
+        # are of other types; parity with the traced path: tests/engines/lazy/test_fast_paths.py
         self._since_sweep += 1
         if self._since_sweep >= SWEEP_EVERY:
             self._since_sweep = 0
@@ -229,7 +229,7 @@ class LazyChainMatcher(ChainStepRunner):
         key, condition, predicate count), ``_child``, ``_enter`` without the buffer search
         (``runs_created`` and ``_note_transient``) and ``_wait`` (waiting list, ``alive``,
         timeout heap), and emits a completing match with ``_emit_vals`` without a child.
-        Parity with the general path (a tracer forces it): tests/test_lazy_fastpath.py."""
+        Parity with the general path (a tracer forces it): tests/engines/lazy/test_fast_paths.py."""
         W = self.W
         st = self.stats
         slot, check = s.slot, s.check

@@ -55,7 +55,7 @@ def implied_by_partition(x: Node, attr: str | None, variables: set[str]) -> bool
     edge, i >= 2). True for every run, since a run sees only its partition; an equality of
     an event with itself is kept (NaN). Fast path: such an equality is left out of the edge
     formula; its parity with the oracle, which evaluates it, is
-    tests/test_nfab_paths.py::test_partition_equalities_hold_as_the_oracle_evaluates_them."""
+    tests/engines/nfab/test_paths.py::test_partition_equalities_hold_as_the_oracle_evaluates_them."""
     if not (attr is not None and isinstance(x, Cmp) and x.op == "=" and isinstance(x.left, Ref)
             and isinstance(x.right, Ref) and x.left.attr == attr and x.right.attr == attr
             and x.left.var in variables and x.right.var in variables):
@@ -139,7 +139,7 @@ class ChainPlan:
             # that a comparison of it with a constant or another tagged value compiles to one
             # closure (engine.expr.fast_compare). Fast path: an attribute that is no built-in
             # field is read from the event's dict directly, inlining Event.get (parity with
-            # the oracle: tests/test_nfab.py::test_nfab_equals_oracle_under_skip_till_any)
+            # the oracle: tests/engines/nfab/test_matcher.py::test_nfab_equals_oracle_under_skip_till_any)
             if a in BUILTIN_FIELDS:
                 return slot_attr(1, a)
 

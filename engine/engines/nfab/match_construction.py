@@ -59,7 +59,7 @@ class MatchConstruction:
         whose label is the longest prefix of the version (§4.9); at a member's switch entry
         the member's own version takes over. Returned newest first. Fast path: an entry with
         one pointer is passed without Entry.follow, which inlines it (parity:
-        tests/test_nfab_paths.py::test_follow_and_walk_agree_with_a_brute_force_search)."""
+        tests/engines/nfab/test_paths.py::test_follow_and_walk_agree_with_a_brute_force_search)."""
         out = []
         switch = 0
         switch_count = len(switches)

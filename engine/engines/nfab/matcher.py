@@ -86,7 +86,7 @@ class NfabMatcher(MatchConstruction, MatcherBase):
         # wrote, for merging) and an emit only counts the live members. Fast path: _write and
         # _emit are replaced by _write_mark and _count, which inline a write without the
         # stack, pointers and trail, and a construction that only counts (parity with the
-        # matches built: tests/test_nfab_count.py, tests/test_nfab_paths.py::_check).
+        # matches built: tests/engines/nfab/test_count.py, tests/engines/nfab/test_paths.py::_check).
         self._lean = count_only and self._countable and tracer is None
         if self._lean:
             self._write = self._write_mark  # type: ignore[method-assign]
@@ -142,7 +142,7 @@ class NfabMatcher(MatchConstruction, MatcherBase):
         a = partition_attribute(self.nfa)
         if a is not None:
             # fast path: one attribute of the events' dict, read directly, inlining key.of
-            # (parity: tests/test_nfab_paths.py::test_partition_equalities_hold_as_the_oracle_evaluates_them)
+            # (parity: tests/engines/nfab/test_paths.py::test_partition_equalities_hold_as_the_oracle_evaluates_them)
             def part_of(e: Event) -> Any:
                 v = e.attrs.get(a)
                 # NaN equals nothing, not even itself: its events share no partition (the

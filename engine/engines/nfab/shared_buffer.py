@@ -41,7 +41,7 @@ class Entry:
     def follow(self, label: tuple[int, ...]) -> "Entry | None":
         """The predecessor whose pointer label is the longest prefix of ``label``.
 
-        Two ways to one answer (tests/test_nfab_paths.py checks them against a brute-force
+        Two ways to one answer (tests/engines/nfab/test_paths.py checks them against a brute-force
         search): up to NARROW_ENTRY pointers a scan of them, beyond it a look-up of each
         prefix of ``label`` in ``index`` (kept up to date by the matcher's write)."""
         pointers = self.pointers

@@ -13,7 +13,7 @@ Python calls per event:
 - otherwise a dispatch on the type, then the type's function.
 
 The result equals ``WindowPlan.bits`` (the reference) for every event; a property test
-checks it (tests/test_windows_properties.py).
+checks it (tests/engines/windows/test_properties.py).
 """
 from __future__ import annotations
 
