@@ -55,6 +55,8 @@ def running(data: str, written: Callable[[], str] = _nothing, stopped: tuple[typ
     except DataError as err:  # e.g. Unsorted, a ragged line, found while reading on
         raise CommandError(f"{data}: {err}{written()}") from None
     except (StateExplosion, RunStopped, ValueError, *stopped) as err:  # EngineUnsupported is a ValueError
-        if type(err).__name__ == "NonFiniteValue":  # engine.engines.aseq.values: not imported by match runs
+        from engine.engines.aseq.values import NonFiniteValue  # imported when something went wrong only
+
+        if isinstance(err, NonFiniteValue):
             raise CommandError(str(err)) from None
         raise CommandError(f"stopped: {err}{written()}", status=1) from None

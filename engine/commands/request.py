@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from engine.events import ColumnMapping
     from engine.model import Pattern
 
-__all__ = ["READ_MODES", "RunRequest", "add_run_args", "build_request", "check_run_args", "memory_limit",
+__all__ = ["READ_MODES", "RunRequest", "add_run_args", "build_request", "run_pattern", "check_run_args", "memory_limit",
            "read_events", "run_guard"]
 
 READ_MODES = ("auto", "whole", "batches")
@@ -53,6 +53,25 @@ class RunRequest:
         """The data maps uncertainty intervals (``--lower-col/--upper-col`` or a sample's own)."""
         return self.mapping is not None and self.mapping.is_interval
 
+    def reads_in_batches(self, force: bool = False) -> bool:
+        """Whether the data is read in batches: ``--read batches`` (or ``force``), or ``auto`` for
+        a big file; a file that cannot be batched (a JSON array) is read whole under ``auto``
+        and refused under ``batches``. A file that cannot be sized is read whole (the loader says
+        what is wrong)."""
+        from engine.events import DataError, can_batch, wants_batches
+
+        mode = "batches" if force else (getattr(self.args, "read", "auto") or "auto")
+        try:
+            batched = mode == "batches" or (mode == "auto" and wants_batches(self.data))
+        except (DataError, OSError):
+            batched = False
+        if batched and not can_batch(self.data):
+            if mode == "batches":
+                raise CommandError(f"{self.label}: cannot be read in batches (a JSON array is read whole; "
+                                   f"use JSON Lines, CSV or Parquet)")
+            batched = False
+        return batched
+
     def column_mapping(self) -> ColumnMapping:
         """The column mapping (the flags' problem raised as it was found)."""
         if self.mapping is None:
@@ -60,20 +79,28 @@ class RunRequest:
         return self.mapping
 
 
+def run_pattern(args: argparse.Namespace) -> tuple[Pattern | None, str]:
+    """``cep run``'s pattern argument read and parsed once: (the pattern, its text), or (None,
+    the text) for a workload (several patterns, or a file of ``QUERY`` blocks, which the
+    aggregate path reads query by query)."""
+    from engine.commands.arguments import read_pattern
+    from engine.engines.aseq.workload import is_workload
+
+    text, _origin = read_pattern(args.pattern)
+    if getattr(args, "more", None) or is_workload(text):
+        return None, text
+    return load_pattern(args.pattern, text)
+
+
 def build_request(args: argparse.Namespace) -> RunRequest:
     """The request of ``args`` (see the module): flags checked, the pattern parsed once, the
     data resolved once. A workload (several patterns, or a file of ``QUERY`` blocks) has no
     single pattern: ``pattern`` None."""
-    from engine.commands.arguments import read_pattern
     from engine.commands.output_paths import check_out
-    from engine.engines.aseq.workload import is_workload
 
     check_run_args(args)
     check_out(args)
-    text, _origin = read_pattern(args.pattern)
-    pattern: Pattern | None = None
-    if not (getattr(args, "more", None) or is_workload(text)):
-        pattern, text = load_pattern(args.pattern, text)
+    pattern, text = run_pattern(args)
     data, hint = resolve_data(args.data)
     request = RunRequest(args, pattern, text, data, hint)
     try:
@@ -125,20 +152,10 @@ def read_events(request: RunRequest, first: Any, first_text: str, state: dict[st
     ``auto`` for a big file) taken as they come, with the same rules and messages; returns
     (events, warnings, the batch reader or None). ``state["events"]`` counts the events read
     from batches, ``state["loaded"]`` those loaded whole."""
-    from engine.events import BatchReader, DataError, can_batch, wants_batches
+    from engine.events import BatchReader, DataError
 
     args, data = request.args, request.data
-    mode = "batches" if force_batches else (getattr(args, "read", "auto") or "auto")
-    try:
-        batched = mode == "batches" or (mode == "auto" and wants_batches(data))
-    except (DataError, OSError):
-        batched = False
-    if batched and not can_batch(data):
-        if mode == "batches":
-            raise CommandError(f"{args.data}: cannot be read in batches (a JSON array is read whole; "
-                               f"use JSON Lines, CSV or Parquet)")
-        batched = False
-    if not batched:
+    if not request.reads_in_batches(force_batches):
         events, warnings = load_data(args, first, first_text, request)
         state["loaded"] = len(events)
         return events, warnings, None

@@ -25,9 +25,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from engine.commands.arguments import PATTERN_HELP, CommandError, add_mapping_args, load_pattern
+from engine.commands.arguments import PATTERN_HELP, CommandError, add_mapping_args
 from engine.commands.output import FORMATS
-from engine.commands.request import RunRequest, add_run_args, build_request
+from engine.commands.request import RunRequest, add_run_args, build_request, run_pattern
 
 __all__ = ["RunRequest", "add_parser", "build_request", "run", "wants_aggregate"]
 
@@ -66,19 +66,13 @@ def wants_aggregate(args: argparse.Namespace) -> bool:
     """Is this ``cep run`` for aggregate rows (a workload, several patterns, or a pattern whose
     parsed model has an AGG clause)? Decided on the parsed pattern, never on the raw text;
     False when the pattern cannot be read (the run reports why)."""
-    from engine.commands.arguments import read_pattern
-    from engine.engines.aseq.workload import is_workload
-
     if getattr(args, "more", None):
         return True
     try:
-        text, _origin = read_pattern(args.pattern)
-        if is_workload(text):
-            return True
-        pattern, _ = load_pattern(args.pattern, text)
+        pattern, _ = run_pattern(args)
     except CommandError:
         return False
-    return pattern.aggregate is not None
+    return pattern is None or pattern.aggregate is not None
 
 
 def run(args: argparse.Namespace) -> int:

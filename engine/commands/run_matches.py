@@ -55,19 +55,7 @@ def run_in_process(request: RunRequest) -> int:
     args, pattern, text, data = request.args, request.pattern, request.text, request.data
     assert pattern is not None
     limit = memory_limit(args)
-    mode = getattr(args, "read", "auto") or "auto"
-    from engine.events import DataError, can_batch, wants_batches
-
-    try:
-        batched = mode == "batches" or (mode == "auto" and wants_batches(data))
-    except (DataError, OSError):
-        batched = False  # the whole-file loader says what is wrong
-    if batched and not can_batch(data):
-        if mode == "batches":
-            raise CommandError(f"{args.data}: cannot be read in batches (a JSON array is read whole; "
-                               f"use JSON Lines, CSV or Parquet)")
-        batched = False
-    if batched:
+    if request.reads_in_batches():
         return _run_batches(args, pattern, text, data, request.column_mapping(), limit)
     return _run_whole(request, limit)
 

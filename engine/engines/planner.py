@@ -24,7 +24,7 @@ An unsupported combination is a clear error, never a wrong answer.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Callable
+from typing import Any
 
 from engine.engines.aseq import spec as aseq
 from engine.engines.lazy import spec as lazy
@@ -82,10 +82,6 @@ def spec(name: str) -> EngineSpec:
 
 def engine_names() -> list[str]:
     return ["auto", *ENGINES]
-
-
-def _supports(info: EngineSpec) -> Callable[[Pattern], str | None]:
-    return info.supports
 
 
 def _refusal(info: EngineSpec, pattern: Pattern, answers: dict[Any, str | None] | None = None) -> str | None:
