@@ -9,7 +9,7 @@ that ``engine.engines.aseq.core.Counters`` keeps (docs/papers.md, "A-Seq").
 - ``Tree``: the prefix counters of one START event (SEM) or of a partition (DPC);
 - ``PartitionState``: an HPC partition's trees, global tree, groups and CNET trees;
 - ``GroupTotals``: the running count / sum / n of a query's group over its live trees;
-- ``ALL`` (the group of a query without GROUP BY), ``max_of`` / ``min_of`` (None-aware),
+- ``ALL`` (the group of a query without GROUP BY), ``max_of`` / ``min_of`` (None-aware, from ``values``),
   ``tree_id`` and ``jsonable_key`` (how the trace and the views name trees and keys).
 """
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import Any, Iterable
 from engine.events import Event
 from engine.model import ANY_TYPE
 from engine.engines.aseq.plan import NegSpec, QueryPlan
-from engine.engines.aseq.values import Val, ZERO
+from engine.engines.aseq.values import ZERO, Val, max_of, min_of  # noqa: F401  (max_of, min_of: re-exported)
 
 __all__ = ["Node", "Channel", "QuerySpec", "Snapshot", "Tree", "PartitionState", "GroupTotals", "ALL",
            "max_of", "min_of", "tree_id", "jsonable_key", "EXPIRY", "VALUE"]
@@ -173,25 +173,6 @@ class GroupTotals:
         self.count: Any = 0
         self.total: Any = 0
         self.n: Any = 0
-
-
-
-def max_of(a: Any, b: Any) -> Any:
-    """The larger of two values, None standing for no value."""
-    if a is None:
-        return b
-    if b is None:
-        return a
-    return a if a >= b else b
-
-
-def min_of(a: Any, b: Any) -> Any:
-    """The smaller of two values, None standing for no value."""
-    if a is None:
-        return b
-    if b is None:
-        return a
-    return a if a <= b else b
 
 
 class _AllGroups:

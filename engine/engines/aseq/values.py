@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Iterable
 
-__all__ = ["AggRow", "Val", "ZERO", "valid_value", "finish", "value_kind", "aggregate_matches", "group_json",
+__all__ = ["AggRow", "Val", "ZERO", "max_of", "min_of", "valid_value", "finish", "value_kind", "aggregate_matches", "group_json",
            "exact_term", "ExactFloat", "NonFiniteValue", "TooLarge", "plain_number", "shown_values"]
 
 
@@ -230,7 +230,7 @@ class Val:
             return self
         if not self.c:
             return o
-        return Val(self.c + o.c, self.s + o.s, self.n + o.n, _max(self.mx, o.mx), _min(self.mn, o.mn))
+        return Val(self.c + o.c, self.s + o.s, self.n + o.n, max_of(self.mx, o.mx), min_of(self.mn, o.mn))
 
     def times(self, o: "Val", carrier: str) -> "Val":
         """Join every match of ``self`` with every match of ``o``; ``carrier`` says which
@@ -246,7 +246,8 @@ class Val:
 ZERO = Val()
 
 
-def _max(a: Any, b: Any) -> Any:
+def max_of(a: Any, b: Any) -> Any:
+    """The larger of two values, None standing for no value."""
     if a is None:
         return b
     if b is None:
@@ -254,7 +255,8 @@ def _max(a: Any, b: Any) -> Any:
     return a if a >= b else b
 
 
-def _min(a: Any, b: Any) -> Any:
+def min_of(a: Any, b: Any) -> Any:
+    """The smaller of two values, None standing for no value."""
     if a is None:
         return b
     if b is None:
@@ -340,6 +342,6 @@ def aggregate_matches(func: str, kind: str, values_per_match: Iterable[list[Any]
                 if kind == "number":
                     x = exact_term(x)
                     s += x
-                    mx, mn = _max(mx, x), _min(mn, x)
+                    mx, mn = max_of(mx, x), min_of(mn, x)
         v = v.plus(Val(1, s, n, mx, mn))
     return finish(func, kind, v)
