@@ -71,7 +71,7 @@ def test_engine_run_refusal_is_an_explain_error() -> None:
 def test_a_stopped_engine_is_reported_not_raised(monkeypatch: pytest.MonkeyPatch) -> None:
     import engine.match
 
-    def explode(matcher, events):
+    def explode(matcher: object, events: object) -> list[object]:
         raise StateExplosion("too many runs")
 
     monkeypatch.setattr(engine.match, "run_all", explode)
@@ -118,7 +118,7 @@ def test_partitioner() -> None:
 
 
 def test_part_text_without_matching_columns() -> None:
-    def part(e):
+    def part(e: object) -> tuple[int, int]:
         return (1, 2)
 
     assert part_text(part, None) == "1, 2"  # no column names: the values alone

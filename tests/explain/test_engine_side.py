@@ -9,6 +9,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from engine.dsl import parse
+from engine.events import Event
 from engine.explain.common import EngineRun, engine_run
 from engine.explain.engine_side import (
     _flat_values,
@@ -23,13 +24,13 @@ from engine.explain.whynot import explain_why_not
 from tests.support import stream
 
 
-def reason(pattern_text: str, events, spec: str) -> dict[str, Any]:
+def reason(pattern_text: str, events: list[Event], spec: str) -> dict[str, Any]:
     r = explain_why_not(parse(pattern_text), events, spec)
     assert r["verdict"] == "no_match"
     return r
 
 
-def bind(events, **ids: list[str]) -> dict[str, list[Any]]:
+def bind(events: list[Event], **ids: list[str]) -> dict[str, list[Event]]:
     by_id = {e.id: e for e in events}
     return {v: [by_id[i] for i in xs] for v, xs in ids.items()}
 

@@ -117,7 +117,7 @@ def test_a_named_engine() -> None:
 def test_a_stopped_engine_is_status_1(monkeypatch: pytest.MonkeyPatch) -> None:
     import engine.engines.planner as planner
 
-    def refuse(*args, **kwargs):
+    def refuse(*args: object, **kwargs: object) -> None:
         raise ValueError("too many worlds")
 
     monkeypatch.setattr(planner, "make_matcher", refuse)

@@ -27,7 +27,7 @@ from engine.explain.whynot import (
     parse_spec,
 )
 from engine.match import Match
-from engine.model import Component
+from engine.model import Component, Pattern
 from tests.support import stream
 
 KLEENE = parse("PATTERN SEQ(A a, B+ b[], C c) WHERE b[i].x > a.x AND [k] WITHIN 10")
@@ -41,7 +41,7 @@ def evs(*ids: str) -> list[Event]:
     return [BY_ID[i] for i in ids]
 
 
-def refused(spec: str, pattern=KLEENE, events=EVENTS) -> str:
+def refused(spec: str, pattern: Pattern = KLEENE, events: list[Event] = EVENTS) -> str:
     with pytest.raises(ExplainError) as info:
         parse_spec(spec, pattern, events)
     assert info.value.status == 2
@@ -223,7 +223,7 @@ def test_evaluate_negation_and_engine_stages() -> None:
 # --------------------------------------------------------------------------- assignments
 
 
-def brute_force(pattern, events: list[Event], ordered: bool) -> list[dict[str, list[Any]]]:
+def brute_force(pattern: Pattern, events: list[Event], ordered: bool) -> list[dict[str, list[Any]]]:
     """Every map of the events (stream order) to the components of a flat SEQ: types fit, a
     one-event component takes one event, a Kleene one at least one, and with ``ordered`` the
     component index never decreases along the stream."""
@@ -265,7 +265,7 @@ def test_assignments_over_alternatives_and_and() -> None:
 # --------------------------------------------------------------------------- the answer
 
 
-def why_not(pattern, events, spec: str) -> dict[str, Any]:
+def why_not(pattern: Pattern, events: list[Event], spec: str) -> dict[str, Any]:
     return explain_why_not(pattern, events, spec)
 
 

@@ -3,12 +3,15 @@ and edge kinds of each graph on worked patterns, the chain in a given evaluation
 :class:`GraphUnavailable` naming why (strategy, OUTPUT NON_OVERLAP, a tree too big to draw)."""
 from __future__ import annotations
 
+from typing import Any, Callable
+
 import networkx as nx
 import pytest
 
 from engine.dsl import parse
 from engine.engines.lazy.graph import chain_graph, chain_graph_in_order, eager_graph, tree_graph
 from engine.engines.spec import GraphUnavailable
+from engine.model import Pattern
 
 ABC = parse("PATTERN SEQ(A a, B b, C c) WHERE a.x = b.x")
 
@@ -75,7 +78,7 @@ def test_eager_graph_is_a_lattice_of_bound_sets() -> None:
 
 @pytest.mark.parametrize("draw, what", [(chain_graph, "the lazy chain"), (tree_graph, "the lazy tree"),
                                         (eager_graph, "the eager NFA")])
-def test_other_strategies_are_refused(draw, what: str) -> None:
+def test_other_strategies_are_refused(draw: Callable[[Pattern], Any], what: str) -> None:
     with pytest.raises(GraphUnavailable) as info:
         draw(parse("PATTERN SEQ(A a, B b) WHERE strict_contiguity"))
     assert str(info.value) == (f"{what} cannot compile this pattern: implements skip_till_any_match only "
@@ -84,7 +87,7 @@ def test_other_strategies_are_refused(draw, what: str) -> None:
 
 @pytest.mark.parametrize("draw, what", [(chain_graph, "the lazy chain"), (tree_graph, "the lazy tree"),
                                         (eager_graph, "the eager NFA")])
-def test_non_overlap_is_refused(draw, what: str) -> None:
+def test_non_overlap_is_refused(draw: Callable[[Pattern], Any], what: str) -> None:
     with pytest.raises(GraphUnavailable, match=f"^{what} cannot compile this pattern: OUTPUT NON_OVERLAP"):
         draw(parse("PATTERN SEQ(A a, B b) OUTPUT NON_OVERLAP"))
 

@@ -3,12 +3,15 @@ point-based graphs on a worked pattern (states and edge kinds), and :class:`Grap
 naming why a pattern cannot run over interval data."""
 from __future__ import annotations
 
+from typing import Any, Callable
+
 import networkx as nx
 import pytest
 
 from engine.dsl import parse
 from engine.engines.spec import GraphUnavailable
 from engine.engines.uncertain.graph import event_based_graph, point_based_graph
+from engine.model import Pattern
 
 ABC = parse("PATTERN SEQ(A a, B b, C c) WHERE a.x = b.x WITHIN 10")
 
@@ -62,7 +65,7 @@ def test_without_a_window_nothing_is_pruned() -> None:
     ("PATTERN SEQ(A a, OR(B b, C c))", f"OR(...) over interval data is not supported; {SCOPE}"),
     ("PATTERN SEQ(A a, B b) OUTPUT NON_OVERLAP", f"OUTPUT NON_OVERLAP over interval data is not supported; {SCOPE}"),
 ])
-def test_unsupported_patterns_name_why(draw, src: str, why: str) -> None:
+def test_unsupported_patterns_name_why(draw: Callable[[Pattern], Any], src: str, why: str) -> None:
     with pytest.raises(GraphUnavailable) as info:
         draw(parse(src))
     assert str(info.value) == f"the uncertain engines cannot run this pattern: {why}"
