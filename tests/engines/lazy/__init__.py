@@ -6,4 +6,6 @@
 - test_fast_paths.py: the chain's fast paths against its general ones.
 - test_emission_parity.py: the emission fast path (emission.match_binder) against the general loop.
 - test_predicates.py: the compiled predicates (engine/expr.py's slot comparisons) against the generic one.
-- test_properties.py: every evaluation order, the tree and eager against the oracle (hypothesis)."""
+- test_properties.py: every evaluation order, the tree and eager against the oracle (hypothesis).
+- test_graph.py: the chain, tree and eager drawings (engine/engines/lazy/graph.py).
+- test_trace.py: the step trace the chain, tree and eager matchers record (engine/engines/lazy/trace.py)."""
