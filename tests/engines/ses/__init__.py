@@ -1,4 +1,5 @@
 """Tests of the SES automaton (engine/engines/ses/).
 
 - test_matcher.py: states (i, S), the lazy call A(P, W), selected matches, the step trace and the guard.
-- test_selections_in_dsl.py: the selections in the model and the DSL, refused by the other engines."""
+- test_selections_in_dsl.py: the selections in the model and the DSL, refused by the other engines.
+- test_event_sets.py: the event-set analysis (θ^p_v, compiled properties, SES shape) the engines share."""
