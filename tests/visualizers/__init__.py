@@ -5,4 +5,6 @@
 - test_escape.py: visualizers/escape.py, one function per output context.
 - test_escape_views.py: figures and tables hold no tag made from the data.
 - test_trace_views.py: the Debug and Learn views (visualizers/trace_view.py, learn_view.py).
-- test_windows_view.py: the match-window views on the Chemo example (visualizers/windows_view.py)."""
+- test_windows_view.py: the match-window views on the Chemo example (visualizers/windows_view.py).
+- trace/: the trace views' modules on their own (reading, tables, buffers).
+- automaton/: the automaton drawing's modules on their own (folding, styles, tables)."""

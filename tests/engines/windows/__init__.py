@@ -5,4 +5,6 @@
 - test_statistic_fast_paths.py: the counters' fast paths (statistic.py) against the general code.
 - test_properties.py: match windows on equal match windows off (hypothesis).
 - test_run_chunks.py: ``cep run`` feeds the matcher in chunks, byte for byte as one event at a time.
-- test_samples.py: the match-window samples, generators and presets."""
+- test_samples.py: the match-window samples, generators and presets.
+- test_beta.py: beta.py on its own: β_e, the gate and the prefilter on hand-written specs and against a
+  reference."""
