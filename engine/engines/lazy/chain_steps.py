@@ -110,6 +110,7 @@ class ChainStepRunner(LazyBase):
         for x, c, key in self._scan(inst, buf, i, j, s.slot, s.var, s.distinct, s.check):
             child = self._child(inst, s.slot, x, c, c, key)
             if tr is not None:
+                child.plan = plan  # the trace names the child's clause
                 lazy_trace.take(self, inst, child, s.var, x, "buffer")
             if s.fc and not self._fc_ok(child, s.fc):
                 continue
@@ -132,6 +133,7 @@ class ChainStepRunner(LazyBase):
                 return
         child = self._child(inst, s.slot, e, coord, coord, key)
         if self.tracer is not None:
+            child.plan = plan  # the trace names the child's clause
             lazy_trace.take(self, inst, child, s.var, e, "stream")
         if s.fc and not self._fc_ok(child, s.fc):
             return
@@ -176,6 +178,7 @@ class ChainStepRunner(LazyBase):
                 self._explode(f"more than {limit:,} subsets of `{s.var}[]` in one iterate step")
             child = self._child(inst, slot, S, cmin, cmax, key)
             if tr is not None:
+                child.plan = plan  # the trace names the child's clause
                 lazy_trace.take(self, inst, child, s.var, S[-1], source)
             if s.fc and not self._fc_ok(child, s.fc):
                 return

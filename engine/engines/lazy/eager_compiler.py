@@ -132,7 +132,7 @@ def eager_graph(pattern: Pattern) -> "nx.MultiDiGraph":
             g.add_edge(nm, nxt, key=ev, kind=ev, label=ev, formula=ev)
             last_col = max(last_col, len(full) + 1 + j)
         row_base += max(rows.values(), default=1)
-    if "F" not in g:
+    if "F" not in g or "kind" not in g.nodes["F"]:  # a negation's last edge creates F without its fields
         g.add_node("F", kind="final", label="F", order=None, alternative=0)
     if not any(v == "R" for _u, v in g.edges()):
         g.remove_node("R")

@@ -9,7 +9,6 @@
 from __future__ import annotations
 
 import networkx as nx
-import pytest
 
 from engine.dsl import parse
 from visualizers.automaton import automaton_graph
@@ -77,9 +76,6 @@ def test_nfab_tables() -> None:
     assert set(state_table(g)["state"]) == set(g.nodes)
 
 
-@pytest.mark.xfail(strict=True, reason="the eager automaton of a pattern with a negation creates F by an edge "
-                                       "(engine/engines/lazy/eager_compiler.py), so F has no kind: drawn and "
-                                       "listed as a plain state, not as the accepting state")
 def test_eager_with_a_negation_lists_f_as_final() -> None:
     g = automaton_graph(parse("PATTERN SEQ(A a, !N n, B b) WITHIN 5"), "eager")
     rows = legend_rows(g)
