@@ -1,0 +1,158 @@
+"""The production matcher: threads in preference order over the compiled program (a Pike VM).
+
+From a start row, every thread is a way of labelling the rows so far; the threads are kept in
+preferment order (a ``split`` puts its first branch before its second), each row is offered to
+every thread waiting on a ``label`` whose DEFINE accepts it, and the first thread (in that order)
+that reaches ``match`` while no better-preferred thread is still alive is the match. Two threads
+at the same instruction whose label histories no DEFINE can tell apart (``Needs``: the rows of a
+variable a DEFINE navigates to or aggregates over) have the same future, so the less preferred
+is dropped; this also ends a loop iteration that consumed no row. Without navigation that looks
+back, the threads alive at a row are at most the program's size: matching is linear in the rows.
+The state guard stops a search whose live threads or DEFINE evaluations pass their limits."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from engine.engines.sql import values as V
+from engine.engines.sql.binding import BoundQuery
+from engine.engines.sql.errors import SqlRunError
+from engine.engines.sql.frame import Frame
+from engine.engines.sql.program import Program, compile_pattern
+from engine.engines.sql.search import within_ok
+from engine.match import StateExplosion
+
+MAX_THREADS = 100_000      # live threads at one row
+MAX_WORK = 50_000_000      # DEFINE evaluations in one query
+
+
+def history_key(needs: set[tuple[Any, ...]]) -> Callable[[tuple[str, ...]], Any] | None:
+    """labels -> what the DEFINEs can read of them (None when they read nothing: every thread at
+    an instruction is then equivalent)."""
+    items = sorted(needs, key=repr)
+    if not items:
+        return None
+    if any(i[0] in ("labels",) for i in items):
+        return lambda labels: labels
+
+    def key(labels: tuple[str, ...]) -> tuple[Any, ...]:
+        out = []
+        for item in items:
+            kind, members = item[0], item[1]
+            positions = [i for i, v in enumerate(labels) if v in members]
+            if kind == "all":
+                out.append(tuple(positions))
+            elif kind == "first":
+                out.append(tuple(positions[:item[2]]))
+            else:
+                out.append(tuple(positions[-item[2]:]))
+        return tuple(out)
+    return key
+
+
+class ThreadMatcher:
+    """Finds the preferred match at a row (``find``) for :func:`engine.engines.sql.search.match_partition`."""
+
+    def __init__(self, bound: BoundQuery, max_threads: int = MAX_THREADS, max_work: int = MAX_WORK):
+        self.bound = bound
+        self.program: Program = compile_pattern(bound.query.pattern)  # type: ignore[arg-type]
+        self.key = history_key(bound.needs.items)
+        self.max_threads = max_threads
+        self.max_work = max_work
+        self.work = 0
+        self.threads_peak = 0
+        self.window = bound.query.within[0] if bound.query.within else None
+        self.rows: list[dict[str, Any]] = []
+        self.where = ""
+
+    def bind_partition(self, rows: list[dict[str, Any]], where: str = "") -> None:
+        self.rows, self.where = rows, where
+
+    def time_of(self, row: int) -> Any:
+        return self.rows[row][self.bound.time_column]  # type: ignore[index]
+
+    def find(self, start: int, number: int) -> tuple[tuple[str, ...], tuple[bool, ...]] | None:
+        code = self.program.code
+        rows = self.rows
+        n = len(rows)
+        defines = self.bound.defines
+        key = self.key
+        frame = Frame(rows, start, [], match_number=number)
+        best: tuple[tuple[str, ...], tuple[bool, ...]] | None = None
+        incoming: list[tuple[int, tuple[str, ...], tuple[bool, ...]]] = [(self.program.entry, (), ())]
+        pos = start
+        time_of = self.time_of if self.window is not None else None
+        while incoming:
+            waiting, matched = self._closure(code, incoming, pos, n, key)
+            if matched is not None:
+                best = matched
+            if not waiting or pos >= n:
+                break
+            if len(waiting) > self.threads_peak:
+                self.threads_peak = len(waiting)
+                if len(waiting) > self.max_threads:
+                    raise StateExplosion(f"{len(waiting):,} threads alive at row {pos + 1}{self.where} (limit "
+                                         f"{self.max_threads:,}): the DEFINEs navigate or aggregate over so much of "
+                                         "the match that few threads can be merged; bound the quantifiers, add "
+                                         "WITHIN, or PARTITION BY")
+            nxt = []
+            if not within_ok(time_of, self.window, start, pos):
+                break
+            for pc, labels, excluded in waiting:
+                ins = code[pc]
+                var = ins[1]
+                cond = defines.get(var)
+                if cond is not None:
+                    self.work += 1
+                    if self.work > self.max_work:
+                        raise StateExplosion(f"more than {self.max_work:,} DEFINE evaluations{self.where}: the "
+                                             "pattern backtracks over long runs of rows; bound the quantifiers or add "
+                                             "WITHIN")
+                    frame.labels = list(labels)
+                    frame.labels.append(var)
+                    frame.n = len(frame.labels)
+                    try:
+                        ok = V.truth(cond(frame))
+                    except V.SqlValueError as err:
+                        raise SqlRunError(f"DEFINE {var} on row {pos + 1}{self.where}: {err}") from None
+                    if not ok:
+                        continue
+                nxt.append((ins[2], labels + (var,), excluded + (ins[3],)))
+            incoming = nxt
+            pos += 1
+        return best
+
+    @staticmethod
+    def _closure(code: tuple[tuple, ...], incoming: list, pos: int, n: int,
+                 key: Callable[[tuple[str, ...]], Any] | None) -> tuple[list, Any]:
+        """Follow every thread's epsilon moves at ``pos`` in preference order: (the threads waiting
+        on a ``label``, in order; the labels of the first thread that reached ``match``, which cuts
+        every less preferred thread)."""
+        waiting = []
+        visited: set[Any] = set()
+        for pc0, labels, excluded in incoming:
+            k = key(labels) if key is not None else None
+            stack = [pc0]
+            while stack:
+                pc = stack.pop()
+                mark = (pc, k)
+                if mark in visited:
+                    continue
+                visited.add(mark)
+                ins = code[pc]
+                op = ins[0]
+                if op == "label":
+                    waiting.append((pc, labels, excluded))
+                elif op == "split":
+                    stack.append(ins[2])
+                    stack.append(ins[1])
+                elif op == "jump":
+                    stack.append(ins[1])
+                elif op == "start":
+                    if pos == 0:
+                        stack.append(ins[1])
+                elif op == "end":
+                    if pos == n:
+                        stack.append(ins[1])
+                else:  # match: every thread after this one is less preferred
+                    return waiting, (labels, excluded)
+        return waiting, None
