@@ -124,17 +124,22 @@ class ThreadMatcher:
     @staticmethod
     def _closure(code: tuple[tuple, ...], incoming: list, pos: int, n: int,
                  key: Callable[[tuple[str, ...]], Any] | None) -> tuple[list, Any]:
-        """Follow every thread's epsilon moves at ``pos`` in preference order: (the threads waiting
-        on a ``label``, in order; the labels of the first thread that reached ``match``, which cuts
-        every less preferred thread)."""
+        """Follow every thread's moves that consume no row at ``pos``, depth first in preference
+        order (backtracking's order): (the threads waiting on a ``label``, in order; the labels of
+        the first thread that reached ``match``, which cuts every less preferred thread). A path
+        carries the loops whose current iteration began at this row (``started``): a ``back`` edge
+        of one of them would close an empty iteration and is not taken. A state already reached
+        at this row (instruction, started loops, what DEFINEs can read of the history) was reached
+        by a preferred path whose subtree is complete, and has the same future: it is dropped."""
         waiting = []
         visited: set[Any] = set()
+        none: frozenset[int] = frozenset()
         for pc0, labels, excluded in incoming:
             k = key(labels) if key is not None else None
-            stack = [pc0]
+            stack = [(pc0, none)]
             while stack:
-                pc = stack.pop()
-                mark = (pc, k)
+                pc, started = stack.pop()
+                mark = (pc, started, k)
                 if mark in visited:
                     continue
                 visited.add(mark)
@@ -143,16 +148,26 @@ class ThreadMatcher:
                 if op == "label":
                     waiting.append((pc, labels, excluded))
                 elif op == "split":
-                    stack.append(ins[2])
-                    stack.append(ins[1])
-                elif op == "jump":
-                    stack.append(ins[1])
+                    stack.append((ins[2], started))
+                    stack.append((ins[1], started))
+                elif op == "loop":
+                    body = (ins[1], started | {pc})
+                    leave = (ins[2], started - {pc}) if pc in started else (ins[2], started)
+                    if ins[3]:
+                        stack.append(leave)
+                        stack.append(body)
+                    else:
+                        stack.append(body)
+                        stack.append(leave)
+                elif op == "back":
+                    if ins[1] not in started:
+                        stack.append((ins[1], started))
                 elif op == "start":
                     if pos == 0:
-                        stack.append(ins[1])
+                        stack.append((ins[1], started))
                 elif op == "end":
                     if pos == n:
-                        stack.append(ins[1])
+                        stack.append((ins[1], started))
                 else:  # match: every thread after this one is less preferred
                     return waiting, (labels, excluded)
         return waiting, None

@@ -2,7 +2,8 @@
 a Pike VM: ``label`` consumes one row for a variable, ``split`` forks two threads in preference
 order (the first is preferred), ``jump``, the anchors ``start`` / ``end`` and ``match``.
 Bounded quantifiers are unrolled (n mandatory copies, then nested optional copies); an unbounded
-one loops on a ``split``. Each ``label`` knows whether it lies inside an exclusion."""
+one loops through a ``loop`` head and a ``back`` edge, which refuses an iteration that consumed
+no row (as the oracle does). Each ``label`` knows whether it lies inside an exclusion."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -20,8 +21,10 @@ class PatternTooLarge(ValueError):
 @dataclass(frozen=True, slots=True)
 class Program:
     """``code[pc]`` is ``("label", var, next, excluded)``, ``("split", first, second)``,
-    ``("jump", to)``, ``("start", next)``, ``("end", next)`` or ``("match",)``; ``entry`` is the
-    first pc; ``loops`` the pcs of unbounded loops' splits (drawn as back edges)."""
+    ``("loop", body, exit, greedy)`` (an unbounded quantifier's head: an iteration starts at
+    ``body``), ``("back", head)`` (an iteration ends: it returns to the head unless it consumed no
+    row), ``("start", next)``, ``("end", next)`` or ``("match",)``; ``entry`` is the first pc;
+    ``loops`` the heads of the unbounded loops."""
 
     code: tuple[tuple, ...]
     entry: int
@@ -61,8 +64,9 @@ def compile_pattern(pattern: Node) -> Program:
         body, lo, hi, greedy = node.body, node.min, node.max, node.greedy
         if hi is None:
             head = add(None)
-            entry = emit(body, head, excluded)
-            code[head] = ("split", entry, cont) if greedy else ("split", cont, entry)
+            back = add(("back", head))
+            entry = emit(body, back, excluded)
+            code[head] = ("loop", entry, cont, greedy)
             loops.add(head)
             tail = head
         else:
