@@ -36,7 +36,8 @@ MATCH_WINDOWS = ["auto", "on", "off"]  # engine.run_choice.MATCH_WINDOW_MODES, i
 MATCH_WINDOW_TITLES = {"auto": "auto (as cep run: on for event-set patterns)", "on": "on (wherever sound)",
                        "off": "off (the engine alone)"}
 TIMINGS = 40               # per-step render times kept for the caption
-ENGINE_TITLES = {"auto": "auto (as cep run chooses)", **{s.name: s.title for s in planner.SPECS}}
+ENGINE_TITLES = {"auto": "auto (as cep run chooses)", **{s.name: s.title for s in planner.SPECS
+                                                          if s.language == "dsl"}}
 
 
 @dataclass

@@ -94,9 +94,16 @@ def load_sample(name: str) -> Any:
         raise CommandError(str(err)) from None
 
 
+def _looks_inline(arg: str) -> bool:
+    """Pattern text rather than a file name: several lines, or PATTERN / SELECT first."""
+    from engine.engines.sql.detect import is_sql
+
+    return "\n" in arg or arg.lstrip().upper().startswith("PATTERN") or is_sql(arg)
+
+
 def _origin(arg: str) -> str:
     """Where ``read_pattern(arg)`` reads from (a file name, ``preset:...`` or ``<inline>``)."""
-    if "\n" in arg or arg.lstrip().upper().startswith("PATTERN"):
+    if _looks_inline(arg):
         return "<inline>"
     return arg
 
@@ -104,8 +111,7 @@ def _origin(arg: str) -> str:
 def read_pattern(arg: str) -> tuple[str, str]:
     """PATTERN is a file (``.cep``/``.json``), ``preset:SAMPLE/PRESET`` or inline text;
     returns (text, origin)."""
-    looks_inline = "\n" in arg or arg.lstrip().upper().startswith("PATTERN")
-    if not looks_inline:
+    if not _looks_inline(arg):
         p = Path(arg)
         if p.is_file():
             return p.read_text(encoding="utf-8"), str(p)
@@ -120,7 +126,8 @@ def read_pattern(arg: str) -> tuple[str, str]:
                 raise CommandError(f"unknown preset {preset!r} of sample {sample!r}; its presets are "
                                    f"{', '.join(known) or 'none'}{sample_streams.suggest(preset, known)}")
             return s.presets[preset], arg
-        raise CommandError(f"pattern file not found: {arg} (or give the pattern text, starting with PATTERN)")
+        raise CommandError(f"pattern file not found: {arg} (or give the pattern text, starting with PATTERN, or a "
+                           "MATCH_RECOGNIZE query, starting with SELECT)")
     return arg, "<inline>"
 
 

@@ -40,11 +40,14 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p = sub.add_parser("run", help="run a pattern over a data file")
     p.add_argument("pattern", help=PATTERN_HELP + "; or a workload file of `QUERY name` blocks (AGG patterns)")
     p.add_argument("more", nargs="*", help="more AGG patterns: run them all as one workload (shared counters)")
-    p.add_argument("--data", required=True, help="CSV, JSON Lines or Parquet file, or sample:NAME")
+    p.add_argument("--data", help="CSV, JSON Lines or Parquet file, or sample:NAME (a MATCH_RECOGNIZE query with "
+                                  "its own VALUES needs none)")
+    p.add_argument("--table", help="(MATCH_RECOGNIZE) insist that the query reads this table")
     p.add_argument("--engine", default="auto", choices=engine_names())
     p.add_argument("--emit", default="trig", choices=("trig", "changes"),
                    help="AGG patterns: a row at every TRIG event (trig), or also when expiry changes a value")
-    p.add_argument("--format", default="table", choices=FORMATS)
+    p.add_argument("--format", default="table", choices=FORMATS + ("parquet",),
+                   help="parquet: MATCH_RECOGNIZE rows only, with --out")
     p.add_argument("--out", help="write the matches here instead of stdout")
     p.add_argument("--stats", action="store_true", help="print engine statistics to stderr")
     p.add_argument("--max-runs", type=int, default=None, help="state guard: live runs + buffer entries limit")
@@ -77,6 +80,19 @@ def wants_aggregate(args: argparse.Namespace) -> bool:
 
 def run(args: argparse.Namespace) -> int:
     """``cep run``: build the request, then run it on its one path (see the module)."""
+    from engine.commands.arguments import read_pattern
+    from engine.engines.sql.detect import is_sql, is_sql_file
+
+    if not getattr(args, "more", None):
+        text, origin = read_pattern(args.pattern)
+        if is_sql_file(origin) or is_sql(text):
+            from engine.commands.run_sql import run_sql
+
+            return run_sql(args, text, origin)
+    if args.data is None:
+        raise CommandError("--data FILE is required (the events to match)")
+    if args.format == "parquet":
+        raise CommandError("--format parquet is for MATCH_RECOGNIZE rows; write matches as jsonl or csv")
     request = build_request(args)
     pattern = request.pattern
     if pattern is None or pattern.aggregate is not None:  # a workload, or AGG: aggregate rows (A-Seq)

@@ -31,13 +31,14 @@ from engine.engines.lazy import spec as lazy
 from engine.engines.nfab import spec as nfab
 from engine.engines.oracle import spec as oracle
 from engine.engines.ses import spec as ses
+from engine.engines.sql import spec as sql
 from engine.engines.spec import EngineSpec
 from engine.engines.uncertain import spec as uncertain
 from engine.engines.windows import spec as windows
 from engine.match import EngineUnsupported, Matcher
 from engine.model import Pattern
 
-__all__ = ["ENGINES", "EXPLAIN_ENGINE", "SPECS", "EngineInfo", "EngineSpec", "choose", "data_reason", "engine_names", "make_matcher",
+__all__ = ["ENGINES", "EXPLAIN_ENGINE", "SPECS", "EngineInfo", "EngineSpec", "choose", "choose_query", "data_reason", "engine_names", "make_matcher",
            "reasons", "spec"]
 
 #: Every engine, in auto's order of preference (the first that runs a pattern is chosen).
@@ -54,6 +55,8 @@ SPECS: tuple[EngineSpec, ...] = (
     windows.ENGINE,      # Algorithm 1 around a matcher (cep run --match-windows decides when)
     oracle.ENGINE,       # references: small inputs only
     uncertain.ORACLE,
+    sql.ENGINE,          # MATCH_RECOGNIZE queries (language="sql"): auto's choice for SQL
+    sql.ORACLE,
 )
 SPECS = tuple(replace(s, preference=10 * (i + 1)) for i, s in enumerate(SPECS))
 ENGINES: dict[str, EngineSpec] = {s.name: s for s in SPECS}
@@ -168,6 +171,18 @@ def make_matcher(pattern: Pattern, engine: str = "auto", rates: Any = None, inte
     if not info.interval:
         matcher.points_only(f"engine `{info.name}` {data_reason(info)}")
     return matcher
+
+
+def choose_query(engine: str = "auto") -> EngineSpec:
+    """The engine to run a MATCH_RECOGNIZE query: the named SQL engine, or for ``auto`` the first
+    SQL engine in the list that is not a reference; a pattern engine is refused with the reason."""
+    if engine == "auto":
+        return next(s for s in SPECS if s.language == "sql" and not s.reference)
+    info = spec(engine)
+    if info.language != "sql":
+        raise EngineUnsupported(f"engine `{engine}` runs studio patterns, not MATCH_RECOGNIZE queries; use "
+                                + " or ".join(f"`{s.name}`" for s in SPECS if s.language == "sql") + " (or auto)")
+    return info
 
 
 def data_reason(info: EngineSpec) -> str:

@@ -118,6 +118,8 @@ class EngineSpec:
     - ``menu_title``: its title in the Uncertain time page's menu (interval engines), when it
       differs from ``title``; ``reference``: a reference semantics by enumeration (the
       oracles: small inputs only), left out of the listings of engines that run a pattern.
+    - ``language``: ``"dsl"`` engines run studio patterns; ``"sql"`` engines run MATCH_RECOGNIZE
+      queries (their factory takes the query bound to its table); each refuses the other's input.
     """
 
     name: str
@@ -146,6 +148,7 @@ class EngineSpec:
     drawing_refusal: str = ""
     menu_title: str = ""
     reference: bool = False
+    language: Literal["dsl", "sql"] = "dsl"
     preference: int = 0  # set by the planner: the engine's place in its list (lower is preferred by auto)
 
     @property

@@ -17,6 +17,7 @@ from engine.engines import planner
 from engine.dsl import parse
 from engine.engines.spec import EngineSpec, Lazy, load
 from engine.events import make_stream
+from engine.match import EngineUnsupported
 from engine.model import Selection
 from engine.trace import Recorder, record
 from tests.strategies import small_patterns, small_streams
@@ -24,6 +25,8 @@ from tests.support import run
 
 ENGINES_DIR = Path(__file__).resolve().parents[2] / "engine" / "engines"
 NAMES = [s.name for s in planner.SPECS]
+PATTERN_ENGINES = [s.name for s in planner.SPECS if s.language == "dsl"]
+SQL_ENGINES = [s.name for s in planner.SPECS if s.language == "sql"]
 
 POINT_ROWS = [("A", 1, 1, 1), ("B", 2, 2, 3), ("A", 3, 4, 0), ("C", 4, 5, 2), ("B", 5, 7, 5), ("B", 6, 9, 1),
               ("A", 7, 12, 4), ("B", 8, 13, 6)]
@@ -42,6 +45,8 @@ def interval_pattern() -> str:
 
 def sample(spec: EngineSpec):
     """(pattern, events) the engine runs: a point or an interval stream."""
+    if spec.language == "sql":
+        raise NotImplementedError(f"{spec.name}: no step trace for SQL queries yet")
     if spec.interval:
         from engine.engines.uncertain.examples import interval_events
 
@@ -112,7 +117,9 @@ def _json(m) -> str:
     return json.dumps(m if isinstance(m, dict) else m.to_json(), default=str, sort_keys=True)
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", [*PATTERN_ENGINES, *[pytest.param(
+    n, marks=pytest.mark.xfail(strict=True, reason="the SQL engines' step trace (threads, labels, each DEFINE "
+                                                   "with its values) is not built yet")) for n in SQL_ENGINES]])
 def test_every_engine_emits_the_trace(name):
     spec = planner.ENGINES[name]
     p, events = sample(spec)
@@ -164,7 +171,7 @@ def _keys(matches) -> list:
 
 
 @pytest.mark.parametrize("name", [s.name for s in planner.SPECS if not s.reference and not s.interval
-                                  and not s.aggregate])
+                                  and not s.aggregate and s.language == "dsl"])
 def test_every_point_engine_equals_the_oracle(name):
     from engine.engines.oracle import oracle
     from engine.engines.oracle.oracle import OracleTooLarge
@@ -242,3 +249,34 @@ def test_every_aggregate_engine_equals_the_aggregate_over_the_oracles_matches(na
         assert same_rows(got, expected_rows(p, events)), (name, p)
 
     check()
+
+
+# --------------------------------------------------------------------------- the SQL engines
+
+def test_each_side_refuses_the_others_input():
+    from engine.engines.sql.parser import parse_query
+
+    query = parse_query("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts PATTERN (A) DEFINE A AS x > 0)")
+    assert planner.choose_query("auto").name == "sql"
+    for name in SQL_ENGINES:
+        assert planner.ENGINES[name].supports(query) is None
+        assert "MATCH_RECOGNIZE" in planner.ENGINES[name].supports(parse("PATTERN SEQ(A a)"))
+    with pytest.raises(EngineUnsupported, match="studio patterns"):
+        planner.choose_query("nfab")
+    assert planner.choose(parse("PATTERN SEQ(A a, B b)")).language == "dsl"
+
+
+@pytest.mark.parametrize("name", SQL_ENGINES)
+def test_every_sql_engine_runs_a_query_as_its_reference(name):
+    """The SQL engines against their oracle on random queries: tests/engines/sql/test_engine_vs_oracle.py;
+    here each runs through ``cep run``."""
+    q = ("SELECT * FROM (VALUES (1, 5), (2, 7), (3, 2)) AS t(ts, x) MATCH_RECOGNIZE (ORDER BY ts MEASURES "
+         "count(*) AS n PATTERN (A+ B) DEFINE A AS x > PREV(x) OR PREV(x) IS NULL, B AS x < PREV(x))")
+    import io
+    from contextlib import redirect_stdout
+
+    from engine.commands.cli import main
+    out = io.StringIO()
+    with redirect_stdout(out):
+        assert main(["run", q, "--engine", name, "--format", "jsonl"]) == 0
+    assert out.getvalue() == '{"n": 3}\n'

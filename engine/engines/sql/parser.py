@@ -35,12 +35,6 @@ REFUSED = {
 }
 
 
-def is_sql(text: str) -> bool:
-    """Text is a MATCH_RECOGNIZE query when its first word (after comments) is SELECT."""
-    stripped = re.sub(r"(--[^\n]*\n?|/\*.*?\*/|\s)+", " ", text, flags=re.S).strip()
-    return stripped[:6].upper() == "SELECT" and (len(stripped) == 6 or not stripped[6].isalnum())
-
-
 def parse_query(source: str) -> Query:
     """The query in ``source``; a :class:`SqlError` with line, column and caret otherwise."""
     return _Parser(source).query()
