@@ -412,7 +412,7 @@ class _Parser:
             v = self.name("a pattern variable: DEFINE A AS condition")
             self.word("AS", hint="DEFINE A AS condition")
             start = self.tok.start
-            end = self.scan_expression(stops=())
+            end = self.scan_expression(stops=CLAUSES)
             key = variable_name(v)
             if key in q.defines:
                 raise self.fail(f"{key} is defined twice", "give each variable one DEFINE", v)

@@ -19,6 +19,8 @@ from typing import Union
 from engine.engines.sql.errors import error_at
 from engine.engines.sql.lexer import Token
 
+#: words that end a pattern written without its closing parenthesis (quote a variable so named)
+STOP_WORDS = ("DEFINE", "SUBSET", "WITHIN", "MEASURES", "PATTERN", "AFTER", "PARTITION", "ORDER")
 MAX_BOUND = 10_000  # the largest {n,m} bound accepted (the compiled program unrolls bounds)
 
 
@@ -140,12 +142,18 @@ class PatternParser:
     def tok(self) -> Token:
         return self.tokens[self.pos]
 
+    def found(self) -> str:
+        return "the end of the query" if self.tok.kind == "end" else repr(self.tok.text)
+
     def fail(self, message: str, hint: str | None = None, token: Token | None = None) -> Exception:
         t = token or self.tok
         return error_at(self.source, t.start, message, hint, max(1, t.end - t.start))
 
     def parse(self) -> Node:
         node = self.alternation()
+        if self.tok.is_word(*STOP_WORDS) or self.tok.kind == "end":
+            raise self.fail(f"expected ')' to close PATTERN ( before {self.found()}",
+                            "close every parenthesis of the row pattern")
         if not self.tok.is_symbol(")"):
             raise self.fail(f"unexpected {self.tok.text or 'end of query'!r} in PATTERN",
                             "a row pattern holds variables, ( ), |, {- -}, PERMUTE(...), ^, $ and quantifiers")
@@ -162,6 +170,8 @@ class PatternParser:
         parts: list[Node] = []
         while True:
             t = self.tok
+            if t.is_word(*STOP_WORDS):
+                break
             if t.kind in ("word", "quoted") and not t.is_word("PERMUTE"):
                 self.pos += 1
                 parts.append(self.quantifier(Var(variable_name(t), t.start), t))
