@@ -316,7 +316,7 @@ class _Parser:
             if allow_order and self.tok.is_word("ASC", "DESC"):
                 desc = self.tok.is_word("DESC")
                 self.pos += 1
-            nulls_first = desc
+            nulls_first = False  # NULLS LAST in either direction unless said (Trino)
             if allow_order and self.tok.is_word("NULLS"):
                 self.pos += 1
                 nulls_first = self.word("FIRST", "LAST").is_word("FIRST")

@@ -12,7 +12,7 @@ from engine.engines.sql.row_pattern import Node, variables
 class SortKey:
     column: str                 # as written (matched to the table's columns case-insensitively)
     descending: bool = False
-    nulls_first: bool = False   # default NULLS LAST ascending, NULLS FIRST descending (as Trino)
+    nulls_first: bool = False   # default NULLS LAST in either direction (as Trino)
     offset: int = 0
 
 

@@ -158,3 +158,11 @@ def test_division_by_zero_is_an_error_naming_the_row() -> None:
     q = "SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts PATTERN (A) DEFINE A AS 1 / price > 0)"
     with pytest.raises(SqlRunError, match=r"DEFINE A on row 2: `1 / price > 0`: division by zero"):
         both(q, prices(1, 0))
+
+
+def test_nulls_sort_last_in_either_direction_unless_said() -> None:
+    data = table(["id", "ts", "price"], (1, None, 1), (2, 2, 1), (3, 1, 1))
+    for order, want in (("ts", [3, 2, 1]), ("ts DESC", [2, 3, 1]), ("ts DESC NULLS FIRST", [1, 2, 3]),
+                        ("ts NULLS FIRST", [1, 3, 2])):
+        q = f"SELECT * FROM t MATCH_RECOGNIZE (ORDER BY {order} MEASURES A.id AS a PATTERN (A))"
+        assert [r["a"] for r in both(q, data)] == want, order
