@@ -27,13 +27,12 @@ def run_sql(args: argparse.Namespace, text: str, origin: str) -> int:
         engine = choose_query(args.engine).name
     except EngineUnsupported as err:
         raise CommandError(f"--engine: {err}") from None
-    for flag, attr in (("--spark", "spark"), ("--match-windows on", None)):
-        if attr and getattr(args, attr, False):
-            raise CommandError(f"{flag}: MATCH_RECOGNIZE queries run in process only for now")
     try:
         query = parse_query(text)
     except SqlError as err:
         raise CommandError(f"{origin}: {err}") from None
+    if getattr(args, "spark", False):
+        return _run_on_spark(args, query, origin, engine)
     table = _table(args, query)
     t0 = time.perf_counter()
     try:
@@ -49,6 +48,36 @@ def run_sql(args: argparse.Namespace, text: str, origin: str) -> int:
     from engine.commands.stats import print_stats
     counters = {k: v for k, v in result.stats.items() if k not in ("engine", "seconds", "rows")}
     print_stats(args, [("engine", engine), ("rows", len(table.rows))], seconds, counters, events=len(table.rows))
+    return 0
+
+
+def _run_on_spark(args: argparse.Namespace, query: Any, origin: str, engine: str) -> int:
+    """``--spark``: each PARTITION BY key's rows matched in one task; the rows equal in-process's."""
+    from engine.engines.sql.errors import SqlError, SqlRunError
+    from engine.engines.sql.output import json_row
+    from engine.engines.sql.table_io import TableError
+
+    if engine != "sql":
+        raise CommandError(f"--spark runs the `sql` engine; `{engine}` runs in process only")
+    if args.data is None or query.values is not None:
+        raise CommandError("--spark reads the table from --data FILE (a query's own VALUES runs in process)")
+    from engine.commands.arguments import resolve_data
+    path, _hint = resolve_data(args.data)
+    from engine.spark.sql_query import run_query_on_spark
+
+    t0 = time.perf_counter()
+    try:
+        result = run_query_on_spark(query, path, master=args.master)
+    except SqlError as err:
+        raise CommandError(f"{origin}: {err}") from None
+    except TableError as err:
+        raise CommandError(str(err)) from None
+    except SqlRunError as err:
+        print(f"cep: {origin}: {err}", file=sys.stderr)
+        return 1
+    _write(args, result.columns, [json_row(r) for r in result.rows])
+    from engine.commands.stats import print_stats
+    print_stats(args, [("engine", "sql"), ("spark", "yes")], time.perf_counter() - t0, result.stats)
     return 0
 
 

@@ -154,6 +154,10 @@ def test_every_engine_runs_on_spark_as_in_process_or_says_why(name, spark, tmp_p
         return
     p = interval_pattern() if spec.interval else point_pattern(spec)
     argv = ["run", p, *_write_data(tmp_path, spec), "--engine", name, "--format", "jsonl", "--match-windows", "off"]
+    if spec.language == "sql":
+        p = ("SELECT * FROM t MATCH_RECOGNIZE (PARTITION BY type ORDER BY ts MEASURES FIRST(A.id) AS a, LAST(B.id) "
+             "AS b PATTERN (A B+) DEFINE B AS x > PREV(x))")
+        argv = ["run", p, *_write_data(tmp_path, spec), "--engine", name, "--format", "jsonl"]
     rc, local, err = run(capsys, *argv)
     assert rc == 0, err
     rc, on_spark, err = run(capsys, *argv, "--spark", "--master", "local[2]")

@@ -17,8 +17,7 @@ ENGINE = EngineSpec(
     language="sql",
     incremental=False,
     stream_refusal="MATCH_RECOGNIZE runs over a finite table here (cep run QUERY.sql --data FILE)",
-    spark=None,
-    spark_refusal="SQL queries run in process; running them on Spark by PARTITION BY key is not built yet",
+    spark="keyed",  # each PARTITION BY key's rows in one task (engine/spark/sql_query.py)
     drawing_refusal="the Automaton page does not draw MATCH_RECOGNIZE programs yet",
     trace_note="",
 )

@@ -15,34 +15,23 @@ class TableError(ValueError):
     """The file cannot be read as a table; the message names the file and the cause."""
 
 
+def format_name(path: str | Path) -> str:
+    """csv, tsv, jsonl or parquet, from the file's name; TableError otherwise."""
+    fmt = format_of(Path(path).name)
+    if fmt is None:
+        raise TableError(f"{path}: unknown file type; use .csv, .tsv, .jsonl or .parquet")
+    return fmt
+
+
+def read_table_schema(path: str | Path) -> Any:
+    """The pyarrow schema :func:`read_table` gives the file (Spark reads the file with it)."""
+    return _read(Path(path)).schema
+
+
 def read_table(path: str | Path) -> Table:
-    import pyarrow as pa
-
     p = Path(path)
-    if not p.is_file():
-        raise TableError(f"{p}: no such file")
-    fmt = format_of(p.name)
-    try:
-        if fmt in ("csv", "tsv"):
-            from pyarrow import csv
-
-            parse = csv.ParseOptions(delimiter="\t" if fmt == "tsv" else ",")
-            data = csv.read_csv(p, parse_options=parse)
-        elif fmt == "jsonl":
-            from pyarrow import json
-
-            data = json.read_json(p)
-        elif fmt == "parquet":
-            import pyarrow.parquet as pq
-
-            data = pq.read_table(p)
-        else:
-            raise TableError(f"{p}: unknown file type; use .csv, .tsv, .jsonl or .parquet")
-    except (pa.ArrowInvalid, pa.ArrowTypeError, OSError) as err:
-        raise TableError(f"{p}: cannot read it as {fmt}: {str(err).splitlines()[0]}") from None
+    data = _read(p)
     columns = list(data.column_names)
-    if len(set(c.upper() for c in columns)) != len(columns):
-        raise TableError(f"{p}: two columns have the same name (names are case-insensitive in SQL)")
     lists = {c: data.column(c).to_pylist() for c in columns}
     for c, values in lists.items():
         for i, v in enumerate(values):
@@ -52,3 +41,30 @@ def read_table(path: str | Path) -> Table:
                 raise TableError(f"{p}: column {c} holds nested or binary values; the studio reads scalars only")
     rows: list[dict[str, Any]] = [dict(zip(columns, vals)) for vals in zip(*(lists[c] for c in columns))]
     return Table(columns, rows)
+
+
+def _read(p: Path) -> Any:
+    import pyarrow as pa
+
+    if not p.is_file():
+        raise TableError(f"{p}: no such file")
+    fmt = format_name(p)
+    try:
+        if fmt in ("csv", "tsv"):
+            from pyarrow import csv
+
+            data = csv.read_csv(p, parse_options=csv.ParseOptions(delimiter="\t" if fmt == "tsv" else ","))
+        elif fmt == "jsonl":
+            from pyarrow import json
+
+            data = json.read_json(p)
+        else:
+            import pyarrow.parquet as pq
+
+            data = pq.read_table(p)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OSError) as err:
+        raise TableError(f"{p}: cannot read it as {fmt}: {str(err).splitlines()[0]}") from None
+    columns = list(data.column_names)
+    if len(set(c.upper() for c in columns)) != len(columns):
+        raise TableError(f"{p}: two columns have the same name (names are case-insensitive in SQL)")
+    return data
