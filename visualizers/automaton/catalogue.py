@@ -45,7 +45,7 @@ def _compiler(spec: EngineSpec) -> Callable[[Pattern], nx.MultiDiGraph]:
     return compile_fn
 
 
-_DRAWN = [s for s in SPECS if s.drawing is not None]
+_DRAWN = [s for s in SPECS if s.drawing is not None and s.language == "dsl"]  # SQL: engine/engines/sql/graph.py
 # engine name -> (title, compile function pattern -> MultiDiGraph), in the planner's order
 COMPILERS: dict[str, tuple[str, Callable[[Pattern], nx.MultiDiGraph]]] = {
     s.name: (s.drawing.title, _compiler(s)) for s in _DRAWN}  # type: ignore[union-attr]

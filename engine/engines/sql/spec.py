@@ -4,7 +4,7 @@ its table (engine/engines/sql/binding.py), not a studio pattern; ``language="sql
 apart from the pattern engines (each side refuses the other's input with the reason)."""
 from __future__ import annotations
 
-from engine.engines.spec import EngineSpec, Lazy
+from engine.engines.spec import Drawing, EngineSpec, Lazy
 
 NOT_SQL = "runs MATCH_RECOGNIZE queries (SQL) only, not studio patterns"
 
@@ -18,7 +18,16 @@ ENGINE = EngineSpec(
     incremental=False,
     stream_refusal="MATCH_RECOGNIZE runs over a finite table here (cep run QUERY.sql --data FILE)",
     spark="keyed",  # each PARTITION BY key's rows in one task (engine/spark/sql_query.py)
-    drawing_refusal="the Automaton page does not draw MATCH_RECOGNIZE programs yet",
+    drawing=Drawing(
+        title="MATCH_RECOGNIZE program",
+        graph="engine.engines.sql.graph:automaton_graph",
+        help=("The row pattern compiled for the thread matcher: a state per place a variable labels a row, "
+              "**take** edges label the next row as a variable when its DEFINE holds, **proceed** (ε) ends the "
+              "match. The edges out of a state are numbered in preference order: greedy quantifiers try one "
+              "more row first, reluctant ones stop first, alternation tries its left branch first."),
+        cited="SQL:2016",
+        own_moves=False,
+    ),
     trace_note="",
 )
 
