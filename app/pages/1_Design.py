@@ -12,6 +12,11 @@ ui.page("Design", "✏️")
 ss = st.session_state
 
 st.title("Design")
+from app import sql_views  # noqa: E402
+
+if sql_views.language_switch() == "sql":
+    sql_views.design()
+    st.stop()
 forms.preset_bar()
 
 left, right = st.columns([3, 2], gap="medium")

@@ -20,6 +20,11 @@ p = state.pattern()
 interval = state.data_is_interval()
 
 st.title("Automaton")
+from app import sql_views  # noqa: E402
+
+if sql_views.language_switch() == "sql":
+    sql_views.automaton()
+    st.stop()
 if not ui.data_check(p, state.data_schema(), state.text(), f"Data {escape.markdown(state.data_in_use()[1])}: "):
     st.stop()  # as the Run page refuses it: an unknown attribute is an error, not an automaton
 

@@ -18,6 +18,11 @@ ss = st.session_state
 p = state.pattern()
 
 st.title("Run")
+from app import sql_views  # noqa: E402
+
+if sql_views.language_switch() == "sql":
+    sql_views.run()
+    st.stop()
 
 # --------------------------------------------------------------------------- 1. data
 st.markdown("##### 1 · Data")

@@ -1,0 +1,224 @@
+"""The studio's MATCH_RECOGNIZE views: the query editor with its errors, the compiled program drawn
+as an automaton, the conversions beside it, and a run over the preset's table or an uploaded file.
+Pages stay thin: they call :func:`design`, :func:`automaton` and :func:`run` when the SQL language
+is chosen (:func:`language_switch`). Every string from the query or the data reaches the page as
+code, a dataframe cell or an escaped message (visualizers.escape)."""
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from visualizers import escape
+
+ss = st.session_state
+LANGUAGES = {"dsl": "Studio pattern", "sql": "SQL (MATCH_RECOGNIZE)"}
+DEFAULT_PRESET = "v_shape"
+
+
+def language_switch() -> str:
+    """The language the pages show (kept across pages)."""
+    if ss.get("language") not in LANGUAGES:
+        ss["language"] = "dsl"
+    st.segmented_control("Language", list(LANGUAGES), format_func=LANGUAGES.get, key="language",
+                         help="the studio's own pattern language, or a SQL:2016 MATCH_RECOGNIZE query")
+    return ss.get("language") or "dsl"
+
+
+def active() -> bool:
+    return ss.get("language") == "sql"
+
+
+def _presets() -> dict[str, Any]:
+    from sample_streams.sql_queries import presets
+
+    return presets()
+
+
+def text() -> str:
+    if "sql_text" not in ss:
+        ss["sql_text"] = _presets()[DEFAULT_PRESET].text
+        ss["sql_preset"] = DEFAULT_PRESET
+    return str(ss["sql_text"])
+
+
+def parsed() -> tuple[Any, Any]:
+    """(the query, None) or (None, the SqlError)."""
+    from engine.engines.sql.errors import SqlError
+    from engine.engines.sql.parser import parse_query
+
+    try:
+        return parse_query(text()), None
+    except SqlError as err:
+        return None, err
+
+
+def _table_in_use() -> Any:
+    """The table the query runs on: an upload kept for SQL, else the preset's sample table."""
+    from engine.engines.sql.table_io import read_table
+
+    upload = ss.get("sql_upload_path")
+    if upload:
+        return read_table(upload), ss.get("sql_upload_name", "upload")
+    preset = _presets().get(ss.get("sql_preset") or DEFAULT_PRESET) or _presets()[DEFAULT_PRESET]
+    return read_table(preset.data), preset.data.name
+
+
+def _show_error(err: Any) -> None:
+    st.error(escape.message(err.message + (f" — {err.hint}" if err.hint else "")), icon=":material/error:")
+    if getattr(err, "span", None):
+        st.code(str(err), language=None)
+
+
+def _bind_error(query: Any) -> Any:
+    """The query bound to its table (None, with the error shown, when a name is wrong)."""
+    from engine.engines.sql.binding import bind
+    from engine.engines.sql.errors import SqlError
+    from engine.engines.sql.run import inline_table
+
+    table = inline_table(query)
+    label = "its own VALUES"
+    if table is None:
+        table, label = _table_in_use()
+    try:
+        return bind(query, table.columns), table, label
+    except SqlError as err:
+        _show_error(err)
+        return None, table, label
+
+
+# --------------------------------------------------------------------------- Design
+def design() -> None:
+    presets = _presets()
+    left, right = st.columns([3, 2], gap="medium")
+    with left:
+        names = list(presets)
+        current = ss.get("sql_preset") if ss.get("sql_preset") in names else names[0]
+        choice = st.selectbox("Classic queries", names, index=names.index(current), key="sql_preset_pick",
+                              format_func=lambda n: presets[n].title)
+        if choice != ss.get("sql_preset"):
+            ss["sql_preset"] = choice
+            ss["sql_text"] = presets[choice].text
+            ss.pop("sql_upload_path", None)
+            st.rerun()
+        typed = st.text_area("MATCH_RECOGNIZE query (Ctrl+Enter or click outside to apply)", text(), height=340,
+                             key=f"sql_editor_{choice}")
+        if typed != ss.get("sql_text"):
+            ss["sql_text"] = typed
+        query, err = parsed()
+        if err is not None:
+            _show_error(err)
+            return
+        bound, table, label = _bind_error(query)
+        if bound is not None:
+            st.caption(f":material/check_circle: Every column is in the table {escape.code(label)} "
+                       f"({len(table.rows):,} rows).")
+    with right:
+        st.markdown("##### Structure")
+        _structure(query)
+        st.markdown("##### Conversion")
+        _conversions(query)
+
+
+def _structure(query: Any) -> None:
+    from engine.engines.sql.row_pattern import render, variables
+
+    rows = [{"variable": v, "DEFINE": (query.defines[v].text.strip() if v in query.defines else "true (no DEFINE)")}
+            for v in variables(query.pattern)]
+    st.code(f"PATTERN ({render(query.pattern)})", language="sql")
+    st.dataframe(rows, hide_index=True, width="stretch")
+    st.caption("The Automaton page draws the compiled program: states, edges in preference order, the DEFINE "
+               "on each edge.")
+
+
+def _conversions(query: Any) -> None:
+    try:
+        from engine.engines.sql import conversion  # noqa: F401  (built by the conversion work)
+    except ImportError:
+        st.caption("Conversion to the studio language and to Flink is run with `cep convert`.")
+        return
+    from engine.engines.sql.conversion import convert_query  # type: ignore[attr-defined]
+
+    for target, label in (("dsl", "Studio pattern"), ("flink-sql", "Flink SQL"), ("flink-java", "FlinkCEP (Java)")):
+        with st.expander(label, expanded=target == "dsl"):
+            try:
+                out = convert_query(query, target)
+            except ValueError as why:
+                st.info(escape.message(why), icon=":material/block:")
+                continue
+            for w in getattr(out, "warnings", []):
+                st.warning(escape.message(w), icon=":material/warning:")
+            st.code(getattr(out, "text", str(out)), language="java" if target == "flink-java" else "sql")
+
+
+# --------------------------------------------------------------------------- Automaton
+def automaton() -> None:
+    from engine.engines.spec import GraphUnavailable
+    from engine.engines.sql.graph import automaton_graph
+    from visualizers.automaton import automaton_figure, edge_table
+
+    query, err = parsed()
+    if err is not None:
+        _show_error(err)
+        st.stop()
+    st.caption("The row pattern compiled for the thread matcher: a state per place a variable labels a row; "
+               "**take** edges label the next row when the variable's DEFINE holds; **proceed** ends the match. "
+               "The numbers on the edges out of a state are the order the matcher tries them in (SQL:2016 "
+               "preferment: greedy tries one more row first, reluctant stops first, `|` tries its left branch).")
+    try:
+        g = automaton_graph(query)
+    except GraphUnavailable as why:
+        st.info(escape.message(why))
+        st.stop()
+    st.plotly_chart(automaton_figure(g), width="content", config={"displayModeBar": False})
+    st.dataframe(edge_table(g), hide_index=True, width="stretch")
+
+
+# --------------------------------------------------------------------------- Run
+def run() -> None:
+    from engine.engines.sql.errors import SqlRunError
+    from engine.engines.sql.run import run_query
+    from engine.engines.sql.table_io import TableError
+    from engine.match import StateExplosion
+
+    query, err = parsed()
+    if err is not None:
+        _show_error(err)
+        st.stop()
+    up = st.file_uploader("Run on a file instead of the preset's table (CSV, TSV, JSON Lines, Parquet)",
+                          type=["csv", "tsv", "jsonl", "json", "parquet"], key="sql_upload")
+    if up is not None:
+        from app import runner
+        try:
+            ss["sql_upload_path"] = runner.save_upload(up.name, up.getvalue())
+            ss["sql_upload_name"] = up.name
+        except runner.RunError as why:
+            st.error(escape.message(why))
+            st.stop()
+    try:
+        bound, table, label = _bind_error(query)
+    except TableError as why:
+        st.error(escape.message(why))
+        st.stop()
+    if bound is None:
+        st.stop()
+    st.caption(f"Table {escape.code(label)}: {len(table.rows):,} rows, columns "
+               + ", ".join(escape.code(c) for c in table.columns))
+    engine = st.radio("Engine", ["sql", "sql-oracle"], horizontal=True, key="sql_engine",
+                      format_func={"sql": "threads in preference order", "sql-oracle": "oracle (backtracking)"}.get)
+    if not st.button("Run the query", type="primary", key="sql_run"):
+        return
+    try:
+        result = run_query(query, table, engine)
+    except (SqlRunError, StateExplosion) as why:
+        st.error(escape.message(why))
+        return
+    from engine.engines.sql.output import json_row
+    from engine.json_text import json_text
+
+    rows = [json_row(r) for r in result.rows]
+    st.markdown(f"**{len(rows):,} rows** from {result.stats['matches']:,} matches in "
+                f"{result.stats['partitions']:,} partitions ({result.stats['seconds'] * 1000:.1f} ms)")
+    st.dataframe(rows, hide_index=True, width="stretch")
+    st.download_button("Download JSON Lines", "".join(json_text(r) + "\n" for r in rows), file_name="rows.jsonl",
+                       mime="application/x-ndjson", key="sql_download")

@@ -1,0 +1,67 @@
+"""AppTest of the MATCH_RECOGNIZE views (app/sql_views.py) on the Design, Automaton and Run pages:
+the classic queries, errors with their caret, the program drawn, rows from a run, and hostile text
+shown as text."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from sample_streams.sql_queries import presets
+
+pytestmark = pytest.mark.usefixtures("no_spark_warmup")
+
+PAGES = Path(__file__).resolve().parents[2] / "app" / "pages"
+
+
+def page(name: str, query: str | None = None, preset: str = "v_shape") -> AppTest:
+    at = AppTest.from_file(str(PAGES / name), default_timeout=90)
+    at.session_state["language"] = "sql"
+    at.session_state["sql_preset"] = preset
+    at.session_state["sql_text"] = query if query is not None else presets()[preset].text
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+@pytest.mark.parametrize("preset", list(presets()))
+def test_design_shows_each_classic_query(preset: str) -> None:
+    at = page("1_Design.py", preset=preset)
+    assert not at.error
+    assert any("PATTERN (" in c.value for c in at.code)
+    assert any("Every column is in the table" in c.value for c in at.caption)
+
+
+def test_an_error_is_shown_with_its_caret() -> None:
+    at = page("1_Design.py", "SELECT * FROM ticker MATCH_RECOGNIZE (ORDER BY ts PATTERN (A B+*) DEFINE A AS true)")
+    assert "cannot follow another quantifier" in at.error[0].value
+    assert any("^" in c.value and "line 1" in c.value for c in at.code)
+    at = page("1_Design.py", presets()["v_shape"].text.replace("PREV(price)", "PREV(pryce)", 1))
+    assert "no column" in at.error[0].value and "price" in at.error[0].value
+
+
+def test_automaton_draws_the_program() -> None:
+    at = page("2_Automaton.py")
+    assert at.get("plotly_chart") and at.dataframe
+    edges = at.dataframe[0].value
+    assert len(edges) >= 4
+
+
+def test_run_shows_the_rows() -> None:
+    at = page("3_Run.py")
+    at.button(key="sql_run").click().run()
+    assert not at.exception
+    rows = at.dataframe[0].value
+    assert list(rows.columns) == ["symbol", "start_ts", "bottom_ts", "bottom", "end_ts"] and len(rows) == 6
+
+
+def test_hostile_text_stays_text() -> None:
+    q = ("SELECT * FROM ticker MATCH_RECOGNIZE (ORDER BY ts MEASURES '<img src=x onerror=alert(1)>' AS h "
+         "PATTERN (A) DEFINE A AS symbol <> '**bold** <script>')")
+    at = page("3_Run.py", q)
+    at.button(key="sql_run").click().run()
+    assert not at.exception
+    for m in at.markdown:
+        assert "<img" not in m.value and "<script" not in m.value
+    assert at.dataframe[0].value["h"][0] == "<img src=x onerror=alert(1)>"
