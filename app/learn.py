@@ -9,6 +9,9 @@ Each view has a short text citing the paper section it illustrates:
    alive per event on a stream with skewed type rates; the chain's evaluation order
    against the pattern's order.
 
+3. *Preferment and backtracking* (SQL:2016 MATCH_RECOGNIZE; ``app/learn_sql.py``): the candidate
+   labellings in preferment order for greedy, reluctant and bounded quantifiers.
+
 Session keys are prefixed ``lrn_``. Later issues add their views here.
 """
 from __future__ import annotations
@@ -208,3 +211,7 @@ def render() -> None:
     lazy_view()
     st.divider()
     windows_panels.learn_panel()  # pruning by match windows
+    st.divider()
+    from app import learn_sql
+
+    learn_sql.preferment_view()  # MATCH_RECOGNIZE: preferment and backtracking

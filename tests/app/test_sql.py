@@ -65,3 +65,17 @@ def test_hostile_text_stays_text() -> None:
     for m in at.markdown:
         assert "<img" not in m.value and "<script" not in m.value
     assert at.dataframe[0].value["h"][0] == "<img src=x onerror=alert(1)>"
+
+
+def test_learn_shows_the_candidates_in_preferment_order() -> None:
+    at = AppTest.from_file(str(PAGES / "5_Learn.py"), default_timeout=120)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    tables = [d.value for d in at.dataframe if "try" in d.value.columns]
+    greedy, reluctant, bounded = tables
+    assert list(greedy["result"])[-1] == "the match" and len(greedy) == 3
+    assert list(greedy.iloc[0][["row 2", "row 3", "row 4", "row 5"]]) == ["B", "B", "B", "C"]
+    assert len(reluctant) == 1 and list(reluctant.iloc[0][["row 2", "row 3"]]) == ["B", "C"]  # 14 > 12 at once
+    assert "C is false on row 5" in greedy["result"][0] and "C is false on row 4" in greedy["result"][1]
+    assert list(bounded.iloc[0][["row 2", "row 3", "row 4"]]) == ["B", "B", "C"]  # two B preferred, and it holds
+    assert any("Match: a = 1, first_b = 2, last_b = 2, c = 3" in c.value for c in at.caption)
