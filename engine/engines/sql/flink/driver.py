@@ -336,6 +336,8 @@ def stamp_ms(text: Any) -> int | None:
     value = str(text).strip().replace("T", " ")
     if value.endswith("Z"):
         value = value[:-1]
+    head, dot, fraction = value.partition(".")
+    value = f"{head}.{fraction[:6]}" if dot else head  # fromisoformat takes microseconds
     moment = _dt.datetime.fromisoformat(value).replace(tzinfo=_dt.timezone.utc)
     epoch = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
     return (moment - epoch) // _dt.timedelta(milliseconds=1)

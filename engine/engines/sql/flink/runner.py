@@ -114,6 +114,8 @@ def unavailable_reason() -> str | None:
     if python is None:
         where = os.environ.get(ENV_VAR) or str(ROOT / VENV / "bin" / "python")
         return f"no Flink interpreter at {where} (run `make flink`)"
+    if not os.environ.get(ENV_VAR) and not list((ROOT / VENV).glob(".installed-*")):
+        return f"{ROOT / VENV} is incomplete (`make flink` did not finish)"
     if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
         return "no java on PATH (Flink needs Java 11 or 17)"
     return None
