@@ -223,11 +223,13 @@ class Flink:
         # No Python UDFs run here: 'process' mode keeps PyFlink from starting its loopback
         # worker server (a gRPC server bound to every interface) in this process.
         os.environ["_python_worker_execution_mode"] = "process"
+        self.workdir = Path(tempfile.mkdtemp(prefix="cep-flink-"))
+        # The JVM's log goes with the temporary folder unless FLINK_LOG_DIR keeps it.
+        os.environ.setdefault("FLINK_LOG_DIR", str(self.workdir))
         from pyflink.table import EnvironmentSettings, TableEnvironment  # noqa: F401
         self._envs: dict[str, Any] = {}
         self.version = flink_version()
         self.startup_seconds = time.perf_counter() - started
-        self.workdir = Path(tempfile.mkdtemp(prefix="cep-flink-"))
         self._tables = 0
 
     def env(self, mode: str) -> Any:

@@ -152,8 +152,13 @@ def run_flink_many(jobs: Sequence[FlinkJob],
         payload = {"jobs": [job.to_json(index) for index, job in enumerate(jobs)]}
         jobs_file.write_text(json.dumps(payload), encoding="utf-8")
         command = [str(python), str(DRIVER), "--jobs", str(jobs_file), "--out", str(out_file)]
-        stderr = _run(command, timeout, Path(tmp))
+        code, stderr = _run(command, timeout, Path(tmp))
         lines = out_file.read_text(encoding="utf-8").splitlines() if out_file.exists() else []
+    if code != 0:
+        failure = next((json.loads(line)["__error__"]["message"] for line in lines
+                        if line.startswith('{"__error__"')), None)
+        raise FlinkUnavailable(f"the Flink driver exited with {code}: "
+                               f"{failure or _tail(stderr)}")
     return _collect(lines, len(jobs), stderr)
 
 
@@ -166,8 +171,9 @@ def _driver_env(tmp: Path) -> dict[str, str]:
     return env
 
 
-def _run(command: list[str], timeout: float, tmp: Path) -> str:
-    """Run the driver in its own process group; the JVM goes with it on timeout."""
+def _run(command: list[str], timeout: float, tmp: Path) -> tuple[int, str]:
+    """Run the driver in its own process group (the JVM goes with it on timeout); its exit
+    code and standard error."""
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                stdin=subprocess.DEVNULL, env=_driver_env(tmp), cwd=tmp,
                                start_new_session=True)
@@ -183,11 +189,7 @@ def _run(command: list[str], timeout: float, tmp: Path) -> str:
     finally:
         if process.poll() is None:
             _kill_group(process)
-    text = err.decode("utf-8", "replace")
-    if process.returncode not in (0,):
-        raise FlinkUnavailable(f"the Flink driver exited with {process.returncode}: "
-                               f"{_tail(text)}")
-    return text
+    return process.returncode, err.decode("utf-8", "replace")
 
 
 def _kill_group(process: subprocess.Popen) -> None:

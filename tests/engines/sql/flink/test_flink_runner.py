@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,12 @@ def test_missing_interpreter_is_a_reason(monkeypatch: pytest.MonkeyPatch) -> Non
     assert "/nonexistent/python" in (unavailable_reason() or "")
     with pytest.raises(FlinkUnavailable, match="make flink"):
         run_flink(QUERY, "t", COLUMNS, [], "ts")
+
+
+def test_interpreter_without_pyflink_is_unavailable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CEP_FLINK_PYTHON", sys.executable)
+    with pytest.raises(FlinkUnavailable, match="No module named 'pyflink'"):
+        run_flink_many([FlinkJob(QUERY, "t", COLUMNS, [], "ts")], timeout=60)
 
 
 def test_job_checks_types_and_mode() -> None:
