@@ -354,6 +354,14 @@ def flink_version() -> str:
         return "unknown"
 
 
+def is_java_error(exc: BaseException) -> bool:
+    """Whether ``exc`` is an exception raised in the JVM (a refusal or a failed job), not a
+    broken gateway."""
+    from py4j.protocol import Py4JJavaError
+    from pyflink.util.exceptions import JavaException
+    return isinstance(exc, (JavaException, Py4JJavaError))
+
+
 def run_jobs(jobs: list[dict[str, Any]]) -> Iterable[dict[str, Any]]:
     """Each job's result or error, in order, in one JVM."""
     flink = Flink()
@@ -367,6 +375,8 @@ def run_jobs(jobs: list[dict[str, Any]]) -> Iterable[dict[str, Any]]:
                                               "chain": [str(exc)]}}
                 continue
             except Exception as exc:  # noqa: BLE001 - Flink's refusal, reported as data
+                if not is_java_error(exc):
+                    raise  # the gateway or the JVM is gone: no later job can run
                 yield {"id": ident, "error": error_info(exc)}
                 continue
             result["id"] = ident
