@@ -107,6 +107,12 @@ HELD_NEXT = query("A B+ C", "B AS B.price > A.price, C AS C.price < A.price", M_
 WITHIN_4 = "WITHIN INTERVAL '0.004' SECOND"
 
 DIFFERENCES = [
+    # Without an AFTER MATCH clause Flink skips TO NEXT ROW; the standard's default is PAST LAST
+    # ROW (so an exported query must always say which).
+    Difference("default AFTER MATCH is TO NEXT ROW",
+               query("A B", "B AS B.id = A.id + 1", "A.id AS a, B.id AS b", skip=""),
+               prices(1, 1, 1, 1, 1), sql2016=[{"a": 1, "b": 2}, {"a": 3, "b": 4}],
+               flink=[{"a": i, "b": i + 1} for i in range(1, 5)]),
     # ^ is ignored: the match must start at the partition's first row (5, then 1 > 5 fails).
     Difference("anchor ^ ignored",
                query("^ A B", "B AS B.price > A.price", "A.id AS a, B.id AS b"),
