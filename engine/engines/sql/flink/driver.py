@@ -78,8 +78,9 @@ def parse_columns(spec: Any) -> list[tuple[str, str]]:
 
 
 def convert(value: Any, typ: str, column: str) -> Any:
-    """One input value as the JSON value Flink's json format reads for ``typ``."""
-    if value is None or (isinstance(value, str) and value == ""):
+    """One input value as the JSON value Flink's json format reads for ``typ`` (an empty
+    text is NULL for the non-STRING types)."""
+    if value is None or (typ != "STRING" and isinstance(value, str) and not value.strip()):
         return None
     try:
         if typ == "BIGINT":
@@ -104,17 +105,22 @@ def convert(value: Any, typ: str, column: str) -> Any:
             if text in ("false", "0", "f", "no"):
                 return False
             raise ValueError(value)
-        return value if isinstance(value, str) else json.dumps(value) if not isinstance(
-            value, (int, float)) else str(value)
+        if isinstance(value, str):
+            return value
+        if isinstance(value, (list, dict, bool)):
+            return json.dumps(value)
+        return str(value)
     except (TypeError, ValueError) as exc:
         raise JobError(f"column {column}: {value!r} is not a {typ}") from exc
 
 
 def read_rows(path: Path) -> list[dict[str, Any]]:
-    """Rows of a JSONL file (``.jsonl``/``.json``/``.ndjson``) or a CSV file with a header."""
+    """Rows of a JSONL file (``.jsonl``/``.json``/``.ndjson``) or a CSV file with a header
+    (where an empty field is NULL)."""
     text = path.read_text(encoding="utf-8")
     if path.suffix.lower() == ".csv":
-        return [dict(row) for row in csv.DictReader(text.splitlines())]
+        return [{key: (None if value == "" else value) for key, value in row.items()}
+                for row in csv.DictReader(text.splitlines())]
     if path.suffix.lower() == ".json" and text.lstrip().startswith("["):
         return list(json.loads(text))
     return [json.loads(line) for line in text.splitlines() if line.strip()]

@@ -52,6 +52,7 @@ def test_rows_are_typed_and_stably_sorted(tmp_path: Path) -> None:
     assert rows == [{"id": 2, "price": None, "ts": 10, "up": False},
                     {"id": 3, "price": 4.0, "ts": 10, "up": None},
                     {"id": 1, "price": 2.5, "ts": 20, "up": True}]
+    assert driver.convert("", "STRING", "s") == "" and driver.convert(" ", "DOUBLE", "x") is None
     with pytest.raises(driver.JobError, match="not a BIGINT"):
         driver.typed_rows([{"id": "x", "ts": 1}], [("id", "BIGINT"), ("ts", "BIGINT")], "ts")
     with pytest.raises(driver.JobError, match="must be BIGINT"):
