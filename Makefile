@@ -5,7 +5,7 @@ VPY     := $(VENV)/bin/python
 STAMP   := $(VENV)/.installed-$(shell cat pyproject.toml | sha1sum | cut -c1-12)
 PORT    ?= 8501
 
-.PHONY: run test venv chromium clean bench
+.PHONY: run test venv chromium clean bench flink flink-optional
 
 $(VPY):
 	$(PY) -m venv $(VENV)
@@ -17,6 +17,27 @@ $(STAMP): $(VPY) pyproject.toml
 	touch $(STAMP)
 
 venv: $(STAMP)
+
+# Apache Flink for `cep verify --against flink` and its tests, in a venv of its own: its py4j,
+# pyarrow and cloudpickle pins conflict with pyspark 4. Needs Java 11 or 17 at run time.
+FLINK_VENV    := .venv-flink
+FLINK_PY      := $(FLINK_VENV)/bin/python
+FLINK_VERSION := 2.3.0
+FLINK_STAMP   := $(FLINK_VENV)/.installed-apache-flink-$(FLINK_VERSION)
+
+$(FLINK_STAMP):
+	rm -rf $(FLINK_VENV)
+	$(PY) -m venv $(FLINK_VENV)
+	$(FLINK_PY) -m pip install -q --upgrade pip
+	$(FLINK_PY) -m pip install -q apache-flink==$(FLINK_VERSION)
+	touch $(FLINK_STAMP)
+
+flink: $(FLINK_STAMP)
+
+# `make test` tries Flink but goes on without it (no network): the Flink tests then skip.
+flink-optional:
+	@$(MAKE) --no-print-directory flink \
+	  || { rm -rf $(FLINK_VENV); echo "WARNING: could not install apache-flink==$(FLINK_VERSION); the Flink tests will be skipped"; }
 
 # Browser tests drive Debian's chromium; install it when it is missing (root on CI machines).
 chromium:
@@ -32,7 +53,7 @@ DATA_DIR ?=
 run: $(STAMP)
 	$(VPY) -m engine.commands.cli serve --host $(HOST) --port $(PORT) $(if $(DATA_DIR),--data-dir $(DATA_DIR))
 
-test: $(STAMP) chromium
+test: $(STAMP) chromium flink-optional
 	$(VPY) -m pytest -q -p no:cacheprovider
 
 bench: $(STAMP)
@@ -40,4 +61,4 @@ bench: $(STAMP)
 	$(VPY) benchmarks/lazy_vs_eager.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info tests/artifacts
+	rm -rf $(VENV) $(FLINK_VENV) build *.egg-info tests/artifacts
