@@ -40,7 +40,11 @@ def run(args: argparse.Namespace) -> int:
     from engine.memory import RunStopped, guarding
     from engine.commands.request import run_guard
     from engine.commands.arguments import interval_data
+    from engine.commands.trace import sql_text
 
+    sql = sql_text(args)
+    if sql is not None:
+        return _explain_sql(args, *sql)
     pattern, text = load_pattern(args.pattern)
     events, warnings = load_data(args, pattern, text)
     for w in warnings:
@@ -62,6 +66,43 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(json_text(result, "the explanation") + "\n")
     else:
         sys.stdout.write(format_text(result))
+    return 0
+
+
+def _explain_sql(args: argparse.Namespace, text: str, origin: str) -> int:
+    """A MATCH_RECOGNIZE query: match K or why not these rows, from the SQL trace
+    (engine/explain/sql_match.py, engine/explain/sql_whynot.py)."""
+    from engine.commands.trace import load_sql
+    from engine.engines.sql.errors import SqlError, SqlRunError
+    from engine.engines.sql.trace import trace_query
+    from engine.explain import ExplainError
+    from engine.explain.sql_match import explain_sql_match, format_sql_match
+    from engine.explain.sql_whynot import explain_sql_why_not, format_sql_why_not
+    from engine.match import StateExplosion
+    from engine.trace import TraceLimit
+
+    query, table, engine = load_sql(args, text, origin)
+    try:
+        trace = trace_query(query, table, engine)
+    except SqlError as err:
+        raise CommandError(f"{origin}: {err}") from None
+    except (SqlRunError, StateExplosion, TraceLimit) as err:
+        raise CommandError(f"stopped: {err}", status=1) from None
+    try:
+        if args.match is not None:
+            result = explain_sql_match(trace, args.match)
+        else:
+            result = explain_sql_why_not(trace, args.why_not, len(table.rows))
+    except ExplainError as err:
+        raise CommandError(str(err), status=err.status) from None
+    if args.format == "json":
+        from engine.json_text import json_text
+
+        sys.stdout.write(json_text(result, "the explanation") + "\n")
+    elif args.match is not None:
+        sys.stdout.write(format_sql_match(result))
+    else:
+        sys.stdout.write(format_sql_why_not(result))
     return 0
 
 
