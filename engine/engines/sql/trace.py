@@ -250,7 +250,9 @@ def find_traced(m: Any, start: int, number: int) -> tuple[tuple[str, ...], tuple
         if not within_ok(time_of, m.window, start, pos):
             col = m.bound.time_column
             a, b = rows[start][col], rows[pos][col]
-            check = PredicateCheck(f"{col} - FIRST({col}) < {m.bound.query.within[1]}",
+            written = m.bound.query.within[1]
+            written = written[len("WITHIN "):] if written.upper().startswith("WITHIN ") else written
+            check = PredicateCheck(f"{col} - FIRST({col}) < {written}",
                                    {col: V.json_value(b), f"FIRST({col})": V.json_value(a), "W": m.window}, False)
             for rank, th in enumerate(waiting, 1):
                 t.act("expire", run=th.tid, event=t.row_id(pos), predicates=[check],
@@ -346,8 +348,12 @@ def _closure(t: SqlTracer, code: tuple[tuple, ...], incoming: list[Thread], pos:
                     stack.append((ins[1], started, tid, tid))
                 else:
                     here = Thread(pc, th.labels, th.excluded, tid, th.history)
-                    why = (f"anchor ^: row {t.row_id(pos)} is not the partition's first row" if op == "start" else
-                           "anchor $: the partition goes on after row " + str(t.row_id(pos - 1) if pos else "-"))
+                    if op == "start":
+                        why = (f"anchor ^: row {t.row_id(pos)} is not the partition's first row" if pos < n else
+                               f"anchor ^: the thread is past the partition's first row (after row {t.row_id(pos - 1)})")
+                    else:
+                        why = "anchor $: the partition goes on after row " + str(t.row_id(pos - 1)) if pos else \
+                            f"anchor $: the partition goes on from row {t.row_id(pos)}"
                     t.act("discard", run=tid, edge="die", reason=why, detail=t.thread_detail(here, start, None))
             else:  # match
                 done = Thread(pc, th.labels, th.excluded, tid, th.history)
@@ -501,7 +507,8 @@ class _Search:
         to = t.row_id(nxt) if nxt < n else None
         t.act("proceed", edge="skip", event=to, reason=f"{why}: " + (f"the next search starts at row {to}"
                                                                      if to is not None else "the partition is done")
-              + (f"; rows {', '.join(map(str, past))} start no search" if past else ""),
+              + (f"; row{'s' if len(past) > 1 else ''} {', '.join(map(str, past))} "
+                 f"start{'' if len(past) > 1 else 's'} no search" if past else ""),
               detail={"search": t.row_id(m.start), "to": to, "skipped": past})
 
     def flush(self, rows: list[dict[str, Any]]) -> None:
