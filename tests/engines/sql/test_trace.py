@@ -186,3 +186,24 @@ def test_traced_equals_untraced(sql: str, rows: list[tuple[int, int, int]]) -> N
     except StateExplosion:
         return
     assert _outcome(sql, rows, "sql-oracle", True) == oracle, sql
+
+
+def test_cep_trace_writes_the_steps(tmp_path: Any, capsys: Any) -> None:
+    from engine.commands.cli import main
+
+    q = tmp_path / "q.sql"
+    q.write_text(GREEDY)
+    d = tmp_path / "d.csv"
+    d.write_text("id,ts,price\n" + "".join(f"{i},{i},{p}\n" for i, p in enumerate([20, 13, 14, 5, 3], 1)))
+    assert main(["trace", str(q), "--data", str(d)]) == 0
+    steps = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert steps[-1]["step"] == "close"
+    assert [m for s in steps for m in s["matches"]] == [{"a": 20, "b": 13, "c": 14}]
+    assert steps[0]["actions"][0] == {"kind": "search", "edge": "start", "event": 1,
+                                      "reason": "search for match 1 from row 1", "detail": {"search": 1, "number": 1}}
+    assert main(["trace", str(q), "--data", str(d), "--format", "table"]) == 0
+    text = capsys.readouterr().out
+    assert "take 1.2 row 3 as C (labels A B C) [price > 12 (price=14) ✓]" in text
+    assert "die 1.3 row 4 (labels A B B) [price > 12 (price=5) ✗] — DEFINE C is false on row 4" in text
+    assert main(["trace", str(q), "--data", str(d), "--limit", "3"]) == 1
+    assert "more than --limit 3" in capsys.readouterr().err
