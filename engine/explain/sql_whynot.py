@@ -94,8 +94,7 @@ def _row(trace: Any, r: int, found: list[Any], searched: dict[int, Any], asked: 
     if skip is not None:
         k, act, m = skip
         out.update(index=k, skip=act.reason)
-        out["text"] = f"no search starts at row {r}: after match {k} ({_span(m['rows'], m['start'])}) " + \
-            act.reason[0].lower() + act.reason[1:]
+        out["text"] = f"no search starts at row {r}: after match {k} ({_span(m['rows'], m['start'])}), {act.reason}"
     else:
         out["text"] = f"no search starts at row {r}"
     if cover:

@@ -129,6 +129,8 @@ class SqlTracer(Recorder):
     """The tracer the SQL matchers receive: collects the actions (``act``) and cuts them into
     :class:`~engine.trace.Step` s, one per row read, per search start and per search result."""
 
+    matcher_code: tuple[tuple, ...] = ()  # the thread matcher's program (set by find_traced)
+
     def __init__(self, bound: BoundQuery, row_numbers: dict[int, int], max_steps: int | None = None):
         super().__init__()
         self.bound = bound
@@ -187,8 +189,6 @@ class SqlTracer(Recorder):
         state = ins[1] if ins[0] == "label" else "end" if ins[0] == "match" else \
             f"after {t.labels[-1]}" if t.labels else "start"
         return RunView(id=t.tid, state=state, bindings=bindings, start=self.row_id(start))
-
-    matcher_code: tuple[tuple, ...] = ()
 
     def thread_detail(self, t: Thread, start: int, rank: int | None = None, **extra: Any) -> dict[str, Any]:
         d: dict[str, Any] = {"search": self.search_row, "labels": list(t.labels),
