@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine.commands.cli import main
@@ -15,6 +15,7 @@ from engine.engines.sql.trace import trace_query
 from engine.explain import ExplainError
 from engine.explain.sql_whynot import explain_sql_why_not, format_sql_why_not, parse_rows
 from tests.engines.sql.sql_support import prices
+from tests.engines.sql.test_engine_vs_oracle import data, queries
 
 HELD = ("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts MEASURES FIRST(A.id) AS a ONE ROW PER MATCH "
         "{skip} PATTERN (A B+ C) DEFINE B AS B.price > A.price, C AS C.price < A.price)")
@@ -97,3 +98,42 @@ def test_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     assert "✗ B.price > A.price    (B.price=3, A.price=7)" in out
     assert main(["explain", str(q), "--data", str(d), "--why-not", "8"]) == 2
+
+
+def _random_trace(sql: str, rows: list[tuple[int, int, int]]):
+    from engine.engines.sql.errors import SqlRunError
+    from engine.match import StateExplosion
+    from tests.engines.sql.sql_support import table
+
+    t = table(["id", "p", "ts", "x"], *[(i + 1, p, ts, x) for i, (p, ts, x) in enumerate(rows)])
+    try:
+        return trace_query(parse_query(sql), t, limit=None)
+    except (SqlRunError, StateExplosion):
+        return None
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(queries(), data)
+def test_every_row_gets_one_consistent_answer(sql: str, rows: list[tuple[int, int, int]]) -> None:
+    """On random queries: every match is explained row by row with DEFINEs that hold, and every row
+    of the table is a match start, a failed search, or skipped by AFTER MATCH SKIP, consistently with
+    the matches the engine found."""
+    from engine.explain.sql_match import explain_sql_match
+
+    tr = _random_trace(sql, rows)
+    if tr is None or not rows:
+        return
+    starts = set()
+    for k, (_key, m) in enumerate(tr.matches, 1):
+        r = explain_sql_match(tr, k)
+        assert r["labels"] == list(m.labels)
+        assert [x["label"] for x in r["rows"]] == list(m.labels)
+        assert all(x["result"] is True for x in r["rows"])
+        starts.add(r["start"])
+    result = explain_sql_why_not(tr, f"1-{len(rows)}", len(rows))
+    searched = {a.detail["search"] for s in tr.steps for a in s.actions if a.kind == "search"}
+    for a in result["answers"]:
+        want = "match" if a["row"] in starts else "no_match" if a["row"] in searched else "skipped"
+        assert a["verdict"] == want, (a, sql)
+        if want == "no_match":
+            assert a["threads"] and all(t["fate"]["kind"] != "completed" for t in a["threads"]), (a, sql)
