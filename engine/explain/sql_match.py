@@ -64,7 +64,7 @@ class SearchView:
         elif last.kind == "expire":
             out.update(kind="expired", row=last.event)
         elif last.kind == "wait":
-            out.update(kind="completed")
+            out.update(kind="completed", text=(last.reason or "").split(";")[0].split(": no more")[0])
         elif last.edge == "cut":
             out.update(kind="cut", by=d.get("by"))
         elif last.event is None and "waits_for" in d:

@@ -91,3 +91,21 @@ def test_cli_text_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert "match #1" in capsys.readouterr().out
     assert main(["explain", str(q), "--data", str(d), "--match", "3"]) == 2
     assert "there are 2 matches" in capsys.readouterr().err
+
+
+def test_greedy_b_took_rows_3_and_4_although_c_accepted_them() -> None:
+    """A B+ C (B < 15, C > 12) over 20, 13, 14, 13, 30: C accepts 14 (row 3) and 13 (row 4), and those
+    less preferred threads complete A B C and A B B C first; greedy B goes on, and A B B B C (C = 30)
+    completes later and is preferred over both."""
+    r = explain(GREEDY, 20, 13, 14, 13, 30)
+    assert r["match"] == {"A": [1], "B": [2, 3, 4], "C": [5]}
+    row3, row4 = r["rows"][2], r["rows"][3]
+    assert [(o["label"], o["accepted"], o["preferred"]) for o in row3["others"]] == [("C", True, "less")]
+    assert [(o["label"], o["accepted"], o["preferred"]) for o in row4["others"]] == [("C", True, "less")]
+    by = {t["thread"]: t for t in r["threads"]}
+    superseded = sorted(t for t, v in by.items() if v["relation"].startswith("less preferred: it completed"))
+    assert [by[t]["rows"] for t in superseded] == [[1, 2, 3], [1, 2, 3, 4]]
+    assert by[superseded[0]]["fate"] == {"kind": "completed", "text": f"thread {superseded[0]} completes a match (rows 1-3)",
+                                         "labels": ["A", "B", "C"], "rows": [1, 2, 3]}
+    [failed] = [v for v in by.values() if v["relation"].startswith("more preferred")]
+    assert failed["fate"]["row"] == 5 and failed["fate"]["predicates"][0]["values"] == {"price": 30}
