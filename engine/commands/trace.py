@@ -5,6 +5,10 @@ One JSON object per event step (``step``, ``event``, ``actions``, ``runs``, ``bu
 is chosen as ``cep run`` chooses it (``engine.run_choice``: ``--engine`` and
 ``--match-windows auto|on|off``, the same default), so the trace's matches, in order, are
 what ``cep run`` prints. Past ``--limit`` events (default 5,000) it stops with a message.
+
+A MATCH_RECOGNIZE query (``QUERY.sql`` or text starting with SELECT) is traced by the SQL engines
+(engine/engines/sql/trace.py): one step per search start, per row a search reads and per search
+result, with the threads in preference order (docs/trace.md, "MATCH_RECOGNIZE queries").
 """
 from __future__ import annotations
 
@@ -20,7 +24,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     from engine.trace import DEFAULT_LIMIT
 
     p = sub.add_parser("trace", help="step through a run: one record per event (actions, runs, buffer, matches)")
-    p.add_argument("pattern", help="a .cep/.json file, preset:SAMPLE/PRESET, or the pattern text")
+    p.add_argument("pattern", help="a .cep/.json file, preset:SAMPLE/PRESET, or the pattern text; or a "
+                   "MATCH_RECOGNIZE query (a .sql file or text starting with SELECT)")
     p.add_argument("--data", required=True, help="CSV, JSON Lines or Parquet file, or sample:NAME")
     p.add_argument("--engine", default="auto", choices=engine_names())
     p.add_argument("--limit", type=int, default=DEFAULT_LIMIT,
@@ -29,6 +34,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--out", help="write the trace here instead of stdout")
     p.add_argument("--max-runs", type=int, default=None, help="state guard: live runs + buffer entries limit")
     p.add_argument("--skip-bad-rows", action="store_true", help="run without rows the validation rejected")
+    p.add_argument("--table", help="MATCH_RECOGNIZE: the table name the query must read (as `cep run`)")
     add_match_windows_arg(p)
     add_mapping_args(p)
     return p

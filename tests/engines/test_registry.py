@@ -46,7 +46,8 @@ def interval_pattern() -> str:
 def sample(spec: EngineSpec):
     """(pattern, events) the engine runs: a point or an interval stream."""
     if spec.language == "sql":
-        raise NotImplementedError(f"{spec.name}: no step trace for SQL queries yet")
+        raise NotImplementedError(f"{spec.name}: runs a query over a table, not a pattern over events "
+                                  "(its trace: _sql_trace)")
     if spec.interval:
         from engine.engines.uncertain.examples import interval_events
 
