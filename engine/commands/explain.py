@@ -87,14 +87,18 @@ def _explain_sql(args: argparse.Namespace, text: str, origin: str) -> int:
     from engine.explain.sql_match import explain_sql_match, format_sql_match
     from engine.explain.sql_whynot import explain_sql_why_not, format_sql_why_not
     from engine.match import StateExplosion
-    from engine.trace import TraceLimit
+    from engine.trace import DEFAULT_LIMIT, TraceLimit
 
     query, table, engine = load_sql(args, text, origin)
     try:
         trace = trace_query(query, table, engine)
     except SqlError as err:
         raise CommandError(f"{origin}: {err}") from None
-    except (SqlRunError, StateExplosion, TraceLimit) as err:
+    except TraceLimit:
+        raise CommandError(f"the table has {len(table.rows):,} rows: cep explain follows every search in memory and "
+                           f"stops past {DEFAULT_LIMIT:,} rows (or {50 * DEFAULT_LIMIT:,} steps); explain a prefix "
+                           "of the file around the rows in question", status=1) from None
+    except (SqlRunError, StateExplosion) as err:
         raise CommandError(f"stopped: {err}", status=1) from None
     try:
         if args.match is not None:
