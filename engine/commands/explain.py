@@ -6,6 +6,11 @@ form a match that ``cep run`` reports and, if not, the furthest partial run and 
 condition that fails (docs/trace.md, "cep explain"). The matcher is chosen as ``cep run``
 chooses it (``engine.run_choice``: ``--engine`` and ``--match-windows auto|on|off``, the same
 default), so match K is the K-th match ``cep run`` prints. Exit status: 0 an answer, 1 the engine was stopped, 2 bad input.
+
+A MATCH_RECOGNIZE query (``QUERY.sql`` or text starting with SELECT) is explained from the SQL
+trace: ``--match K`` row by row with the DEFINEs and the labellings it was preferred over,
+``--why-not 3-5`` for each row what the search from it did (engine/explain/sql_match.py,
+engine/explain/sql_whynot.py).
 """
 from __future__ import annotations
 
@@ -21,15 +26,18 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     from engine.commands.trace import add_match_windows_arg
 
     p = sub.add_parser("explain", help="why did match K fire / why didn't these events match")
-    p.add_argument("pattern", help="a .cep/.json file, preset:SAMPLE/PRESET, or the pattern text")
+    p.add_argument("pattern", help="a .cep/.json file, preset:SAMPLE/PRESET, or the pattern text; or a "
+                   "MATCH_RECOGNIZE query (a .sql file or text starting with SELECT)")
     p.add_argument("--data", required=True, help="CSV, JSON Lines or Parquet file, or sample:NAME")
     what = p.add_mutually_exclusive_group(required=True)
     what.add_argument("--match", type=int, metavar="K", help="explain the K-th match of `cep run` (1-based)")
     what.add_argument("--why-not", metavar="SPEC",
-                      help="event ids `1,2,3,6`, or with variables fixed `a=1,2,3;b=6`")
+                      help="event ids `1,2,3,6`, or with variables fixed `a=1,2,3;b=6`; for a MATCH_RECOGNIZE "
+                           "query, input rows `3-5` or `3,4,5`")
     p.add_argument("--engine", default="auto", choices=engine_names())
     p.add_argument("--format", default="text", choices=("text", "json"))
     p.add_argument("--skip-bad-rows", action="store_true", help="run without rows the validation rejected")
+    p.add_argument("--table", help="MATCH_RECOGNIZE: the table name the query must read (as `cep run`)")
     add_match_windows_arg(p)
     add_mapping_args(p)
     return p
@@ -40,7 +48,11 @@ def run(args: argparse.Namespace) -> int:
     from engine.memory import RunStopped, guarding
     from engine.commands.request import run_guard
     from engine.commands.arguments import interval_data
+    from engine.commands.trace import sql_text
 
+    sql = sql_text(args)
+    if sql is not None:
+        return _explain_sql(args, *sql)
     pattern, text = load_pattern(args.pattern)
     events, warnings = load_data(args, pattern, text)
     for w in warnings:
@@ -62,6 +74,47 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(json_text(result, "the explanation") + "\n")
     else:
         sys.stdout.write(format_text(result))
+    return 0
+
+
+def _explain_sql(args: argparse.Namespace, text: str, origin: str) -> int:
+    """A MATCH_RECOGNIZE query: match K or why not these rows, from the SQL trace
+    (engine/explain/sql_match.py, engine/explain/sql_whynot.py)."""
+    from engine.commands.trace import load_sql
+    from engine.engines.sql.errors import SqlError, SqlRunError
+    from engine.engines.sql.trace import trace_query
+    from engine.explain import ExplainError
+    from engine.explain.sql_match import explain_sql_match, format_sql_match
+    from engine.explain.sql_whynot import explain_sql_why_not, format_sql_why_not
+    from engine.match import StateExplosion
+    from engine.trace import DEFAULT_LIMIT, TraceLimit
+
+    query, table, engine = load_sql(args, text, origin)
+    try:
+        trace = trace_query(query, table, engine)
+    except SqlError as err:
+        raise CommandError(f"{origin}: {err}") from None
+    except TraceLimit:
+        raise CommandError(f"the table has {len(table.rows):,} rows: cep explain follows every search in memory and "
+                           f"stops past {DEFAULT_LIMIT:,} rows (or {50 * DEFAULT_LIMIT:,} steps); explain a prefix "
+                           "of the file around the rows in question", status=1) from None
+    except (SqlRunError, StateExplosion) as err:
+        raise CommandError(f"stopped: {err}", status=1) from None
+    try:
+        if args.match is not None:
+            result = explain_sql_match(trace, args.match)
+        else:
+            result = explain_sql_why_not(trace, args.why_not, len(table.rows))
+    except ExplainError as err:
+        raise CommandError(str(err), status=err.status) from None
+    if args.format == "json":
+        from engine.json_text import json_text
+
+        sys.stdout.write(json_text(result, "the explanation") + "\n")
+    elif args.match is not None:
+        sys.stdout.write(format_sql_match(result))
+    else:
+        sys.stdout.write(format_sql_why_not(result))
     return 0
 
 

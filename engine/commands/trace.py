@@ -5,6 +5,10 @@ One JSON object per event step (``step``, ``event``, ``actions``, ``runs``, ``bu
 is chosen as ``cep run`` chooses it (``engine.run_choice``: ``--engine`` and
 ``--match-windows auto|on|off``, the same default), so the trace's matches, in order, are
 what ``cep run`` prints. Past ``--limit`` events (default 5,000) it stops with a message.
+
+A MATCH_RECOGNIZE query (``QUERY.sql`` or text starting with SELECT) is traced by the SQL engines
+(engine/engines/sql/trace.py): one step per search start, per row a search reads and per search
+result, with the threads in preference order (docs/trace.md, "MATCH_RECOGNIZE queries").
 """
 from __future__ import annotations
 
@@ -20,7 +24,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     from engine.trace import DEFAULT_LIMIT
 
     p = sub.add_parser("trace", help="step through a run: one record per event (actions, runs, buffer, matches)")
-    p.add_argument("pattern", help="a .cep/.json file, preset:SAMPLE/PRESET, or the pattern text")
+    p.add_argument("pattern", help="a .cep/.json file, preset:SAMPLE/PRESET, or the pattern text; or a "
+                   "MATCH_RECOGNIZE query (a .sql file or text starting with SELECT)")
     p.add_argument("--data", required=True, help="CSV, JSON Lines or Parquet file, or sample:NAME")
     p.add_argument("--engine", default="auto", choices=engine_names())
     p.add_argument("--limit", type=int, default=DEFAULT_LIMIT,
@@ -29,6 +34,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--out", help="write the trace here instead of stdout")
     p.add_argument("--max-runs", type=int, default=None, help="state guard: live runs + buffer entries limit")
     p.add_argument("--skip-bad-rows", action="store_true", help="run without rows the validation rejected")
+    p.add_argument("--table", help="MATCH_RECOGNIZE: the table name the query must read (as `cep run`)")
     add_match_windows_arg(p)
     add_mapping_args(p)
     return p
@@ -55,6 +61,9 @@ def run(args: argparse.Namespace) -> int:
     if args.limit is not None and args.limit < 1:
         raise CommandError("--limit must be at least 1")
     check_out(args)
+    sql = sql_text(args)
+    if sql is not None:
+        return _run_sql(args, *sql)
     pattern, text = load_pattern(args.pattern)
     events, warnings = load_data(args, pattern, text)
     for w in warnings:
@@ -92,6 +101,117 @@ def run(args: argparse.Namespace) -> int:
         if args.out:
             out.close()
     return 0
+
+
+def sql_text(args: argparse.Namespace) -> tuple[str, str] | None:
+    """(text, origin) when the PATTERN argument is a MATCH_RECOGNIZE query (a .sql file or
+    text starting with SELECT), else None."""
+    from engine.commands.arguments import read_pattern
+    from engine.engines.sql.detect import is_sql, is_sql_file
+
+    text, origin = read_pattern(args.pattern)
+    return (text, origin) if is_sql_file(origin) or is_sql(text) else None
+
+
+def load_sql(args: argparse.Namespace, text: str, origin: str) -> tuple[Any, Any, str]:
+    """(the parsed query, its table, the SQL engine's name) as ``cep run QUERY.sql`` loads them."""
+    from engine.commands.run_sql import _table
+    from engine.engines.planner import choose_query
+    from engine.engines.sql.errors import SqlError
+    from engine.engines.sql.parser import parse_query
+    from engine.match import EngineUnsupported
+
+    try:
+        engine = choose_query(args.engine).name
+    except EngineUnsupported as err:
+        raise CommandError(f"--engine: {err}") from None
+    if getattr(args, "match_windows", "auto") == "on":
+        raise CommandError("--match-windows on: MATCH_RECOGNIZE queries have no match windows")
+    try:
+        query = parse_query(text)
+    except SqlError as err:
+        raise CommandError(f"{origin}: {err}") from None
+    return query, _table(args, query), engine
+
+
+def _run_sql(args: argparse.Namespace, text: str, origin: str) -> int:
+    """The trace of a MATCH_RECOGNIZE query (engine/engines/sql/trace.py): one step per search
+    start, per row a search reads and per search result, then the close step."""
+    from engine.engines.sql.errors import SqlError, SqlRunError
+    from engine.engines.sql.trace import trace_query
+    from engine.match import StateExplosion
+    from engine.trace import TraceLimit
+
+    query, table, engine = load_sql(args, text, origin)
+    if len(table.rows) > args.limit:
+        raise CommandError(f"the data has {len(table.rows):,} rows, more than --limit {args.limit:,}: a trace keeps "
+                           "every step in memory. Trace a prefix of the file, or raise --limit", status=1)
+    options = {"max_threads": args.max_runs} if args.max_runs else {}
+    try:
+        trace = trace_query(query, table, engine, limit=args.limit, **options)
+    except SqlError as err:
+        raise CommandError(f"{origin}: {err}") from None
+    except (SqlRunError, StateExplosion, TraceLimit) as err:
+        raise CommandError(f"stopped: {err}", status=1) from None
+    try:
+        out: TextIO = open(args.out, "w", encoding="utf-8") if args.out else sys.stdout
+    except OSError as err:
+        raise CommandError(f"cannot write '{args.out}': {err.strerror or err}") from None
+    try:
+        if args.format == "table":
+            out.write(f"engine: {engine}\n")
+        for step in trace.steps:
+            if args.format == "jsonl":
+                _write_jsonl(step, out)
+            else:
+                _write_sql_table(step, out)
+    finally:
+        if args.out:
+            out.close()
+    return 0
+
+
+def _write_sql_table(step: Any, out: TextIO) -> None:
+    """A SQL trace step for reading: a header (the row read, or the search's result), one line
+    per action, the live threads in preference order, the output rows."""
+    from engine.json_text import json_text
+
+    if step.step == "close":
+        out.write("close\n")
+    elif step.event is None:
+        out.write(f"step {step.step}: result\n")
+    else:
+        e = step.event
+        cols = ", ".join(f"{k}={v}" for k, v in e.items() if k not in ("id", "position", "partition"))
+        part = (" in " + ", ".join(f"{k}={v}" for k, v in e["partition"].items())) if "partition" in e else ""
+        out.write(f"step {step.step}: row {e['id']}{part} ({cols})\n")
+    for a in step.actions:
+        out.write("  " + describe_sql(a) + "\n")
+    if step.step != "close" and step.event is not None and step.runs:
+        out.write("  threads: " + "; ".join(
+            f"{r.id} waits for {r.state}" if not r.state.startswith(("after", "end", "start")) else f"{r.id} {r.state}"
+            for r in step.runs[:8]) + (" …" if len(step.runs) > 8 else "") + "\n")
+    for m in step.matches:
+        out.write("  ROW " + json_text(m, "a trace row") + "\n")
+
+
+def describe_sql(a: Any) -> str:
+    """One action of a SQL trace: ``take 1.1 row 3 as B [price < 15 (price=14) ✓]``."""
+    d = a.detail or {}
+    head = {"take": f"take {a.run} row {a.event} as {a.to}", "begin": f"start {a.run}",
+            "search": f"search from row {a.event}", "merge": f"merge {a.run} into {d.get('into')}",
+            "wait": f"complete {a.run}", "match": f"match {d.get('match', {}).get('number', '')}",
+            "proceed": "skip", "ignore": "unmatched" if a.edge == "unmatched" else "no match",
+            "expire": f"expire {a.run}"}.get(a.kind, f"{a.edge or a.kind} {a.run or ''}".strip())
+    if a.kind == "discard":
+        head = f"{'cut' if a.edge == 'cut' else 'die'} {a.run}" + (f" row {a.event}" if a.event is not None else "")
+    if d.get("labels") and a.kind not in ("search", "match"):
+        head += f" (labels {' '.join(d['labels'])})"
+    if a.predicates:
+        head += " [" + "; ".join(f"{p.text} {_vals(p.values)}{'✓' if p.result else '✗'}" for p in a.predicates) + "]"
+    if a.reason and a.kind not in ("take", "begin"):
+        head += f" — {a.reason}"
+    return head
 
 
 def _write_jsonl(step: Any, out: TextIO) -> None:
