@@ -77,6 +77,12 @@ def supports(pattern: Pattern) -> str | None:
     why = unsound_reason(pattern)
     if why:
         return why
+    if pattern.selection is not Selection.ALL:  # a selection is served by SES as A (docs/semantics.md, Selections)
+        from engine.engines.ses.compiler import unsupported_reason as ses_reason
+
+        why = ses_reason(pattern)
+        if why:
+            return f"the {pattern.selection.value} selection needs the SES automaton as A, which refuses it: {why}"
     try:
         choose_inner(pattern, "auto")
     except EngineUnsupported as err:
