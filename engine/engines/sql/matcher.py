@@ -27,7 +27,8 @@ MAX_WORK = 50_000_000      # DEFINE evaluations in one query
 
 def history_key(needs: set[tuple[Any, ...]]) -> Callable[[tuple[str, ...]], Any] | None:
     """labels -> what the DEFINEs can read of them (None when they read nothing: every thread at
-    an instruction is then equivalent)."""
+    an instruction is then equivalent). The traced search's key; the untraced search keeps the
+    same key in its :class:`History` as the labels grow."""
     items = sorted(needs, key=repr)
     if not items:
         return None
@@ -49,6 +50,54 @@ def history_key(needs: set[tuple[Any, ...]]) -> Callable[[tuple[str, ...]], Any]
     return key
 
 
+class History:
+    """A thread's labels so far, the indices each variable labels (``positions``, what
+    :class:`Frame` navigates with) and :func:`history_key`'s value for them, kept as the labels
+    grow: O(1) per row for keys of the last / first k rows, where recomputing scanned the whole
+    history. Threads forked at a row share one History until they take rows differently."""
+
+    __slots__ = ("labels", "excluded", "positions", "key")
+
+    def __init__(self, labels: list[str], excluded: list[bool], positions: dict[str, list[int]], key: Any):
+        self.labels, self.excluded, self.positions, self.key = labels, excluded, positions, key
+
+    def copy(self) -> "History":
+        return History(list(self.labels), list(self.excluded), {v: list(p) for v, p in self.positions.items()},
+                       self.key)
+
+
+def key_updater(needs: set[tuple[Any, ...]]) -> Callable[[History], Any] | None:
+    """History -> :func:`history_key`'s value, from its positions (the same value; a parity test
+    checks them against each other)."""
+    items = sorted(needs, key=repr)
+    if not items:
+        return None
+    if any(i[0] == "labels" for i in items):
+        return lambda h: tuple(h.labels)
+
+    def indices(h: History, members: frozenset[str]) -> list[int]:
+        if len(members) == 1:
+            (v,) = members
+            return h.positions.get(v, [])
+        out = [i for v in members for i in h.positions.get(v, ())]
+        out.sort()
+        return out
+
+    def key(h: History) -> tuple[Any, ...]:
+        out = []
+        for item in items:
+            kind, members = item[0], item[1]
+            idx = indices(h, members)
+            if kind == "all":
+                out.append(tuple(idx))
+            elif kind == "first":
+                out.append(tuple(idx[:item[2]]))
+            else:
+                out.append(tuple(idx[-item[2]:]))
+        return tuple(out)
+    return key
+
+
 class ThreadMatcher:
     """Finds the preferred match at a row (``find``) for :func:`engine.engines.sql.search.match_partition`."""
 
@@ -58,6 +107,7 @@ class ThreadMatcher:
         self.tracer = tracer  # an engine.engines.sql.trace.SqlTracer: find() runs the traced search
         self.program: Program = compile_pattern(bound.query.pattern)  # type: ignore[arg-type]
         self.key = history_key(bound.needs.items)
+        self.key_update = key_updater(bound.needs.items)
         self.max_threads = max_threads
         self.max_work = max_work
         self.work = 0
@@ -80,16 +130,17 @@ class ThreadMatcher:
         rows = self.rows
         n = len(rows)
         defines = self.bound.defines
-        key = self.key
+        update_key = self.key_update
         frame = Frame(rows, start, [], match_number=number)
         best: tuple[tuple[str, ...], tuple[bool, ...]] | None = None
-        incoming: list[tuple[int, tuple[str, ...], tuple[bool, ...]]] = [(self.program.entry, (), ())]
+        root = History([], [], {}, update_key(History([], [], {}, None)) if update_key is not None else None)
+        incoming: list[tuple[int, History]] = [(self.program.entry, root)]
         pos = start
         time_of = self.time_of if self.window is not None else None
         while incoming:
-            waiting, matched = self._closure(code, incoming, pos, n, key)
+            waiting, matched = self._closure(code, incoming, pos, n)
             if matched is not None:
-                best = matched
+                best = (tuple(matched.labels), tuple(matched.excluded))  # a snapshot: the History grows on
             if not waiting or pos >= n:
                 break
             if len(waiting) > self.threads_peak:
@@ -99,10 +150,11 @@ class ThreadMatcher:
                                          f"{self.max_threads:,}): the DEFINEs navigate or aggregate over so much of "
                                          "the match that few threads can be merged; bound the quantifiers, add "
                                          "WITHIN, or PARTITION BY")
-            nxt = []
             if not within_ok(time_of, self.window, start, pos):
                 break
-            for pc, labels, excluded in waiting:
+            advancing: list[tuple[int, History, str, bool]] = []
+            users: dict[int, int] = {}
+            for pc, hist in waiting:
                 ins = code[pc]
                 var = ins[1]
                 cond = defines.get(var)
@@ -112,35 +164,54 @@ class ThreadMatcher:
                         raise StateExplosion(f"more than {self.max_work:,} DEFINE evaluations{self.where}: the "
                                              "pattern backtracks over long runs of rows; bound the quantifiers or add "
                                              "WITHIN")
-                    frame.labels = list(labels)
-                    frame.labels.append(var)
-                    frame.n = len(frame.labels)
+                    labels = hist.labels
+                    at = len(labels)
+                    labels.append(var)  # the row tentatively labelled var, taken back below
+                    plist = hist.positions.setdefault(var, [])
+                    plist.append(at)
+                    frame.labels, frame.positions, frame.n = labels, hist.positions, at + 1
                     try:
                         ok = V.truth(cond(frame))
                     except V.SqlValueError as err:
                         raise SqlRunError(f"DEFINE {var} on row {pos + 1}{self.where}: {err}") from None
+                    finally:
+                        labels.pop()
+                        plist.pop()
                     if not ok:
                         continue
-                nxt.append((ins[2], labels + (var,), excluded + (ins[3],)))
+                advancing.append((ins[2], hist, var, ins[3]))
+                users[id(hist)] = users.get(id(hist), 0) + 1
+            nxt: list[tuple[int, History]] = []
+            for nxt_pc, hist, var, excluded in advancing:
+                left = users[id(hist)] - 1
+                users[id(hist)] = left
+                own = hist if left == 0 else hist.copy()  # the last thread to advance takes it over
+                own.positions.setdefault(var, []).append(len(own.labels))
+                own.labels.append(var)
+                own.excluded.append(excluded)
+                if update_key is not None:
+                    own.key = update_key(own)
+                nxt.append((nxt_pc, own))
             incoming = nxt
             pos += 1
         return best
 
     @staticmethod
-    def _closure(code: tuple[tuple, ...], incoming: list, pos: int, n: int,
-                 key: Callable[[tuple[str, ...]], Any] | None) -> tuple[list, Any]:
+    def _closure(code: tuple[tuple, ...], incoming: list, pos: int, n: int) -> tuple[list, Any]:
         """Follow every thread's moves that consume no row at ``pos``, depth first in preference
-        order (backtracking's order): (the threads waiting on a ``label``, in order; the labels of
-        the first thread that reached ``match``, which cuts every less preferred thread). A path
+        order (backtracking's order): (the threads waiting on a ``label``, in order; the History
+        of the first thread that reached ``match``, which cuts every less preferred thread). A path
         carries the loops whose current iteration began at this row (``started``): a ``back`` edge
         of one of them would close an empty iteration and is not taken. A state already reached
         at this row (instruction, started loops, what DEFINEs can read of the history) was reached
-        by a preferred path whose subtree is complete, and has the same future: it is dropped."""
+        by a preferred path whose subtree is complete, and has the same future: it is dropped.
+        Inlines the traced search's closure (engine/engines/sql/trace.py), which the parity test
+        tests/engines/sql/test_trace.py holds equal."""
         waiting = []
         visited: set[Any] = set()
         none: frozenset[int] = frozenset()
-        for pc0, labels, excluded in incoming:
-            k = key(labels) if key is not None else None
+        for pc0, hist in incoming:
+            k = hist.key
             stack = [(pc0, none)]
             while stack:
                 pc, started = stack.pop()
@@ -151,7 +222,7 @@ class ThreadMatcher:
                 ins = code[pc]
                 op = ins[0]
                 if op == "label":
-                    waiting.append((pc, labels, excluded))
+                    waiting.append((pc, hist))
                 elif op == "split":
                     stack.append((ins[2], started))
                     stack.append((ins[1], started))
@@ -174,5 +245,5 @@ class ThreadMatcher:
                     if pos == n:
                         stack.append((ins[1], started))
                 else:  # match: every thread after this one is less preferred
-                    return waiting, (labels, excluded)
+                    return waiting, hist
         return waiting, None

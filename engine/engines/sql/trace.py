@@ -267,6 +267,7 @@ def find_traced(m: Any, start: int, number: int) -> tuple[tuple[str, ...], tuple
             cond = defines.get(var)
             frame.labels = list(th.labels)
             frame.labels.append(var)
+            frame.positions = None  # built from these labels when a navigation needs it
             frame.n = len(frame.labels)
             if cond is not None:
                 m.work += 1
