@@ -20,9 +20,9 @@ RESERVED = {
 }
 
 
-def column_name(name: str) -> str:
-    """A column as SQL text: bare when plain and not a keyword, else double-quoted."""
-    if _PLAIN.match(name) and name.upper() not in RESERVED:
+def column_name(name: str, quote: bool = False) -> str:
+    """A column as SQL text: bare when plain and not a keyword (and not ``quote``), else double-quoted."""
+    if not quote and _PLAIN.match(name) and name.upper() not in RESERVED:
         return name
     return '"' + name.replace('"', '""') + '"'
 
@@ -54,7 +54,7 @@ def number_literal(value: int | float) -> str:
     return text
 
 
-def expression_text(tree: Any) -> str:
+def expression_text(tree: Any, quote: bool = False) -> str:
     """The canonical SQL text of a sqlglot tree of the query (``RUNNING f`` / ``FINAL f`` as the
     standard writes them; the parser joins them to ``RUNNING_F`` to keep offsets)."""
     copy = tree.copy()
@@ -63,7 +63,7 @@ def expression_text(tree: Any) -> str:
         for word in ("RUNNING_", "FINAL_"):
             if name.upper().startswith(word):
                 node.set("this", word[:-1] + " " + name[len(word):].upper())
-    return copy.sql()
+    return copy.sql(identify=quote)
 
 
 def literal_value(node: Any) -> Any:
