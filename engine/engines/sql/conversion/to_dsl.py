@@ -221,8 +221,10 @@ def _id_measure(tree: Any, name: str, by_sql: dict[str, Slot]) -> tuple[str, str
     if not (isinstance(tree, exp.Column) and tree.name == "id"):
         return None
     slot = by_sql.get(_qualifier(tree) or "")
-    if slot is None or len(slot.names) != 1:
+    if slot is None:
         return None
+    if len(slot.names) > 1:  # V{n}: its first and last rows are the components V_1 and V_n
+        return "row", slot.names[0] if kind == "first" else slot.names[-1], name
     return kind, slot.names[0], name
 
 
