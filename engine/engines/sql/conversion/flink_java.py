@@ -196,6 +196,9 @@ class ConditionWriter:
             return f"Sql.not({self.java(tree.this)})"
         if isinstance(tree, exp.Neg):
             return f"Sql.neg({self.java(tree.this)})"
+        if isinstance(tree, exp.Coalesce):
+            items = [tree.this] + list(tree.expressions)
+            return "Sql.coalesce(" + ", ".join(self.java(i) for i in items) + ")"
         if isinstance(tree, exp.Is) and isinstance(tree.expression, exp.Null):
             return f"Sql.isNull({self.java(tree.this)})"
         if isinstance(tree, exp.Null):

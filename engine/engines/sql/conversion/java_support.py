@@ -124,6 +124,16 @@ SQL_HELPER = """
         }
 
         static Boolean not(Boolean a) { return a == null ? null : !a; }
+
+        @SuppressWarnings("unchecked")
+        static <T> T coalesce(T... values) {
+            for (T v : values) {
+                if (v != null) {
+                    return v;
+                }
+            }
+            return null;
+        }
         static Boolean isNull(Object a) { return a == null; }
         static boolean isTrue(Boolean a) { return Boolean.TRUE.equals(a); }
 

@@ -291,7 +291,14 @@ class Reader:
             return BoolOp(op="AND" if isinstance(tree, exp.And) else "OR",
                           items=[self.expression(tree.this), self.expression(tree.expression)])
         if isinstance(tree, exp.Not):
-            return Not(item=self.expression(tree.this))
+            inner = tree.this
+            while isinstance(inner, exp.Paren):
+                inner = inner.this
+            if isinstance(inner, exp.Coalesce) and len(inner.expressions) == 1 \
+                    and isinstance(inner.expressions[0], exp.Boolean) and not inner.expressions[0].this:
+                return Not(item=self.expression(inner.this))
+            raise self.fail("NOT", "SQL's NOT of a NULL comparison is NULL, the studio's is true: write "
+                            "NOT COALESCE(condition, FALSE)")
         if isinstance(tree, exp.Neg):
             return Neg(item=self.expression(tree.this))
         if isinstance(tree, exp.Literal):

@@ -11,6 +11,8 @@ holds ``v.type = 'Type'`` and every WHERE conjunct whose latest variable is ``v`
 - of an earlier variable ``u``: ``u.x`` (a singleton), ``u[1].x`` = ``FIRST(u.x)``,
   ``u[last].x`` = ``LAST(u.x)``, ``u.len`` = ``COUNT(u.*)``, ``avg(u[].x)`` = ``AVG(u.x)``; a
   conjunct about an optional ``u`` that took no row holds, hence ``(COUNT(u.*) = 0 OR ...)``;
+- ``NOT e`` is ``NOT COALESCE(e, FALSE)``: the studio's comparison with a missing value is false,
+  so its negation is true, where SQL's is NULL;
 - ``x / k`` divides exactly (``CAST(x AS DOUBLE) / k``) and only by a non-zero number, since
   the studio's division by zero makes the comparison false where SQL stops with an error.
 
@@ -152,8 +154,8 @@ class Translator:
             return f"{SQL_AGGREGATES[e.func]}({variable_name(e.var)}.{column_name(e.attr)})"
         if isinstance(e, Neg):
             return f"-({self.sql(e.item)})"
-        if isinstance(e, Not):
-            return f"NOT ({self.sql(e.item)})"
+        if isinstance(e, Not):  # the studio's NOT of a comparison with a missing value is true
+            return f"NOT COALESCE({self.sql(e.item)}, FALSE)"
         if isinstance(e, BoolOp):
             return "(" + f" {e.op} ".join(self.sql(i) for i in e.items) + ")"
         if isinstance(e, Cmp):

@@ -41,6 +41,8 @@ def studio_patterns(draw: Any) -> str:
             where.append(f"{var}.price >= {draw(st.integers(0, 4))}")
         if draw(st.integers(0, 3)) == 0:
             where.append(f"{var}.x != {draw(st.integers(0, 3))}")
+        if draw(st.integers(0, 4)) == 0:
+            where.append(f"NOT ({var}.price < {draw(st.integers(1, 4))} OR {var}.x = {draw(st.integers(0, 3))})")
         if kleene and draw(st.booleans()):
             where.append(f"{var}[i].price > {var}[i-1].price")
         if kleene and draw(st.integers(0, 3)) == 0:
@@ -98,6 +100,8 @@ def sql_queries(draw: Any) -> str:
             parts.append(f"{name}.type = '{typ}'")
         if draw(st.booleans()):
             parts.append(f"{name}.price > {draw(st.integers(0, 4))}")
+        if draw(st.integers(0, 4)) == 0:
+            parts.append(f"NOT COALESCE({name}.x = {draw(st.integers(0, 3))}, FALSE)")
         if q in ("+", "*") and draw(st.booleans()):
             parts.append(f"(COUNT({name}.*) = 1 OR {name}.price >= LAST({name}.price, 1))")
         if k > 0 and draw(st.booleans()):

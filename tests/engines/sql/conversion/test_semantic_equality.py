@@ -49,3 +49,28 @@ def test_query_rows_equal_the_converted_pattern_matches(sql: str, rows: list[dic
     expected = sql_matches(sql, rows)
     event(f"rows: {min(len(expected), 3)}")
     assert studio_matches(pattern, rows) == expected, pattern
+
+
+def _rows(types: str, prices: list[int] | None = None) -> list[dict[str, Any]]:
+    prices = prices or [0] * len(types)
+    return [dict(id=k + 1, type=t, ts=k + 1, symbol="s", price=p, x=0) for k, (t, p) in enumerate(zip(types, prices))]
+
+
+def test_strict_contiguity_by_hand() -> None:
+    pattern, sql = _converted("PATTERN SEQ(A a, B+ b[], A c) WHERE strict_contiguity")
+    rows = _rows("ABBABA")
+    # from row 1: a=1, b=2..3, c=4; from row 4: a=4, b=5, c=6; nothing else starts with an A followed by a B
+    assert studio_matches(pattern, rows) == sql_matches(sql, rows) == [(1, 2, 3, 4), (4, 5, 5, 6)]
+
+
+def test_rising_run_with_a_complement_exit_by_hand() -> None:
+    text = ("PATTERN SEQ(Stock+ a[], Stock b) WHERE partition_contiguity AND [symbol] "
+            "AND a[i].price > a[i-1].price AND b.price <= a[last].price")
+    rows = _rows("SSSS", [1, 2, 3, 2])
+    for row in rows:
+        row["type"] = "Stock"
+    pattern, sql = _converted(text)
+    # every start in the run 1, 2, 3 ends at the drop to 2 (row 4)
+    assert studio_matches(pattern, rows) == sql_matches(sql, rows) == [(1, 3, 4), (2, 3, 4), (3, 3, 4)]
+    pattern, sql = _converted(text + " OUTPUT NON_OVERLAP")
+    assert studio_matches(pattern, rows) == sql_matches(sql, rows) == [(1, 3, 4)]
