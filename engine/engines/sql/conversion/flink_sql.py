@@ -13,7 +13,7 @@ from typing import Any
 from sqlglot import exp
 
 from engine.engines.sql.conversion.query_text import query_text
-from engine.engines.sql.conversion.refusals import FLINK_SQL, refuse
+from engine.engines.sql.conversion.refusals import FLINK_SQL, ConversionError, at_offset, placed, refuse
 from engine.engines.sql.query import Query
 from engine.engines.sql.row_pattern import Alt, Anchor, Concat, Empty, Exclusion, Node, Permute, Quantified, Var, \
     can_be_empty, render
@@ -58,7 +58,11 @@ def check_flink(q: Query) -> None:
     if q.order_by and q.order_by[0].descending:
         raise refuse("ORDER BY ... DESC", FLINK_SQL, "Flink orders by an ascending time attribute")
     assert q.pattern is not None
-    _check_pattern(q.pattern)
+    try:
+        _check_pattern(q.pattern)
+    except ConversionError as err:
+        offsets = _offsets(q.pattern)
+        raise placed(err, at_offset(q.source, offsets[0]) if offsets else None) from None
     counts: dict[str, int] = {}
     _count_variables(q.pattern, counts)
     for name, n in counts.items():
@@ -72,13 +76,13 @@ def check_flink(q: Query) -> None:
                      hint="end the pattern with a single variable")
     if can_be_empty(q.pattern):
         raise refuse("a pattern that can match no rows", FLINK_SQL, "Flink 2.3 refuses patterns that can be empty")
-    trees = [m.expression.tree for m in q.measures] + [d.tree for d in q.defines.values()]
-    trees += [i.expression.tree for i in q.select or [] if i.expression is not None]
-    for tree in trees:
-        for node in tree.find_all(exp.Anonymous):
+    expressions = [m.expression for m in q.measures] + list(q.defines.values())
+    expressions += [i.expression for i in q.select or [] if i.expression is not None]
+    for expression in expressions:
+        for node in expression.tree.find_all(exp.Anonymous):
             name = str(node.this).upper()
             if name in REFUSED_FUNCTIONS:
-                raise refuse(f"{name}()", FLINK_SQL, REFUSED_FUNCTIONS[name])
+                raise refuse(f"{name}()", FLINK_SQL, REFUSED_FUNCTIONS[name], at_offset(q.source, expression.offset))
 
 
 def _check_pattern(node: Node) -> None:
@@ -102,6 +106,16 @@ def _check_pattern(node: Node) -> None:
             raise refuse(f"a reluctant quantifier ({render(node)})", FLINK_SQL, "Flink 2.3 refuses reluctant quantifiers")
         if node.min == 0 and node.max is not None and node.max > 1:
             raise refuse(f"{{,{node.max}}} ({render(node)})", FLINK_SQL, "Flink 2.3 refuses {,m}")
+
+
+def _offsets(node: Node) -> list[int]:
+    if isinstance(node, Var):
+        return [node.offset]
+    out: list[int] = []
+    for child in getattr(node, "parts", ()) + getattr(node, "options", ()) + getattr(node, "items", ()):
+        out += _offsets(child)
+    body = getattr(node, "body", None)
+    return out + (_offsets(body) if body is not None else [])
 
 
 def _count_variables(node: Node, counts: dict[str, int]) -> None:

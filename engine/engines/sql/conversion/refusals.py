@@ -22,6 +22,25 @@ class ConversionError(ValueError):
         super().__init__(text)
 
 
+def at_span(span: tuple[int, int, int] | None) -> str | None:
+    """``line L, column C`` of a DSL span, or None."""
+    return f"line {span[0]}, column {span[1]}" if span else None
+
+
+def at_offset(source: str, offset: int) -> str:
+    """``line L, column C`` of a character offset in ``source``."""
+    line = source.count("\n", 0, offset) + 1
+    return f"line {line}, column {offset - (source.rfind(chr(10), 0, offset) + 1) + 1}"
+
+
+def placed(err: ConversionError, place: str | None) -> ConversionError:
+    """``err`` with ``place`` (a line and column) added to where it stands."""
+    if not place or (err.where and place in err.where):
+        return err
+    return ConversionError(err.construct, err.target, err.why, f"{err.where}, {place}" if err.where else place,
+                           err.hint)
+
+
 def refuse(construct: str, target: str, why: str, where: str | None = None, hint: str | None = None) -> ConversionError:
     """The error to raise (``raise refuse(...)``)."""
     return ConversionError(construct, target, why, where, hint)

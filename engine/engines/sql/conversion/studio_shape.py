@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from engine.expr import Agg, BinOp, BoolOp, Cmp, Len, Neg, Node, Not, Ref, variables
 from engine.model import ANY_TYPE, Component, Group, Pattern, Selection, Strategy, conjuncts_of
-from engine.engines.sql.conversion.refusals import MATCH_RECOGNIZE, refuse
+from engine.engines.sql.conversion.refusals import MATCH_RECOGNIZE, at_span, placed, refuse
 
 NEGATED_OPERATOR = {"=": "!=", "!=": "=", "<": ">=", ">=": "<", ">": "<=", "<=": ">"}
 
@@ -38,7 +38,8 @@ def flatten(group: Group) -> list[Component]:
         if isinstance(item, Component):
             if item.negated:
                 raise refuse(f"negation `!{item.type} {item.var}`", MATCH_RECOGNIZE,
-                             "a row pattern states which rows match, not which are absent", f"component `{item.var}`",
+                             "a row pattern states which rows match, not which are absent",
+                             _where(f"component `{item.var}`", item.span),
                              "a DEFINE can exclude rows only on the row itself")
             out.append(item)
             continue
@@ -46,7 +47,7 @@ def flatten(group: Group) -> list[Component]:
             raise refuse(f"{item.op}(...)", MATCH_RECOGNIZE,
                          "AND matches its parts in any order and OR reports every alternative that matches, "
                          "where MATCH_RECOGNIZE keeps one preferred match per starting row",
-                         hint="PERMUTE and | pick one ordering or branch, which is not the same set of matches")
+                         at_span(item.span), hint="PERMUTE and | pick one ordering or branch, which is not the same set of matches")
         stack.extend(reversed(item.items))
     return out
 
@@ -76,13 +77,14 @@ def analyse(pattern: Pattern) -> Shape:
     if comps[0].optional:
         raise refuse(f"optional first component `{comps[0].var}`", MATCH_RECOGNIZE,
                      "the studio reports the match with and without it, MATCH_RECOGNIZE one of them per row",
-                     f"component `{comps[0].var}`")
+                     _where(f"component `{comps[0].var}`", comps[0].span))
     last = comps[-1]
     if last.quant != "one":
         raise refuse(f"`{last.type}{'+' if last.quant == 'plus' else '*' if last.quant == 'star' else '?'}` "
                      "as the last component", MATCH_RECOGNIZE,
                      "the studio reports a match for every length it can take, MATCH_RECOGNIZE only the "
-                     "preferred one", f"component `{last.var}`", "end the pattern with a single component")
+                     "preferred one", _where(f"component `{last.var}`", last.span),
+                     "end the pattern with a single component")
     order = {c.var: k for k, c in enumerate(comps)}
     placed: list[tuple[Node, str]] = []
     for conjunct in pattern.where:
@@ -93,6 +95,11 @@ def analyse(pattern: Pattern) -> Shape:
     shape = Shape(comps, placed)
     _check_choices(shape)
     return shape
+
+
+def _where(what: str, span: tuple[int, int, int] | None) -> str:
+    place = at_span(span)
+    return f"{what}, {place}" if place else what
 
 
 def own_conjuncts(shape: Shape, var: str) -> list[Node]:
@@ -119,7 +126,7 @@ def _check_choices(shape: Shape) -> None:
                          MATCH_RECOGNIZE,
                          f"a row could {'continue' if c.kleene else 'be'} `{c.var}` or be `{d.var}`: the studio "
                          "reports both matches, MATCH_RECOGNIZE the preferred one",
-                         f"components `{c.var}` and `{d.var}`",
+                         _where(f"components `{c.var}` and `{d.var}`", d.span),
                          f"give them different event types, or give `{d.var}` a condition that negates one of "
                          f"`{c.var}`'s (e.g. `{c.var}[i].price > {c.var}[i-1].price` and "
                          f"`{d.var}.price <= {c.var}[last].price`)")

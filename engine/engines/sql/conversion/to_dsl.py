@@ -21,7 +21,7 @@ from sqlglot import exp
 
 from engine.expr import Agg, BinOp, Bool, BoolOp, Cmp, Len, Neg, Node, Not, Num, Ref, Str, to_text, variables
 from engine.model import ANY_TYPE, Component, Group, Pattern, PatternError, ReturnItem, Strategy, Window
-from engine.engines.sql.conversion.refusals import STUDIO, ConversionError, refuse
+from engine.engines.sql.conversion.refusals import STUDIO, ConversionError, at_offset, placed, refuse
 from engine.engines.sql.conversion.sql_text import literal_value
 from engine.engines.sql.query import Query
 from engine.engines.sql.row_pattern import Alt, Anchor, Concat, Empty, Exclusion, Node as RowNode, Permute, \
@@ -46,7 +46,10 @@ class Slot:
 def query_to_pattern(query: Query) -> Pattern:
     """The studio pattern equal to ``query`` (a ConversionError naming what has no studio form)."""
     _check_clauses(query)
-    slots = _slots(query)
+    try:
+        slots = _slots(query)
+    except ConversionError as err:
+        raise placed(err, at_offset(query.source, _pattern_offset(query))) from None
     by_sql = {s.sql_name: s for s in slots}
     order = [s.sql_name for s in slots]
     comps: list[Component] = []
@@ -59,7 +62,10 @@ def query_to_pattern(query: Query) -> Pattern:
             comps.append(Component(type=event_type, var=name, quant=slot.quant))  # type: ignore[arg-type]
             reader = Reader(by_sql, order, slot.sql_name, k)
             for c in rest:
-                e = reader.conjunct(c)
+                try:
+                    e = reader.conjunct(c)
+                except ConversionError as err:
+                    raise placed(err, at_offset(query.source, definition.offset)) from None  # type: ignore[union-attr]
                 if slot.quant in ("opt", "star") and name not in variables(e):
                     raise refuse(f"a condition of optional {slot.sql_name} that does not read {slot.sql_name}",
                                  STUDIO, "it binds only when the row is taken; a studio predicate binds always",
@@ -82,6 +88,24 @@ def query_to_pattern(query: Query) -> Pattern:
     except ConversionError as err:
         raise refuse(err.construct, STUDIO, err.why, err.where, err.hint) from None
     return pattern
+
+
+def _pattern_offset(q: Query) -> int:
+    """Where PATTERN's first variable stands (the pattern's parts keep their variables' offsets)."""
+    names = [v for v in _walk_variables(q.pattern)]
+    return names[0] if names else 0
+
+
+def _walk_variables(node: Any) -> list[int]:
+    if isinstance(node, Var):
+        return [node.offset]
+    out: list[int] = []
+    for child in getattr(node, "parts", ()) + getattr(node, "options", ()) + getattr(node, "items", ()):
+        out += _walk_variables(child)
+    body = getattr(node, "body", None)
+    if body is not None:
+        out += _walk_variables(body)
+    return out
 
 
 def _check_clauses(q: Query) -> None:
@@ -209,7 +233,10 @@ def _returns(q: Query, slots: list[Slot], by_sql: dict[str, Slot], order: list[s
         return []
     out = []
     for m in q.measures:
-        e = Reader(by_sql, order, None, 0).expression(m.expression.tree)
+        try:
+            e = Reader(by_sql, order, None, 0).expression(m.expression.tree)
+        except ConversionError as err:
+            raise placed(err, at_offset(q.source, m.expression.offset)) from None
         out.append(ReturnItem(expr=e, alias=None if m.name == to_text(e) else m.name))
     return out
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from engine.expr import Agg, BinOp, Bool, BoolOp, Cmp, Len, Neg, Node, Not, Num, Ref, Str, to_text, variables
 from engine.model import ANY_TYPE, Component, Pattern, Strategy, Window
-from engine.engines.sql.conversion.refusals import MATCH_RECOGNIZE, refuse
+from engine.engines.sql.conversion.refusals import MATCH_RECOGNIZE, ConversionError, at_span, placed, refuse
 from engine.engines.sql.conversion.sql_text import column_name, number_literal, string_literal, variable_name
 from engine.engines.sql.conversion.studio_shape import Shape, analyse, own_conjuncts
 
@@ -92,7 +92,10 @@ def measures(pattern: Pattern, comps: list[Component]) -> list[str]:
             continue
         assert item.expr is not None
         name = item.alias or to_text(item.expr)
-        out.append(f"{Translator(by_var, None).sql(item.expr)} AS {column_name(name)}")
+        try:
+            out.append(f"{Translator(by_var, None).sql(item.expr)} AS {column_name(name)}")
+        except ConversionError as err:
+            raise placed(err, at_span(item.expr.span)) from None
     return out
 
 
@@ -102,7 +105,10 @@ def define_text(shape: Shape, comp: Component) -> str | None:
     if comp.type != ANY_TYPE:
         parts.append(f"{variable_name(comp.var)}.{TYPE_COLUMN} = {string_literal(comp.type)}")
     for e in own_conjuncts(shape, comp.var):
-        parts.append(Translator(by_var, comp.var).conjunct(e))
+        try:
+            parts.append(Translator(by_var, comp.var).conjunct(e))
+        except ConversionError as err:
+            raise placed(err, at_span(e.span)) from None
     if not parts:
         return None
     return f"{variable_name(comp.var)} AS " + " AND ".join(parts)
