@@ -47,6 +47,7 @@ def test_query_rows_equal_the_converted_pattern_matches(sql: str, rows: list[dic
         assume(False)
         raise
     expected = sql_matches(sql, rows)
+    assert sql_matches(sql, rows, "sql-oracle") == expected
     event(f"rows: {min(len(expected), 3)}")
     assert studio_matches(pattern, rows) == expected, pattern
 
