@@ -75,3 +75,22 @@ def test_rising_run_with_a_complement_exit_by_hand() -> None:
     assert studio_matches(pattern, rows) == sql_matches(sql, rows) == [(1, 3, 4), (2, 3, 4), (3, 3, 4)]
     pattern, sql = _converted(text + " OUTPUT NON_OVERLAP")
     assert studio_matches(pattern, rows) == sql_matches(sql, rows) == [(1, 3, 4)]
+
+
+def test_within_is_strict_on_both_sides_by_hand() -> None:
+    rows = _rows("AB")
+    rows[1]["ts"] = 6  # 5 time units after the A at ts 1
+    for window, expected in ((5, []), (6, [(1, 2)])):
+        pattern, sql = _converted(f"PATTERN SEQ(A a, B b) WHERE strict_contiguity WITHIN {window}")
+        assert studio_matches(pattern, rows) == sql_matches(sql, rows) == expected
+
+
+def test_fixed_count_equals_three_singletons_by_hand() -> None:
+    sql = ("SELECT * FROM events MATCH_RECOGNIZE (ORDER BY ts MEASURES A.id AS A, FIRST(B.id) AS B_1, "
+           "LAST(B.id) AS B_3, C.id AS C AFTER MATCH SKIP TO NEXT ROW PATTERN (A B{3} C) "
+           "DEFINE A AS A.type = 'A', B AS B.type = 'B', C AS C.type = 'A')")
+    pattern = query_to_pattern(parse_query(sql))
+    rows = _rows("ABBBABBA")
+    # only row 1 starts A B B B A; row 5 has two Bs after it
+    assert sql_matches(sql, rows) == [(1, 2, 4, 5)]
+    assert [m[:2] + m[3:] for m in studio_matches(pattern, rows)] == [(1, 2, 4, 5)]
