@@ -66,6 +66,7 @@ COMMANDS: dict[str, Command | str] = {
     "samples": "engine.commands.samples",
     "serve": "engine.commands.serve",  # loopback by default, --data-dir, run limits
     "stream": "engine.commands.stream",
+    "convert": "engine.commands.convert",
 }
 
 
