@@ -67,6 +67,7 @@ COMMANDS: dict[str, Command | str] = {
     "serve": "engine.commands.serve",  # loopback by default, --data-dir, run limits
     "stream": "engine.commands.stream",
     "convert": "engine.commands.convert",
+    "verify": "engine.commands.verify",
 }
 
 

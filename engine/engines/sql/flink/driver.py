@@ -7,7 +7,8 @@ so the seconds of JVM start-up are paid once.
 
 Time attribute convention: the integer ordering column (e.g. ``ts``) is kept as it is and
 a computed column ``<order>_time`` (e.g. ``ts_time``) is added as
-``TO_TIMESTAMP_LTZ(<order>, 3)`` with ``WATERMARK FOR <order>_time AS <order>_time -
+``TO_TIMESTAMP_LTZ(<order> * order_scale, 3)`` (a job's ``order_scale``: 1 by default, 1000 for the
+studio's seconds, as ``cep verify`` and ``cep convert --to flink-sql`` write it) with ``WATERMARK FOR <order>_time AS <order>_time -
 INTERVAL '0.001' SECOND``: one unit of the integer is one millisecond. The query must
 already say ``ORDER BY ts_time`` (the driver rewrites nothing). Rows are stably sorted by
 the ordering column before they are handed to Flink (ties keep file order).
@@ -274,7 +275,7 @@ class Flink:
                 handle.write(json.dumps(row) + "\n")
         table = job["table"]
         env.execute_sql(f"DROP TEMPORARY TABLE IF EXISTS {quote(table)}")
-        env.execute_sql(table_ddl(table, columns, order, time_column, data))
+        env.execute_sql(table_ddl(table, columns, order, time_column, data, int(job.get("order_scale", 1))))
         started = time.perf_counter()
         table_result, names, stamps = timestamps_as_text(env.sql_query(job["query"]))
         result = table_result.execute()
@@ -311,10 +312,12 @@ def quote(name: str) -> str:
 
 
 def table_ddl(table: str, columns: list[tuple[str, str]], order: str, time_column: str,
-              folder: Path) -> str:
-    """CREATE TEMPORARY TABLE over a JSON-lines folder with the event-time attribute."""
+              folder: Path, scale: int = 1) -> str:
+    """CREATE TEMPORARY TABLE over a JSON-lines folder with the event-time attribute (``scale``
+    milliseconds per unit of the ordering column: 1, or 1000 when it counts seconds)."""
     cols = [f"{quote(name)} {typ}" for name, typ in columns]
-    cols.append(f"{quote(time_column)} AS TO_TIMESTAMP_LTZ({quote(order)}, 3)")
+    scaled = quote(order) if scale == 1 else f"{quote(order)} * {scale}"
+    cols.append(f"{quote(time_column)} AS TO_TIMESTAMP_LTZ({scaled}, 3)")
     cols.append(f"WATERMARK FOR {quote(time_column)} AS {quote(time_column)}"
                 " - INTERVAL '0.001' SECOND")
     return (f"CREATE TEMPORARY TABLE {quote(table)} (\n  " + ",\n  ".join(cols) + "\n) WITH ("

@@ -78,6 +78,7 @@ class FlinkJob:
     rows: Iterable[Any] | Path
     order_column: str
     mode: str = "batch"
+    order_scale: int = 1  # milliseconds per unit of the ordering column (1000: seconds)
 
     def to_json(self, ident: int) -> dict[str, Any]:
         """The job as the driver reads it."""
@@ -89,7 +90,8 @@ class FlinkJob:
             raise ValueError(f"mode {self.mode!r} is not one of {MODES}")
         job: dict[str, Any] = {"id": ident, "query": self.query, "table": self.table,
                                "columns": [list(c) for c in columns],
-                               "order_column": self.order_column, "mode": self.mode}
+                               "order_column": self.order_column, "mode": self.mode,
+                               "order_scale": self.order_scale}
         if isinstance(self.rows, Path):
             job["rows_file"] = str(self.rows.resolve())
         else:
