@@ -17,16 +17,23 @@ DEFAULT_PRESET = "v_shape"
 
 
 def language_switch() -> str:
-    """The language the pages show (kept across pages)."""
-    if ss.get("language") not in LANGUAGES:
-        ss["language"] = "dsl"
-    st.segmented_control("Language", list(LANGUAGES), format_func=LANGUAGES.get, key="language",
+    """The language the pages show, kept across pages in ``ss["lang"]`` (a widget's own key is
+    dropped on a page that does not draw it): the widget shows it and a click changes it."""
+    current = ss.get("lang") if ss.get("lang") in LANGUAGES else "dsl"
+    ss["lang"] = current
+    ss["lang_widget"] = current
+
+    def picked() -> None:
+        ss["lang"] = ss.get("lang_widget") or ss.get("lang") or "dsl"
+
+    st.segmented_control("Language", list(LANGUAGES), format_func=LANGUAGES.get, key="lang_widget",
+                         on_change=picked,
                          help="the studio's own pattern language, or a SQL:2016 MATCH_RECOGNIZE query")
-    return ss.get("language") or "dsl"
+    return str(ss["lang"])
 
 
 def active() -> bool:
-    return ss.get("language") == "sql"
+    return ss.get("lang") == "sql"
 
 
 def _presets() -> dict[str, Any]:
@@ -132,23 +139,34 @@ def _structure(query: Any) -> None:
 
 
 def _conversions(query: Any) -> None:
-    try:
-        from engine.engines.sql import conversion  # noqa: F401  (built by the conversion work)
-    except ImportError:
-        st.caption("Conversion to the studio language and to Flink is run with `cep convert`.")
-        return
-    from engine.engines.sql.conversion import convert_query  # type: ignore[attr-defined]
+    """The query in the studio's language, Flink SQL and a FlinkCEP program (``cep convert``), each
+    refusal with the construct named, each Flink deviation as a warning."""
+    from engine.dsl import to_text
+    from engine.engines.sql.conversion.flink_java import to_flink_java
+    from engine.engines.sql.conversion.flink_sql import to_flink_sql
+    from engine.engines.sql.conversion.to_dsl import query_to_pattern
 
-    for target, label in (("dsl", "Studio pattern"), ("flink-sql", "Flink SQL"), ("flink-java", "FlinkCEP (Java)")):
-        with st.expander(label, expanded=target == "dsl"):
+    def dsl() -> tuple[str, list[str]]:
+        return to_text(query_to_pattern(query)), []
+
+    def flink_sql() -> tuple[str, list[str]]:
+        out = to_flink_sql(query)
+        return out.text, out.warnings
+
+    def flink_java() -> tuple[str, list[str]]:
+        return to_flink_java(query)
+
+    for label, make, language in (("Studio pattern", dsl, "sql"), ("Flink SQL", flink_sql, "sql"),
+                                  ("FlinkCEP (Java)", flink_java, "java")):
+        with st.expander(label, expanded=label == "Studio pattern"):
             try:
-                out = convert_query(query, target)
-            except ValueError as why:
+                text, warnings = make()
+            except ValueError as why:  # a refusal names the construct (ConversionError)
                 st.info(escape.message(why), icon=":material/block:")
                 continue
-            for w in getattr(out, "warnings", []):
+            for w in warnings:
                 st.warning(escape.message(w), icon=":material/warning:")
-            st.code(getattr(out, "text", str(out)), language="java" if target == "flink-java" else "sql")
+            st.code(text, language=language)
 
 
 # --------------------------------------------------------------------------- Automaton

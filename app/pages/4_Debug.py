@@ -4,4 +4,16 @@ from __future__ import annotations
 from app import debug, ui
 
 ui.page("Debug", "🐞")
-debug.render()
+from app import sql_views  # noqa: E402
+
+if sql_views.active():
+    import streamlit as st
+
+    from app import debug_sql
+
+    st.title("Debug")
+    sql_views.language_switch()
+    debug_sql.render()
+else:
+    debug.render()
+    sql_views.language_switch()  # under the pattern's debugger: switch to a MATCH_RECOGNIZE query

@@ -17,7 +17,7 @@ PAGES = Path(__file__).resolve().parents[2] / "app" / "pages"
 
 def page(name: str, query: str | None = None, preset: str = "v_shape") -> AppTest:
     at = AppTest.from_file(str(PAGES / name), default_timeout=90)
-    at.session_state["language"] = "sql"
+    at.session_state["lang"] = "sql"
     at.session_state["sql_preset"] = preset
     at.session_state["sql_text"] = query if query is not None else presets()[preset].text
     at.run()
@@ -79,3 +79,32 @@ def test_learn_shows_the_candidates_in_preferment_order() -> None:
     assert "C is false on row 5" in greedy["result"][0] and "C is false on row 4" in greedy["result"][1]
     assert list(bounded.iloc[0][["row 2", "row 3", "row 4"]]) == ["B", "B", "C"]  # two B preferred, and it holds
     assert any("Match: a = 1, first_b = 2, last_b = 2, c = 3" in c.value for c in at.caption)
+
+
+def test_debug_steps_through_the_threads() -> None:
+    at = page("4_Debug.py")
+    tables = [d.value for d in at.dataframe]
+    assert any("thread" in t.columns for t in tables)
+    for _ in range(3):
+        at.button(key="sql_next").click().run()
+        assert not at.exception
+    actions = next(d.value for d in at.dataframe if "action" in d.value.columns)
+    assert len(actions) >= 1
+    assert any("match 1" in c.value.lower() or "row" in c.value.lower() for c in at.code)
+
+
+def test_the_language_is_kept_across_pages() -> None:
+    at = AppTest.from_file(str(PAGES / "1_Design.py"), default_timeout=90)
+    at.run()
+    at.session_state["lang"] = "sql"
+    at.run()
+    assert any("PATTERN (" in c.value for c in at.code)
+
+
+def test_a_click_on_the_switch_changes_the_language() -> None:
+    at = AppTest.from_file(str(PAGES / "1_Design.py"), default_timeout=90)
+    at.run()
+    assert not any("PATTERN (" in c.value for c in at.code)
+    at.button_group(key="lang_widget").set_value("sql").run()
+    assert not at.exception and at.session_state["lang"] == "sql"
+    assert any("PATTERN (" in c.value for c in at.code)
