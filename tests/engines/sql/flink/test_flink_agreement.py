@@ -19,7 +19,8 @@ from tests.support import run
 
 REASON = unavailable_reason()
 needs_flink = pytest.mark.skipif(REASON is not None, reason=f"Flink unavailable: {REASON}")
-QUERIES = 40
+QUERIES = 40        # every one in streaming mode
+BATCH_QUERIES = 20  # the first ones in batch mode too (each Flink job costs about a second)
 VARS = ["A", "B", "C", "D"]
 
 
@@ -74,20 +75,25 @@ def random_table(r: random.Random) -> Table:
 def test_forty_random_queries_agree_with_flink() -> None:
     r = random.Random(2026)
     cases = [(parse_query(random_query(r)), random_table(r)) for _ in range(QUERIES)]
-    exported, jobs = [], []
-    for q, t in cases:
-        e, js = jobs_for(q, t)
+    exported, jobs, modes = [], [], []
+    for k, (q, t) in enumerate(cases):
+        mine = ("streaming", "batch") if k < BATCH_QUERIES else ("streaming",)
+        e, js = jobs_for(q, t, mine)
         exported.append(e)
         jobs.extend(js)
+        modes.append(mine)
     results = run_flink_many(jobs, timeout=1800)
     disagreements = []
+    at = 0
     for k, (q, t) in enumerate(cases):
-        rep = compare(q, t, exported[k], results[2 * k:2 * k + 2])
+        rep = compare(q, t, exported[k], results[at:at + len(modes[k])], modes[k])
+        at += len(modes[k])
         for m in rep.modes:
             if not m.equal:
                 disagreements.append((q.source, m.to_json()))
     assert not disagreements, disagreements[:3]
-    assert sum(isinstance(x, FlinkResult) and len(x.rows) > 0 for x in results) >= QUERIES  # they find matches
+    found = sum(isinstance(x, FlinkResult) and len(x.rows) > 0 for x in results)
+    assert found >= len(results) * 3 // 4, f"only {found} of {len(results)} jobs found a match"
 
 
 @needs_flink
