@@ -150,7 +150,7 @@ def replace_pattern(text: str, node: Node) -> str:
     """The query with PATTERN's content written as ``node`` (spaces inside the parentheses kept);
     the same text when ``node`` means the same pattern as it spells."""
     query = parse_text(text)
-    if render(strip_offsets(query.pattern)) == render(strip_offsets(node)):
+    if pattern_text(strip_offsets(query.pattern)) == pattern_text(strip_offsets(node)):
         return text
     start, end = spans(text, query).pattern
     inside = text[start:end]
@@ -372,9 +372,9 @@ def _paragraphs(content: str) -> list[str]:
 
 def read_content(content: str) -> tuple[str, list[str]]:
     """(the label, the paragraphs after it) of a node's markdown as a person left it."""
-    lines = content.strip().splitlines()
+    lines = content.splitlines()
     first = lines[0].strip() if lines else ""
-    label = unescape_markdown(first).replace("`", "").strip()
+    label = unescape_markdown(first).strip()
     if label.startswith("**") and label.endswith("**") and len(label) > 4:
         label = label[2:-2].strip()
     return label, _paragraphs("\n".join(lines[1:]))
