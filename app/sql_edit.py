@@ -525,7 +525,7 @@ def apply_canvas(text: str, nodes: list[dict[str, Any]], edges: list[dict[str, A
         path = parsed[1]
         if nid not in by_id:
             edit.deleted.add(path)
-            notes.append(f"deleted `{d['data']['label']}`")
+            notes.append(f"deleted `{d['data']['term']}`")
             continue
         content = str((by_id[nid].get("data") or {}).get("content", ""))
         if content == d["data"]["content"]:
@@ -537,11 +537,11 @@ def apply_canvas(text: str, nodes: list[dict[str, Any]], edges: list[dict[str, A
         if condition is not None and old_var is not None and condition != (d["data"]["define"] or ""):
             defines[old_var] = condition
             notes.append(f"DEFINE {old_var} AS {condition}")
-        if label != d["data"]["label"]:
+        if label != d["data"]["term"]:
             term = parse_label(label)
-            if render(term) != d["data"]["label"]:
+            if render(term) != d["data"]["term"]:
                 edit.replaced[path] = term
-                notes.append(f"`{d['data']['label']}` is now `{render(term)}`")
+                notes.append(f"`{d['data']['term']}` is now `{render(term)}`")
                 new_vars = variables(term)
                 if old_var is not None and len(new_vars) == 1 and new_vars[0] != old_var:
                     renames.append((old_var, new_vars[0]))

@@ -12,7 +12,8 @@ own patterns (streamlit-flow-component, see :mod:`visualizers.canvas`):
   ``( ... )+``; a quantified alternation or PERMUTE is one box whose header names both;
 * concatenation as edges between neighbours, left to right (a long top-level sequence wraps).
 
-Node ids name the place in the pattern tree, so that a canvas returned by the browser reads back
+A node's ``data`` holds ``term`` (the label as SQL), ``var``, ``define`` and ``path`` besides its
+``content`` (not ``label``: streamlit-flow moves a ``label`` into ``content``). Node ids name the place in the pattern tree, so that a canvas returned by the browser reads back
 (``app.sql_edit.apply_canvas``): ``t:r.0.2`` for the term at path ``(0, 2)`` and ``g:r.1`` for the
 box at ``(1,)``, where a path holds child indices from the root (the body of a quantifier or an
 exclusion is child 0). Nodes a person creates get other ids and are read as new terms.
@@ -316,7 +317,7 @@ def pattern_to_canvas(pattern: Node, defines: dict[str, str] | None = None
         define = defines.get(var) if var is not None else None
         content = term_content(label, _term_words(node), define, var is not None)
         nodes.append(_node(nid, pos, content, _term_style(node), parent,
-                           {"label": label, "var": var, "define": define, "path": _path_text(path),
+                           {"term": label, "var": var, "define": define, "path": _path_text(path),
                             "h": _size(node, defines).h}, z=depth * 10 + 5, deletable=True))
         return nid
 
@@ -336,7 +337,7 @@ def pattern_to_canvas(pattern: Node, defines: dict[str, str] | None = None
         nid = box_id(path)
         size = _size(node, defines)
         nodes.append(_node(nid, pos, box_content(node), _box_style(node, size), parent,
-                           {"label": render(node), "box": _box_title(node)[0], "path": _path_text(path)},
+                           {"term": render(node), "box": _box_title(node)[0], "path": _path_text(path)},
                            z=depth * 10, deletable=False))
         direction, items = members(node, path)
         place(items, direction, (PAD, HEADER), nid, depth + 1, wrap=False)

@@ -234,7 +234,9 @@ def test_delete_one_term(pattern: str, data: Any) -> None:
     out = apply_canvas(text, [n for n in drawn(text) if n["id"] != target]).text
     before = _names(text)
     after = _names(out)
-    assert after == before[:k] + before[k + 1:] or (after == ["()"] and before[:k] + before[k + 1:] == [])
+    # the others left to right (an empty pattern () left alone may be written PATTERN (), with no term)
+    assert [n for n in after if n != "()"] == [n for n in before[:k] + before[k + 1:] if n != "()"]
+    assert len(after) <= len(before) - 1 or after == ["()"]
     q = parse_query(out)
     for v in ("A", "B"):  # a variable the delete took out of the pattern lost its DEFINE, the others kept it
         was_there = v in parse_query(text).variables

@@ -60,7 +60,7 @@ def test_the_v_shape_is_three_terms_in_a_row() -> None:
     q = parse_query(presets()["v_shape"].text)
     nodes, edges = query_to_canvas(q)
     assert [n["id"] for n in nodes] == ["t:r.0", "t:r.1", "t:r.2"]
-    assert [n["data"]["label"] for n in nodes] == ["STRT", "DOWN+", "UP+"]
+    assert [n["data"]["term"] for n in nodes] == ["STRT", "DOWN+", "UP+"]
     assert [(e["source"], e["target"]) for e in edges] == [("t:r.0", "t:r.1"), ("t:r.1", "t:r.2")]
     # the DEFINE is the node's subtitle, as code; a variable without one says so
     assert nodes[1]["data"]["content"] == "DOWN+\n\n_one or more_\n\n`price < PREV(price)`"
@@ -73,7 +73,7 @@ def test_groups_alternatives_permute_exclusion_and_anchors_are_boxes_and_marks()
     q = parse_query(query('^ A (B | C)+? PERMUTE(A, "b") {- C -} $', "DEFINE C AS x = 3"))
     nodes, edges = query_to_canvas(q)
     d = by_id(nodes)
-    labels = {n["id"]: n["data"]["label"] for n in nodes}
+    labels = {n["id"]: n["data"]["term"] for n in nodes}
     assert labels["t:r.0"] == "^" and "partition start" in d["t:r.0"]["data"]["content"]
     assert labels["t:r.5"] == "$" and "partition end" in d["t:r.5"]["data"]["content"]
     # the reluctant quantified alternation: one box, its options inside it, top to bottom
@@ -102,7 +102,7 @@ def test_a_quantified_sequence_is_a_box_with_its_edges_inside() -> None:
 
 def test_the_empty_pattern_and_a_single_term() -> None:
     nodes, edges = pattern_to_canvas(parse_query(query("")).pattern)
-    assert [n["data"]["label"] for n in nodes] == ["()"] and not edges
+    assert [n["data"]["term"] for n in nodes] == ["()"] and not edges
     nodes, _ = pattern_to_canvas(parse_query(query("B*?")).pattern, {"B": "x < 1"})
     assert [n["id"] for n in nodes] == ["t:r"] and "fewest first" in nodes[0]["data"]["content"]
 
