@@ -53,11 +53,12 @@ def set_text(new_text: str, notes: list[str], in_callback: bool = True) -> None:
     the editor's value is dropped and the page must rerun."""
     ss = st.session_state
     ss["sql_text"] = new_text
+    current = f"{EDITOR_PREFIX}{ss.get('sql_preset')}"
     for key in [k for k in ss if str(k).startswith(EDITOR_PREFIX)]:
-        if in_callback:
+        if in_callback and key == current:
             ss[key] = new_text
         else:
-            del ss[key]
+            del ss[key]  # an editor not on the page starts again from sql_text
     ss["sql_canvas_notes"] = (new_text, notes)
     ss.pop("sql_canvas_error", None)
 
@@ -89,7 +90,18 @@ def receive(value: Any, in_callback: bool = True) -> bool:
         return True
     if res.changed:
         set_text(res.text, res.notes, in_callback)
+    elif _differs(nodes, ss.get("sql_flow")):
+        ss["sql_flow_text"] = None  # a change that changes nothing (a box deleted, B{1,} for B+): draw the query
     return True
+
+
+def _differs(nodes: list[dict[str, Any]], drawn: Any) -> bool:
+    """The browser's nodes are not the ones drawn (other ids or other content)."""
+    if drawn is None:
+        return False
+    mine = {n.id: n.data.get("content") for n in drawn.nodes}
+    theirs = {str(n.get("id")): (n.get("data") or {}).get("content") for n in nodes}
+    return mine != theirs
 
 
 def _on_canvas_change() -> None:

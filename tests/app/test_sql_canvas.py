@@ -87,7 +87,8 @@ def test_a_query_with_an_error_draws_no_canvas() -> None:
 @pytest.fixture
 def session(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     """A session state for :func:`sql_canvas.receive` with the v_shape canvas drawn (build 1)."""
-    ss: dict[str, Any] = {"sql_text": V_SHAPE, "sql_editor_v_shape": V_SHAPE}
+    ss: dict[str, Any] = {"sql_text": V_SHAPE, "sql_preset": "v_shape", "sql_editor_v_shape": V_SHAPE,
+                          "sql_editor_w_shape": "an older text"}
     monkeypatch.setattr(sql_canvas.st, "session_state", ss)
     sql_canvas.flow_state(parse_query(V_SHAPE), V_SHAPE)
     return ss
@@ -104,6 +105,7 @@ def test_a_value_is_applied_once(session: dict[str, Any]) -> None:
     value["nodes"] = [n for n in value["nodes"] if n["id"] != "t:r.2"]
     assert sql_canvas.receive(value)
     assert "PATTERN (STRT DOWN+)" in session["sql_text"] and session["sql_editor_v_shape"] == session["sql_text"]
+    assert "sql_editor_w_shape" not in session  # drawn again from sql_text when that preset is picked
     changed = session["sql_text"]
     session["sql_text"] = V_SHAPE  # the same value again (the component repeats it): not read
     assert not sql_canvas.receive(value) and session["sql_text"] == V_SHAPE
@@ -128,3 +130,15 @@ def test_a_bad_label_is_an_error_and_the_canvas_is_drawn_again(session: dict[str
     text, message, detail = session["sql_canvas_error"]
     assert text == V_SHAPE and "upper bound is below" in message and "^" in detail
     assert session["sql_text"] == V_SHAPE and session["sql_flow_text"] is None
+
+
+def test_an_edit_that_changes_nothing_draws_the_canvas_again(session: dict[str, Any]) -> None:
+    value = _value(session, 10)
+    n = next(n for n in value["nodes"] if n["id"] == "t:r.1")
+    n["data"]["content"] = "DOWN{1,}\n\n_one or more_"  # the same quantifier, written otherwise
+    session["sql_flow_text"] = V_SHAPE
+    assert sql_canvas.receive(value)
+    assert session["sql_text"] == V_SHAPE and session["sql_flow_text"] is None
+    echo = _value(session, 11)  # the echo after a redraw changes nothing and draws nothing
+    session["sql_flow_text"] = V_SHAPE
+    assert sql_canvas.receive(echo) and session["sql_flow_text"] == V_SHAPE
