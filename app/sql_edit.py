@@ -477,24 +477,30 @@ def _drawn_id(node: Node, path: Path) -> str:
 
 def _index(items: list[tuple[Node, Path]], direction: str, cx: float, cy: float,
            by_id: dict[str, dict[str, Any]]) -> int:
-    """How many members are before a point: left of it in a row (in reading order when the row
-    wraps), above it in a column."""
-    index = 0
+    """How many members come before a point: in a row, those of the rows (a long row wraps) above
+    the one nearest the point and those left of it in that row; in a column, those above it."""
+    boxes: list[tuple[int, float, float, float]] = []  # member index, centre x, top y, centre y
     for k, (child, path) in enumerate(items):
         nid = _drawn_id(child, path)
         if nid not in by_id:
             continue
         x, y = _absolute(nid, by_id)
         style = by_id[nid].get("style") or {}
-        w, h = _px(style.get("width"), 170), _px(by_id[nid].get("data", {}).get("h"), 62)
-        h = _px(style.get("height"), h)
-        if direction == "row":
-            before = y + h < cy or (y <= cy + 40 and x + w / 2 < cx)
-        else:
-            before = y + h / 2 < cy
-        if before:
-            index = k + 1
-    return index
+        w = _px(style.get("width"), 170)
+        h = _px(style.get("height"), _px((by_id[nid].get("data") or {}).get("h"), 62))
+        boxes.append((k, x + w / 2, y, y + h / 2))
+    if not boxes:
+        return 0 if cx < 0 else len(items)
+    if direction == "column":
+        return max((k + 1 for k, _x, _top, y in boxes if y < cy), default=0)
+    rows: dict[int, list[tuple[int, float, float, float]]] = {}
+    for b in boxes:
+        rows.setdefault(round(b[3] / 40), []).append(b)  # a row shares its centre line
+    nearest = min(rows.values(), key=lambda row: abs(sum(b[3] for b in row) / len(row) - cy))
+    before = [b for b in nearest if b[1] < cx]
+    if before:
+        return max(b[0] for b in before) + 1
+    return min(b[0] for b in nearest)
 
 
 def apply_canvas(text: str, nodes: list[dict[str, Any]], edges: list[dict[str, Any]] | None = None) -> CanvasResult:

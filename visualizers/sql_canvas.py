@@ -31,7 +31,7 @@ from typing import Any
 
 from engine.engines.sql.row_pattern import Alt, Anchor, Concat, Empty, Exclusion, Node, Permute, Quantified, Var, render
 from visualizers import escape
-from visualizers.canvas import COLOURS, GAP_X, GAP_Y, HEADER, MIN_ZOOM, PAD, ROW_GAP, ROW_ITEMS, WRAP_AFTER, canvas_height
+from visualizers.canvas import COLOURS, GAP_X, GAP_Y, MIN_ZOOM, PAD, ROW_GAP, ROW_ITEMS, WRAP_AFTER, canvas_height
 
 __all__ = ["query_to_canvas", "pattern_to_canvas", "term_id", "box_id", "parse_id", "is_term", "members",
            "node_at", "quantifier_words", "term_content", "NO_DEFINE", "MIN_ZOOM", "canvas_height"]
@@ -41,7 +41,8 @@ NODE_H = 62
 LINE_H = 20           # one more line of DEFINE text on a node (layout estimate)
 CHARS_PER_LINE = 24   # characters of DEFINE text per line at the node's width (estimate)
 MAX_DEFINE_LINES = 4
-NO_DEFINE = "_no DEFINE: every row qualifies_"
+HEADER = 50            # a box's header: its symbol and words, on up to two lines
+NO_DEFINE = "_no DEFINE (any row)_"
 
 BOX_COLOURS = {
     "sequence": ("#1f4e79", "rgba(31,78,121,0.05)"),
@@ -180,18 +181,18 @@ def _box_title(node: Node) -> tuple[str, str, str]:
     """(kind for the colours, header symbol, words) of a box."""
     if isinstance(node, Quantified):
         kind, symbol, words = _box_title(node.body) if isinstance(node.body, (Alt, Permute, Exclusion)) else (
-            "sequence", "( … )", "in this order")
+            "sequence", "( … )", "in order")
         if isinstance(node.body, (Var, Empty, Quantified, Anchor)):
             words = "group"
         return kind, symbol + render(Quantified(Empty(), node.min, node.max, node.greedy))[2:], \
             f"{words}, {quantifier_words(node)}"
     if isinstance(node, Alt):
-        return "alternation", "|", "one of, the first listed preferred"
+        return "alternation", "( | )", "one of, left first"
     if isinstance(node, Permute):
-        return "permute", "PERMUTE", "all, in any order (listed order preferred)"
+        return "permute", "PERMUTE", "any order"
     if isinstance(node, Exclusion):
-        return "exclusion", "{- … -}", "matched, left out of ALL ROWS PER MATCH"
-    return "sequence", "( … )", "in this order"
+        return "exclusion", "{- … -}", "not in ALL ROWS output"
+    return "sequence", "( … )", "in order"
 
 
 def box_content(node: Node) -> str:
