@@ -24,6 +24,7 @@ from visualizers.sql_canvas import MIN_ZOOM, canvas_height, query_to_canvas
 
 KEY = "sql_flow_canvas"
 KEEP_BUILDS = 8
+WIDTH = 860  # the canvas' width under the editor and the structure (pixels, at a 1500-pixel window)
 EDITOR_PREFIX = "sql_editor_"  # the query editor's widget keys (app/sql_views.py)
 
 
@@ -133,7 +134,7 @@ def render(query: Any) -> None:
     ss = st.session_state
     text = str(ss.get("sql_text") or "")
     fs = flow_state(query, text)
-    height = canvas_height([n.asdict() for n in fs.nodes], lo=260, hi=700)
+    height = canvas_height([n.asdict() for n in fs.nodes], width=WIDTH, lo=260, hi=700)
     value = _st_flow_func(nodes=[n.asdict() for n in fs.nodes], edges=[e.asdict() for e in fs.edges],
                           height=height, showControls=True, fitView=True, showMiniMap=False, style={},
                           animateNewEdges=False, allowNewEdges=False, layoutOptions=ManualLayout().__to_dict__(),

@@ -116,10 +116,10 @@ def design() -> None:
     with right:
         st.markdown("##### Structure")
         _structure(query)
-        from app.sql_canvas import section as pattern_canvas  # the pattern on a canvas, edits written back
-        pattern_canvas(query)
         st.markdown("##### Conversion")
         _conversions(query)
+    from app.sql_canvas import section as pattern_canvas  # the pattern on a canvas, edits written back
+    pattern_canvas(query)
 
 
 def _structure(query: Any) -> None:

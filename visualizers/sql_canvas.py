@@ -37,8 +37,8 @@ __all__ = ["query_to_canvas", "pattern_to_canvas", "term_id", "box_id", "parse_i
            "node_at", "quantifier_words", "term_content", "NO_DEFINE", "MIN_ZOOM", "canvas_height"]
 
 NODE_W = 170
-NODE_H = 62
-LINE_H = 20           # one more line of DEFINE text on a node (layout estimate)
+NODE_H = 74            # the label and the words as the component renders them (a DEFINE adds lines)
+LINE_H = 26           # one line of DEFINE text on a node (layout estimate)
 CHARS_PER_LINE = 24   # characters of DEFINE text per line at the node's width (estimate)
 MAX_DEFINE_LINES = 4
 HEADER = 50            # a box's header: its symbol and words, on up to two lines
