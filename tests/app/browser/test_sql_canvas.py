@@ -1,7 +1,8 @@
 """Browser test of the SQL row pattern's canvas on the Design page: the v_shape query drawn as
-three terms, a term created with a right click on the pane written into the query editor, a term
-deleted with its DEFINE, and the editor's text drawn again on the canvas (the app under
-``streamlit run``, Playwright with Debian's chromium, loopback only)."""
+three terms, a term created with a right click on the pane, a term renamed with a new DEFINE in
+Edit Node and a term deleted, each written into the query editor, and the editor's text drawn
+again on the canvas (the app under ``streamlit run``, Playwright with Debian's chromium,
+loopback only)."""
 from __future__ import annotations
 
 import time
@@ -65,9 +66,30 @@ def test_sql_canvas_both_ways(page, app_url):
     assert len(_node_texts(frame, 4)) == 4
     _no_exception(page)
     _shot(page, "sql-canvas-added", height=1300)
+    # Edit Node on UP+: a new name and a new DEFINE, written everywhere UP was named
+    time.sleep(1.0)
+    frame.locator(".react-flow__node").filter(has_text="UP+").first.click(button="right")
+    frame.get_by_text("Edit Node").click(timeout=10_000)
+    frame.locator("textarea").first.fill("RISE+\n\n`price > PREV(price) + 1`")
+    frame.get_by_role("button", name="Save Changes").click()
+    value = _editor_value(page, "RISE+", timeout=30)
+    assert "PATTERN (STRT DOWN+ RISE+ FLAT*)" in value and "RISE AS price > PREV(price) + 1" in value, value
+    assert "SKIP TO LAST RISE" in value and "LAST(RISE.ts)" in value
+    _idle(page)
+    # Delete Node on FLAT*: the term and its DEFINE go
+    time.sleep(1.0)
+    frame.locator(".react-flow__node").filter(has_text="FLAT*").first.click(button="right")
+    frame.get_by_text("Delete Node").click(timeout=10_000)
+    deadline = time.time() + 30
+    while "FLAT" in page.get_by_label(EDITOR).input_value() and time.time() < deadline:
+        time.sleep(0.3)
+    value = page.get_by_label(EDITOR).input_value()
+    assert "PATTERN (STRT DOWN+ RISE+)" in value and "FLAT" not in value, value
+    _idle(page)
+    _no_exception(page)
     # the editor's text drawn again on the canvas
     editor = page.get_by_label(EDITOR)
-    editor.fill(value.replace("PATTERN (STRT DOWN+ UP+ FLAT*)", "PATTERN (STRT (DOWN | FLAT)+ UP+)"))
+    editor.fill(value.replace("PATTERN (STRT DOWN+ RISE+)", "PATTERN (STRT (DOWN | RISE)+ RISE)"))
     editor.press("Control+Enter")
     deadline = time.time() + 30
     while not any("one of" in t for t in frame.locator(".react-flow__node").all_inner_texts()) \
