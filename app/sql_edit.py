@@ -391,10 +391,13 @@ def unfence(text: str) -> str:
     return inner.replace("\u2060", "")
 
 
+_WORDS = re.compile(r"_[^_`]*_")  # a paragraph in italics: the words under a label, as drawn or retouched
+
+
 def condition_in(paragraphs: list[str], drawn: list[str]) -> str | None:
     """The DEFINE condition a person wrote on a node (None: unchanged or none): the paragraphs
     that are neither the words drawn nor the no-DEFINE line."""
-    rest = [p for p in paragraphs if p not in drawn and p != NO_DEFINE]
+    rest = [p for p in paragraphs if p not in drawn and p != NO_DEFINE and not _WORDS.fullmatch(p)]
     if not rest:
         return None
     return unfence(" ".join(rest))

@@ -176,6 +176,13 @@ def test_edit_a_define_on_the_node() -> None:
     assert "UP AS price >= PREV(price) + 1, STRT AS price > 0\n)" in out
 
 
+def test_retouched_words_are_not_a_define() -> None:
+    nodes = drawn(V_SHAPE)
+    n = node(nodes, "t:r.1")
+    n["data"]["content"] = "DOWN*\n\n_zero or more_\n\n`price < PREV(price)`"
+    assert apply_canvas(V_SHAPE, nodes).text == V_SHAPE.replace("(STRT DOWN+ UP+)", "(STRT DOWN* UP+)")
+
+
 def test_a_bad_define_is_refused_with_its_caret_in_the_condition() -> None:
     with pytest.raises(EditError) as err:
         set_define(V_SHAPE, "UP", "price > PREV(price) +")
@@ -283,3 +290,26 @@ def test_a_new_quantifier_changes_that_term_only(pattern: str, data: Any) -> Non
     if isinstance(parent, Quantified) and isinstance(expected, Var):  # (A*)* -> A*: the group's quantifier is its own
         expected = Quantified(expected, parent.min, parent.max, parent.greedy)
     assert labels[k] == render(expected)
+
+
+RICH = ("SELECT * FROM t MATCH_RECOGNIZE (\n  ORDER BY ts\n  MEASURES LAST(A.x) AS la, count(B.*) AS nb, A.x - B.x AS d\n"
+        "  AFTER MATCH SKIP TO LAST A\n  PATTERN ({pattern})\n  SUBSET U = (A, B)\n"
+        "  DEFINE A AS A.x > PREV(A.x),\n         B AS x < FIRST(A.x)\n) AS m\n")
+
+
+@SETTINGS
+@given(patterns(), st.data())
+def test_a_rename_and_back_gives_back_the_text(pattern: str, data: Any) -> None:
+    text = RICH.format(pattern=pattern)
+    canonical = add_term(text, "Z")  # the pattern as render() writes it, with one more term
+    names = _names(canonical)
+    terms = [(p, lab) for p, lab in occurrences(canonical)  # a variable in one place: renamed everywhere
+             if parse_label(lab) in (Var("A"), Var("B")) and names.count(lab) == 1]
+    if not terms:
+        return
+    path, label = data.draw(st.sampled_from(terms))
+    node_id = "t:" + ".".join(["r", *map(str, path)])
+    renamed = relabel(canonical, node_id, "Q")
+    assert "Q AS" in renamed and f"{label}." not in renamed.split("PATTERN")[0]
+    assert relabel(renamed, node_id, label) == canonical
+    assert set_define(canonical, label, parse_query(canonical).defines[label].text) == canonical
