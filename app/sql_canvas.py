@@ -113,7 +113,8 @@ def section(query: Any) -> None:
     """The canvas, what the last canvas edit did, and the forms beside it."""
     st.markdown("##### Pattern canvas")
     st.caption("Right-click a term to edit its label (`B+?`, a new name) or its DEFINE, or to delete it; "
-               "right-click the pane to add a term where you click (first line: the label, then its DEFINE).")
+               "right-click a box to change its quantifier (`( | )*?`); right-click the pane to add a term where "
+               "you click (first line: the label, then its DEFINE).")
     render(query)
     ss = st.session_state
     error = ss.get("sql_canvas_error")

@@ -23,8 +23,8 @@ from engine.engines.sql.query import Query
 from engine.engines.sql.row_pattern import (Alt, Concat, Empty, Exclusion, Node, PatternParser, Permute, Quantified,
                                             Var, render, variable_name, variables)
 from visualizers.escape import unescape_markdown
-from visualizers.sql_canvas import (NO_DEFINE, Path, children, container_of, is_term, members, node_at, parse_id,
-                                    query_to_canvas)
+from visualizers.sql_canvas import (NO_DEFINE, Path, box_symbol, children, container_of, is_term, members, node_at,
+                                    parse_id, query_to_canvas)
 
 
 class EditError(ValueError):
@@ -515,9 +515,11 @@ def apply_canvas(text: str, nodes: list[dict[str, Any]], edges: list[dict[str, A
       quantifier, or a new name: when the old variable appears nowhere else it is renamed
       everywhere, else only this place names the new one);
     * a term whose DEFINE paragraph changed sets that variable's DEFINE;
+    * a box whose header changed takes the quantifier written after its symbol (``( | )+`` ->
+      ``( | )*?``; the symbol alone removes it);
     * a node with an id the canvas did not draw is a new term (its first line the label, the rest
       its DEFINE), put where it was dropped (see :func:`_place_new`).
-    Boxes are read for their place only. Raises :class:`EditError`."""
+    Raises :class:`EditError`."""
     query = parse_text(text)
     drawn_nodes, _ = query_to_canvas(query)
     drawn = {n["id"]: n for n in drawn_nodes}
@@ -536,7 +538,7 @@ def apply_canvas(text: str, nodes: list[dict[str, Any]], edges: list[dict[str, A
             edit.deleted.add(path)
             notes.append(f"deleted `{d['data']['term']}`")
             continue
-        content = str((by_id[nid].get("data") or {}).get("content", ""))
+        content = str((by_id[nid].get("data") or {}).get("content") or "")
         if content == d["data"]["content"]:
             continue
         label, paragraphs = read_content(content)
@@ -554,11 +556,22 @@ def apply_canvas(text: str, nodes: list[dict[str, Any]], edges: list[dict[str, A
                 new_vars = variables(term)
                 if old_var is not None and len(new_vars) == 1 and new_vars[0] != old_var:
                     renames.append((old_var, new_vars[0]))
+    for nid, d in drawn.items():  # a box's header edited: its quantifier
+        parsed = parse_id(nid)
+        if parsed is None or parsed[0] != "g" or nid not in by_id:
+            continue
+        content = str((by_id[nid].get("data") or {}).get("content") or "")
+        if content != d["data"]["content"]:
+            box = node_at(root, parsed[1])
+            new_box = requantify(box, read_content(content)[0])
+            if new_box != box:
+                edit.replaced[parsed[1]] = new_box
+                notes.append(f"`{box_symbol(box)}` is now `{box_symbol(new_box)}`")
     for n in nodes:
         nid = str(n.get("id"))
         if nid in drawn or parse_id(nid) is not None:
             continue
-        label, paragraphs = read_content(str((n.get("data") or {}).get("content", "")))
+        label, paragraphs = read_content(str((n.get("data") or {}).get("content") or ""))
         term = parse_label(label)
         _place_new(root, drawn, by_id, n, term, edit)
         notes.append(f"added `{render(term)}`")
@@ -597,6 +610,31 @@ def apply_canvas(text: str, nodes: list[dict[str, Any]], edges: list[dict[str, A
     except SqlError as err:
         raise _from_sql_error("the edit gives a query that does not parse", err) from None
     return CanvasResult(new_text, notes, new_text != text)
+
+
+def _symbol_text(text: str) -> str:
+    return re.sub(r"\s+", "", text.replace("...", "…"))
+
+
+def requantify(box: Node, header: str) -> Node:
+    """A box with the quantifier its edited header gives (``( | )*?``; no quantifier: none)."""
+    symbol = header.split("·")[0].strip()
+    if symbol.startswith("**") and symbol.endswith("**") and len(symbol) > 4:
+        symbol = symbol[2:-2]
+    body = box.body if isinstance(box, Quantified) else box
+    base = box_symbol(body) if not is_term(body) else "( … )"
+    written, expected = _symbol_text(symbol), _symbol_text(base)
+    if not written.startswith(expected):
+        raise EditError(f"the header `{symbol}` does not start with `{base}`: a box's header is its symbol with a "
+                        f"quantifier, e.g. `{base}+`; edit its members on their own nodes")
+    suffix = written[len(expected):]
+    if not suffix:
+        return body
+    quantified = parse_label("X" + suffix)
+    if not (isinstance(quantified, Quantified) and quantified.body == Var("X")):
+        raise EditError(f"`{suffix}` is not a quantifier: write *, +, ?, {{n}}, {{n,}}, {{,m}} or {{n,m}}, "
+                        "then ? for the fewest rows first")
+    return Quantified(body, quantified.min, quantified.max, quantified.greedy)
 
 
 # --------------------------------------------------------------------------- forms beside the canvas

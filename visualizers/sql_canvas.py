@@ -33,7 +33,7 @@ from engine.engines.sql.row_pattern import Alt, Anchor, Concat, Empty, Exclusion
 from visualizers import escape
 from visualizers.canvas import COLOURS, GAP_X, GAP_Y, MIN_ZOOM, PAD, ROW_GAP, ROW_ITEMS, WRAP_AFTER, canvas_height
 
-__all__ = ["query_to_canvas", "pattern_to_canvas", "term_id", "box_id", "parse_id", "is_term", "members",
+__all__ = ["query_to_canvas", "pattern_to_canvas", "term_id", "box_id", "parse_id", "is_term", "members", "box_symbol",
            "node_at", "quantifier_words", "term_content", "NO_DEFINE", "MIN_ZOOM", "canvas_height"]
 
 NODE_W = 170
@@ -193,6 +193,11 @@ def _box_title(node: Node) -> tuple[str, str, str]:
     if isinstance(node, Exclusion):
         return "exclusion", "{- … -}", "not in ALL ROWS output"
     return "sequence", "( … )", "in order"
+
+
+def box_symbol(node: Node) -> str:
+    """A box's header symbol: ``( | )+?``, ``PERMUTE``, ``{- … -}``, ``( … ){2}`` ..."""
+    return _box_title(node)[1]
 
 
 def box_content(node: Node) -> str:

@@ -313,3 +313,22 @@ def test_a_rename_and_back_gives_back_the_text(pattern: str, data: Any) -> None:
     assert "Q AS" in renamed and f"{label}." not in renamed.split("PATTERN")[0]
     assert relabel(renamed, node_id, label) == canonical
     assert set_define(canonical, label, parse_query(canonical).defines[label].text) == canonical
+
+
+def test_a_box_header_sets_the_group_quantifier() -> None:
+    text = query("A (B | C)+ PERMUTE(A, B)", "DEFINE A AS x > 1")
+
+    def header(node_id: str, symbol: str) -> str:
+        nodes = drawn(text)
+        n = node(nodes, node_id)
+        n["data"]["content"] = f"**{symbol}** · whatever the words say"
+        return apply_canvas(text, nodes).text
+
+    only_changed(text, header("g:r.1", "( | )*?"), "(B | C)+", "(B | C)*?")
+    only_changed(text, header("g:r.1", "( | )"), "A (B | C)+ PERMUTE", "A (B | C) PERMUTE")
+    only_changed(text, header("g:r.2", "PERMUTE{2}"), "PERMUTE(A, B))", "PERMUTE(A, B){2})")
+    with pytest.raises(EditError, match="does not start with"):
+        header("g:r.1", "PERMUTE+")
+    with pytest.raises(EditError, match="not a quantifier"):
+        header("g:r.1", "( | ) B")
+    assert header("g:r.1", "( | )+") == text  # the same quantifier: nothing changes
