@@ -206,7 +206,7 @@ def apply_tree(root: Node, edit: TreeEdit) -> Node:
 
     def rebuild_children(node: Node, path: Path) -> Node | None:
         kids = children(node)
-        if not kids:
+        if not kids and not edit.inserted.get(path):
             return node
         extra = sorted(edit.inserted.get(path, []), key=lambda x: x[0])
         new: list[Node] = []

@@ -137,6 +137,13 @@ def test_add_at_the_end_and_after_another() -> None:
     assert "PATTERN ((B | C) D)" in add_term(query("B | C"), "D")
 
 
+def test_add_to_the_empty_pattern() -> None:
+    text = query("", "DEFINE A AS x > 1")
+    assert add_term(text, "A+") == text.replace("PATTERN ()", "PATTERN (A+)")
+    nodes = drawn(text) + [{"id": "n1", "position": {"x": 300, "y": 0}, "data": {"content": "B"}}]
+    assert apply_canvas(text, nodes).text == text.replace("PATTERN ()", "PATTERN (B)")
+
+
 def test_a_define_added_on_its_own_line() -> None:
     text = presets()["drop_after_rise"].text
     out = add_term(text, "CALM", None, "volume < 10")
