@@ -6,8 +6,8 @@ term deleted, a label or a DEFINE edited in "Edit Node", a node created with a r
 pane) is read with :func:`app.sql_edit.apply_canvas` and becomes the new query text, which the
 editor then shows. As on the studio pattern's canvas (app/canvas.py), only values with a new
 timestamp are read (the component returns its last value on every rerun), and a value drawn from
-an older text (its nodes carry the build they came from) is not applied: the current text is drawn
-again instead. Beside the canvas, two small forms add a term after another one and set a DEFINE."""
+another text than the editor's (its nodes carry the build they came from; a build the text it was
+drawn from) is not applied: the editor's text is drawn again instead. Beside the canvas, two small forms add a term after another one and set a DEFINE."""
 from __future__ import annotations
 
 import time
@@ -17,7 +17,7 @@ import streamlit as st
 from streamlit_flow.layouts import ManualLayout
 from streamlit_flow.state import StreamlitFlowState
 
-from app.canvas import _edge, _node, stale
+from app.canvas import _edge, _node
 from app.sql_edit import EditError, add_term, apply_canvas, occurrences, set_define
 from visualizers import escape
 from visualizers.sql_canvas import MIN_ZOOM, canvas_height, query_to_canvas
@@ -70,6 +70,14 @@ def _fail(err: EditError) -> None:
     ss["sql_flow_text"] = None  # draw the query as it is again
 
 
+def current_text() -> str:
+    """The query as the editor holds it now (in a callback, a change typed with the same click
+    is already there), else ``sql_text``."""
+    ss = st.session_state
+    editor = f"{EDITOR_PREFIX}{ss.get('sql_preset')}"
+    return str(ss[editor] if editor in ss else ss.get("sql_text") or "")
+
+
 def receive(value: Any, in_callback: bool = True) -> bool:
     """Apply a value the component sent (``{"nodes", "edges", "timestamp", ...}``); True when it
     was new (not seen before)."""
@@ -77,12 +85,13 @@ def receive(value: Any, in_callback: bool = True) -> bool:
     if not isinstance(value, dict) or value.get("timestamp") == ss.get("sql_flow_seen"):
         return False
     ss["sql_flow_seen"] = value.get("timestamp")
-    text = str(ss.get("sql_text") or "")
+    text = current_text()
     nodes = [n for n in value.get("nodes") or [] if isinstance(n, dict)]
     edges = [e for e in value.get("edges") or [] if isinstance(e, dict)]
-    if stale([n.get("data") or {} for n in nodes], ss.get("sql_flow_build"), dict(ss.get("sql_flow_drawn") or {}),
-             text):
-        ss["sql_flow_text"] = None  # drawn from an older text: draw the current one again
+    drawn = dict(ss.get("sql_flow_drawn") or {})
+    builds = {(n.get("data") or {}).get("build") for n in nodes if "build" in (n.get("data") or {})}
+    if any(drawn.get(b) != text for b in builds):
+        ss["sql_flow_text"] = None  # drawn from another text than the editor's: draw that one again
         return True
     try:
         res = apply_canvas(text, nodes, edges)
@@ -186,16 +195,21 @@ def _add(text: str, paths: list[tuple[int, ...]]) -> None:
     label = str(ss.get("sql_add_label") or "")
     where = ss.get("sql_add_after")
     after = paths[where] if isinstance(where, int) and 0 <= where < len(paths) else None
-    _run(lambda: add_term(text, label, after, str(ss.get("sql_add_define") or "")), f"added `{label.strip()}`")
+    _run(lambda: add_term(text, label, after, str(ss.get("sql_add_define") or "")), f"added `{label.strip()}`", text)
 
 
 def _define(text: str) -> None:
     ss = st.session_state
     var, cond = str(ss.get("sql_define_var") or ""), str(ss.get("sql_define_text") or "")
-    _run(lambda: set_define(text, var, cond), f"DEFINE {var} AS {cond.strip()}")
+    _run(lambda: set_define(text, var, cond), f"DEFINE {var} AS {cond.strip()}", text)
 
 
-def _run(make: Any, note: str) -> None:
+def _run(make: Any, note: str, text: str) -> None:
+    ss = st.session_state
+    if current_text() != text:  # the editor changed with the same click: its text wins
+        ss["sql_canvas_error"] = (current_text(), "the query changed in the editor, so the form was not applied; "
+                                  "check the form and apply it again", None)
+        return
     try:
         new_text = make()
     except EditError as err:

@@ -107,7 +107,7 @@ def test_a_value_is_applied_once(session: dict[str, Any]) -> None:
     assert "PATTERN (STRT DOWN+)" in session["sql_text"] and session["sql_editor_v_shape"] == session["sql_text"]
     assert "sql_editor_w_shape" not in session  # drawn again from sql_text when that preset is picked
     changed = session["sql_text"]
-    session["sql_text"] = V_SHAPE  # the same value again (the component repeats it): not read
+    session["sql_text"] = session["sql_editor_v_shape"] = V_SHAPE  # the same value again: not read
     assert not sql_canvas.receive(value) and session["sql_text"] == V_SHAPE
     assert "UP" not in changed.split("DEFINE")[1]
 
@@ -115,7 +115,7 @@ def test_a_value_is_applied_once(session: dict[str, Any]) -> None:
 def test_a_value_drawn_from_an_older_text_is_not_applied(session: dict[str, Any]) -> None:
     old = _value(session, 8)
     newer = V_SHAPE.replace("UP+)", "UP+ FLAT)")
-    session["sql_text"] = newer  # typed in the editor: the canvas is drawn again
+    session["sql_text"] = session["sql_editor_v_shape"] = newer  # typed in the editor: the canvas is drawn again
     sql_canvas.flow_state(parse_query(newer), newer)
     old["nodes"] = [n for n in old["nodes"] if n["id"] != "t:r.0"]
     assert sql_canvas.receive(old)
@@ -142,3 +142,13 @@ def test_an_edit_that_changes_nothing_draws_the_canvas_again(session: dict[str, 
     echo = _value(session, 11)  # the echo after a redraw changes nothing and draws nothing
     session["sql_flow_text"] = V_SHAPE
     assert sql_canvas.receive(echo) and session["sql_flow_text"] == V_SHAPE
+
+
+def test_a_value_sent_with_a_change_typed_in_the_editor_is_not_applied(session: dict[str, Any]) -> None:
+    value = _value(session, 12)
+    value["nodes"] = [n for n in value["nodes"] if n["id"] != "t:r.2"]
+    typed = V_SHAPE.replace("UP+)", "UP+ FLAT)")
+    session["sql_editor_v_shape"] = typed  # the same rerun brings the editor's new text
+    assert sql_canvas.receive(value)
+    assert session["sql_text"] == V_SHAPE and session["sql_editor_v_shape"] == typed
+    assert session["sql_flow_text"] is None  # the typed text is drawn next
