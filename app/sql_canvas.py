@@ -2,12 +2,15 @@
 
 Text -> canvas: the canvas is drawn again (a new build, a newer timestamp) whenever the query text
 differs from the text it was drawn from. Canvas -> text: a value coming back from the browser (a
-term deleted, a label or a DEFINE edited in "Edit Node", a node created with a right click on the
-pane) is read with :func:`app.sql_edit.apply_canvas` and becomes the new query text, which the
-editor then shows. As on the studio pattern's canvas (app/canvas.py), only values with a new
+term deleted, a label or a DEFINE edited in "Edit Node", a box's quantifier, a node created with a
+right click on the pane) is read with :func:`app.sql_edit.apply_canvas` in the component's
+``on_change`` callback, before the page's widgets exist, so that the new query text can be put in
+the editor's own state (set after the editor is drawn, the browser would keep showing the old
+text and send it back). As on the studio pattern's canvas (app/canvas.py), only values with a new
 timestamp are read (the component returns its last value on every rerun), and a value drawn from
-another text than the editor's (its nodes carry the build they came from; a build the text it was
-drawn from) is not applied: the editor's text is drawn again instead. Beside the canvas, two small forms add a term after another one and set a DEFINE."""
+another text than the editor's (its nodes carry the build they came from) is not applied: the
+editor's text is drawn instead. Below the canvas, two small forms add a term after another one and
+set a DEFINE."""
 from __future__ import annotations
 
 import time

@@ -13,7 +13,9 @@ own patterns (streamlit-flow-component, see :mod:`visualizers.canvas`):
 * concatenation as edges between neighbours, left to right (a long top-level sequence wraps).
 
 A node's ``data`` holds ``term`` (the label as SQL), ``var``, ``define`` and ``path`` besides its
-``content`` (not ``label``: streamlit-flow moves a ``label`` into ``content``). Node ids name the place in the pattern tree, so that a canvas returned by the browser reads back
+``content`` (not ``label``: streamlit-flow moves a ``label`` into ``content``).
+
+Node ids name the place in the pattern tree, so that a canvas returned by the browser reads back
 (``app.sql_edit.apply_canvas``): ``t:r.0.2`` for the term at path ``(0, 2)`` and ``g:r.1`` for the
 box at ``(1,)``, where a path holds child indices from the root (the body of a quantifier or an
 exclusion is child 0). Nodes a person creates get other ids and are read as new terms.
@@ -227,7 +229,8 @@ def _size(node: Node, defines: dict[str, str]) -> Size:
     direction, items = members(node, ())
     sizes = [_size(child, defines) for child, _ in items]
     if direction == "row":
-        return Size(2 * PAD + sum(s.w for s in sizes) + GAP_X * (len(sizes) - 1), HEADER + max(s.h for s in sizes) + PAD)
+        return Size(2 * PAD + sum(s.w for s in sizes) + GAP_X * (len(sizes) - 1),
+                    HEADER + max(s.h for s in sizes) + PAD)
     return Size(2 * PAD + max(s.w for s in sizes), HEADER + sum(s.h for s in sizes) + GAP_Y * (len(sizes) - 1) + PAD)
 
 

@@ -156,7 +156,8 @@ def test_a_define_added_on_its_own_line() -> None:
 def test_a_node_created_on_the_pane_goes_where_it_was_dropped() -> None:
     nodes = drawn(V_SHAPE)
     x0, x1 = node(nodes, "t:r.0")["position"]["x"], node(nodes, "t:r.1")["position"]["x"]
-    new = {"id": "n1", "position": {"x": (x0 + x1) / 2 + 10, "y": 0}, "data": {"content": "FLAT*\n\nprice = PREV(price)"}}
+    new = {"id": "n1", "position": {"x": (x0 + x1) / 2 + 10, "y": 0},
+           "data": {"content": "FLAT*\n\nprice = PREV(price)"}}
     out = apply_canvas(V_SHAPE, nodes + [new]).text
     assert "PATTERN (STRT FLAT* DOWN+ UP+)" in out and "FLAT AS price = PREV(price)" in out
     new["position"] = {"x": 5000, "y": 0}
@@ -299,7 +300,8 @@ def test_a_new_quantifier_changes_that_term_only(pattern: str, data: Any) -> Non
     assert labels[k] == render(expected)
 
 
-RICH = ("SELECT * FROM t MATCH_RECOGNIZE (\n  ORDER BY ts\n  MEASURES LAST(A.x) AS la, count(B.*) AS nb, A.x - B.x AS d\n"
+RICH = ("SELECT * FROM t MATCH_RECOGNIZE (\n  ORDER BY ts\n"
+        "  MEASURES LAST(A.x) AS la, count(B.*) AS nb, A.x - B.x AS d\n"
         "  AFTER MATCH SKIP TO LAST A\n  PATTERN ({pattern})\n  SUBSET U = (A, B)\n"
         "  DEFINE A AS A.x > PREV(A.x),\n         B AS x < FIRST(A.x)\n) AS m\n")
 
