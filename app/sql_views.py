@@ -125,6 +125,8 @@ def design() -> None:
         _structure(query)
         st.markdown("##### Conversion")
         _conversions(query)
+    from app.sql_canvas import section as pattern_canvas  # the pattern on a canvas, edits written back
+    pattern_canvas(query)
 
 
 def _structure(query: Any) -> None:
