@@ -108,8 +108,10 @@ def design() -> None:
             ss["sql_text"] = presets[choice].text
             ss.pop("sql_upload_path", None)
             st.rerun()
-        typed = st.text_area("MATCH_RECOGNIZE query (Ctrl+Enter or click outside to apply)", text(), height=340,
-                             key=f"sql_editor_{choice}")
+        key = f"sql_editor_{choice}"
+        if key not in ss:  # the editor's text lives in its state (the canvas writes its edits there too)
+            ss[key] = text()
+        typed = st.text_area("MATCH_RECOGNIZE query (Ctrl+Enter or click outside to apply)", height=340, key=key)
         if typed != ss.get("sql_text"):
             ss["sql_text"] = typed
         query, err = parsed()

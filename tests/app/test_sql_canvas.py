@@ -25,7 +25,7 @@ V_SHAPE = presets()["v_shape"].text
 
 def design(query: str | None = None, preset: str = "v_shape") -> AppTest:
     at = AppTest.from_file(DESIGN, default_timeout=90)
-    at.session_state["language"] = at.session_state["lang"] = "sql"  # the switch's key, before and after a rename
+    at.session_state["lang"] = "sql"
     at.session_state["sql_preset"] = preset
     at.session_state["sql_text"] = query if query is not None else presets()[preset].text
     at.run()
