@@ -104,7 +104,7 @@ class ThreadMatcher:
     def __init__(self, bound: BoundQuery, max_threads: int = MAX_THREADS, max_work: int = MAX_WORK,
                  tracer: Any = None):
         self.bound = bound
-        self.tracer = tracer  # an engine.engines.sql.trace.SqlTracer: find() runs the traced search
+        self.tracer = tracer  # an engine.engines.sql.trace.SqlTracer (TracedThreadMatcher runs the traced search)
         self.program: Program = compile_pattern(bound.query.pattern)  # type: ignore[arg-type]
         self.key = history_key(bound.needs.items)
         self.key_update = key_updater(bound.needs.items)
@@ -123,9 +123,6 @@ class ThreadMatcher:
         return self.rows[row][self.bound.time_column]  # type: ignore[index]
 
     def find(self, start: int, number: int) -> tuple[tuple[str, ...], tuple[bool, ...]] | None:
-        if self.tracer is not None:
-            from engine.engines.sql.trace import find_traced
-            return find_traced(self, start, number)
         code = self.program.code
         rows = self.rows
         n = len(rows)

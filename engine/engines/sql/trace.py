@@ -36,6 +36,7 @@ from engine.engines.sql.binding import BoundQuery, bind, partitions
 from engine.engines.sql.errors import SqlRunError
 from engine.engines.sql.expressions import AGGREGATES, Compiler, Needs, Scope, _bare, _function_name
 from engine.engines.sql.frame import Frame
+from engine.engines.sql.matcher import ThreadMatcher
 from engine.engines.sql.oracle import OracleMatcher
 from engine.engines.sql.output import json_row, match_rows, project
 from engine.engines.sql.query import Query
@@ -405,8 +406,6 @@ def trace_query(query: Query, table: Any, engine: str = "sql", limit: int | None
     the unmatched row), then a close step. The rows of the steps' ``matches`` are, in order,
     the rows ``cep run`` prints (before the query's own ORDER BY, which the close step applies:
     it then holds every row in that order)."""
-    from engine.engines.sql.matcher import ThreadMatcher
-
     if limit is not None and len(table.rows) > limit:
         raise TraceLimit(f"the table has {len(table.rows):,} rows, more than the trace limit {limit:,} "
                          "(--limit): a trace keeps every step in memory")
@@ -416,7 +415,7 @@ def trace_query(query: Query, table: Any, engine: str = "sql", limit: int | None
     if engine == "sql-oracle":
         matcher: Any = TracedOracle(bound, tracer, **{k: v for k, v in options.items() if k == "max_steps"})
     else:
-        matcher = ThreadMatcher(bound, tracer=tracer,
+        matcher = TracedThreadMatcher(bound, tracer=tracer,
                                 **{k: v for k, v in options.items() if k in ("max_threads", "max_work")})
     out: list[dict[str, Any]] = []
     found: list[tuple[tuple[Any, ...], RowMatch]] = []
@@ -531,6 +530,14 @@ def _history(t: SqlTracer, rows: list[dict[str, Any]], start: int, labels: tuple
         value = V.truth(cond(frame)) if cond is not None else True
         out.append((start + i, var, t.probe.check(var, frame, value)))
     return tuple(out)
+
+
+class TracedThreadMatcher(ThreadMatcher):
+    """The thread matcher whose ``find`` is the traced search (:func:`find_traced`): the same
+    search in the same order, with every thread's actions recorded."""
+
+    def find(self, start: int, number: int) -> tuple[tuple[str, ...], tuple[bool, ...]] | None:
+        return find_traced(self, start, number)
 
 
 class TracedOracle(OracleMatcher):
