@@ -102,7 +102,11 @@ def run_query_on_spark(query: Query, path: str | Path, master: str | None = None
     try:
         groups = rdd.flatMap(lambda item: _match_group(text, columns, item)).collect()
     except Exception as err:  # a matcher's error comes back through Py4J: its own message
-        raise SqlRunError(str(task_error(err))) from None
+        text = str(task_error(err))
+        for name in ("SqlRunError: ", "StateExplosion: "):
+            if text.startswith(name):
+                text = text[len(name):]
+        raise SqlRunError(text) from None
     groups.sort(key=lambda g: g[0])
     out = [r for _first, rows in groups for r in rows]
     names, rows_out = project(bound, out)
