@@ -236,7 +236,7 @@ def _group_style(g: Group, box: Box) -> dict[str, Any]:
             "textAlign": "left", "color": COLOURS["group_border"][g.op]}
 
 
-def _node(node_id: str, pos: tuple[float, float], content: str, style: dict[str, Any],
+def flow_node(node_id: str, pos: tuple[float, float], content: str, style: dict[str, Any],
           parent: str | None, data: dict[str, Any], z: int = 0, deletable: bool = True) -> dict[str, Any]:
     d: dict[str, Any] = {
         "id": node_id,
@@ -263,7 +263,8 @@ def _node(node_id: str, pos: tuple[float, float], content: str, style: dict[str,
     return d
 
 
-def _edge(src: str, dst: str) -> dict[str, Any]:
+def flow_edge(src: str, dst: str, deletable: bool = True) -> dict[str, Any]:
+    """A React Flow edge in the canvas's style (the SQL canvas draws undeletable ones)."""
     return {
         "id": f"e:{src}->{dst}",
         "source": src,
@@ -274,7 +275,7 @@ def _edge(src: str, dst: str) -> dict[str, Any]:
         "hidden": False,
         "animated": False,
         "selected": False,
-        "deletable": True,
+        "deletable": deletable,
         "focusable": True,
         "zIndex": 1,
         "label": "",
@@ -304,19 +305,19 @@ def pattern_to_canvas(pattern: Pattern) -> tuple[list[dict[str, Any]], list[dict
             nid = item_id(item, p)
             ids.append(nid)
             if isinstance(item, Component):
-                nodes.append(_node(nid, pos, component_label(item, own.get(item.var), refs.get(item.var)),
+                nodes.append(flow_node(nid, pos, component_label(item, own.get(item.var), refs.get(item.var)),
                                    _component_style(item), parent,
                                    {"var": item.var, "text": item_text(item), "h": _node_h(extra.get(item.var, 0))},
                                    z=depth * 10 + 5))
             else:
                 box = _size(item, extra)
-                nodes.append(_node(nid, pos, group_label(item), _group_style(item, box), parent,
+                nodes.append(flow_node(nid, pos, group_label(item), _group_style(item, box), parent,
                                    {"group": item.op, "text": item_text(item)}, z=depth * 10,
                                    deletable=False))
                 place(item, p, nid, (PAD, HEADER), depth + 1)
         if group.op == "SEQ":
             for a, b in zip(ids, ids[1:]):
-                edges.append(_edge(a, b))
+                edges.append(flow_edge(a, b))
 
     place(pattern.root, (), None, (0.0, 0.0), 0)
     return nodes, edges

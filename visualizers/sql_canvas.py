@@ -33,7 +33,8 @@ from typing import Any
 
 from engine.engines.sql.row_pattern import Alt, Anchor, Concat, Empty, Exclusion, Node, Permute, Quantified, Var, render
 from visualizers import escape
-from visualizers.canvas import COLOURS, GAP_X, GAP_Y, MIN_ZOOM, PAD, ROW_GAP, ROW_ITEMS, WRAP_AFTER, canvas_height
+from visualizers.canvas import (COLOURS, GAP_X, GAP_Y, MIN_ZOOM, PAD, ROW_GAP, ROW_ITEMS, WRAP_AFTER, canvas_height,
+                                flow_edge, flow_node)
 
 __all__ = ["query_to_canvas", "pattern_to_canvas", "term_id", "box_id", "parse_id", "is_term", "members", "box_symbol",
            "node_at", "quantifier_words", "term_content", "NO_DEFINE", "MIN_ZOOM", "canvas_height"]
@@ -286,31 +287,6 @@ def _box_style(node: Node, size: Size) -> dict[str, Any]:
             "textAlign": "left", "color": border}
 
 
-def _node(node_id: str, pos: tuple[float, float], content: str, style: dict[str, Any], parent: str | None,
-          data: dict[str, Any], z: int, deletable: bool) -> dict[str, Any]:
-    d: dict[str, Any] = {
-        "id": node_id, "position": {"x": float(pos[0]), "y": float(pos[1])},
-        "data": {"content": content, **data}, "type": "default", "sourcePosition": "right",
-        "targetPosition": "left", "hidden": False, "selected": False, "dragging": False, "draggable": True,
-        "selectable": True, "connectable": True, "resizing": False, "deletable": deletable, "zIndex": z,
-        "focusable": True, "style": style,
-    }
-    if parent is not None:
-        d["parentId"] = parent
-        d["extent"] = "parent"
-    return d
-
-
-def _edge(source: str, target: str) -> dict[str, Any]:
-    return {
-        "id": f"e:{source}->{target}", "source": source, "target": target, "type": "smoothstep",
-        "markerStart": {}, "markerEnd": {"type": "arrowclosed", "color": COLOURS["edge"]}, "hidden": False,
-        "animated": False, "selected": False, "deletable": False, "focusable": True, "zIndex": 1, "label": "",
-        "labelStyle": {}, "labelShowBg": False, "labelBgStyle": {},
-        "style": {"stroke": COLOURS["edge"], "strokeWidth": 2},
-    }
-
-
 def pattern_to_canvas(pattern: Node, defines: dict[str, str] | None = None
                       ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Nodes (parents before children, as React Flow requires) and the concatenation edges.
@@ -325,7 +301,7 @@ def pattern_to_canvas(pattern: Node, defines: dict[str, str] | None = None
         label = render(node)
         define = defines.get(var) if var is not None else None
         content = term_content(label, _term_words(node), define, var is not None)
-        nodes.append(_node(nid, pos, content, _term_style(node), parent,
+        nodes.append(flow_node(nid, pos, content, _term_style(node), parent,
                            {"term": label, "var": var, "define": define, "path": _path_text(path),
                             "h": _size(node, defines).h}, z=depth * 10 + 5, deletable=True))
         return nid
@@ -340,12 +316,12 @@ def pattern_to_canvas(pattern: Node, defines: dict[str, str] | None = None
             else:
                 ids.append(box(child, path, pos, parent, depth))
         if direction == "row":
-            edges.extend(_edge(a, b) for a, b in zip(ids, ids[1:]))
+            edges.extend(flow_edge(a, b, deletable=False) for a, b in zip(ids, ids[1:]))
 
     def box(node: Node, path: Path, pos: tuple[float, float], parent: str | None, depth: int) -> str:
         nid = box_id(path)
         size = _size(node, defines)
-        nodes.append(_node(nid, pos, box_content(node), _box_style(node, size), parent,
+        nodes.append(flow_node(nid, pos, box_content(node), _box_style(node, size), parent,
                            {"term": render(node), "box": _box_title(node)[0], "path": _path_text(path)},
                            z=depth * 10, deletable=False))
         direction, items = members(node, path)

@@ -13,39 +13,15 @@ from app.sql_edit import parse_label, read_content, strip_offsets, unfence
 from engine.engines.sql.parser import parse_query
 from engine.engines.sql.row_pattern import Alt, Anchor, Concat, Empty, Exclusion, Node, Permute, Quantified, Var
 from sample_streams.sql_queries import presets
+from tests.engines.sql.sql_support import VARS
+from tests.engines.sql.sql_support import patterns as any_pattern
 from visualizers.sql_canvas import (NO_DEFINE, node_at, parse_id, pattern_to_canvas, query_to_canvas,
                                     quantifier_words)
 
-VARS = ["A", "B", "C"]
 
-
-@st.composite
-def patterns(draw: Any, depth: int = 0) -> str:
-    """Row-pattern text over every construct (as tests/engines/sql/test_engine_vs_oracle.py)."""
-    kind = draw(st.sampled_from(["var", "var", "var", "concat", "concat", "alt", "group", "permute", "excl",
-                                 "anchor", "empty"] if depth < 2 else ["var"]))
-    if kind == "var":
-        text = draw(st.sampled_from(VARS + ['"b"']))
-    elif kind == "concat":
-        text = " ".join(draw(st.lists(patterns(depth + 1), min_size=2, max_size=3)))
-    elif kind == "alt":
-        text = "(" + " | ".join(draw(st.lists(patterns(depth + 1), min_size=2, max_size=3))) + ")"
-    elif kind == "group":
-        text = "(" + draw(patterns(depth + 1)) + ")"
-    elif kind == "permute":
-        text = "PERMUTE(" + ", ".join(draw(st.lists(patterns(depth + 1), min_size=2, max_size=3))) + ")"
-    elif kind == "excl":
-        text = "{- " + draw(patterns(depth + 1)) + " -}"
-    elif kind == "anchor":
-        return draw(st.sampled_from(["^", "$"]))
-    else:
-        return "()"
-    q = draw(st.sampled_from(["", "", "*", "+", "?", "{2}", "{1,}", "{,2}", "{1,2}", "{0,3}"]))
-    if q and kind == "concat":
-        text = f"({text})"
-    if q:
-        q += draw(st.sampled_from(["", "", "?"]))
-    return text + q
+def patterns() -> st.SearchStrategy[str]:
+    """Row patterns over every construct, a quoted lower-case variable among the names."""
+    return any_pattern(names=(*VARS, '"b"'))
 
 
 def query(pattern: str, defines: str = "DEFINE A AS x > 1, B AS x < PREV(x)") -> str:

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from hypothesis import strategies as st
+
 from engine.engines.sql.parser import parse_query
 from engine.engines.sql.run import Table, inline_table, run_query
 
@@ -29,3 +31,37 @@ def both(sql: str, data: Table | None = None) -> list[dict[str, Any]]:
     b = rows(sql, data, "sql-oracle")
     assert a == b, f"engine {a} != oracle {b}"
     return a
+
+
+VARS = ["A", "B", "C"]
+
+
+@st.composite
+def patterns(draw: Any, depth: int = 0, names: tuple[str, ...] = tuple(VARS)) -> str:
+    """Row-pattern text over every construct: variables, concatenation, |, groups, PERMUTE, {- -},
+    anchors, (), and the quantifiers greedy and reluctant."""
+    kind = draw(st.sampled_from(["var", "var", "var", "concat", "concat", "alt", "group", "permute", "excl",
+                                 "anchor", "empty"] if depth < 2 else ["var"]))
+    inner = patterns(depth + 1, names)
+    if kind == "var":
+        text = draw(st.sampled_from(list(names)))
+    elif kind == "concat":
+        text = " ".join(draw(st.lists(inner, min_size=2, max_size=3)))
+    elif kind == "alt":
+        text = "(" + " | ".join(draw(st.lists(inner, min_size=2, max_size=3))) + ")"
+    elif kind == "group":
+        text = "(" + draw(inner) + ")"
+    elif kind == "permute":
+        text = "PERMUTE(" + ", ".join(draw(st.lists(inner, min_size=2, max_size=3))) + ")"
+    elif kind == "excl":
+        text = "{- " + draw(inner) + " -}"
+    elif kind == "anchor":
+        return draw(st.sampled_from(["^", "$"]))
+    else:
+        return "()"
+    q = draw(st.sampled_from(["", "", "*", "+", "?", "{2}", "{1,}", "{,2}", "{1,2}", "{0,3}"]))
+    if q and kind == "concat":
+        text = f"({text})"
+    if q:
+        q += draw(st.sampled_from(["", "", "?"]))
+    return text + q

@@ -15,38 +15,7 @@ from engine.engines.sql.errors import SqlRunError
 from engine.engines.sql.parser import parse_query
 from engine.engines.sql.run import run_query
 from engine.match import StateExplosion
-from tests.engines.sql.sql_support import table
-
-VARS = ["A", "B", "C"]
-
-
-@st.composite
-def patterns(draw: Any, depth: int = 0) -> str:
-    kind = draw(st.sampled_from(["var", "var", "var", "concat", "concat", "alt", "group", "permute", "excl",
-                                 "anchor", "empty"] if depth < 2 else ["var"]))
-    if kind == "var":
-        text = draw(st.sampled_from(VARS))
-    elif kind == "concat":
-        text = " ".join(draw(st.lists(patterns(depth + 1), min_size=2, max_size=3)))
-    elif kind == "alt":
-        text = "(" + " | ".join(draw(st.lists(patterns(depth + 1), min_size=2, max_size=3))) + ")"
-    elif kind == "group":
-        text = "(" + draw(patterns(depth + 1)) + ")"
-    elif kind == "permute":
-        text = "PERMUTE(" + ", ".join(draw(st.lists(patterns(depth + 1), min_size=2, max_size=3))) + ")"
-    elif kind == "excl":
-        text = "{- " + draw(patterns(depth + 1)) + " -}"
-    elif kind == "anchor":
-        return draw(st.sampled_from(["^", "$"]))
-    else:
-        return "()"
-    q = draw(st.sampled_from(["", "", "*", "+", "?", "{2}", "{1,}", "{,2}", "{1,2}", "{0,3}"]))
-    if q and kind == "concat":
-        text = f"({text})"
-    if q:
-        q += draw(st.sampled_from(["", "", "?"]))
-    return text + q
-
+from tests.engines.sql.sql_support import VARS, patterns, table
 
 CONDITIONS = [
     "{v}.x > 2", "{v}.x <= 2", "x = 1", "x <> 1", "{v}.x > PREV({v}.x)", "{v}.x < PREV(x, 2)",
