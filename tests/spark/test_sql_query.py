@@ -36,14 +36,16 @@ def write(path: Path, rows: list[tuple[int, int, int]]) -> Path:
 
 
 def outcome(fn: Any) -> Any:
-    """The rows, or the error's kind: Spark runs partitions in parallel, so the partition that fails
-    first may differ from the in-process run's (which goes in order of first appearance)."""
+    """The rows, or the error's kind: Spark runs partitions in parallel, so the partition (and the
+    match in it) that fails first may differ from the in-process run's, which goes in order of first
+    appearance."""
     import re
 
     try:
         return fn().rows
     except SqlRunError as err:
-        return ("error", re.sub(r" in partition .*?(?=[ ,(:]|$)", "", str(err)).split(" (")[0][:60])
+        head = str(err).split(":")[0]  # "AFTER MATCH SKIP TO LAST U", "DEFINE B on row 3 in partition p=1", ...
+        return ("error", re.sub(r" (on row|in partition|of match) .*$", "", head))
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
