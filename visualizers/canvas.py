@@ -192,12 +192,21 @@ def _positions(group: Group, origin: tuple[float, float], extra: dict[str, int] 
     """Positions of a group's items relative to ``origin`` (horizontal for SEQ,
     vertical for AND/OR), centred on the cross axis; ``wrap``: a long SEQ in rows."""
     sizes = [_size(i, extra) for i in group.items]
+    return place_items("row" if group.op == "SEQ" else "column", sizes, origin, wrap)
+
+
+def place_items(direction: str, sizes: list[Any], origin: tuple[float, float],
+                wrap: bool = False) -> list[tuple[float, float]]:
+    """Positions of boxes (``.w``, ``.h``) from ``origin``: side by side (``row``; with ``wrap``,
+    more than WRAP_AFTER of them in rows of ROW_ITEMS) or stacked (``column``), each centred on
+    the cross axis. Both canvases (studio patterns, SQL row patterns) place their boxes with it."""
     out: list[tuple[float, float]] = []
     x0, y0 = origin
-    if group.op == "SEQ" and wrap and len(sizes) > WRAP_AFTER:
+    if direction == "row":
+        rows = [sizes[k:k + ROW_ITEMS] for k in range(0, len(sizes), ROW_ITEMS)] if (
+            wrap and len(sizes) > WRAP_AFTER) else [sizes]
         y = y0
-        for r in range(0, len(sizes), ROW_ITEMS):
-            row = sizes[r:r + ROW_ITEMS]
+        for row in rows:
             hmax = max(s.h for s in row)
             x = x0
             for s in row:
@@ -205,18 +214,11 @@ def _positions(group: Group, origin: tuple[float, float], extra: dict[str, int] 
                 x += s.w + GAP_X
             y += hmax + ROW_GAP
         return out
-    if group.op == "SEQ":
-        hmax = max(s.h for s in sizes)
-        x = x0
-        for s in sizes:
-            out.append((x, y0 + (hmax - s.h) / 2))
-            x += s.w + GAP_X
-    else:
-        wmax = max(s.w for s in sizes)
-        y = y0
-        for s in sizes:
-            out.append((x0 + (wmax - s.w) / 2, y))
-            y += s.h + GAP_Y
+    wmax = max(s.w for s in sizes)
+    y = y0
+    for s in sizes:
+        out.append((x0 + (wmax - s.w) / 2, y))
+        y += s.h + GAP_Y
     return out
 
 

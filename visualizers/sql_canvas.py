@@ -33,8 +33,8 @@ from typing import Any
 
 from engine.engines.sql.row_pattern import Alt, Anchor, Concat, Empty, Exclusion, Node, Permute, Quantified, Var, render
 from visualizers import escape
-from visualizers.canvas import (COLOURS, GAP_X, GAP_Y, MIN_ZOOM, PAD, ROW_GAP, ROW_ITEMS, WRAP_AFTER, canvas_height,
-                                flow_edge, flow_node)
+from visualizers.canvas import (COLOURS, GAP_X, GAP_Y, MIN_ZOOM, PAD, canvas_height,
+                                flow_edge, flow_node, place_items)
 
 __all__ = ["query_to_canvas", "pattern_to_canvas", "term_id", "box_id", "parse_id", "is_term", "members", "box_symbol",
            "node_at", "quantifier_words", "term_content", "NO_DEFINE", "MIN_ZOOM", "canvas_height"]
@@ -235,29 +235,6 @@ def _size(node: Node, defines: dict[str, str]) -> Size:
     return Size(2 * PAD + max(s.w for s in sizes), HEADER + sum(s.h for s in sizes) + GAP_Y * (len(sizes) - 1) + PAD)
 
 
-def _positions(direction: str, sizes: list[Size], origin: tuple[float, float], wrap: bool) -> list[tuple[float, float]]:
-    out: list[tuple[float, float]] = []
-    x0, y0 = origin
-    if direction == "row":
-        rows = [sizes[k:k + ROW_ITEMS] for k in range(0, len(sizes), ROW_ITEMS)] if (
-            wrap and len(sizes) > WRAP_AFTER) else [sizes]
-        y = y0
-        for row in rows:
-            hmax = max(s.h for s in row)
-            x = x0
-            for s in row:
-                out.append((x, y + (hmax - s.h) / 2))
-                x += s.w + GAP_X
-            y += hmax + ROW_GAP
-        return out
-    wmax = max(s.w for s in sizes)
-    y = y0
-    for s in sizes:
-        out.append((x0 + (wmax - s.w) / 2, y))
-        y += s.h + GAP_Y
-    return out
-
-
 def _variable(node: Node) -> str | None:
     if isinstance(node, Var):
         return node.name
@@ -310,7 +287,7 @@ def pattern_to_canvas(pattern: Node, defines: dict[str, str] | None = None
               depth: int, wrap: bool) -> None:
         sizes = [_size(child, defines) for child, _ in items]
         ids = []
-        for (child, path), pos in zip(items, _positions(direction, sizes, origin, wrap)):
+        for (child, path), pos in zip(items, place_items(direction, sizes, origin, wrap)):
             if is_term(child):
                 ids.append(term(child, path, pos, parent, depth))
             else:
