@@ -65,3 +65,14 @@ def sorted_ids(matches, *variables: str) -> list[tuple]:
 def ids_by_variable(match) -> dict:
     """One match as ``{variable: [ids]}``."""
     return {v: list(x) for v, x in match.bindings}
+
+
+def acts(step: dict[str, Any]) -> list[tuple[Any, ...]]:
+    """A trace step's actions as (kind, run, state, edge, to, event)."""
+    return [(a["kind"], a.get("run"), a.get("state"), a.get("edge"), a.get("to"), a.get("event"))
+            for a in step["actions"]]
+
+
+def runs(step: dict[str, Any]) -> list[tuple[str, str, dict[str, list[Any]]]]:
+    """A trace step's live runs as (id, state, bindings)."""
+    return [(r["id"], r["state"], r["bindings"]) for r in step["runs"]]

@@ -14,22 +14,13 @@ from engine.dsl import parse
 from engine.engines.lazy import trace as lazy_trace
 from engine.engines.planner import make_matcher
 from engine.trace import Recorder, record
-from tests.support import stream
+from tests.support import acts, runs, stream
 
 
 def trace(engine: str, src: str, text: str, attrs: dict[str, dict[str, Any]] | None = None, **options: Any
           ) -> list[dict[str, Any]]:
     m = make_matcher(parse(src), engine, tracer=Recorder(), **options)
     return [s.to_json() for s in record(m, stream(text, **(attrs or {})))]
-
-
-def acts(step: dict[str, Any]) -> list[tuple[Any, ...]]:
-    return [(a["kind"], a.get("run"), a.get("state"), a.get("edge"), a.get("to"), a.get("event"))
-            for a in step["actions"]]
-
-
-def runs(step: dict[str, Any]) -> list[tuple[str, str, dict[str, list[Any]]]]:
-    return [(r["id"], r["state"], r["bindings"]) for r in step["runs"]]
 
 
 ABC = "PATTERN SEQ(A a, B b, C c) WHERE a.x = b.x WITHIN 10"

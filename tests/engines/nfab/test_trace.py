@@ -13,22 +13,13 @@ from engine.dsl import parse
 from engine.engines.nfab import trace as nfab_trace
 from engine.engines.nfab.matcher import NfabMatcher
 from engine.trace import Recorder, record
-from tests.support import stream
+from tests.support import acts, runs, stream
 
 
 def trace(src: str, text: str, attrs: dict[str, dict[str, Any]] | None = None, **options: Any
           ) -> list[dict[str, Any]]:
     m = NfabMatcher(parse(src), tracer=Recorder(), **options)
     return [s.to_json() for s in record(m, stream(text, **(attrs or {})))]
-
-
-def acts(step: dict[str, Any]) -> list[tuple[Any, ...]]:
-    return [(a["kind"], a.get("run"), a.get("state"), a.get("edge"), a.get("to"), a.get("event"))
-            for a in step["actions"]]
-
-
-def runs(step: dict[str, Any]) -> list[tuple[str, str, dict[str, list[Any]]]]:
-    return [(r["id"], r["state"], r["bindings"]) for r in step["runs"]]
 
 
 KLEENE = "PATTERN SEQ(A a, B+ b[], C c) WHERE b[i].x > a.x WITHIN 10"
