@@ -327,10 +327,17 @@ def _at(text: str, var: str, i: int) -> str:
             .replace(f"{var}[..i-1]", f"{var}[..{i - 1}]"))
 
 
+def event_label(k: int, event_id: Any) -> str:
+    """The one name of a moment of a run, used by every view (the Debug page, ``cep trace``,
+    ``cep explain``): ``event #812 (id 4711)`` for step index ``k`` (0-based; people count
+    events from 1, so step ``k`` is event ``#k+1``)."""
+    return f"event #{k + 1:,} (id {_jsonable(event_id)})"
+
+
 def to_dicts(steps: Iterable[Step]) -> list[dict[str, Any]]:
     return [s.to_json() for s in steps]
 
 
 __all__ = ["Action", "PredicateCheck", "Recorder", "RunView", "Step", "TraceLimit", "DEFAULT_LIMIT",
-           "ACTION_KINDS", "check_conjunct", "type_rates", "event_json", "record", "trace_matches", "buffer_at",
+           "ACTION_KINDS", "check_conjunct", "event_label", "type_rates", "event_json", "record", "trace_matches", "buffer_at",
            "to_dicts"]
