@@ -146,8 +146,8 @@ def test_tables(stock):
     assert list(runs["run"]) == ["1", "2"] and "ignore e5" in runs.loc[1, "this step"]
     assert "version" not in runs.columns  # NFA^b: the run id is its version
     assert len(TV.events_table(steps)) == 8
-    assert TV.step_label(steps, 5).startswith("event 6 · Stock at ts 6")
-    assert TV.step_label(steps, 8) == "close: end of stream"
+    assert TV.step_label(steps, 5).startswith("event #6 (id 6) · Stock at ts 6")
+    assert TV.step_label(steps, 8) == "end of stream"
 
 
 def test_learn_four_strategies_on_the_stock_example():
