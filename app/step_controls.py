@@ -50,6 +50,8 @@ class Stepper:
     holder: str                 # session key of the computed trace (an object with ``steps``)
     jumps: tuple[Jump, ...]     # to the previous / next step with output, in button order
     slider_help: str = "0 is the first event; the last step is the end of the stream"
+    one_based: bool = False     # the slider counts steps from 1 (the session's step stays 0-based)
+    slider_label: str = "Step"
 
     # ------------------------------------------------------------------ state
 
@@ -69,8 +71,11 @@ class Stepper:
         return st.session_state
 
     def count(self) -> int:
-        """The number of steps of the trace in session state."""
-        return len(self._ss()[self.holder].steps)
+        """The number of steps of the trace in session state (its ``total_steps`` when it
+        has one: a run read in windows keeps no list of every step)."""
+        held = self._ss()[self.holder]
+        total = getattr(held, "total_steps", None)
+        return int(total) if total is not None else len(held.steps)
 
     def clamp(self, k: Any) -> int:
         return max(0, min(int(k), self.count() - 1))
@@ -95,14 +100,31 @@ class Stepper:
     def jump(self, direction: int) -> None:
         """To the previous / next step that emitted something (matches, rows, signatures)."""
         ss = self._ss()
-        steps = ss[self.holder].steps
+        held = ss[self.holder]
         k = self.current()
+        if hasattr(held, "next_output"):  # found by bisection over the steps with output
+            j = held.next_output(k, direction)
+            if j is not None:
+                ss[self.step_key] = j
+            ss[self.playing_key] = False
+            return
+        steps = held.steps
         rng = range(k + 1, len(steps)) if direction > 0 else range(k - 1, -1, -1)
         for j in rng:
             if steps[j].matches:
                 ss[self.step_key] = j
                 break
         ss[self.playing_key] = False
+
+    @property
+    def slider_key(self) -> str:
+        """The slider's own key when it counts from 1 (else the step key itself)."""
+        return f"{self.prefix}_slider" if self.one_based else self.step_key
+
+    def slid(self) -> None:
+        """The 1-based slider moved: the step follows."""
+        ss = self._ss()
+        ss[self.step_key] = self.clamp(int(ss[self.slider_key]) - 1)
 
     def toggle_play(self) -> None:
         ss = self._ss()
@@ -140,7 +162,12 @@ class Stepper:
         ss[self.step_key] = self.clamp(ss.get(self.step_key, 0))
         n = self.count()
         # no on_change=pause here: while playing, the browser may echo an older slider value back
-        st.slider("Step", 0, n - 1, key=self.step_key, help=self.slider_help)
+        if self.one_based:
+            ss[self.slider_key] = int(ss[self.step_key]) + 1
+            st.slider(self.slider_label, 1, max(n, 2), key=self.slider_key, help=self.slider_help,
+                      on_change=self.slid, disabled=n < 2)
+        else:
+            st.slider(self.slider_label, 0, n - 1, key=self.step_key, help=self.slider_help)
         k = int(ss[self.step_key])
         cols = st.columns([1] * (2 + len(self.jumps)) + [6 - len(self.jumps)])
         cols[0].button("Back", key=f"{self.prefix}_back", on_click=self.go, args=(-1,), width="stretch",

@@ -42,7 +42,10 @@ def test_debug_opens_on_the_stock_preset_at_the_first_event():
     assert "8 events traced with NFA^b (SASE+) (chosen by auto)" in at.info[0].value.replace("**", "")
     assert "3 matches" in at.info[0].value.replace("**", "")
     text = _md(at)
-    assert "event 1 · Stock at ts 1 (step 1 of 8)" in text
+    assert "event #1 (id 1) · Stock at ts 1" in text
+    assert "9 steps: events #1..#8, then the end of stream" in at.info[0].value.replace("**", "")
+    slider = at.slider(key="dbg_slider")
+    assert (slider.min, slider.max, slider.value) == (1, 9, 1)   # the summary's count is the slider's range
     assert "##### Shared buffer (1 entries)" in text
     engines = at.selectbox(key="dbg_engine").options
     assert engines[0].startswith("auto") and any("NFA^b" in o for o in engines)
@@ -58,13 +61,14 @@ def test_debug_steps_to_the_event_that_completes_a_match():
     text = _md(at)
     assert "2 completed here" in text
     # the highlighted match's run and its explanation (engine.explain)
-    assert "Its run: begin e1 (a[1] → a[i]) → take e2 (a[i])" in text
+    assert "Its run: begin #1 (id 1) (a[1] → a[i]) → take #2 (id 2) (a[i])" in text
     codes = [c.value for c in at.code]
     assert any(c.startswith("match #1 (engine nfab): a=[1,2,3,4,5] b=[6]") for c in codes)
     # pick match #2 by its number: its run is R2 of the paper
     at.number_input(key="dbg_match_no").set_value(2).run()
     ok(at)
-    assert "Its run: begin e3 (a[1] → a[i]) → take e4 (a[i]) → proceed e6 (a[i] → b) → begin e6 (b → F)" in _md(at)
+    assert ("Its run: begin #3 (id 3) (a[1] → a[i]) → take #4 (id 4) (a[i]) → proceed #6 (id 6) (a[i] → b) → "
+            "begin #6 (id 6) (b → F)") in _md(at)
     assert any(c.startswith("match #2 (engine nfab): a=[3,4] b=[6]") for c in at.code.values)
 
 
@@ -76,9 +80,10 @@ def test_debug_back_forward_and_slider():
     assert "##### Runs (2)" in _md(at)
     at.button(key="dbg_back").click().run()
     assert at.session_state["dbg_step"] == 1
-    at.slider(key="dbg_step").set_value(8).run()
+    at.slider(key="dbg_slider").set_value(9).run()   # 1-based: the 9th step is the end of stream
     ok(at)
-    assert "close: end of stream" in _md(at)
+    assert at.session_state["dbg_step"] == 8
+    assert "**end of stream**" in _md(at)
     at.button(key="dbg_prev_match").click().run()
     assert at.session_state["dbg_step"] == 7       # e8 completes match #3
 
@@ -104,7 +109,7 @@ def test_debug_play_moves_on_without_recomputing_the_trace():
     ok(at)
     assert at.session_state["dbg_playing"] is False
     assert at.session_state["dbg_step"] == 8
-    assert "close: end of stream" in _md(at)
+    assert "**end of stream**" in _md(at)
     at.button(key="dbg_play").click().run()          # Play again starts over from the first event
     assert at.session_state["dbg_playing"] is True and at.session_state["dbg_step"] < 8
     at.button(key="dbg_play").click().run()
@@ -164,11 +169,12 @@ def test_debug_lazy_engines_on_a_generated_skewed_stream():
         assert at.session_state["dbg_traced"].engine == engine
 
 
-def test_debug_caps_the_prefix_and_says_so():
+def test_debug_caps_a_stream_longer_than_it_runs_and_says_so(monkeypatch):
+    import app.debug
+
+    monkeypatch.setattr(app.debug, "MAX_EVENTS", 5)
     at = _app(DEBUG)
-    at.number_input(key="dbg_cap").set_value(5).run()
-    ok(at)
-    assert "only the first 5 of 8 events are traced" in at.warning[0].value
+    assert "only the first 5 of 8 events are run" in at.warning[0].value
 
 
 def test_debug_loads_another_preset():

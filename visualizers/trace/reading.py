@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any, Sequence
 
-from engine.trace import Action, Step
+from engine.trace import Action, Step, event_label
 
 
 MOVES = ("begin", "take", "proceed", "ignore")
@@ -18,13 +18,14 @@ def event_steps(steps: Sequence[Step]) -> list[Step]:
 
 
 def step_label(steps: Sequence[Step], k: int) -> str:
-    """``event 6 · Stock at ts 6 (step 6 of 8)`` or ``close: end of stream``."""
+    """``event #6 (id 6) · Stock at ts 6`` for ``steps[k]`` (named by its own position in
+    the stream, ``Step.step``: a window of a trace names its steps as the whole trace does),
+    or ``end of stream`` for the close step."""
     s = steps[k]
-    n = len(event_steps(steps))
     if s.step == "close" or s.event is None:
-        return "close: end of stream"
+        return "end of stream"
     e = s.event
-    return f"event {e.get('id')} · {e.get('type')} at ts {_num(e.get('ts'))} (step {k + 1} of {n})"
+    return f"{event_label(int(s.step), e.get('id'))} · {e.get('type')} at ts {_num(e.get('ts'))}"
 
 
 def _num(v: Any) -> str:

@@ -2,7 +2,7 @@
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import pandas as pd
 
@@ -10,10 +10,12 @@ from engine.trace import Step
 from visualizers.trace.reading import _num, event_steps, match_text
 
 
-def runs_frame(step: Step, touched: dict[str, list[str]] | None = None) -> pd.DataFrame:
+def runs_frame(step: Step, touched: dict[str, list[str]] | None = None,
+               label: Callable[[Any], str] | None = None) -> pd.DataFrame:
     """The live runs after a step: run, state, bindings, start, version, members, and what
-    each did on this step."""
-    touched = touched if touched is not None else run_moves(step)
+    each did on this step (``label`` names an event id in the moves, as ``run_moves``).
+    Values are whole: a table shows them in wide columns, never cut here."""
+    touched = touched if touched is not None else run_moves(step, label)
     rows = []
     for r in step.runs:
         rows.append({"run": r.id, "state": r.state, "this step": ", ".join(touched.get(r.id, [])),
@@ -28,13 +30,14 @@ def runs_frame(step: Step, touched: dict[str, list[str]] | None = None) -> pd.Da
     return df
 
 
-def run_moves(step: Step) -> dict[str, list[str]]:
-    """run id -> ``take e4`` ... for the actions of this step."""
+def run_moves(step: Step, label: Callable[[Any], str] | None = None) -> dict[str, list[str]]:
+    """run id -> ``take e4`` ... for the actions of this step (``label``: how an event id is
+    named, ``e4`` without it)."""
     out: dict[str, list[str]] = {}
     for a in step.actions:
         if a.run is None:
             continue
-        txt = a.kind + (f" e{a.event}" if a.event is not None else "")
+        txt = a.kind + ((f" {label(a.event)}" if label else f" e{a.event}") if a.event is not None else "")
         if a.kind == "take" and (a.detail or {}).get("child") is not None:
             txt += f" → {a.detail['child']}"
         out.setdefault(str(a.run), []).append(txt)
@@ -46,9 +49,10 @@ def predicate_text(p: Any) -> str:
     return f"{'✓' if p.result else '✗'} {p.text}" + (f"  [{vals}]" if vals else "")
 
 
-def actions_frame(step: Step) -> pd.DataFrame:
+def actions_frame(step: Step, label: Callable[[Any], str] | None = None) -> pd.DataFrame:
     """What the engine did on this step, one row per action, with every predicate it
-    evaluated (✓/✗, text, operand values)."""
+    evaluated (✓/✗, text, operand values); ``label`` names the action's event (its id
+    without it). Values are whole, never cut."""
     rows = []
     for a in step.actions:
         d = a.detail or {}
@@ -59,7 +63,7 @@ def actions_frame(step: Step) -> pd.DataFrame:
         if a.kind == "match" and isinstance(d.get("match"), dict):
             extra.append(match_text(d["match"]))
         rows.append({"action": a.kind, "run": a.run or "", "state": a.state or "",
-                     "to": a.to or "", "event": "" if a.event is None else str(a.event),
+                     "to": a.to or "", "event": "" if a.event is None else (label(a.event) if label else str(a.event)),
                      "predicates": "\n".join(predicate_text(p) for p in a.predicates),
                      "why / detail": "; ".join(x for x in [a.reason or "", " ".join(extra)] if x)})
     return pd.DataFrame(rows, columns=["action", "run", "state", "to", "event", "predicates", "why / detail"])

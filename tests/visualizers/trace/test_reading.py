@@ -48,16 +48,20 @@ def moves(path: list[Action]) -> list[tuple[str, str | None, str | None, Any]]:
 
 def test_event_steps_and_labels(any_match: list[Step]) -> None:
     assert [s.step for s in event_steps(any_match)] == [0, 1, 2, 3]
-    assert step_label(any_match, 0) == "event a1 · A at ts 0 (step 1 of 4)"
-    assert step_label(any_match, 3) == "event b4 · B at ts 3 (step 4 of 4)"
-    assert step_label(any_match, 4) == "close: end of stream"
+    assert step_label(any_match, 0) == "event #1 (id a1) · A at ts 0"
+    assert step_label(any_match, 3) == "event #4 (id b4) · B at ts 3"
+    assert step_label(any_match, 4) == "end of stream"
+    # a window of a trace names its steps by their position in the stream, not in the window
+    assert step_label(any_match[2:], 1) == "event #4 (id b4) · B at ts 3"
 
 
 def test_label_of_a_long_float_and_an_int() -> None:
     steps = [Step(step=0, event={"id": 7, "type": "T", "ts": 1 / 3}), Step(step=1, event={"id": 8, "type": "T", "ts": 5}),
              Step(step="close", event=None)]
-    assert step_label(steps, 0) == "event 7 · T at ts 0.333333 (step 1 of 2)"
-    assert step_label(steps, 1) == "event 8 · T at ts 5 (step 2 of 2)"
+    assert step_label(steps, 0) == "event #1 (id 7) · T at ts 0.333333"
+    assert step_label(steps, 1) == "event #2 (id 8) · T at ts 5"
+    far = [Step(step=81_199, event={"id": 4711, "type": "T", "ts": 2})]
+    assert step_label(far, 0) == "event #81,200 (id 4711) · T at ts 2"
 
 
 def test_matches_in_emission_order(any_match: list[Step]) -> None:
