@@ -176,15 +176,18 @@ def data_picker() -> tuple[str, LoadResult, dict[str, str]] | None:
         return (src.key, _load_source(src.key, src, runner.mapping_json(mapping), mapping),
                 {"data": "sample", "sample": name})
     if kind == "generated":
+        ss.setdefault("dbg_gen_n", DEFAULT_EVENTS)
+        ss.setdefault("dbg_gen_seed", 0)
+        ss.setdefault("dbg_gen_rates", "A:10, B:1, C:5")
         c1, c2, c3 = st.columns(3)
         gen = c1.selectbox("Generator", ["stocks", "skewed"], key="dbg_gen",
                            format_func={"stocks": "stock ticks (SASE+ §7)",
                                         "skewed": "skewed event types (lazy NFA)"}.get)
-        n = int(c2.number_input("Events", 10, MAX_GENERATED, DEFAULT_EVENTS, step=100, key="dbg_gen_n"))
-        seed = int(c3.number_input("Seed", 0, 10_000, 0, key="dbg_gen_seed"))
+        n = int(c2.number_input("Events", 10, MAX_GENERATED, step=100, key="dbg_gen_n"))
+        seed = int(c3.number_input("Seed", 0, 10_000, key="dbg_gen_seed"))
         skew = ""
         if gen == "skewed":
-            skew = st.text_input("Rates per type", "A:10, B:1, C:5", key="dbg_gen_rates", max_chars=200)
+            skew = st.text_input("Rates per type", key="dbg_gen_rates", max_chars=200)
         else:
             st.caption("Two symbols, price random walk (55 % up), volume uniform in 500..1500, ts = sequence number.")
         params = {"data": "generated", "gen": gen, "n": str(n), "seed": str(seed)}
