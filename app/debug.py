@@ -112,15 +112,13 @@ def _summary(t: DebugRun, engine: str) -> None:
            + (" (chosen by auto)" if engine == "auto" else "")
            + (f" · **{t.rows:,}** aggregate row{'s' if t.rows != 1 else ''}" if t.rows else
               f" · **{nm:,}** match{'es' if nm != 1 else ''}")
-           + f" · {t.total_steps:,} steps: events #1..#{len(t.events):,}, then the end of stream")
+           + f" · {t.total_steps:,} steps: events #1..#{len(t.events):,}, then the end of stream"
+           + f" · run once in {t.seconds:.2f} s")
     if t.total_events > len(t.events):
         st.warning(msg + f" · only the first {len(t.events):,} of {t.total_events:,} events are run "
                    f"(the Debug page runs at most {MAX_EVENTS:,}).", icon=":material/content_cut:")
     else:
         st.info(msg, icon=":material/timeline:")
-    st.caption(f"The run was computed once without tracing ({t.seconds:.2f} s); each step shows a window of "
-               f"{WINDOW} traced steps around it, traced again from the nearest snapshot when the step leaves it "
-               f"(a match's path: its first event to its emission, at most {PATH_CAP:,} steps).")
     if t.engine in planner.ENGINES and planner.ENGINES[t.engine].trace_note and not planner.ENGINES[t.engine].incremental:
         st.caption(planner.ENGINES[t.engine].trace_note)
 
@@ -147,11 +145,10 @@ def _download(t: DebugRun) -> None:
 
 def render() -> None:
     ss = _ss()
-    debug_data.restore_from_url()
+    debug_data.restore_from_url()  # (done by the page before its sidebar; here for callers without one)
     st.title("Debug")
-    st.caption("Step through a run event by event: which runs are alive and where, what each did on this "
-               "event and why (every predicate with its values), the buffer, and the matches — then ask why "
-               "a match fired, or why the events you expected did not match.")
+    st.caption("Step through a run event by event: live runs, what each did and why (every predicate with its "
+               "values), the buffer, the matches; why a match fired, why expected events did not match.")
     p = state.pattern()
     c1, c2, c3 = st.columns([4, 4, 3], gap="medium")
     with c1:
@@ -198,8 +195,8 @@ def render() -> None:
                           "event": str(int(ss.get("dbg_step", 0)) + 1),
                           **({"match": str(ss["dbg_match_no"])} if int(ss.get("dbg_match_no", 0) or 0) > 0 else {})})
     _summary(t, engine)
-    every = STEPPER.play_bar("Play keeps to the chosen speed and redraws only the views below; Back, Forward and "
-                             "the match buttons stop it.")
+    every = STEPPER.play_bar(f"The run is not traced as a whole: each step shows a window of {WINDOW} traced "
+                             f"steps around it (a match's path: from its first event, at most {PATH_CAP:,} steps).")
     frag = st.fragment(run_every=every)(step_views)
     frag(t)
     st.divider()

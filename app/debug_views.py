@@ -28,9 +28,14 @@ from visualizers import trace_view as TV
 __all__ = ["STEPPER", "ENGINE_TITLES", "step_views", "chosen_match", "show_match", "when"]
 
 TIMINGS = 40               # per-step render times kept for the caption
-MATCHES_SHOWN = 8          # the latest matches so far listed without paging
+MATCHES_SHOWN = 5          # the latest matches so far listed without paging
+FULL_TEXT = 48             # characters a table cell shows whole; longer values are listed in full below
 PAGE = 50                  # rows per page of the paged lists
+AUTOMATON_MAX = 560        # px: the automaton's height at most (several alternatives side by side)
+BUFFER_EVENTS = 6          # events drawn in the shared buffer (the latest; the caption counts the rest)
 RUNS_SHOWN = 50            # live runs listed (the table says how many more)
+EXPLAIN_LINES = 8          # lines of "why it fired" shown whole; a longer text scrolls in a box
+EXPLAIN_HEIGHT = 200       # px: that box
 CHAIN_SHOWN = 6            # moves of "Its run" shown before it is collapsed
 ENGINE_TITLES = {"auto": "auto (as cep run chooses)", **{s.name: s.title for s in planner.SPECS
                                                           if s.language == "dsl"}}
@@ -96,18 +101,15 @@ def _go_match() -> None:
 
 def jump_bar(t: DebugRun) -> None:
     """Go to an event by its position or id, or to match K (as ``cep run`` numbers them)."""
-    ss = _ss()
-    c1, c2, c3, c4, c5, c6 = st.columns([2, 1, 2, 1, 2, 1], vertical_alignment="bottom")
-    c1.number_input("Go to event #", 1, t.total_steps, key="dbg_go_event", step=1,
-                    help=f"1..{t.total_steps:,} (the last one is the end of stream)")
-    c2.button("Go", key="dbg_go_event_btn", on_click=_go_event, width="stretch")
-    c3.text_input("event id", key="dbg_go_id", max_chars=200, placeholder="e.g. 4711")
-    c4.button("Go", key="dbg_go_id_btn", on_click=_go_id, width="stretch")
+    c1, c2, c3 = st.columns(3, vertical_alignment="bottom")
+    c1.number_input(f"event # (1..{t.total_steps:,})", 1, t.total_steps, key="dbg_go_event", step=1,
+                    help="the last one is the end of stream")
+    c1.button("Go to event #", key="dbg_go_event_btn", on_click=_go_event, width="stretch")
+    c2.text_input("event id", key="dbg_go_id", max_chars=200, placeholder="e.g. 4711")
+    c2.button("Go to event id", key="dbg_go_id_btn", on_click=_go_id, width="stretch")
     last = t.marks[-1].number if t.marks else 0
-    c5.number_input(f"match # (1..{last:,})", 1, max(last, 1), key="dbg_go_match", step=1, disabled=not last)
-    c6.button("Go", key="dbg_go_match_btn", on_click=_go_match, width="stretch", disabled=not last)
-    if ss.get("dbg_go_message"):
-        st.caption(escape.message(ss["dbg_go_message"]))
+    c3.number_input(f"match # (1..{last:,})", 1, max(last, 1), key="dbg_go_match", step=1, disabled=not last)
+    c3.button("Go to match #", key="dbg_go_match_btn", on_click=_go_match, width="stretch", disabled=not last)
 
 
 # --------------------------------------------------------------------------- the chosen match
@@ -141,14 +143,19 @@ def step_views(t: DebugRun) -> None:
     """Everything that changes with the step (the body of the fragment)."""
     t0 = time.perf_counter()
     k, b5 = STEPPER.controls()
-    jump_bar(t)
     a, wsteps = t.window(k)
     step = wsteps[k - a]
     done = t.at(k)
     n_so_far = t.count_so_far(k)
-    b5.markdown(f"**{escape.markdown(TV.step_label(wsteps, k - a))}** · {step.runs_total} live run(s) · "
-                f"{n_so_far:,} match(es) so far"
-                + (f" · :orange[**{len(done)} completed here**]" if done else ""))
+    go, line = b5.columns([3, 8], vertical_alignment="center")
+    with go.popover("Go to", icon=":material/search:", width="stretch",
+                    help="an event by its number or id, or a match by its number"):
+        jump_bar(t)
+    line.markdown(f"**{escape.markdown(TV.step_label(wsteps, k - a))}** · {step.runs_total} live run(s) · "
+                  f"{n_so_far:,} match(es) so far"
+                  + (f" · :orange[**{len(done)} completed here**]" if done else ""))
+    if _ss().get("dbg_go_message"):
+        st.caption(escape.message(_ss()["dbg_go_message"]))
 
     no, m = chosen_match(t, k)
     mp = t.path(no) if m is not None else None
@@ -156,7 +163,9 @@ def step_views(t: DebugRun) -> None:
 
     st.markdown("##### Automaton")
     if TV.has_moves(t.graph):
-        fig = TV.live_automaton_figure(t.graph, step if step.step != "close" else None, path)
+        rows = len({d.get("alternative", 0) for _n, d in t.graph.nodes(data=True)}) or 1
+        fig = TV.live_automaton_figure(t.graph, step if step.step != "close" else None, path,
+                                       height=min(300 + 180 * (rows - 1), AUTOMATON_MAX))
         st.plotly_chart(fig, width="stretch", key="dbg_automaton", config={"displaylogo": False})
     else:
         st.caption(f"The {ENGINE_TITLES.get(t.engine, t.engine)} engine moves through no automaton in its trace "
@@ -166,24 +175,36 @@ def step_views(t: DebugRun) -> None:
     flt = filter_bar(t)
     left, right = st.columns([3, 2], gap="medium")
     with left:
-        _actions(t, step, done, flt)
+        _actions(t, step, flt)
     with right:
         _runs(t, step, flt)
+        _completed(done)
 
     c1, c2 = st.columns([1, 1], gap="medium")
     with c1:
-        buffer_view(t, wsteps, k - a, no, m, mp, flt)
+        buf, line = st.tabs(["Buffer", "Timeline"])
+        with buf:
+            buffer_view(t, wsteps, k - a, no, m, mp, flt)
+        with line:
+            st.markdown("##### Timeline")
+            st.caption(f"Events #{a + 1:,}..#{min(a + len(wsteps), len(t.events)):,} (the window traced around "
+                       "this step).")
+            st.plotly_chart(TV.cursor_timeline_figure(wsteps, k - a, m, TV.live_event_ids(step), height=260),
+                            width="stretch", key="dbg_timeline", config={"displaylogo": False})
     with c2:
-        _matches_so_far(t, k, n_so_far)
-        if m is not None:
-            explanation(t, no, m, mp)
-        else:
-            st.caption("Pick a match (or step to one with **Next match**) to see its path and why it fired.")
+        _highlight(t)
+        so_far_tab = f"Matches so far ({n_so_far:,})"
+        why_tab = f"Why match #{no:,} fired" if m is not None else "Why it fired"
+        tabs = st.tabs([why_tab, so_far_tab], default=why_tab if m is not None else so_far_tab)
+        with tabs[1]:
+            _matches_so_far(t, k, n_so_far)
+        with tabs[0]:
+            if m is not None:
+                explanation(t, no, m, mp)
+            else:
+                st.caption("Pick a match (or step to one with **Next match**) to see its path and why it fired.")
+        timing = st.empty()
 
-    st.markdown("##### Timeline")
-    st.caption(f"Events #{a + 1:,}..#{min(a + len(wsteps), len(t.events)):,} (the window traced around this step).")
-    st.plotly_chart(TV.cursor_timeline_figure(wsteps, k - a, m, TV.live_event_ids(step)), width="stretch",
-                    key="dbg_timeline", config={"displaylogo": False})
     view = WindowTrace(wsteps, (t.sig, a, a + len(wsteps)), t.pattern, t.match_windows, t.windows_reason,
                        t.time_is_datetime)
     windows_panels.debug_panel(view, k - a)  # match windows: lanes, counters, NMC verdicts (of the window)
@@ -193,12 +214,24 @@ def step_views(t: DebugRun) -> None:
     times = _ss().setdefault("dbg_times", [])
     times.append(dt)
     del times[:-TIMINGS]
-    st.caption(f"This step rendered in {dt:.0f} ms on the server (median of the last {len(times)}: "
+    timing.caption(f"This step rendered in {dt:.0f} ms on the server (median of the last {len(times)}: "
                f"{statistics.median(times):.0f} ms); the run was computed once, in {t.seconds:.2f} s, and "
                f"{t.traced_windows} window(s) of steps traced since.")
 
 
-def _actions(t: DebugRun, step: Step, done: Sequence[Any], flt: Filter) -> None:
+def _completed(done: Sequence[Any]) -> None:
+    """The matches this step completed (the first three; the rest are counted)."""
+    if not done:
+        return
+    lines = [f"#{mk.number} · {escape.code(TV.match_text(mk.match))}" for mk in done[:3]]
+    more = len(done) - len(lines)
+    head = ("Match completed: " if len(done) == 1
+            else f"{len(done)} matches completed on this step:  \n")
+    st.success(head + "  \n".join(lines) + (f"  \n… and {more} more (listed under Matches so far)"
+                                               if more > 0 else ""), icon=":material/target:")
+
+
+def _actions(t: DebugRun, step: Step, flt: Filter) -> None:
     st.markdown("##### This step")
     acts = TV.actions_frame(step, label=t.event_name)
     keep = flt.action_rows(step)
@@ -209,7 +242,7 @@ def _actions(t: DebugRun, step: Step, done: Sequence[Any], flt: Filter) -> None:
         st.dataframe(acts, hide_index=True, width="stretch", key="dbg_actions",
                      height=min(38 + 35 * len(acts), 320), column_config=ACTION_COLUMNS)
         full = [(r["action"], r["run"], r["predicates"], r["why / detail"]) for r in acts.to_dict("records")
-                if r["predicates"] or len(r["why / detail"]) > 40]
+                if len(r["predicates"]) > FULL_TEXT or len(r["why / detail"]) > FULL_TEXT]
         if full:
             with st.expander(f"Predicates and details in full ({len(full)} action(s))"):
                 for kind, run, preds, why in full[:PAGE]:
@@ -225,13 +258,6 @@ def _actions(t: DebugRun, step: Step, done: Sequence[Any], flt: Filter) -> None:
         st.markdown(f"**{len(rows)} aggregate row(s) emitted on this step** (the AGG result, as `cep run`)")
         st.dataframe(pd.DataFrame(rows[:PAGE]), hide_index=True, width="stretch", key="dbg_rows",
                      height=min(38 + 35 * min(len(rows), PAGE), 320))
-    if done:
-        lines = [f"#{mk.number} · {escape.code(TV.match_text(mk.match))}" for mk in done[:3]]
-        more = len(done) - len(lines)
-        head = ("Match completed: " if len(done) == 1
-                else f"{len(done)} matches completed on this step:  \n")
-        st.success(head + "  \n".join(lines) + (f"  \n… and {more} more (listed under Matches so far)"
-                                                   if more > 0 else ""), icon=":material/target:")
 
 
 def _runs(t: DebugRun, step: Step, flt: Filter) -> None:
@@ -266,13 +292,19 @@ def _runs(t: DebugRun, step: Step, flt: Filter) -> None:
         st.caption("; ".join(notes) + ".")
 
 
-def _matches_so_far(t: DebugRun, k: int, n: int) -> None:
-    st.markdown(f"##### Matches so far ({n:,})")
+def _highlight(t: DebugRun) -> None:
+    """The number of the match drawn (bounded by the matches there are)."""
     last = t.marks[-1].number if t.marks else 0
+    if int(_ss().get("dbg_match_no", 0) or 0) > last:
+        _ss()["dbg_match_no"] = 0
     st.number_input(f"Highlight match # (1..{last:,}; 0: the first completed on this step)", 0, max(last, 0),
                     key="dbg_match_no",
                     help="its path is drawn on the automaton, the buffer and the timeline; the numbers are "
                          "those of `cep run` (and the Run page)")
+
+
+def _matches_so_far(t: DebugRun, k: int, n: int) -> None:
+    st.markdown(f"##### Matches so far ({n:,})")
     if not n:
         return
     latest = t.so_far(k)[-MATCHES_SHOWN:]
@@ -320,14 +352,17 @@ def buffer_view(t: DebugRun, steps: list[Step], j: int, no: int, m: dict[str, An
         rp: list[Any] = []
         if m is not None and mp is not None and mp.found is not None and mp.start + mp.found[0] <= step_index(step, t):
             rp = TV.retrieval_path(entries, TV.match_ids(m)[-1], mp.found[2].run)
-        fig = TV.shared_buffer_figure(entries, TV.stack_order(t.graph, entries), t.seq_of, added, pointed, rp)
+        fig = TV.shared_buffer_figure(entries, TV.stack_order(t.graph, entries), t.seq_of, added, pointed, rp,
+                                      max_events=BUFFER_EVENTS)
         st.plotly_chart(fig, width="stretch", key="dbg_buffer", config={"displaylogo": False})
-        st.caption(f"Drawn: the {shown} entries added since event #{int(steps[0].step) + 1:,} (the traced window)"
-                   + (" that the filter keeps" if held is not None else "")
-                   + ". SASE+ §5.1: one stack per state; each entry points to the previous event of every run "
-                   "that selected it, labelled with the run's version (Dewey number). A match is read back "
-                   "from its last entry by following, at each entry, the pointer whose label is a prefix of "
-                   "its version.")
+        events = len({e.get("event") for e in entries.values()})
+        st.caption(f"Drawn: the latest {min(events, BUFFER_EVENTS)} of {events} events buffered since "
+                   f"event #{int(steps[0].step) + 1:,}" + (" (filtered)" if held is not None else "")
+                   + "; filter to draw others.",
+                   help="SASE+ §5.1: one stack per state; each entry points to the previous event of every run "
+                        "that selected it, labelled with the run's version (Dewey number). A match is read back "
+                        "from its last entry by following, at each entry, the pointer whose label is a prefix of "
+                        "its version.")
     elif kind == "lazy" and not planner.ENGINES[t.engine].trace_buffers:
         st.markdown(f"##### Partial matches ({(step.buffer or {}).get('partial', step.runs_total)})")
         st.caption(planner.ENGINES[t.engine].trace_note)
@@ -413,8 +448,5 @@ def explanation(t: DebugRun, idx: int, m: dict[str, Any], mp: MatchPath | None) 
             t.explained[key] = (None, f"could not explain: {type(err).__name__}: {err}")
     _res, text = t.explained[key]
     lines = text.count("\n") + 1
-    if lines <= 14:
-        st.code(text, language=None, wrap_lines=True)
-    else:
-        with st.expander(f"Why it fired, step by step ({lines} lines)", expanded=False):
-            st.code(text, language=None, wrap_lines=True, height=400)
+    # bounded: a long explanation scrolls in its box (the page stays within its screens)
+    st.code(text, language=None, wrap_lines=True, height="content" if lines <= EXPLAIN_LINES else EXPLAIN_HEIGHT)

@@ -67,9 +67,8 @@ def _picked_on_timeline() -> None:
 def why_not(t: DebugRun) -> None:
     ss = _ss()
     st.markdown("##### Why not?")
-    st.caption("Pick events you expected to match (or write a spec such as `1,2,6` or `a=1,2;b=6` to fix the "
-               "variables, by event id): the answer says whether they form a match `cep run` reports and, if "
-               "not, the furthest partial run that agrees with them and the first condition that fails.")
+    st.caption("Events you expected to match, or a spec of event ids (`1,2,6`; `a=1,2;b=6` fixes the variables): "
+               "a match of `cep run`? If not, the furthest partial run and the first condition that fails.")
     if t.interval:
         st.info("`cep explain --why-not` answers for point timestamps; this data has uncertainty intervals, so "
                 "the question is not asked here.", icon=":material/info:")

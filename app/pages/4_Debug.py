@@ -3,9 +3,12 @@ from __future__ import annotations
 
 from app import debug, ui
 
-ui.page("Debug", "🐞")
-from app import sql_views  # noqa: E402
+ui.page("Debug", "🐞", with_sidebar=False)
+from app import debug_data, sql_views  # noqa: E402
 
+if not sql_views.active():
+    debug_data.restore_from_url()  # the view a link names, before the sidebar shows the pattern
+ui.sidebar()
 if sql_views.active():
     import streamlit as st
 
