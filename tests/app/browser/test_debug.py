@@ -23,26 +23,26 @@ def _open_debug(pg, url: str) -> None:
 
 
 def _step_value(pg) -> int:
-    """The Step slider's value (the second slider; the first is the speed)."""
+    """The Event # slider's value, 1-based (the second slider; the first is the speed)."""
     return int(pg.locator("[data-testid=stSliderThumbValue]").nth(1).inner_text(timeout=5000))
 
 
 def test_debug_stock_preset_steps_to_a_match_and_highlights_it(page, app_url):
     _open_debug(page, app_url)
     assert page.get_by_text("8 events traced with").count() == 1
-    assert page.get_by_text("event 1 · Stock at ts 1 (step 1 of 8)").count() == 1
+    assert page.get_by_text("event #1 (id 1) · Stock at ts 1").count() == 1
     page.get_by_role("button", name="Next match").click()
     page.get_by_text("2 matches completed on this step").wait_for()
     _idle(page)
     _no_exception(page)
-    assert _step_value(page) == 5
+    assert _step_value(page) == 6                    # the slider counts events from 1
     done = page.locator("[data-testid=stAlert]").filter(has_text="2 matches completed on this step").inner_text()
     assert "#1 · a=1,2,3,4,5 b=6" in done and "#2 · a=3,4 b=6" in done
     # the match's run: its path on the automaton (legend "match path"), its moves in words
     automaton = page.locator(".js-plotly-plot").first
     assert "match path" in automaton.inner_text()
     assert "live runs" in automaton.inner_text()
-    page.get_by_text("Its run: begin e1 (a[1] → a[i])").first.wait_for()
+    page.get_by_text("Its run: begin #1 (id 1) (a[1] → a[i])").first.wait_for()
     # the run table lists both runs; the buffer shows the shared stacks
     assert page.get_by_role("heading", name="Runs (2)").count() == 1
     assert page.get_by_role("heading", name=re.compile(r"Shared buffer \(8 entries\)")).count() == 1
@@ -54,7 +54,7 @@ def test_debug_stock_preset_steps_to_a_match_and_highlights_it(page, app_url):
     box = page.get_by_role("spinbutton", name=re.compile("Highlight match #"))
     box.fill("2")
     box.press("Enter")
-    page.get_by_text("Its run: begin e3 (a[1] → a[i]) → take e4 (a[i])").first.wait_for()
+    page.get_by_text("Its run: begin #3 (id 3) (a[1] → a[i]) → take #4 (id 4) (a[i])").first.wait_for()
     _idle(page)
     _no_exception(page)
     _shot(page, "debug-stock-match2", height=1500, scroll_to="Automaton")
@@ -64,7 +64,7 @@ def test_debug_why_not_for_chosen_events(page, app_url):
     _open_debug(page, app_url)
     page.get_by_role("heading", name="Why not?").evaluate("e => e.scrollIntoView({block: 'start'})")
     box = page.locator("[data-testid=stMultiSelect]").filter(has_text="Events")
-    for label in ("1 · Stock", "2 · Stock"):          # two from the list ...
+    for label in ("(id 1) · Stock", "(id 2) · Stock"):          # two from the list ...
         box.locator("input").click()
         page.get_by_role("option", name=re.compile(re.escape(label))).first.click()
         time.sleep(0.5)
@@ -80,7 +80,7 @@ def test_debug_why_not_for_chosen_events(page, app_url):
     page.mouse.click(x, y)
     _idle(page)
     picked = box.inner_text()
-    assert "6 · Stock @ 6" in picked and "1 · Stock @ 1" in picked, picked
+    assert "(id 6) · Stock @ 6" in picked and "(id 1) · Stock @ 1" in picked, picked
     page.get_by_role("button", name="Why not?").click()
     page.get_by_text("is not a match").first.wait_for()
     _idle(page)
@@ -93,7 +93,7 @@ def test_debug_why_not_for_chosen_events(page, app_url):
     # the nearest match is one click away
     page.get_by_role("button", name="Show match #1").click()
     _idle(page)
-    assert _step_value(page) == 5
+    assert _step_value(page) == 6
 
 
 def test_debug_plays_a_few_steps(page, app_url):
