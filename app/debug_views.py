@@ -195,7 +195,9 @@ def step_views(t: DebugRun) -> None:
         _highlight(t)
         so_far_tab = f"Matches so far ({n_so_far:,})"
         why_tab = f"Why match #{no:,} fired" if m is not None else "Why it fired"
-        tabs = st.tabs([why_tab, so_far_tab], default=why_tab if m is not None else so_far_tab)
+        # a new match opens on its explanation (the key changes with it, so the default applies)
+        tabs = st.tabs([why_tab, so_far_tab], default=why_tab if m is not None else so_far_tab,
+                       key=f"dbg_match_tabs_{no}")
         with tabs[1]:
             _matches_so_far(t, k, n_so_far)
         with tabs[0]:
