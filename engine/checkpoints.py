@@ -69,15 +69,33 @@ def snapshot(matcher: Any) -> Any:
             table[types.FunctionType] = before
 
 
-@dataclass(frozen=True, slots=True)
 class MatchMark:
     """A match of the pre-pass: its 1-based number in ``cep run``'s output, the step index
-    that emitted it (``len(events)`` for the close step) and the match in ``cep run --format
-    jsonl`` form (``{"match": {var: [ids]}, ...}``; an AGG row for A-Seq)."""
+    that emitted it (``len(events)`` for the close step) and ``match``, the match in ``cep run
+    --format jsonl`` form (``{"match": {var: [ids]}, ...}``; an AGG row for A-Seq), made when
+    first read (a run of 100k events may hold 300k matches; most are never looked at)."""
 
-    number: int
-    step: int
-    match: dict[str, Any]
+    __slots__ = ("number", "step", "_raw", "_json")
+
+    def __init__(self, number: int, step: int, raw: Any) -> None:
+        self.number = number
+        self.step = step
+        self._raw = raw
+        self._json: dict[str, Any] | None = None
+
+    @property
+    def match(self) -> dict[str, Any]:
+        if self._json is None:
+            self._json = self._raw.to_json()
+        return self._json
+
+    @property
+    def raw(self) -> Any:
+        """The engine's own match object (``engine.match.Match`` or an AGG row)."""
+        return self._raw
+
+    def __repr__(self) -> str:
+        return f"MatchMark(#{self.number} at step {self.step})"
 
 
 CHUNK = 100             # steps traced at a time (a window is read in whole chunks)
@@ -144,7 +162,7 @@ class CheckpointedRun:
                 tick()
                 for x in m.feed(events[j]):
                     count += 1
-                    self.matches.append(MatchMark(count, j, x.to_json()))
+                    self.matches.append(MatchMark(count, j, x))
             feed_seconds += time.perf_counter() - t
             k = stop
             if k >= n:
@@ -156,7 +174,7 @@ class CheckpointedRun:
                 every = int(min(MAX_EVERY, max(FIRST_EVERY, per_snapshot / (SNAPSHOT_SHARE * per_event))))
         for x in m.close():
             count += 1
-            self.matches.append(MatchMark(count, n, x.to_json()))
+            self.matches.append(MatchMark(count, n, x))
         self._match_steps = [mk.step for mk in self.matches]
 
     # ------------------------------------------------------------------ reading
