@@ -190,3 +190,24 @@ def test_random_cases_compared_some_matches():
     COMPARED.clear()
     test_random_sides_equal_two_cep_runs()
     assert len(COMPARED) > len(REFUSED) and sum(1 for n in COMPARED if n) >= 10, (COMPARED, REFUSED)
+
+
+def test_two_queries_compare_rows_as_whole_objects():
+    v, w, data = "sample_streams/sql/v_shape.sql", "sample_streams/sql/w_shape.sql", "sample_streams/sql/ticker.csv"
+
+    def rows(query: str, *flags: str) -> list[str]:
+        code, out, err = _cli("run", query, "--data", data, "--format", "jsonl", *flags)
+        assert code == 0, err
+        return [json.dumps(json.loads(x), sort_keys=True) for x in out.splitlines()]
+
+    code, out, err = _cli("diff", v, w, "--data", data, "--format", "jsonl")
+    assert code == 0, err
+    lines = [json.loads(x) for x in out.splitlines()]
+    assert all(set(x) == {"side", "row"} for x in lines)
+    a = [json.dumps(x["row"], sort_keys=True) for x in lines if x["side"] in ("a", "both")]
+    b = {json.dumps(x["row"], sort_keys=True) for x in lines if x["side"] in ("b", "both")}
+    assert a == rows(v) and b == set(rows(w))  # A's rows in A's order
+    code, out, _ = _cli("diff", v, "--engine-b", "sql-oracle", "--data", data, "--format", "count")
+    assert code == 0 and out == f"only_a\t0\nonly_b\t0\nboth\t{len(rows(v))}\n"
+    code, _, err = _cli("diff", v, "--strategy-b", "skip_till_any_match", "--data", data)
+    assert code == 2 and "AFTER MATCH SKIP" in err
