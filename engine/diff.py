@@ -110,19 +110,29 @@ def order_key(line: DiffLine) -> tuple[Any, ...]:
 
 
 def run_side(pattern: Pattern, events: Sequence[Event], engine: str = "auto", match_windows: str = "auto",
-             max_runs: int | None = None) -> Side:
+             max_runs: int | None = None, guard: Any = None) -> Side:
     """Run ``pattern`` over ``events`` as ``cep run`` does; EngineUnsupported (from
-    ``choose_run``) names why the engine cannot run it."""
+    ``choose_run``) names why the engine cannot run it. ``guard`` (an
+    ``engine.memory.MemoryGuard``) is ticked per event and per match, as ``cep run`` ticks it;
+    a ``RunStopped`` it raises goes to the caller."""
     from engine.explain.common import EngineRun
-    from engine.match import StateExplosion, run_all
+    from engine.match import StateExplosion
     from engine.run_choice import choose_run
     from engine.trace import type_rates
 
     rates = type_rates(engine, events)
     choice = choose_run(pattern, engine, match_windows, rates=rates)
-    matcher = choice.build(pattern, max_runs=max_runs)
+    matcher = choice.build(pattern, max_runs=max_runs, guard=guard)
+    tick = guard.tick if guard is not None else (lambda: None)
     try:
-        matches = run_all(matcher, events)
+        matches: list[Any] = []
+        for e in events:
+            found = matcher.feed(e)
+            matches.extend(found)
+            for _ in found:
+                tick()
+            tick()
+        matches.extend(matcher.close())
         run = EngineRun(choice.engine, matches, None, rates, engine, match_windows, choice.inner)
     except (StateExplosion, ValueError) as err:  # ValueError: the oracle refusing a large input
         run = EngineRun(choice.engine, [], f"stopped: {err}", rates, engine, match_windows, choice.inner)

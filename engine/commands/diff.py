@@ -25,6 +25,7 @@ TABLE_ROWS = 200
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
+    from engine.commands.request import _seconds
     from engine.diff import DEFAULT_WHY_NOT_LIMIT
     from engine.engines.planner import engine_names
     from engine.model import Strategy
@@ -49,6 +50,10 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--why-not-limit", type=int, default=DEFAULT_WHY_NOT_LIMIT, metavar="N",
                    help=f"one-sided matches that get a why-not (default {DEFAULT_WHY_NOT_LIMIT}); later ones get null")
     p.add_argument("--max-runs", type=int, default=None, help="state guard: live runs + buffer entries limit")
+    p.add_argument("--max-memory", default=None, metavar="SIZE",
+                   help="stop when resident memory passes SIZE (e.g. 2GB, 800MB, 50%%, off; default as `cep run`)")
+    p.add_argument("--time-limit", type=_seconds, default=None, metavar="SECONDS",
+                   help="stop (exit 1) after SECONDS (default: none)")
     p.add_argument("--skip-bad-rows", action="store_true", help="run without rows the validation rejected")
     p.add_argument("--table", help="MATCH_RECOGNIZE: the table name the queries must read (as `cep run`)")
     add_mapping_args(p)
@@ -121,7 +126,7 @@ def _diff_patterns(args: argparse.Namespace, a: tuple[str, str], b: tuple[str, s
             sides = []
             for name, pattern, engine in (("a", pattern_a, args.engine_a), ("b", pattern_b, args.engine_b)):
                 try:
-                    side = run_side(pattern, events, engine, args.match_windows, args.max_runs)
+                    side = run_side(pattern, events, engine, args.match_windows, args.max_runs, guard)
                 except EngineUnsupported as err:
                     raise CommandError(f"side {name.upper()}: {err}") from None
                 if side.error:

@@ -8,6 +8,7 @@ import json
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -211,3 +212,22 @@ def test_two_queries_compare_rows_as_whole_objects():
     assert code == 0 and out == f"only_a\t0\nonly_b\t0\nboth\t{len(rows(v))}\n"
     code, _, err = _cli("diff", v, "--strategy-b", "skip_till_any_match", "--data", data)
     assert code == 2 and "AFTER MATCH SKIP" in err
+
+
+def test_table_lists_its_first_rows_and_counts_the_rest(monkeypatch, capsys):
+    from engine.commands import diff as diff_command
+
+    monkeypatch.setattr(diff_command, "TABLE_ROWS", 5)
+    code, out, _ = run(capsys, "diff", STOCK, STOCK_ANY, "--data", "sample:stocks_sase")
+    total = len(_run_set(STOCK_ANY, "sample:stocks_sase"))
+    lines = out.splitlines()
+    assert code == 0 and len(lines) == 2 + 5 + 1
+    assert lines[-1] == f"… {total - 5} more (--format jsonl lists them all)"
+
+
+def test_guards_stop_with_status_1(capsys):
+    code, _, err = run(capsys, "diff", STOCK, STOCK_ANY, "--data", "sample:stocks_sase", "--max-runs", "1")
+    assert code == 1 and "side A" in err and "stopped" in err
+    with pytest.raises(SystemExit) as stop:  # argparse refuses the flag's value
+        main(["diff", STOCK, "--data", "sample:stocks_sase", "--time-limit", "0"])
+    assert stop.value.code == 2 and "--time-limit: must be a positive number" in capsys.readouterr().err
