@@ -87,12 +87,13 @@ class Breakpoint:
             return None
         if kind == "runs":
             if step.event is not None and step.runs_total > value:
-                return f"{step.runs_total:,} live runs (runs>{value:,}) at {_where(step, k)}"
+                return (f"{step.runs_total:,} live run{'' if step.runs_total == 1 else 's'} (runs>{value:,}) at "
+                        f"{_where(step, k)}")
             return None
         if kind == "buffer":
             n = buffer_size(step.buffer) if step.event is not None else None
             if n is not None and n > value:
-                return f"the buffer holds {n:,} entries (buffer>{value:,}) at {_where(step, k)}"
+                return f"the buffer holds {n:,} entr{'y' if n == 1 else 'ies'} (buffer>{value:,}) at {_where(step, k)}"
             return None
         raise AssertionError(kind)  # pragma: no cover - parse_breakpoint makes only KINDS
 
