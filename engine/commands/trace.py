@@ -171,6 +171,9 @@ def _run_window(args: argparse.Namespace, pattern: Any, events: list[Any]) -> in
     try:
         with guarding(guard):
             run = CheckpointedRun(choice, pattern, events, max_runs=args.max_runs, guard=guard)
+            for b in breakpoints:
+                if b.kind == "match" and b.value > len(run.matches):
+                    print(f"note: --break {b.spec}: the run has {len(run.matches):,} matches", file=sys.stderr)
             hit = first_hit(run, breakpoints, start, limit=stop - start) if breakpoints else None
             end = hit[0] + 1 if hit is not None else stop
             if end - start > args.limit:

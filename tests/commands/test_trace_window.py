@@ -157,3 +157,9 @@ def test_random_windows_equal_the_whole_trace(pattern, events, data):
     full = [json.loads(x) for x in whole[1].splitlines()]
     got = [json.loads(x) for x in window[1].splitlines()]
     assert got == full[first - 1:(last if last is not None else n + 1)]
+
+
+def test_a_match_past_the_last_says_so(capsys):
+    code, out, err = run(capsys, "trace", STOCK, "--data", DATA, "--break", "match:99")
+    assert code == 0 and "note: --break match:99: the run has 3 matches" in err
+    assert [json.loads(x)["step"] for x in out.splitlines()] == [*range(8), "close"]
