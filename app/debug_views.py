@@ -344,7 +344,7 @@ def buffer_view(t: DebugRun, steps: list[Step], j: int, no: int, m: dict[str, An
     step = steps[j]
     kind = t.buffer_kind
     if kind == "shared":
-        entries, added, pointed, _removed = TV.buffer_view(steps, j)
+        entries, added, pointed, _removed = shared_buffer(t, steps, j)
         held = flt.held_events(step)
         if held is not None:
             entries = {i: e for i, e in entries.items() if e.get("event") in held}
@@ -358,9 +358,8 @@ def buffer_view(t: DebugRun, steps: list[Step], j: int, no: int, m: dict[str, An
                                       max_events=BUFFER_EVENTS)
         st.plotly_chart(fig, width="stretch", key="dbg_buffer", config={"displaylogo": False})
         events = len({e.get("event") for e in entries.values()})
-        st.caption(f"Drawn: the latest {min(events, BUFFER_EVENTS)} of {events} events buffered since "
-                   f"event #{int(steps[0].step) + 1:,}" + (" (filtered)" if held is not None else "")
-                   + "; filter to draw others.",
+        st.caption(f"Drawn: the entries of the latest {min(events, BUFFER_EVENTS)} of the {events} buffered events"
+                   + (" the filter keeps" if held is not None else "") + "; filter by run or event to draw others.",
                    help="SASE+ §5.1: one stack per state; each entry points to the previous event of every run "
                         "that selected it, labelled with the run's version (Dewey number). A match is read back "
                         "from its last entry by following, at each entry, the pointer whose label is a prefix of "
@@ -387,6 +386,33 @@ def buffer_view(t: DebugRun, steps: list[Step], j: int, no: int, m: dict[str, An
     else:
         st.markdown("##### Buffer")
         st.caption(f"The {ENGINE_TITLES.get(t.engine, t.engine)} engine reports no buffer in its trace.")
+
+
+def shared_buffer(t: DebugRun, steps: list[Step], j: int
+                  ) -> tuple[dict[str, dict[str, Any]], set[str], set[str], set[str]]:
+    """NFA^b's whole shared buffer after step ``j`` of the window (``run.buffer_at``: the
+    buffer before the step's chunk read from the matcher, then the chunk's changes), with
+    this step's entries, pointers and prunings flagged as ``visualizers.trace.buffer_view``
+    flags them; from the window's changes alone when the run cannot say."""
+    step = steps[j]
+    k = step_index(step, t)
+    if not hasattr(t.run, "buffer_at") or step.step == "close":
+        return TV.buffer_view(steps, j)
+    entries = t.run.buffer_at(k)
+    b = step.buffer or {}
+    added = {e["id"] for e in b.get("added", ())}
+    fresh = {(p["entry"], str(p["label"]), p["to"]) for p in b.get("pointers", ())}
+    pointed = {p["entry"] for p in b.get("pointers", ())}
+    for eid, e in entries.items():
+        e["preds"] = [dict(p, new=eid in added or (eid, str(p.get("label")), p.get("to")) in fresh)
+                      for p in e["preds"]]
+    removed = set(b.get("removed", ()))
+    if removed and k > 0:
+        before = t.run.buffer_at(k - 1)
+        for rid in removed:
+            if rid in before:
+                entries[rid] = dict(before[rid], removed=True)
+    return entries, added, pointed, removed & set(entries)
 
 
 def step_index(step: Step, t: DebugRun) -> int:
