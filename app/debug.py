@@ -20,7 +20,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from app import debug_data, jobs, runner, state, ui
+from app import debug_breaks, debug_data, jobs, runner, state, ui
 from app.debug_data import MAX_EVENTS
 from app.debug_run import DebugRun, PATH_CAP, WINDOW
 from app.debug_views import ENGINE_TITLES, STEPPER, step_views
@@ -193,12 +193,15 @@ def render() -> None:
     except Exception as err:  # noqa: BLE001 - StateExplosion, EngineUnsupported ... as a message
         st.error(f"The trace stopped: {escape.message(err)}", icon=":material/error:")
         st.stop()
+    breaks = str(ss.get("dbg_breaks") or "").strip()
     debug_data.write_url({"pattern": state.text(), **data_params, "engine": engine, "windows": windows,
+                          **({"break": breaks} if breaks else {}),
                           "event": str(int(ss.get("dbg_step", 0)) + 1),
                           **({"match": str(ss["dbg_match_no"])} if int(ss.get("dbg_match_no", 0) or 0) > 0 else {})})
     _summary(t, engine)
     every = STEPPER.play_bar(f"The run is not traced as a whole: each step shows a window of {WINDOW} traced "
                              f"steps around it (a match's path: from its first event, at most {PATH_CAP:,} steps).")
+    debug_breaks.breakpoints_bar(t)
     frag = st.fragment(run_every=every)(step_views)
     frag(t)
     st.divider()

@@ -3,8 +3,8 @@ generated stream, an upload) and the view kept in the URL.
 
 The URL (``st.query_params``) holds the pattern text, the data choice (a sample's name; a
 generated stream's generator, size, seed and rates; an upload by its file name only), the
-engine, the match-windows mode, the event shown (1-based, as the slider) and the highlighted
-match: opening the URL restores the view and a refresh keeps it. Session keys are prefixed
+engine, the match-windows mode, the event shown (1-based, as the slider), the highlighted
+match and the breakpoints: opening the URL restores the view and a refresh keeps it. Session keys are prefixed
 ``dbg_``.
 """
 from __future__ import annotations
@@ -24,7 +24,8 @@ __all__ = ["MAX_EVENTS", "DEFAULT_EVENTS", "data_picker", "pattern_picker", "res
 MAX_EVENTS = 200_000       # events the page runs at most (a larger upload is cut, and the page says so)
 DEFAULT_EVENTS = 300       # a generated stream's default size
 MAX_GENERATED = 200_000
-URL_KEYS = ("pattern", "data", "sample", "gen", "n", "seed", "rates", "file", "engine", "windows", "event", "match")
+URL_KEYS = ("pattern", "data", "sample", "gen", "n", "seed", "rates", "file", "engine", "windows", "event", "match",
+            "break")
 
 
 def _ss() -> Any:
@@ -69,6 +70,8 @@ def restore_from_url() -> None:
         ss["dbg_engine"] = q["engine"]
     if q.get("windows") in ("auto", "on", "off"):
         ss["dbg_match_windows"] = q["windows"]
+    if q.get("break"):
+        ss["dbg_breaks"] = q["break"][:4000]
     step = _int(q.get("event"))
     if step is not None:
         ss["dbg_url_step"] = max(0, step - 1)

@@ -16,7 +16,7 @@ from typing import Any, Sequence
 import pandas as pd
 import streamlit as st
 
-from app import debug_data, windows_panels
+from app import debug_breaks, debug_data, windows_panels
 from app.debug_filters import Filter, filter_bar
 from app.debug_run import DebugRun, MatchPath
 from app.step_controls import Jump, Stepper
@@ -52,7 +52,7 @@ STEPPER = Stepper("dbg", "dbg_traced", (
     Jump("dbg_prev_match", "Match", -1, "back to the previous step that completed a match"),
     Jump("dbg_next_match", "Next match", 1, "on to the next step that completes a match (or emits an aggregate row)"),
 ), slider_help="event #1 is the first event of the stream; the last step is the end of the stream (close)",
-    one_based=True, slider_label="Event #")
+    one_based=True, slider_label="Event #", stop_at=debug_breaks.stop_at)
 
 
 def _ss() -> Any:

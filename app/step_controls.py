@@ -52,6 +52,7 @@ class Stepper:
     slider_help: str = "0 is the first event; the last step is the end of the stream"
     one_based: bool = False     # the slider counts steps from 1 (the session's step stays 0-based)
     slider_label: str = "Step"
+    stop_at: Any = None         # (from, to) -> the first step in from+1..to where Play must stop, or None
 
     # ------------------------------------------------------------------ state
 
@@ -148,6 +149,12 @@ class Stepper:
         n = self.count()
         t_start, k_start = ss.get(f"{self.prefix}_play_from", (time.monotonic(), self.current()))
         target = k_start + int((time.monotonic() - t_start) * self.speed())
+        if self.stop_at is not None:
+            hit = self.stop_at(self.current(), min(target, n - 1))
+            if hit is not None:  # a breakpoint: stop there (a rerun of the whole page: the timer goes)
+                ss[self.step_key] = hit
+                ss[self.playing_key] = False
+                st.rerun(scope="app")
         if target >= n - 1:
             ss[self.step_key] = n - 1
             ss[self.playing_key] = False

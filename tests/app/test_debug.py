@@ -246,3 +246,81 @@ def test_debug_steps_through_every_engine_kind(preset, engine_title, what):
         at.button(key="dbg_next_match").click().run()
         ok(at)
         assert not at.error, (engine, [e.value for e in at.error])
+
+
+# --------------------------------------------------------------------------- breakpoints, URL, filters
+
+def test_debug_continue_stops_at_breakpoints():
+    at = _app(DEBUG)
+    at.text_area(key="dbg_breaks").input("match:3\nbogus").run()
+    ok(at)
+    assert "cannot read breakpoint `bogus`" in _md(at)
+    at.button(key="dbg_continue").click().run()
+    ok(at)
+    assert at.session_state["dbg_step"] == 7       # e8 completes match #3
+    assert "stopped: match #3 completed at event #8 (id 8)" in _md(at)
+    at.button(key="dbg_continue").click().run()
+    assert at.session_state["dbg_step"] == 7       # nothing further: the step stays
+    assert "no breakpoint holds from end of stream to end of stream" in _md(at)
+    assert at.query_params["break"] == "match:3\nbogus"
+
+
+def test_debug_play_stops_at_a_breakpoint():
+    import time
+
+    at = _app(DEBUG)
+    at.text_area(key="dbg_breaks").input("event:4").run()
+    at.select_slider(key="dbg_speed").set_value(8.0).run()
+    at.button(key="dbg_play").click().run()
+    time.sleep(1.2)                                 # at 8 steps/s the clock is past event #4
+    at.run()
+    ok(at)
+    assert at.session_state["dbg_playing"] is False
+    assert at.session_state["dbg_step"] == 3
+    assert "Play stopped: event:4 reached" in _md(at)
+
+
+def test_debug_url_restores_the_view_and_refuses_a_bad_pattern():
+    at = AppTest.from_file(DEBUG, default_timeout=120)
+    at.query_params.update({"data": "sample", "sample": "stocks_sase", "event": "6", "match": "2",
+                            "engine": "nfab", "windows": "off"})
+    at.run()
+    ok(at)
+    assert at.session_state["dbg_step"] == 5 and at.session_state["dbg_match_no"] == 2
+    assert at.selectbox(key="dbg_engine").value == "nfab"
+    assert "**Why match #2 fired**" in _md(at)
+    bad = AppTest.from_file(DEBUG, default_timeout=120)
+    bad.query_params.update({"pattern": "PATTERN SEQ(", "data": "sample", "sample": "stocks_sase"})
+    bad.run()
+    ok(bad)
+    assert any("the pattern in the link does not parse" in w.value for w in bad.warning)
+
+
+def test_debug_an_upload_named_in_the_url_is_asked_for():
+    at = AppTest.from_file(DEBUG, default_timeout=120)
+    at.query_params.update({"data": "upload", "file": "ticks.csv"})
+    at.run()
+    ok(at)
+    assert any("`ticks.csv`" in i.value and "upload it again" in i.value for i in at.info)
+
+
+def test_debug_filters_runs_by_run_and_by_event():
+    at = _app(DEBUG)
+    at.session_state["dbg_step"] = 4                # e5: runs 1 and 2 are alive
+    at.run()
+    runs = next(d.value for d in at.dataframe if "bindings" in d.value.columns and "state" in d.value.columns)
+    assert list(runs["run"]) == ["1", "2"]
+    bindings = dict(zip(runs["run"], runs["bindings"]))
+    assert bindings == {"1": "a=[1, 2, 3, 4, 5]", "2": "a=[3, 4]"}, bindings   # SASE+ Fig. 3: R1 and R2
+    at.text_input(key="dbg_filter_event").input("1").run()
+    ok(at)
+    runs = next(d.value for d in at.dataframe if "bindings" in d.value.columns and "state" in d.value.columns)
+    assert list(runs["run"]) == ["1"]               # only R1 holds e1 (SASE+ Fig. 3: R2 begins at e3)
+    at.text_input(key="dbg_filter_event").input("3").run()
+    runs = next(d.value for d in at.dataframe if "bindings" in d.value.columns and "state" in d.value.columns)
+    assert list(runs["run"]) == ["1", "2"]          # both hold e3
+    at.text_input(key="dbg_filter_event").input("").run()
+    at.text_input(key="dbg_filter_run").input("2").run()
+    runs = next(d.value for d in at.dataframe if "bindings" in d.value.columns and "state" in d.value.columns)
+    assert list(runs["run"]) == ["2"]
+    assert "Filtering by run 2" in _md(at)
