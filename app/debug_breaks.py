@@ -3,7 +3,7 @@
 A person writes one spec a line (``event:812``, ``id:4711``, ``match:17``,
 ``fails:b.price > a.price``, ``runs>50``, ``buffer>200``). **Continue** goes to the first step
 after the current one where one holds (``first_hit`` on the page's run: the pre-pass kinds
-without tracing, the others by tracing windows, at most :data:`SCAN` steps a click); Play stops
+without tracing, to the end; the others by tracing windows, at most :data:`SCAN` steps a click); Play stops
 at one (the steps Play moves over are checked before it moves). Session keys ``dbg_break*``.
 """
 from __future__ import annotations
@@ -58,9 +58,13 @@ def _continue() -> None:
     if not bps:
         ss["dbg_break_message"] = "write a breakpoint first"
         return
-    hit = first_hit(t.run, bps, k + 1, limit=SCAN)
+    from engine.breakpoints import PREPASS_KINDS
+
+    # the pre-pass answers event / id / match without tracing: those look to the end
+    scan = None if all(bp.kind in PREPASS_KINDS for bp in bps) else SCAN
+    hit = first_hit(t.run, bps, k + 1, limit=scan)
     if hit is None:
-        last = min(t.close_step, k + SCAN)
+        last = t.close_step if scan is None else min(t.close_step, k + scan)
         ss["dbg_break_message"] = (f"no breakpoint holds from {t.label(k + 1)} to {t.label(last)}"
                                    + ("; Continue looks further" if last < t.close_step else ""))
         if last < t.close_step:

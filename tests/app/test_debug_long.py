@@ -142,3 +142,23 @@ def test_the_url_restores_the_view(page: AppTest, emitted) -> None:
     assert again.session_state["dbg_match_no"] == len(steps) // 2
     assert again.session_state["dbg_source"] == "generated" and again.session_state["dbg_gen_n"] == N
     assert f"**Why match #{len(steps) // 2} fired**" in _text(again)
+
+
+def test_continue_stops_at_a_late_breakpoint(page: AppTest, emitted) -> None:
+    events, steps = emitted
+    at = page
+    at.number_input(key="dbg_go_event").set_value(50_000).run()
+    at.button(key="dbg_go_event_btn").click().run()
+    emitting = set(steps)
+    k = next(i for i in range(70_500, N) if i not in emitting)   # past one Continue's traced scan; no match here
+    last = len(steps)
+    at.text_area(key="dbg_breaks").input(f"id:{events[k].id}\nmatch:{last}").run()
+    at.button(key="dbg_continue").click().run()
+    ok(at)
+    assert at.session_state["dbg_step"] == k
+    assert f"stopped: id:{events[k].id} reached: event #{k + 1:,}" in _text(at)
+    at.button(key="dbg_continue").click().run()
+    ok(at)
+    assert at.session_state["dbg_step"] == steps[-1]
+    assert f"match #{last:,} completed at event #{steps[-1] + 1:,}" in _text(at)
+    at.text_area(key="dbg_breaks").input("").run()
