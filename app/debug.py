@@ -114,8 +114,7 @@ def _summary(t: DebugRun, engine: str) -> None:
            + (" (chosen by auto)" if engine == "auto" else "")
            + (f" · **{t.rows:,}** aggregate row{'s' if t.rows != 1 else ''}" if t.rows else
               f" · **{nm:,}** match{'es' if nm != 1 else ''}")
-           + f" · {t.total_steps:,} steps: events #1..#{len(t.events):,}, then the end of stream"
-           + f" · run once in {t.seconds:.2f} s")
+           + f" · {t.total_steps:,} steps (the last: end of stream) · {t.seconds:.2f} s")
     if t.total_events > len(t.events):
         st.warning(msg + f" · only the first {len(t.events):,} of {t.total_events:,} events are run "
                    f"(the Debug page runs at most {MAX_EVENTS:,}).", icon=":material/content_cut:")
@@ -149,8 +148,8 @@ def render() -> None:
     ss = _ss()
     debug_data.restore_from_url()  # (done by the page before its sidebar; here for callers without one)
     st.title("Debug")
-    st.caption("Step through a run event by event: live runs, what each did and why (every predicate with its "
-               "values), the buffer, the matches; why a match fired, why expected events did not match.")
+    st.caption("Step through a run: live runs, what each did and why, the buffer, the matches; why a match "
+               "fired, why expected events did not.")
     p = state.pattern()
     c1, c2, c3 = st.columns([4, 4, 3], gap="medium")
     with c1:
@@ -199,9 +198,7 @@ def render() -> None:
                           "event": str(int(ss.get("dbg_step", 0)) + 1),
                           **({"match": str(ss["dbg_match_no"])} if int(ss.get("dbg_match_no", 0) or 0) > 0 else {})})
     _summary(t, engine)
-    every = STEPPER.play_bar(f"The run is not traced as a whole: each step shows a window of {WINDOW} traced "
-                             f"steps around it (a match's path: from its first event, at most {PATH_CAP:,} steps).")
-    debug_breaks.breakpoints_bar(t)
+    every = STEPPER.play_bar("", aside=lambda: debug_breaks.breakpoints_bar(t))
     frag = st.fragment(run_every=every)(step_views)
     frag(t)
     st.divider()

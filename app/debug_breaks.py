@@ -98,7 +98,7 @@ def breakpoints_bar(t: DebugRun) -> None:
     ss = _ss()
     bps, errors = parsed(t)
     label = f"Breakpoints ({len(bps)})" if bps else "Breakpoints"
-    c1, c2, c3 = st.columns([3, 2, 7], vertical_alignment="center")
+    c1, c2, c3 = st.columns([3, 2, 5], vertical_alignment="center")
     with c1.popover(label, icon=":material/flag:", width="stretch"):
         st.text_area("One a line: event:N, id:X, match:K, fails:PREDICATE, holds:PREDICATE, runs>N, buffer>N",
                      key="dbg_breaks", height=120, max_chars=4000,

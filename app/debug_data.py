@@ -240,7 +240,7 @@ def pattern_picker() -> None:
     if "dbg_preset" not in ss or ss.get("dbg_preset") not in labels:
         ss["dbg_preset"] = cur if cur in labels else labels[0]
     c1, c2 = st.columns([2, 1], vertical_alignment="bottom")
-    c1.selectbox("or load a preset (pattern and its sample)", labels, key="dbg_preset")
+    c1.selectbox("or a preset", labels, key="dbg_preset", help="a preset's pattern and its sample")
 
     def _use() -> None:
         s, p = presets[labels.index(ss["dbg_preset"])]

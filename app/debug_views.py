@@ -18,7 +18,7 @@ import streamlit as st
 
 from app import debug_breaks, debug_data, windows_panels
 from app.debug_filters import Filter, filter_bar
-from app.debug_run import DebugRun, MatchPath
+from app.debug_run import PATH_CAP, WINDOW, DebugRun, MatchPath
 from app.step_controls import Jump, Stepper
 from engine.engines import planner
 from engine.trace import Step
@@ -51,7 +51,9 @@ MATCH_COLUMNS = {"bindings": st.column_config.TextColumn(width="large"),
 STEPPER = Stepper("dbg", "dbg_traced", (
     Jump("dbg_prev_match", "Match", -1, "back to the previous step that completed a match"),
     Jump("dbg_next_match", "Next match", 1, "on to the next step that completes a match (or emits an aggregate row)"),
-), slider_help="event #1 is the first event of the stream; the last step is the end of the stream (close)",
+), slider_help=f"event #1 is the first event of the stream; the last step is the end of the stream (close). The "
+                f"run is not traced as a whole: each step shows a window of {WINDOW} traced steps around it (a "
+                f"match's path: from its first event, at most {PATH_CAP:,} steps).",
     one_based=True, slider_label="Event #", stop_at=debug_breaks.stop_at)
 
 

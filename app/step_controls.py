@@ -186,15 +186,20 @@ class Stepper:
                        help=j.help)
         return k, cols[-1]
 
-    def play_bar(self, caption: str) -> float | None:
-        """Play / Pause, the speed and ``caption``; returns the fragment's ``run_every``
+    def play_bar(self, caption: str, aside: Any = None) -> float | None:
+        """Play / Pause, the speed and ``caption`` (or, when given, ``aside()`` drawn in its
+        place: a page's own controls on the same row); returns the fragment's ``run_every``
         (None when paused). Outside the fragment: toggling changes the fragment's timer."""
         playing = self.playing()
-        p1, p2, p3 = st.columns([1, 3, 4])
+        p1, p2, p3 = st.columns([1, 3, 4] if aside is None else [1, 2, 6], vertical_alignment="center")
         p1.button("Pause" if playing else "Play", key=f"{self.prefix}_play", on_click=self.toggle_play,
                   type="primary", icon=":material/pause:" if playing else ":material/play_arrow:", width="stretch")
         p2.select_slider("Speed (steps per second)", SPEEDS, value=DEFAULT_SPEED, key=self.speed_key,
                          on_change=self.speed_changed, label_visibility="collapsed",
                          format_func=lambda v: f"{v:g} steps/s")
-        p3.caption(caption)
+        if aside is None:
+            p3.caption(caption)
+        else:
+            with p3:
+                aside()
         return 1.0 / self.speed() if playing else None

@@ -43,7 +43,7 @@ def test_debug_opens_on_the_stock_preset_at_the_first_event():
     assert "3 matches" in at.info[0].value.replace("**", "")
     text = _md(at)
     assert "event #1 (id 1) · Stock at ts 1" in text
-    assert "9 steps: events #1..#8, then the end of stream" in at.info[0].value.replace("**", "")
+    assert "9 steps (the last: end of stream)" in at.info[0].value.replace("**", "")
     slider = at.slider(key="dbg_slider")
     assert (slider.min, slider.max, slider.value) == (1, 9, 1)   # the summary's count is the slider's range
     assert "##### Shared buffer (1 entries)" in text
