@@ -33,7 +33,7 @@ PATHS_KEPT = 16     # match paths cached per run
 def window_bounds(k: int, total: int, size: int = WINDOW, behind: int = BEHIND) -> tuple[int, int]:
     """The window ``[a, b)`` of ``size`` steps holding step ``k``: ``behind`` steps before it
     (fewer at the start), the rest ahead; clipped to ``[0, total)``."""
-    a = max(0, k - behind)
+    a = max(0, k - min(behind, size - 1))
     b = min(total, a + size)
     a = max(0, min(a, b - size))
     return a, b
@@ -167,7 +167,7 @@ class DebugRun:
         window when it holds ``k``, else a new one)."""
         a, b, steps = self._window
         if not (a <= k < b):
-            a, b = window_bounds(k, self.total_steps)
+            a, b = window_bounds(k, self.total_steps, WINDOW, BEHIND)
             steps = self.run.steps(a, b)
             self._window = (a, b, steps)
             self.traced_windows += 1

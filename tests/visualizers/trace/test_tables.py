@@ -94,3 +94,35 @@ def test_events_table(any_match: list[Step]) -> None:
                                                                 [2, "b3", "B", 2.0], [3, "b4", "B", 3.0]]
     assert df["price"].tolist()[1] == 5
     assert any_match[1].event == {"id": "a2", "type": "A", "ts": 1.0, "price": 5}  # the step is left alone
+
+
+def test_an_event_label_names_the_events_of_moves_and_actions(any_match: list[Step]) -> None:
+    """With ``label`` the tables name an event as the page does (``#3 (id b3)``), whole."""
+    position = {"a1": 1, "a2": 2, "b3": 3, "b4": 4}
+
+    def label(i: object) -> str:
+        return f"#{position[str(i)]} (id {i})"
+
+    step = any_match[2]
+    assert run_moves(step, label) == {"1.1": ["ignore #3 (id b3)"], "1": ["begin #3 (id b3)", "match #3 (id b3)"],
+                                      "2.1": ["ignore #3 (id b3)"], "2": ["begin #3 (id b3)", "match #3 (id b3)"]}
+    acts = actions_frame(step, label)
+    assert set(acts["event"]) == {"#3 (id b3)"}
+    assert runs_frame(step, label=label).loc[0, "this step"] in ("ignore #3 (id b3)",
+                                                                "begin #3 (id b3), match #3 (id b3)")
+
+
+def test_long_values_are_never_cut() -> None:
+    """Predicates, bindings and details come whole (the page shows them in wide columns and
+    in full under the table)."""
+    ids = list(range(1, 60))
+    long_text = " AND ".join(f"a.x{i} > {i}" for i in range(30))
+    step = Step(step=0, event={"id": 1, "type": "A", "ts": 0},
+                actions=[Action("proceed", run="1", state="a", to="b", event=1,
+                                predicates=[PredicateCheck(long_text, {"a.x0": 7}, True)],
+                                detail={"formula": long_text})],
+                runs=[RunView(id="1", state="a", bindings={"a": ids})], runs_total=1)
+    row = actions_frame(step).to_dict("records")[0]
+    assert row["predicates"] == f"✓ {long_text}  [a.x0=7]" and row["action"] == "proceed"
+    assert long_text in row["why / detail"]
+    assert runs_frame(step).loc[0, "bindings"] == f"a=[{', '.join(str(i) for i in ids)}]"
