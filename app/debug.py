@@ -20,7 +20,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from app import debug_breaks, debug_data, jobs, runner, state, ui
+from app import debug_breaks, debug_data, debug_diff, jobs, runner, state, ui
 from app.debug_data import MAX_EVENTS
 from app.debug_run import DebugRun, PATH_CAP, WINDOW
 from app.debug_views import ENGINE_TITLES, STEPPER, step_views
@@ -88,6 +88,7 @@ def compute(p: Pattern, data_key: str, loaded: LoadResult, engine: str, match_wi
     first = run.steps(0, min(GRAPH_STEPS, run.total_steps))
     got = DebugRun(sig=sig, run=run, events=events, engine=choice.engine, requested=engine, seconds=secs,
                    pattern=pat, total_events=len(loaded.events), time_is_datetime=bool(loaded.time_is_datetime),
+                   seconds_to_ts=loaded.seconds_to_ts,
                    interval=bool(kw), match_windows=match_windows, windows_reason=choice.reason, inner=choice.inner,
                    graph=TV.debug_graph(pat, choice.engine, first),
                    buffer_kind=next((s.buffer.get("kind") for s in first if s.buffer), None))
@@ -203,5 +204,7 @@ def render() -> None:
     frag(t)
     st.divider()
     why_not(t)
+    if not t.interval:
+        debug_diff.diff_view(t, names)
     _events(t)
     _download(t)

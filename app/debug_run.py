@@ -63,6 +63,7 @@ class DebugRun:
     pattern: Pattern            # as run (window in the unit of ts)
     total_events: int           # events in the data (more than ``events`` when capped)
     time_is_datetime: bool = False
+    seconds_to_ts: Any = 1      # the data's factor from seconds to its ts unit (another pattern is scaled by it)
     interval: bool = False
     match_windows: str = "auto"
     windows_reason: str = ""

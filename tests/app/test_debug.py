@@ -324,3 +324,33 @@ def test_debug_filters_runs_by_run_and_by_event():
     runs = next(d.value for d in at.dataframe if "bindings" in d.value.columns and "state" in d.value.columns)
     assert list(runs["run"]) == ["2"]
     assert "Filtering by run 2" in _md(at)
+
+
+def test_debug_compares_two_strategies_as_cep_diff():
+    """Side A: the stock preset (skip_till_next_match, 3 matches); side B: the same pattern
+    under skip_till_any_match. The sides are the two `cep run` outputs as sets."""
+    import sample_streams
+
+    at = _app(DEBUG)
+    any_text = sample_streams.load("stocks_sase").presets["stock_trend_any"]
+    at.text_area(key="dbg_diff_text").input(any_text).run()
+    at.button(key="dbg_diff_go").click().run()
+    ok(at)
+    a, b, result, _sig = at.session_state["dbg_diff"][0]
+    side_a = {str(m.to_json()["match"]) for m in a.matches}
+    side_b = {str(m.to_json()["match"]) for m in b.matches}
+    counts = {m.label: m.value for m in at.metric}
+    assert counts["only in A"] == f"{len(side_a - side_b):,}" and counts["only in B"] == f"{len(side_b - side_a):,}"
+    assert counts["in both"] == f"{len(side_a & side_b):,}" and len(side_a) == 3
+    assert side_a <= side_b                         # any-match finds every next-match match here
+    one_sided = next(i for i, x in enumerate(result.lines, 1) if x.side == "b")
+    at.number_input(key="dbg_diff_line").set_value(one_sided).run()
+    at.button(key="dbg_diff_whynot").click().run()
+    ok(at)
+    no, text = at.session_state["dbg_diff_answer"]
+    assert no == one_sided and "skip_till_next_match" in text   # A's strategy is why A has not got it
+    both = next(i for i, x in enumerate(result.lines, 1) if x.side == "both")
+    at.number_input(key="dbg_diff_line").set_value(both).run()
+    number = at.session_state["dbg_traced"].number({"match": result.lines[both - 1].match})
+    at.button(key="dbg_diff_show").click().run()
+    assert at.session_state["dbg_match_no"] == number

@@ -87,5 +87,6 @@ def test_a_late_event_of_100k_from_a_url_fits_three_screens_and_survives_a_reloa
     _idle(page)
     _no_exception(page)
     height = _page_height(page)
+    print(f"at the last match: page height {height} px")
     _shot(page, "debug-long-match", height=max(SCREEN * 3, height + 50))
     assert height <= 3 * SCREEN, height
