@@ -127,13 +127,14 @@ def _summary(t: DebugRun, engine: str) -> None:
 
 def _events(t: DebugRun) -> None:
     """The events around the current step, a page at a time (full values)."""
-    with st.expander(f"Events ({len(t.events):,})"):
+    with st.expander(f"Events ({len(t.events):,}) and the traced window's download"):
         pages = max(1, -(-len(t.events) // EVENTS_PAGE))
         here = min(int(_ss().get("dbg_step", 0)), max(len(t.events) - 1, 0)) // EVENTS_PAGE + 1
         page = int(st.number_input(f"page (of {pages:,}, {EVENTS_PAGE} events each; opens at this step's)", 1, pages,
                                    here, key=f"dbg_events_page_{here}"))
         rows = t.events_frame_rows((page - 1) * EVENTS_PAGE, page * EVENTS_PAGE)
         st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", height=400)
+        _download(t)
 
 
 def _download(t: DebugRun) -> None:
@@ -207,4 +208,3 @@ def render() -> None:
     if not t.interval:
         debug_diff.diff_view(t, names)
     _events(t)
-    _download(t)
