@@ -285,6 +285,13 @@ def _runs(t: DebugRun, step: Step, flt: Filter) -> None:
     shown = frame.iloc[(page - 1) * RUNS_SHOWN: page * RUNS_SHOWN]
     st.dataframe(shown, hide_index=True, width="stretch", key="dbg_runs", height=min(38 + 35 * len(shown), 320),
                  column_config=RUN_COLUMNS)
+    long = [(r["run"], r["bindings"], r["this step"]) for r in shown.to_dict("records")
+            if len(r["bindings"]) > FULL_TEXT or len(r["this step"]) > FULL_TEXT]
+    if long:
+        with st.expander(f"Bindings and moves in full ({len(long)} run(s))"):
+            st.code("\n".join(f"run {run}: {bindings}" + (f"\n  this step: {moves}" if moves else "")
+                              for run, bindings, moves in long), language=None, wrap_lines=True,
+                    height="content" if len(long) <= 8 else 300)
     notes = []
     if runs is not None:
         notes.append(f"{len(frame):,} of {len(step.runs):,} listed run(s) match the filter")
