@@ -354,3 +354,19 @@ def test_debug_compares_two_strategies_as_cep_diff():
     number = at.session_state["dbg_traced"].number({"match": result.lines[both - 1].match})
     at.button(key="dbg_diff_show").click().run()
     assert at.session_state["dbg_match_no"] == number
+
+
+def test_debug_filters_runs_by_partition_key():
+    """The stock preset partitions by [symbol]: both runs at e5 are GOOG's (the sample's
+    first events are GOOG ticks)."""
+    at = _app(DEBUG)
+    at.session_state["dbg_step"] = 4
+    at.run()
+    at.text_input(key="dbg_filter_key").input("GOOG").run()
+    ok(at)
+    runs = next(d.value for d in at.dataframe if "bindings" in d.value.columns and "state" in d.value.columns)
+    assert list(runs["run"]) == ["1", "2"]
+    at.text_input(key="dbg_filter_key").input("MSFT").run()
+    assert not any("bindings" in d.value.columns and "state" in d.value.columns and len(d.value)
+                   for d in at.dataframe)
+    assert "0 of 2 listed run(s) match the filter" in _md(at)
