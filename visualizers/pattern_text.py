@@ -159,8 +159,9 @@ def _marked(source: str, spans: Iterable[tuple[int, int]]) -> str:
 
 
 def _escape(text: str) -> str:
-    """HTML-escaped text keeping its line breaks (inside ``<pre>``)."""
-    return "\n".join(html_text(line) for line in text.split("\n"))
+    """HTML-escaped text; its line breaks become ``&#10;`` (kept inside ``<pre>``; no raw
+    blank line, which would end an HTML block in markdown)."""
+    return html_text(text)
 
 
 __all__ = ["Located", "find_predicate", "highlighted_html", "locate"]
