@@ -63,6 +63,16 @@ def overlaps(fig: dict, width: float) -> list[tuple[str, str]]:
     return bad
 
 
+def outside(fig: dict, width: float) -> list[str]:
+    """Version labels not wholly inside the plot area (plotly clips them there)."""
+    lay = fig["layout"]
+    m = lay["margin"]
+    w = width - m["l"] - m["r"]
+    h = lay["height"] - m["t"] - m["b"] - lay["meta"]["legend_space"]
+    return [t for t, b in boxes(fig, width) if t.startswith("[") and not (b[0] >= 0 and b[1] >= 0 and b[2] <= w
+                                                                          and b[3] <= h)]
+
+
 @st.composite
 def buffers(draw):
     """A random shared buffer: entries in 1..5 stacks on 1..30 events, each pointing to 1..4
@@ -94,6 +104,7 @@ def test_no_two_labels_meet(buf, wider):
     fig = shared_buffer_figure(entries, stacks, seq_of, added).to_dict()
     width = fig["layout"]["meta"]["label_min_width"] * wider
     assert overlaps(fig, width) == []
+    assert outside(fig, width) == []
     # every arrow's versions are in its hover text, labelled on the figure or not
     hover = " ".join(t for tr in fig["data"] if tr.get("name") == "versions" for t in tr["hovertext"])
     for e in entries.values():

@@ -96,7 +96,7 @@ def _labels_text(labels: Sequence[str], limit: int = 3) -> str:
 # units). A label goes to the first place along its arrow where its box meets no other text,
 # entry or label; else its short form; else it is left to the arrow's hover text.
 
-LABEL_MIN_WIDTH = 480     # px: the narrowest the Debug page draws the buffer (half a column)
+LABEL_MIN_WIDTH = 300     # px: the narrowest the Debug page draws the buffer (half its width, a 1100 px window)
 LABEL_FONT = 12
 CHAR_WIDTH = 0.62         # of the font size: a generous average advance for digits, dots, brackets
 LINE_HEIGHT = 1.3         # of the font size
@@ -128,6 +128,11 @@ class _Scale:
         self.x0, self.y0 = xr[0], yr[0]
         self.kx = (width - margin.get("l", 0) - margin.get("r", 0)) / max(xr[1] - xr[0], 1e-9)
         self.ky = (height - margin.get("t", 0) - margin.get("b", 0) - legend) / max(yr[1] - yr[0], 1e-9)
+        self.width, self.height = (xr[1] - xr[0]) * self.kx, (yr[1] - yr[0]) * self.ky
+
+    def inside(self, box: tuple[float, float, float, float]) -> bool:
+        """Whether a box lies in the plot area (text outside it is clipped)."""
+        return box[0] >= 0 and box[1] >= 0 and box[2] <= self.width and box[3] <= self.height
 
     def px(self, x: float, y: float) -> tuple[float, float]:
         return (x - self.x0) * self.kx, (y - self.y0) * self.ky
@@ -136,17 +141,18 @@ class _Scale:
 def _place_labels(arrows: list[tuple[list[float], list[float], str, str]], obstacles: list[tuple],
                   scale: _Scale) -> list[tuple[float, float, str] | None]:
     """For each arrow ``(xs, ys, label, short label)``: where its label goes and which text
-    (``None``: no room; its versions stay in the hover text)."""
+    (``None``: no room); a label that does not fit in full is
+    shortened to its count of versions, then to ``[…]`` (its versions are in the hover text)."""
     taken = list(obstacles)
     out: list[tuple[float, float, str] | None] = []
     for xs, ys, label, short in arrows:
         n = len(xs)
-        spots = [n // 2, n // 3, (2 * n) // 3, n // 4, (3 * n) // 4, n // 6, (5 * n) // 6]
+        spots = sorted(range(1, max(n - 1, 2)), key=lambda j: (abs(j - n // 2), j))  # the middle first, then outwards
         placed = None
-        for text in dict.fromkeys([label, short]):
+        for text in dict.fromkeys([label, short, "[…]"]):
             for i in dict.fromkeys(min(max(j, 0), n - 1) for j in spots):
                 box = text_box(*scale.px(xs[i], ys[i]), text, LABEL_FONT)
-                if not any(_meets(box, o) for o in taken):
+                if scale.inside(box) and not any(_meets(box, o) for o in taken):
                     placed = (xs[i], ys[i], text)
                     taken.append(box)
                     break
@@ -248,7 +254,7 @@ def shared_buffer_figure(entries: dict[str, dict[str, Any]], stacks: Sequence[st
     title = "<br>".join(plotly_text(t) for t in heads)
     margin = dict(l=10, r=10, t=10 + 20 * len(heads), b=10)
     fig_height = height or min(max(280, 44 * n_rows + 110), 1400)
-    xr = [-1.2, max(len(col) - 1, 0) * X + 2.4]
+    xr = [-1.2, max(len(col) - 1, 0) * X + 3.0]  # room right of the last stack for its arrows' labels
     yr = [-0.8, n_rows + 0.7]
     scale = _Scale(xr, yr, min_width, fig_height, margin)
     # what labels must not cover: the entries, the column headers, the arrows' "more below" marks
