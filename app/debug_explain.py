@@ -90,23 +90,57 @@ def _failed(node: Node) -> bool:
     return any(n.kind == "predicate" and n.result is False for n in node.walk())
 
 
+MAX_GROUPS = 60            # groups drawn: the first and last halves, the middle counted
+ROWS_PER_GROUP = 40        # rows drawn in one group, the rest counted
+
+
+def _skipped_only(node: Node) -> bool:
+    """An event the run only skipped (each of its moves an ignore)."""
+    return node.kind == "event" and bool(node.children) and all(
+        c.kind == "edge" and c.edge == "ignore" for c in node.children)
+
+
+def _rows_of(node: Node, key: str, depth: int, rows: list[Row]) -> None:
+    rows.append(Row(depth, node_markdown(node), node_focus(node), f"{key}_{node.key}",
+                    node.kind == "predicate" and node.result is False))
+    for c in node.children:
+        _rows_of(c, key, depth + 1, rows)
+
+
 def tree_groups(root: Node, key: str) -> list[tuple[str, bool, list[Row]]]:
-    """The tree as groups (one per child of the root): ``(title, open, rows)``; a group is
-    open when it holds a failing predicate or it is the last event of the run."""
+    """The tree as groups (one per child of the root; a run of events the run only skipped
+    is one group): ``(title, open, rows)``. A group is open when it holds a failing
+    predicate or it is the last event of the run. At most ``MAX_GROUPS`` groups and
+    ``ROWS_PER_GROUP`` rows in each are drawn; what is left out is counted in a row (the
+    text form below the tree has every line)."""
+    runs: list[list[Node]] = []
+    for child in root.children:
+        if runs and _skipped_only(child) and all(_skipped_only(n) for n in runs[-1]):
+            runs[-1].append(child)
+        else:
+            runs.append([child])
+    last_event = max((i for i, r in enumerate(runs) if r[0].kind == "event"), default=-1)
     out: list[tuple[str, bool, list[Row]]] = []
-    last_event = max((i for i, c in enumerate(root.children) if c.kind == "event"), default=-1)
-    for i, child in enumerate(root.children):
+    for i, nodes in enumerate(runs):
         rows: list[Row] = []
-
-        def add(n: Node, depth: int) -> None:
-            rows.append(Row(depth, node_markdown(n), node_focus(n), f"{key}_{n.key}",
-                            n.kind == "predicate" and n.result is False))
-            for c in n.children:
-                add(c, depth + 1)
-
-        add(child, 0)
-        title = child.label
-        out.append((title, _failed(child) or i == last_event, rows))
+        for n in nodes:
+            _rows_of(n, key, 0, rows)
+        if len(rows) > ROWS_PER_GROUP:
+            more = len(rows) - ROWS_PER_GROUP
+            rows = rows[:ROWS_PER_GROUP] + [Row(0, f"… and {more:,} more line{'s' if more != 1 else ''} "
+                                                   "(every one in the text form below)", None,
+                                                f"{key}_{nodes[0].key}_more")]
+        if len(nodes) == 1:
+            title = nodes[0].label
+        else:
+            title = f"{nodes[0].label} … {nodes[-1].label}: {len(nodes):,} events skipped"
+        out.append((title, any(_failed(n) for n in nodes) or i == last_event, rows))
+    if len(out) > MAX_GROUPS:
+        head, tail = out[:MAX_GROUPS // 2], out[-(MAX_GROUPS // 2):]
+        more = len(out) - len(head) - len(tail)
+        note = Row(0, f"… {more:,} more group{'s' if more != 1 else ''} of the explanation (every line is in "
+                      "the text form below)", None, f"{key}_groups_more")
+        out = head + [(note.text, False, [note])] + tail
     return out
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from streamlit.testing.v1 import AppTest
 
 import sample_streams
-from app.debug_explain import figure_focus, node_focus, node_markdown, tree_groups
+from app.debug_explain import MAX_GROUPS, ROWS_PER_GROUP, node_focus, node_markdown, tree_groups
 from engine.dsl import parse
 from engine.explain import explain_match, explain_why_not
 from engine.explain.tree import Node, explanation_tree
@@ -27,9 +27,28 @@ def test_rows_name_what_a_click_focuses_with_unique_keys():
     assert preds == ["a[1].volume > 1000", "b.volume < 80% * a[a.len].volume", "b.symbol = a[1].symbol"]
     events = [r.focus["event"] for r in rows if r.focus and "event" in r.focus]
     assert events == [1, 2, 3, 4, 5, 6]
-    # the last event's group is open (the match completes there), the skipped ones closed
+    # the last event's group is open (the match completes there); the skipped events 2..5 are one closed group
     opened = {title: o for title, o, _rows in groups}
-    assert opened["event #6 (id 6) · Stock @ 6"] and not opened["event #2 (id 2) · Stock @ 2"]
+    assert opened["event #6 (id 6) · Stock @ 6"]
+    assert opened["event #2 (id 2) · Stock @ 2 … event #5 (id 5) · Stock @ 5: 4 events skipped"] is False
+
+
+def test_a_long_explanation_is_drawn_in_bounded_groups():
+    steps = [{"kind": "begin", "event": 0, "type": "A", "ts": 0, "state": "a", "edge": "begin", "to": "a",
+              "text": "t", "predicates": []}]
+    for i in range(1, 500):  # a Kleene variable taking 499 events, each with two predicates
+        steps.append({"kind": "take", "event": i, "type": "A", "ts": i, "state": "a", "edge": "take", "to": "a",
+                      "text": "t", "predicates": [{"text": "a[i].x > a[i-1].x", "values": {"a[i].x": i}, "result": True},
+                                                  {"text": "a[i].y < 3", "values": {"a[i].y": 0}, "result": True}]})
+        steps.append({"kind": "skip", "event": 1000 + i, "type": "B", "ts": i, "state": "a", "edge": "ignore",
+                      "formula": "¬take", "why": "w", "predicates": []})
+    res = {"verdict": "match", "index": 1, "engine": "x", "match": {"a": list(range(500))}, "start": 0, "end": 499,
+           "steps": steps}
+    groups = tree_groups(explanation_tree(res), "t")
+    assert len(groups) == MAX_GROUPS + 1
+    assert sum(1 for g in groups if g[2][0].focus is None and "more group" in g[2][0].text) == 1
+    assert all(len(rows) <= ROWS_PER_GROUP + 1 for _t, _o, rows in groups)
+    assert groups[-1][0].startswith("event id 1499")  # the last one drawn: the run's end
 
 
 def test_a_failing_reason_is_open_and_marked():
