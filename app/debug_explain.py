@@ -83,7 +83,7 @@ def node_markdown(node: Node) -> str:
         return f":material/arrow_right_alt: {escape.markdown(node.label)}"
     if node.kind == "event":
         return f"**{escape.markdown(node.label)}**"
-    return escape.markdown(node.label)
+    return escape.message(node.label)  # the engine's text: names in backticks shown as code
 
 
 def _failed(node: Node) -> bool:
@@ -188,6 +188,16 @@ def _rows(rows: list[Row]) -> None:
                          "event": "highlight this event's lane on the timeline"}[next(iter(r.focus))]))
 
 
+def _head_button(row: Row) -> None:
+    on = focused() == row.focus
+    what = next(iter(row.focus or {"": None}))
+    label = {"event": "this event on the timeline", "edge": "this move on the automaton",
+             "predicate": "this predicate"}.get(what, "this")
+    st.button(("Clear the highlight of " if on else "Highlight ") + label, key=row.key,
+              icon=":material/my_location:", type="primary" if on else "tertiary", on_click=_set_focus,
+              args=(row.focus,))
+
+
 def _tree(result: dict[str, Any], step_of: Mapping[Any, int] | None, key: str, height: int) -> None:
     root = explanation_tree(result, step_of)
     st.markdown(f"**{escape.markdown(root.label)}**")
@@ -197,8 +207,13 @@ def _tree(result: dict[str, Any], step_of: Mapping[Any, int] | None, key: str, h
             if not body:
                 _rows([head])
                 continue
-            with st.expander(escape.markdown(title), expanded=opened, key=f"{key}_group_{n}"):
-                _rows(rows)
+            with st.expander(escape.message(title), expanded=opened, key=f"{key}_group_{n}"):
+                if sum(1 for r in rows if r.depth == 0) > 1:  # a run of skipped events: each row as it is
+                    _rows(rows)
+                    continue
+                if head.focus is not None:  # the title says what it is: only its highlight button here
+                    _head_button(head)
+                _rows([Row(r.depth - 1, r.text, r.focus, r.key, r.failed) for r in body])
 
 
 def why_fired(result: dict[str, Any] | None, text: str, step_of: Mapping[Any, int] | None = None, *,
