@@ -4,7 +4,8 @@ predicate, a move or an event focuses it, and the focus is drawn in the pattern 
 (:func:`pattern_panel`), on the automaton and on the timeline (:func:`figure_focus`).
 
 The focus lives in ``st.session_state["dbg_focus"]``: ``{"predicate": text}``,
-``{"edge": {"state", "to", "edge"}}`` or ``{"event": id}`` (absent: nothing focused).
+``{"edge": {"state", "to", "edge"}, "predicates": [texts]}`` (a move and the conjuncts it
+checked) or ``{"event": id}`` (absent: nothing focused).
 
 How app/debug.py calls these (each replaces the ``st.code(text, ...)`` of an answer):
 
@@ -66,7 +67,11 @@ def node_focus(node: Node) -> dict[str, Any] | None:
     if node.kind == "predicate" and node.conjunct:
         return {"predicate": node.conjunct}
     if node.kind == "edge" and node.state:
-        return {"edge": {"state": node.state, "to": node.to, "edge": node.edge}}
+        out: dict[str, Any] = {"edge": {"state": node.state, "to": node.to, "edge": node.edge}}
+        checked = [c.conjunct for c in node.children if c.kind == "predicate" and c.conjunct]
+        if checked:  # the move's predicates, marked in the pattern text with it
+            out["predicates"] = checked
+        return out
     if node.kind == "event" and node.event is not None:
         return {"event": node.event}
     return None
@@ -245,7 +250,8 @@ def pattern_panel(pattern_text: str, key: str = "dbg_focus_pattern") -> None:
     """The pattern as written, the focused predicate marked; a button clears the focus."""
     f = focused() or {}
     pred = f.get("predicate")
-    st.html(PATTERN_CSS + highlighted_html(pattern_text, [pred] if pred else ()))
+    marked = ([pred] if pred else []) + [p for p in f.get("predicates", []) if isinstance(p, str)]
+    st.html(PATTERN_CSS + highlighted_html(pattern_text, marked))
     if f:
         what = (escape.code(pred) if pred else
                 f"event {escape.code(f['event'])}" if "event" in f else

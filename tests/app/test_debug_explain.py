@@ -68,6 +68,8 @@ def test_markdown_is_escaped_and_values_never_cut():
     assert md.startswith(":green[✓] " + escape.code("a.k = '`**<b>**`'"))  # a code span shows it literally
     assert md.endswith(" · a.k = " + "x" * 300 + " end")
     assert node_focus(n) == {"predicate": "a.k = '`**<b>**`'"}
+    edge = Node("edge", "begin at a → F", state="a", to="F", edge="begin", children=[n, Node("note", "x")])
+    assert node_focus(edge) == {"edge": {"state": "a", "to": "F", "edge": "begin"}, "predicates": [n.conjunct]}
     assert node_focus(Node("note", "n")) is None
 
 
@@ -105,3 +107,10 @@ def test_clicking_a_predicate_marks_it_in_the_pattern():
     at.button(key=ev_key).click().run()
     assert at.session_state["dbg_focus"] == {"event": 1}
     assert any("(None, 1)" in m.value for m in at.markdown)
+    # a move (event #6's begin at b -> F): on the automaton, and its two predicates in the pattern
+    at.button(key="fired_0.5.1").click().run()
+    ok(at)
+    assert at.session_state["dbg_focus"]["edge"] == {"state": "b", "to": "F", "edge": "begin"}
+    html = "".join(h.proto.body for h in at.get("html"))
+    assert "<mark>symbol</mark>" in html and "<mark>b.volume &lt; 80% * a[a.len].volume</mark>" in html
+    assert "<mark>a[1].volume" not in html
