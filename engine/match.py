@@ -165,19 +165,30 @@ class MatcherBase:
         EngineUnsupported(``refusal``) for an event with an uncertainty interval; the first
         point event puts the engine's own ``feed`` back, so the check costs one call per
         stream. The planner asks this of every point engine it builds."""
-        inner = self.feed
+        self._points_refusal = refusal
+        self._points_inner = self.feed
+        self.feed = self._first_point_feed  # type: ignore[method-assign]
 
-        def first_feed(event: Any) -> Iterable[Match]:
-            if getattr(event, "lower", None) is not None:
-                raise EngineUnsupported(refusal)
-            self.feed = inner  # type: ignore[method-assign]
-            return inner(event)
-
-        self.feed = first_feed  # type: ignore[method-assign]
+    def _first_point_feed(self, event: Any) -> Iterable[Match]:
+        """``points_only``'s check (bound methods, not a closure, so that ``copy.deepcopy`` of a
+        matcher — engine/checkpoints.py — feeds the copy, not the original)."""
+        if getattr(event, "lower", None) is not None:
+            raise EngineUnsupported(self._points_refusal)
+        inner = self._points_inner
+        self.feed = inner  # type: ignore[method-assign]
+        return inner(event)
 
     def trace_state(self) -> tuple[list[Any], dict[str, Any]]:
         """Live runs and this step's buffer change (engine.trace.RunView, buffer dict)."""
         return [], {}
+
+    def attach_tracer(self, tracer: Tracer, last: Event | None = None) -> None:
+        """Start tracing a matcher that has run untraced so far (engine/checkpoints.py): from the
+        next ``feed`` on, the steps equal those of a matcher traced from the start. ``last``: the
+        last event fed (None before the first). An engine whose untraced run keeps other state
+        (fast paths bound at construction, expiry put off, names the trace gives) overrides this
+        to put that state as the traced run has it."""
+        self.tracer = tracer
 
     def feed(self, event: Event) -> Iterable[Match]:
         raise NotImplementedError

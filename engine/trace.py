@@ -192,11 +192,13 @@ class Recorder:
         return out
 
 
-def record(matcher: Any, events: Sequence[Event] | Iterable[Event], limit: int | None = DEFAULT_LIMIT
-           ) -> Iterable[Step]:
-    """Feed ``events`` to ``matcher`` (built with ``tracer=`` a :class:`Recorder`) and yield
-    one Step per event, then the close step. Past ``limit`` events raises TraceLimit
-    before feeding the first event beyond it."""
+def record(matcher: Any, events: Sequence[Event] | Iterable[Event], limit: int | None = DEFAULT_LIMIT,
+           start: int = 0, close: bool = True) -> Iterable[Step]:
+    """Feed ``events`` to ``matcher`` (built with ``tracer=`` a :class:`Recorder`, or given one
+    by ``attach_tracer``) and yield one Step per event, then the close step (unless ``close``
+    is False). ``start``: the step index of the first event (a window of a longer run,
+    engine/checkpoints.py). Past ``limit`` events raises TraceLimit before feeding the first
+    event beyond it."""
     tracer = getattr(matcher, "tracer", None)
     if not isinstance(tracer, Recorder):
         raise TypeError("record() needs a matcher built with tracer=Recorder()")
@@ -206,8 +208,10 @@ def record(matcher: Any, events: Sequence[Event] | Iterable[Event], limit: int |
                              "Trace a prefix (--limit N) or a smaller file: a trace keeps every step in memory")
         ms = matcher.feed(e)
         runs, total, buf = _state(matcher)
-        yield Step(step=n, event=event_json(e), actions=tracer.take_actions(), runs=runs, runs_total=total,
+        yield Step(step=start + n, event=event_json(e), actions=tracer.take_actions(), runs=runs, runs_total=total,
                    buffer=buf, matches=[m.to_json() for m in ms])
+    if not close:
+        return
     ms = matcher.close()
     yield Step(step="close", event=None, actions=tracer.take_actions(), matches=[m.to_json() for m in ms])
 

@@ -63,6 +63,7 @@ COMMANDS: dict[str, Command | str] = {
     "run": "engine.commands.run",
     "trace": "engine.commands.trace",
     "explain": "engine.commands.explain",
+    "diff": "engine.commands.diff",
     "samples": "engine.commands.samples",
     "serve": "engine.commands.serve",  # loopback by default, --data-dir, run limits
     "stream": "engine.commands.stream",

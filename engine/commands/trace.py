@@ -1,10 +1,18 @@
-"""``cep trace PATTERN --data FILE [--engine E] [--limit N] [--format jsonl|table]``.
+"""``cep trace PATTERN --data FILE [--engine E] [--limit N] [--format jsonl|table]
+[--from EVENT] [--to EVENT] [--break SPEC ...]``.
 
-One JSON object per event step (``step``, ``event``, ``actions``, ``runs``, ``buffer``,
-``matches``), then ``{"step": "close", "matches": [...]}`` (docs/trace.md). The matcher
+One JSON object per event step (``step``, ``position``, ``event``, ``actions``, ``runs``,
+``buffer``, ``matches``), then ``{"step": "close", "matches": [...]}`` (docs/trace.md);
+``position`` is the event's 1-based number in the stream (``step`` + 1). The matcher
 is chosen as ``cep run`` chooses it (``engine.run_choice``: ``--engine`` and
 ``--match-windows auto|on|off``, the same default), so the trace's matches, in order, are
 what ``cep run`` prints. Past ``--limit`` events (default 5,000) it stops with a message.
+
+``--from``/``--to`` trace only the events ``FROM..TO`` (1-based, inclusive) of a long file: the
+run goes untraced to just before the window (``engine.checkpoints.CheckpointedRun``) and the
+records equal the same records of the whole trace; ``--limit`` bounds the window. ``--break
+SPEC`` (repeatable, engine/breakpoints.py) stops after the first step where a breakpoint holds
+and prints ``{"break": reason, "step": k, "position": k+1}``.
 
 A MATCH_RECOGNIZE query (``QUERY.sql`` or text starting with SELECT) is traced by the SQL engines
 (engine/engines/sql/trace.py): one step per search start, per row a search reads and per search
@@ -35,6 +43,14 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--max-runs", type=int, default=None, help="state guard: live runs + buffer entries limit")
     p.add_argument("--skip-bad-rows", action="store_true", help="run without rows the validation rejected")
     p.add_argument("--table", help="MATCH_RECOGNIZE: the table name the query must read (as `cep run`)")
+    p.add_argument("--from", dest="from_event", type=int, default=None, metavar="EVENT",
+                   help="trace from this event (1-based position in the stream, inclusive; the run before it is "
+                        "not traced)")
+    p.add_argument("--to", dest="to_event", type=int, default=None, metavar="EVENT",
+                   help="trace to this event (1-based, inclusive; default: the end, with the close step)")
+    p.add_argument("--break", dest="breaks", action="append", default=None, metavar="SPEC",
+                   help="stop after the first step where SPEC holds (repeatable): event:N, id:X, match:K, "
+                        "fails:PREDICATE, holds:PREDICATE, runs>N, buffer>N")
     add_match_windows_arg(p)
     add_mapping_args(p)
     return p
@@ -61,13 +77,19 @@ def run(args: argparse.Namespace) -> int:
     if args.limit is not None and args.limit < 1:
         raise CommandError("--limit must be at least 1")
     check_out(args)
+    windowed = args.from_event is not None or args.to_event is not None or bool(args.breaks)
     sql = sql_text(args)
     if sql is not None:
+        if windowed:
+            raise CommandError("--from/--to/--break trace a pattern's events; a MATCH_RECOGNIZE query's trace is made of "
+                               "searches (docs/trace.md): trace the query without them")
         return _run_sql(args, *sql)
     pattern, text = load_pattern(args.pattern)
     events, warnings = load_data(args, pattern, text)
     for w in warnings:
         print(w, file=sys.stderr)
+    if windowed:
+        return _run_window(args, pattern, events)
     if len(events) > args.limit:
         raise CommandError(f"the data has {len(events):,} events, more than --limit {args.limit:,}: a trace keeps "
                            "every step in memory. Trace a prefix of the file, or raise --limit", status=1)
@@ -100,6 +122,92 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if args.out:
             out.close()
+    return 0
+
+
+def _window(args: argparse.Namespace, n: int) -> tuple[int, int]:
+    """``--from``/``--to`` as step indices ``start .. stop-1``: the close step belongs to the
+    window when ``--to`` is not given (the trace runs to the end)."""
+    first = 1 if args.from_event is None else args.from_event
+    last = n if args.to_event is None else args.to_event
+    if n == 0:
+        raise CommandError(f"{args.data}: no events to trace")
+    for flag, v in (("--from", first), ("--to", last)):
+        if not 1 <= v <= n:
+            raise CommandError(f"{flag} {v}: events are numbered from 1 to {n:,} (1-based positions in the stream)")
+    if first > last:
+        raise CommandError(f"--from {first:,} is after --to {last:,}: the window would be empty")
+    return first - 1, (last if args.to_event is not None else n + 1)
+
+
+def _run_window(args: argparse.Namespace, pattern: Any, events: list[Any]) -> int:
+    """``--from``/``--to``/``--break``: the pre-pass runs untraced (``CheckpointedRun``), then
+    the window is traced in chunks, up to the first breakpoint hit (engine/breakpoints.py)."""
+    from engine.breakpoints import CHUNK, BreakpointError, buffer_size, first_hit, parse_breakpoints
+    from engine.checkpoints import CheckpointedRun
+    from engine.commands.request import run_guard
+    from engine.json_text import json_text
+    from engine.match import EngineUnsupported, StateExplosion
+    from engine.memory import RunStopped, guarding
+    from engine.run_choice import choose_run
+    from engine.trace import type_rates
+
+    n = len(events)
+    start, stop = _window(args, n)
+    try:
+        breakpoints = parse_breakpoints(args.breaks or [], pattern, n)
+    except BreakpointError as err:
+        raise CommandError(f"--break: {err}") from None
+    if not breakpoints and stop - start > args.limit:
+        raise CommandError(f"the window has {stop - start:,} steps, more than --limit {args.limit:,}: a trace keeps "
+                           "every step of the window in memory. Narrow --from/--to, or raise --limit", status=1)
+    interval = any(e.lower is not None for e in events[:1])
+    rates = None if interval else type_rates(args.engine, events)
+    try:
+        choice = choose_run(pattern, args.engine, args.match_windows, rates=rates, interval=interval)
+    except EngineUnsupported as err:
+        raise CommandError(str(err)) from None
+    guard = run_guard(args, where=lambda: "tracing")
+    try:
+        with guarding(guard):
+            run = CheckpointedRun(choice, pattern, events, max_runs=args.max_runs, guard=guard)
+            for b in breakpoints:
+                if b.kind == "match" and b.value > len(run.matches):
+                    print(f"note: --break {b.spec}: the run has {len(run.matches):,} matches", file=sys.stderr)
+            hit = first_hit(run, breakpoints, start, limit=stop - start) if breakpoints else None
+            end = hit[0] + 1 if hit is not None else stop
+            if end - start > args.limit:
+                where = (f"the first breakpoint holds at step {hit[0]:,} ({hit[1]})" if hit is not None
+                         else "no breakpoint holds in the window")
+                raise CommandError(f"{where}: that is {end - start:,} steps from --from, more than --limit "
+                                   f"{args.limit:,}. Start later with --from, or raise --limit", status=1)
+            if any(b.kind == "buffer" for b in breakpoints) and start < n:
+                if buffer_size(run.steps(start, start + 1)[0].buffer) is None:
+                    print(f"note: engine `{choice.engine}` reports no buffer: buffer>N never holds", file=sys.stderr)
+            try:
+                out: TextIO = open(args.out, "w", encoding="utf-8") if args.out else sys.stdout
+            except OSError as err:
+                raise CommandError(f"cannot write '{args.out}': {err.strerror or err}") from None
+            try:
+                write = _write_jsonl if args.format == "jsonl" else _write_table
+                if args.format == "table":
+                    out.write(f"engine: {choice.engine}" + (f" (A = {choice.inner})" if choice.inner else "") + "\n")
+                for lo in range(start, end, CHUNK):
+                    for step in run.steps(lo, min(end, lo + CHUNK)):
+                        write(step, out)
+                if hit is not None:
+                    k, reason = hit
+                    closing = k >= n
+                    if args.format == "jsonl":
+                        out.write(json_text({"break": reason, "step": "close" if closing else k,
+                                             "position": None if closing else k + 1}, "a break") + "\n")
+                    else:
+                        out.write(f"break: {reason}\n")
+            finally:
+                if args.out:
+                    out.close()
+    except (StateExplosion, RunStopped, ValueError) as err:  # ValueError: an engine refusing its input
+        raise CommandError(f"stopped: {err}", status=1) from None
     return 0
 
 
@@ -162,7 +270,7 @@ def _run_sql(args: argparse.Namespace, text: str, origin: str) -> int:
             out.write(f"engine: {engine}\n")
         for step in trace.steps:
             if args.format == "jsonl":
-                _write_jsonl(step, out)
+                _write_sql_jsonl(step, out)
             else:
                 _write_sql_table(step, out)
     finally:
@@ -215,19 +323,33 @@ def describe_sql(a: Any) -> str:
 
 
 def _write_jsonl(step: Any, out: TextIO) -> None:
+    """A pattern's trace step: ``step.to_json()`` with ``position`` (the event's 1-based
+    number) after ``step``."""
+    from engine.json_text import json_text
+
+    d = step.to_json()
+    if isinstance(step.step, int):
+        d = {"step": step.step, "position": step.step + 1, **{k: v for k, v in d.items() if k != "step"}}
+    out.write(json_text(d, "a trace step") + "\n")
+
+
+def _write_sql_jsonl(step: Any, out: TextIO) -> None:
+    """A MATCH_RECOGNIZE trace step as it is (its steps are searches, not events)."""
     from engine.json_text import json_text
 
     out.write(json_text(step.to_json(), "a trace step") + "\n")
 
 
 def _write_table(step: Any, out: TextIO) -> None:
-    """A readable line per action under a header per event."""
+    """A readable line per action under a header per event (named as ``event_label`` names it)."""
+    from engine.trace import event_label
+
     if step.step == "close":
         out.write("close\n")
     else:
         e = step.event
         attrs = ", ".join(f"{k}={v}" for k, v in e.items() if k not in ("id", "type", "ts"))
-        out.write(f"step {step.step}: event {e['id']} {e['type']} @ {e['ts']}" + (f" ({attrs})" if attrs else "")
+        out.write(f"{event_label(step.step, e['id'])}: {e['type']} @ {e['ts']}" + (f" ({attrs})" if attrs else "")
                   + "\n")
     for a in step.actions:
         out.write("  " + describe(a) + "\n")

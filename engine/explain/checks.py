@@ -282,7 +282,8 @@ def skip_reason(pattern: Pattern, y: Event, state_var: str, at_rest: bool, prefi
     (SASE+ §3.4) with the values it was evaluated on."""
     strat = pattern.strategy
     state = naming.rest(state_var) if at_rest else naming.start(state_var)
-    d: dict[str, Any] = {"kind": "skip", "event": js(y.id), "type": y.type, "ts": js(y.ts), "state": state,
+    d: dict[str, Any] = {"kind": "skip", "event": js(y.id), "position": y.seq + 1, "type": y.type, "ts": js(y.ts),
+                         "state": state,
                          "edge": "ignore", "predicates": []}
     if not is_positive_type(pattern, y.type):
         if is_negated_type(pattern, y.type):

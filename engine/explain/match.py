@@ -117,7 +117,7 @@ def steps_for(pattern: Pattern, events: Sequence[Event], b: dict[str, list[Event
     def proceed_step(u: str, p: Event, peek: Event | None) -> dict[str, Any]:
         to = naming.after(u) if peek is None else naming.start(var_of[peek.seq])
         ev = peek if peek is not None else p
-        s = {"kind": "proceed", "event": js(ev.id), "type": ev.type, "ts": js(ev.ts), "var": u,
+        s = {"kind": "proceed", "event": js(ev.id), "position": ev.seq + 1, "type": ev.type, "ts": js(ev.ts), "var": u,
              "state": naming.rest(u), "edge": "proceed", "to": to, "predicates": preds((p.seq, True))}
         s["text"] = (f"{u}[] is complete ({len(b[u])} event{'s' if len(b[u]) != 1 else ''}); proceed from "
                      f"{naming.rest(u)} to {to}" + (f", peeking at event {peek.id}" if peek is not None else ""))
@@ -142,7 +142,8 @@ def steps_for(pattern: Pattern, events: Sequence[Event], b: dict[str, list[Event
             state, edge, to = naming.rest(v), "take", naming.rest(v)
         prefix.setdefault(v, []).append(x)
         ps = preds((x.seq, False))
-        step = {"kind": edge, "event": js(x.id), "type": x.type, "ts": js(x.ts), "var": v, "state": state,
+        step = {"kind": edge, "event": js(x.id), "position": x.seq + 1, "type": x.type, "ts": js(x.ts), "var": v,
+                "state": state,
                 "edge": edge, "to": to, "predicates": ps}
         if prev is None:
             step["text"] = f"event {x.id} starts a run at {state} ({edge} -> {to})"
@@ -188,7 +189,9 @@ def negation_step(pattern: Pattern, n: Any) -> dict[str, Any]:
              else f"after event {n.lo.id} until the window closes")
     cands = []
     for c in n.candidates:
-        d: dict[str, Any] = {"event": js(c.event.id), "type": c.event.type, "ts": js(c.event.ts),
+        seq = getattr(c.event, "seq", None)
+        d: dict[str, Any] = {"event": js(c.event.id), **({} if seq is None else {"position": seq + 1}),
+                             "type": c.event.type, "ts": js(c.event.ts),
                              "qualifies": c.qualifies}
         if c.failed is not None:
             d["failed"] = c.failed.to_json()

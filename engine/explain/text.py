@@ -23,27 +23,36 @@ def _pred(p: dict[str, Any]) -> str:
     return f"{mark} {p['text']}{tag}" + (f"    ({vals})" if vals else "")
 
 
+def _event(s: dict[str, Any]) -> str:
+    """``event #812 (id 4711)`` (engine.trace.event_label), or ``event 4711`` without a position."""
+    if s.get("position") is None:
+        return f"event {s['event']}"
+    from engine.trace import event_label
+
+    return event_label(s["position"] - 1, s["event"])
+
+
 def _step(s: dict[str, Any]) -> list[str]:
     kind = s["kind"]
     lines: list[str] = []
     if kind in ("begin", "take"):
-        lines.append(f"event {s['event']} ({s['type']} @ {_num(s['ts'])}): {kind} at {s['state']} -> {s['to']}"
+        lines.append(f"{_event(s)} ({s['type']} @ {_num(s['ts'])}): {kind} at {s['state']} -> {s['to']}"
                      f" — {s['text']}")
     elif kind == "proceed":
         lines.append(f"proceed {s['state']} -> {s['to']}: {s['text']}")
     elif kind == "skip":
         f = f" [ignore: {s['formula']}]" if s.get("formula") else ""
-        lines.append(f"event {s['event']} ({s['type']} @ {_num(s['ts'])}) skipped at {s['state']}{f}: {s['why']}")
+        lines.append(f"{_event(s)} ({s['type']} @ {_num(s['ts'])}) skipped at {s['state']}{f}: {s['why']}")
     elif kind == "window":
         lines.append(f"window: {s['text']} {'✓' if s['result'] else '✗'}")
     elif kind == "negation":
         lines.append(f"negation {s['text']} {'✓' if s['result'] else '✗'}")
         for c in s.get("candidates", []):
             if c.get("failed"):
-                lines.append(f"    event {c['event']} ({c['type']} @ {_num(c['ts'])}) does not qualify: "
+                lines.append(f"    {_event(c)} ({c['type']} @ {_num(c['ts'])}) does not qualify: "
                              + _pred(c["failed"]))
             else:
-                lines.append(f"    event {c['event']} ({c['type']} @ {_num(c['ts'])}) qualifies")
+                lines.append(f"    {_event(c)} ({c['type']} @ {_num(c['ts'])}) qualifies")
     else:
         lines.append(f"{kind}: {s.get('text', '')}")
     for p in s.get("predicates", []) if kind != "negation" else []:

@@ -378,7 +378,7 @@ def _fixed_outcome(pattern: Pattern, events: Sequence[Event], fixed: dict[str, l
 # --------------------------------------------------------------------------- the answer
 
 def explain_why_not(pattern: Pattern, events: Sequence[Event], spec: str, engine: str = "auto",
-                    rates: Any = None, match_windows: str = "auto") -> dict[str, Any]:
+                    rates: Any = None, match_windows: str = "auto", run: Any = None) -> dict[str, Any]:
     """Do the events of ``spec`` form a match that ``cep run`` reports (for the same
     ``engine`` and ``match_windows`` mode)?
 
@@ -386,10 +386,13 @@ def explain_why_not(pattern: Pattern, events: Sequence[Event], spec: str, engine
     assignment consistent with types and order is tried, the one that gets furthest is
     reported) or ``"a=1,2,3;b=6"`` (variables fixed). Returns ``{"verdict": "match",
     "index", "match", "start", "end", "steps"}`` or ``{"verdict": "no_match", "candidate",
-    "furthest", "reason": {"kind", "text", "values", "event", ...}, "nearest"}``."""
+    "furthest", "reason": {"kind", "text", "values", "event", ...}, "nearest"}``.
+    ``run``: the engine's run already made (``engine.explain.common.engine_run`` for the same
+    pattern, events, engine and mode), so that many questions on one run run it once."""
     events = list(events)
     fixed, evs = parse_spec(spec, pattern, events)
-    run = engine_run(pattern, events, engine, rates, match_windows)
+    if run is None:
+        run = engine_run(pattern, events, engine, rates, match_windows)
     order = [c.var for c in pattern.positive]
     ids = {e.id for e in evs}
     for j, m in enumerate(run.matches, 1):

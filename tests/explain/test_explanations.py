@@ -67,7 +67,7 @@ def test_stock_match_2_shows_the_skipped_event_and_its_false_take_predicate():
     assert w["result"] and w["values"] == {"first.ts": 3, "last.ts": 6, "W": 3600}
     assert r["steps"][-1]["kind"] == "match" and r["steps"][-1]["state"] == "F"
     txt = format_text(r)
-    assert "event 5" in txt and "skipped" in txt and "120.5" in txt
+    assert "event #5 (id 5) (Stock @ 5) skipped" in txt and "120.5" in txt
     json.dumps(r)
 
 
@@ -166,7 +166,7 @@ def test_shoplifting_negation_names_the_blocking_register_reading():
     r = explain_match(Q1, RFID, 2)  # a=7, c=11: the Register of tag 9 lies between and fails [tag_id]
     neg = _steps(r, "negation")[0]
     assert neg["result"] and neg["between"] == [7, 11]
-    assert neg["candidates"] == [{"event": 8, "type": "Register", "ts": neg["candidates"][0]["ts"],
+    assert neg["candidates"] == [{"event": 8, "position": 8, "type": "Register", "ts": neg["candidates"][0]["ts"],
                                   "qualifies": False,
                                   "failed": {"text": "b.tag_id = a.tag_id", "values": {"b.tag_id": 9, "a.tag_id": 10},
                                              "result": False}}]

@@ -107,7 +107,7 @@ def test_negation_with_candidates_that_do_not_qualify() -> None:
     assert neg["result"] is True and neg["event"] is None and neg["between"] == ["a1", "c4"]
     assert neg["text"] == ("!d: 2 D events between event a1 and event c4, none qualifies: event d2 fails d.v > 5; "
                            "event d3 fails d.v > 5")
-    assert neg["candidates"][0] == {"event": "d2", "type": "D", "ts": 1.0, "qualifies": False,
+    assert neg["candidates"][0] == {"event": "d2", "position": 2, "type": "D", "ts": 1.0, "qualifies": False,
                                     "failed": {"text": "d.v > 5", "values": {"d.v": 1}, "result": False}}
     assert [s["kind"] for s in r["steps"]][-3:] == ["window", "negation", "match"]
 

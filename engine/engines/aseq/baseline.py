@@ -36,6 +36,7 @@ from engine.model import Component, Pattern, Strategy, conjuncts_of
 from engine.partition import partition_key
 from engine.engines.aseq.plan import keyed_pattern, local_conjuncts, refusal, trig_components
 from engine.engines.aseq.values import AggRow, Val, ZERO, exact_term, finish, group_json, valid_value, value_kind
+from engine.sentinel import Sentinel
 
 __all__ = ["BaselineMatcher", "StackBaseline", "MatchAggregator", "MatchStore", "stack_unsupported",
            "DEFAULT_MAX_OBJECTS", "DEFAULT_MAX_WORK"]
@@ -44,12 +45,7 @@ DEFAULT_MAX_OBJECTS = 5_000_000   # live stack entries + pointers + stored match
 DEFAULT_MAX_WORK = 5_000_000      # depth-first search steps for one TRIG event
 
 
-class _All:
-    def __repr__(self) -> str:
-        return "ALL"
-
-
-ALL = _All()
+ALL = Sentinel("ALL")  # the one group of a pattern without GROUP BY
 
 
 def _named(e: Event, attr: str) -> Any:

@@ -86,6 +86,15 @@ class AseqMatcher(MatcherBase):
         self._sync()
         return rows
 
+    def attach_tracer(self, tracer: Tracer, last: Event | None = None) -> None:
+        """Trace from the next event on (engine/checkpoints.py): the counters (or the baseline
+        this pattern falls back to) report to ``tracer`` too."""
+        self.tracer = tracer
+        if self.inner is not None:
+            self.inner.attach_tracer(tracer, last)
+        else:
+            self.counters.tracer = tracer
+
     def close(self) -> list[AggRow]:
         if self.inner is not None:
             return self.inner.close()  # type: ignore[return-value]

@@ -96,6 +96,7 @@ class LazyBase(MatcherBase):
                                            compile_local(info.local[v]), len(info.local[v]))
         self.nslots = len(info.vars)
         self.pos_slots = [(v, info.vars[v].slot, info.vars[v].kleene) for v in info.positive]
+        self._slot_var = {info.vars[v].slot: v for v in info.vars}
         self._single_slots, self._span_slots = single_emission(info)
         self._bind = None if self._single_slots is None else match_binder(self._single_slots)
         self._nsingle = 0 if self._single_slots is None else len(self._single_slots) + 1  # work per match
@@ -353,8 +354,10 @@ class LazyBase(MatcherBase):
                      inst.eq if inst.eq is not None else key)
         c.mask = inst.mask
         c.cur = inst.cur
-        if self.tracer is not None:
-            c.id = next(self._ids)
+        c.id = next(self._ids)  # traced or not (engine/checkpoints.py starts traces from untraced snapshots)
+        var = self._slot_var[slot]
+        path = inst.path
+        c.path = path if var in path else path + (var,)
         return c
 
     # ------------------------------------------------------------------ matcher protocol

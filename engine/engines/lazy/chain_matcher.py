@@ -264,7 +264,8 @@ class LazyChainMatcher(ChainStepRunner):
                 if not check(vals):
                     vals[slot] = None
                     continue
-            if emit:  # a match, straight from the vector (no child)
+            if emit:  # a match, straight from the vector (no child; its number is taken as _child takes it)
+                next(self._ids)
                 self._emit_vals(vals, cmin if cmin < coord else coord, None)
                 vals[slot] = None
                 continue
@@ -272,6 +273,9 @@ class LazyChainMatcher(ChainStepRunner):
             vals[slot] = None
             # e is the newest event: the child's span ends at it
             child = Instance(child_vals, cmin if cmin < coord else coord, coord, eq if eq is not None else key)
+            child.id = next(self._ids)
+            child.path = inst.path if s.var in inst.path else inst.path + (s.var,)
+            child.plan = plan
             if inst.cur is not None:  # a tree's tail: the tree's consumption state goes along
                 child.mask = inst.mask
                 child.cur = inst.cur
@@ -287,7 +291,6 @@ class LazyChainMatcher(ChainStepRunner):
                     if transient > self.max_instances:
                         self._explode()
                 if wl is not None:
-                    child.plan = plan
                     child.step = k
                     wl.append(child)
                     self.alive += 1
@@ -306,6 +309,23 @@ class LazyChainMatcher(ChainStepRunner):
         return out
 
     # ------------------------------------------------------------------ introspection
+    def attach_tracer(self, tracer: Tracer, last: Event | None = None) -> None:
+        """Trace from the next event on (engine/checkpoints.py). Untraced, an event no variable
+        takes or forbids puts off the timeouts and buffer expiry (``feed``'s fast path); a
+        traced run does them on that event: do them now, at ``last``'s coordinate."""
+        if last is not None and self.nfa is not None and self._warm is None and not self.closed:
+            coord = last.seq if self.count_window else last.ts
+            self.now = coord
+            W = self.W
+            if W is not None:
+                heap = self.heap
+                while heap and coord - heap[0][0] >= W:
+                    inst = heapq.heappop(heap)[2]
+                    if not inst.dead:
+                        self._timeout(inst)
+                self._expire_bufs(coord)
+        self.tracer = tracer
+
     def instances(self) -> list[Instance]:
         """Live partial matches (waiting in a state, or waiting for a trailing negation)."""
         if self.nfa is None:

@@ -109,8 +109,8 @@ class ChainStepRunner(LazyBase):
         tr = self.tracer
         for x, c, key in self._scan(inst, buf, i, j, s.slot, s.var, s.distinct, s.check):
             child = self._child(inst, s.slot, x, c, c, key)
+            child.plan = plan  # the trace names the child's clause (kept untraced too: engine/checkpoints.py)
             if tr is not None:
-                child.plan = plan  # the trace names the child's clause
                 lazy_trace.take(self, inst, child, s.var, x, "buffer")
             if s.fc and not self._fc_ok(child, s.fc):
                 continue
@@ -132,8 +132,8 @@ class ChainStepRunner(LazyBase):
             if not ok:
                 return
         child = self._child(inst, s.slot, e, coord, coord, key)
+        child.plan = plan  # the trace names the child's clause (kept untraced too: engine/checkpoints.py)
         if self.tracer is not None:
-            child.plan = plan  # the trace names the child's clause
             lazy_trace.take(self, inst, child, s.var, e, "stream")
         if s.fc and not self._fc_ok(child, s.fc):
             return
@@ -177,8 +177,8 @@ class ChainStepRunner(LazyBase):
                 vals[slot] = None
                 self._explode(f"more than {limit:,} subsets of `{s.var}[]` in one iterate step")
             child = self._child(inst, slot, S, cmin, cmax, key)
+            child.plan = plan  # the trace names the child's clause (kept untraced too: engine/checkpoints.py)
             if tr is not None:
-                child.plan = plan  # the trace names the child's clause
                 lazy_trace.take(self, inst, child, s.var, S[-1], source)
             if s.fc and not self._fc_ok(child, s.fc):
                 return

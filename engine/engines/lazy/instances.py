@@ -13,9 +13,11 @@ from typing import Any
 
 class Instance:
     """A partial match. ``plan``/``step``: where it waits (chain); ``mask``/``cur``: bound
-    tree variables and consumption cursors (tree)."""
+    tree variables and consumption cursors (tree). ``id`` (numbered in creation order) and
+    ``path`` are kept traced or not, so that a trace can start from an untraced snapshot
+    (engine/checkpoints.py) with the names a trace from the start gives."""
 
-    __slots__ = ("vals", "cmin", "cmax", "eq", "plan", "step", "dead", "root", "mask", "cur", "id")
+    __slots__ = ("vals", "cmin", "cmax", "eq", "plan", "step", "dead", "root", "mask", "cur", "id", "path")
 
     def __init__(self, vals: list[Any], cmin: float, cmax: float, eq: Any) -> None:
         self.vals = vals
@@ -29,6 +31,7 @@ class Instance:
         self.mask = 0
         self.cur: list[int] | None = None
         self.id = 0
+        self.path: tuple[str, ...] = ()  # the variables in the order they were bound (the trace's state)
 
 
 def last_bound_seq(vals: list[Any], slots: tuple[tuple[int, bool], ...]) -> int:

@@ -22,13 +22,6 @@ def _rec(m: LazyBase) -> Recorder:
     return m.tracer  # type: ignore[return-value]
 
 
-def _paths(m: LazyBase) -> dict[int, tuple[str, ...]]:
-    p = getattr(m, "_trace_paths", None)
-    if p is None:
-        p = m._trace_paths = {}  # type: ignore[attr-defined]
-    return p
-
-
 def _kleene(m: LazyBase) -> set[str]:
     return {v for v, vi in m.info.vars.items() if vi.kleene}
 
@@ -62,7 +55,7 @@ def _prefix(m: LazyBase) -> str:
 def state_name(m: LazyBase, inst: Instance, path: tuple[str, ...] | None = None) -> str:
     """The state a partial match is in, as the Automaton page draws it."""
     if path is None:
-        path = _paths(m).get(inst.id, ())
+        path = inst.path
     clause = _clause_of(m, inst)
     pre = _prefix(m).format(clause)
     kind = m.name
@@ -90,10 +83,8 @@ def _checks(m: LazyBase, clause: int, var: str, b: dict[str, list[Event]]) -> li
 
 def take(m: LazyBase, parent: Instance, child: Instance, var: str, ev: Event, source: str) -> None:
     """``child`` = ``parent`` + ``ev`` bound to ``var`` (stream take, buffer take, iterate)."""
-    paths = _paths(m)
-    ppath = paths.get(parent.id, ()) if not parent.root else ()
-    cpath = ppath if var in ppath else ppath + (var,)
-    paths[child.id] = cpath
+    ppath = parent.path if not parent.root else ()
+    cpath = child.path
     clause = _clause_of(m, child)
     b = bindings(m, child.vals)
     _rec(m).act("take", run=_rid(parent), state=state_name(m, parent, ppath), edge="iterate" if var in

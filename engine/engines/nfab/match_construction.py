@@ -86,13 +86,12 @@ class MatchConstruction:
         live: Members = r.members  # type: ignore[assignment]
         W = self.window_size
         if W is not None and end - live.earliest_start >= W:
-            if self.tracer is None:
-                # expired members never match again, for no run sharing the list (time
-                # only advances): drop them in place, once for the whole lineage
-                live[:] = [m for m in live if end - m.start < W]
-                live.earliest_start = min((m.start for m in live), default=float("inf"))
-            else:  # the trace shows each run's members as they were
-                live = r.members = Members([m for m in live if end - m.start < W])
+            # expired members never match again, for no run sharing the list (time only
+            # advances): drop them in place, once for the whole lineage. Traced or not the
+            # same, so that a trace started from an untraced snapshot (engine/checkpoints.py)
+            # shows the members a trace from the start shows.
+            live[:] = [m for m in live if end - m.start < W]
+            live.earliest_start = min((m.start for m in live), default=float("inf"))
         return live
 
     def _construct(self, r: Run, chain_plan: ChainPlan, e: Event, emitted: dict) -> None:

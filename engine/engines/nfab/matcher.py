@@ -552,4 +552,15 @@ class NfabMatcher(MatchConstruction, MatcherBase):
         """Live runs and this step's shared-buffer change, for the step trace."""
         return nfab_trace.state(self)
 
+    def attach_tracer(self, tracer: Tracer, last: Event | None = None) -> None:
+        """Trace from the next event on (engine/checkpoints.py): the live entries get the names
+        a trace from the start gave them."""
+        self.tracer = tracer
+        self._trace_buffer_changes = None
+        nfab_trace.name_entries(self)
+
+    def trace_buffer(self) -> dict[str, dict[str, Any]]:
+        """The whole shared buffer as the trace names it (``engine.trace.buffer_at``'s form)."""
+        return nfab_trace.buffer_entries(self)
+
 

@@ -12,11 +12,12 @@ from typing import Any
 
 from engine.engines.nfab.paths import NO_PATH, PathIds
 from engine.engines.nfab.shared_buffer import Entry, Member
+from engine.sentinel import Sentinel
 
 __all__ = ["POISONED", "Run", "ValueVector"]
 
 # The value of a column of V whose aggregate went over values that do not add up or order.
-POISONED = object()
+POISONED = Sentinel("<poisoned>")
 
 
 class ValueVector:

@@ -211,6 +211,44 @@ def buffer_write(m: NfabMatcher, ent: Entry, r: Run) -> None:
         changes["pointers"].append({"entry": eid, "label": label, "to": to})
 
 
+def name_entries(m: NfabMatcher) -> None:
+    """Give every live buffer entry the name ``buffer_write`` would have given it, for a
+    matcher that ran untraced until now (engine/checkpoints.py); entries in the order they
+    were written (their event's position, then the stack's order)."""
+    changes = _trace_changes(m)
+    ids, names = changes["ids"], changes["names"]
+    live = sorted(((ent.event.seq, n, ent) for n, stq in enumerate(m.stacks.values()) for ent in stq),
+                  key=lambda t: (t[0], t[1]))
+    for _seq, _n, ent in live:
+        if id(ent) in ids:
+            continue
+        base = f"{state_name(m, ent.chain, ent.state)}@{ent.event.id}"
+        eid, k = base, 1
+        while eid in names:
+            k += 1
+            eid = f"{base}#{k}"
+        ids[id(ent)] = eid
+        names.add(eid)
+
+
+def buffer_entries(m: NfabMatcher) -> dict[str, dict[str, Any]]:
+    """Every live entry as ``engine.trace.buffer_at`` rebuilds it from a trace's changes (id ->
+    state, event, pointers), read from the matcher itself: the buffer at the first step of a
+    window that did not start at the stream's start (engine/checkpoints.py)."""
+    ids = _trace_changes(m)["ids"]
+    out: dict[str, dict[str, Any]] = {}
+    live = sorted(((ent.event.seq, n, ent) for n, stq in enumerate(m.stacks.values()) for ent in stq),
+                  key=lambda t: (t[0], t[1]))
+    for _seq, _n, ent in live:
+        eid = ids.get(id(ent))
+        if eid is None:
+            continue
+        out[eid] = {"id": eid, "state": state_name(m, ent.chain, ent.state), "event": ent.event.id,
+                    "preds": [{"label": run_id(v), "to": ids.get(id(prev)) if prev is not None else None}
+                              for v, prev in ent.pointers]}
+    return out
+
+
 def entry_removed(m: NfabMatcher, ent: Entry) -> None:
     changes = _trace_changes(m)
     eid = changes["ids"].pop(id(ent), None)

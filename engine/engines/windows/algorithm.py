@@ -188,6 +188,18 @@ class MatchWindows:
             self.feed, self._gate_count = plan.gate(self._buffer)  # type: ignore[method-assign]
             self._prefilter = plan.prefilter()
 
+    def attach_tracer(self, tracer: Any) -> None:
+        """Trace from the next event on (engine/checkpoints.py): the general step replaces the
+        compiled gate and the inlined buffering ``__init__`` chose for a run without a trace."""
+        if self._gate_count is not None:
+            self._filtered += self._gate_count()
+            self._gate_count = None
+        self.__dict__.pop("feed", None)
+        self._prefilter = None
+        self._fast = False
+        self._buffer = self._buffer_general  # type: ignore[method-assign]
+        self.tracer = tracer
+
     @property
     def stats(self) -> WindowStats:
         """The statistics (brought up to date when read)."""

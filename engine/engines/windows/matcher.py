@@ -211,6 +211,15 @@ class MatchWindowMatcher(MatcherBase):
         self.algo.changed.clear()
         return self.algo.feed(event)
 
+    def attach_tracer(self, tracer: Tracer, last: Event | None = None) -> None:
+        """Trace from the next event on (engine/checkpoints.py): ``feed`` is this class's again
+        (not Algorithm 1's bound step), and Algorithm 1 and A get the tracer."""
+        self.__dict__.pop("feed", None)
+        self.tracer = tracer
+        self.algo.attach_tracer(tracer)
+        if self.a is not None:
+            self.a.attach_tracer(tracer, last)
+
     #: ``feed_many(events, out)`` appends to ``out`` as it goes (``cep run`` feeds chunks this way)
 
     def feed_many(self, events: Sequence[Event], out: list[Match] | None = None) -> list[Match]:

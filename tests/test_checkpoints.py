@@ -1,0 +1,120 @@
+"""engine/checkpoints.py: a trace started from an untraced snapshot equals the same steps of a
+trace from the start, for every engine, on random patterns and streams, at every cut."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from engine.checkpoints import CheckpointedRun, snapshot
+from engine.engines.planner import ENGINES
+from engine.match import EngineUnsupported, StateExplosion
+from engine.model import Strategy
+from engine.run_choice import choose_run
+from engine.trace import Recorder, buffer_at, record
+from engine.dsl import parse
+from tests.engines.aseq.test_properties import patterns as aseq_patterns, streams as aseq_streams
+from tests.engines.uncertain.test_matchers import interval_streams, uncertain_patterns
+from tests.strategies import small_patterns, small_streams
+
+SETTINGS = dict(deadline=None, suppress_health_check=list(HealthCheck), max_examples=40)
+POINT_ENGINES = [s.name for s in ENGINES.values() if s.language == "dsl" and not s.interval and not s.name.startswith("aseq")]
+
+
+def _json(steps):
+    return [json.loads(json.dumps(s.to_json())) for s in steps]
+
+
+def _full(choice, p, events):
+    return _json(record(choice.build(p, tracer=Recorder()), events, limit=None))
+
+
+def _from_cut(choice, p, events, k):
+    """Two traces from one untraced snapshot at ``k`` (the original fed on to the end between
+    them): a snapshot shares no state with the matcher it was taken from nor with its copies."""
+    m = choice.build(p)
+    for e in events[:k]:
+        m.feed(e)
+    snap = snapshot(m)
+    out = []
+    for _ in range(2):
+        run = snapshot(snap)
+        run.attach_tracer(Recorder(), events[k - 1] if k else None)
+        out.append(_json(record(run, events[k:], limit=None, start=k)))
+        if len(out) == 1:
+            for e in events[k:]:
+                m.feed(e)
+            m.close()
+    assert out[0] == out[1]
+    return out[0]
+
+
+@pytest.mark.parametrize("engine", POINT_ENGINES)
+@settings(**SETTINGS)
+@given(p=small_patterns(max_positive=3, strategies=tuple(Strategy)), events=small_streams(max_size=10))
+def test_a_trace_from_any_cut_equals_the_full_trace(engine, p, events):
+    if ENGINES[engine].supports(p) is not None:
+        assume(False)
+    try:
+        choice = choose_run(p, engine, "off")
+        full = _full(choice, p, events)
+    except (StateExplosion, EngineUnsupported):
+        assume(False)
+    for k in range(len(events) + 1):
+        assert _from_cut(choice, p, events, k) == full[k:], (engine, k)
+
+
+def _check_all_cuts(engine, p, events, interval=False):
+    try:
+        choice = choose_run(p, engine, "off", interval=interval)
+        full = _full(choice, p, events)
+    except (StateExplosion, EngineUnsupported):
+        assume(False)
+    for k in range(len(events) + 1):
+        assert _from_cut(choice, p, events, k) == full[k:], (engine, k)
+
+
+@pytest.mark.parametrize("engine", ["aseq", "aseq-baseline"])
+@settings(**SETTINGS)
+@given(text=aseq_patterns(), events=aseq_streams())
+def test_a_trace_from_any_cut_equals_the_full_trace_for_aggregates(engine, text, events):
+    p = parse(text)
+    if ENGINES[engine].supports(p) is not None:
+        assume(False)
+    _check_all_cuts(engine, p, events)
+
+
+@pytest.mark.parametrize("engine", [s.name for s in ENGINES.values() if s.interval])
+@settings(**{**SETTINGS, "max_examples": 25})
+@given(p=uncertain_patterns(), events=interval_streams())
+def test_a_trace_from_any_cut_equals_the_full_trace_on_interval_data(engine, p, events):
+    if ENGINES[engine].supports(p) is not None:
+        assume(False)
+    _check_all_cuts(engine, p, events, interval=True)
+
+
+@pytest.mark.parametrize("engine", ["nfab", "lazy-chain", "match-windows"])
+@settings(**{**SETTINGS, "max_examples": 25})
+@given(p=small_patterns(max_positive=3, strategies=tuple(Strategy)), events=small_streams(max_size=10),
+       every=st.integers(1, 4), chunk=st.integers(1, 4), windows=st.lists(st.tuples(st.integers(0, 11),
+                                                                                     st.integers(0, 12)), max_size=6))
+def test_checkpointed_run_reads_any_window_of_the_full_trace(engine, p, events, every, chunk, windows):
+    if ENGINES[engine].supports(p) is not None:
+        assume(False)
+    try:
+        choice = choose_run(p, engine, "off")
+        full_steps = list(record(choice.build(p, tracer=Recorder()), events, limit=None))
+    except (StateExplosion, EngineUnsupported):
+        assume(False)
+    full = _json(full_steps)
+    run = CheckpointedRun(choice, p, events, every=every, chunk=chunk)
+    assert [(m.step, m.match) for m in run.matches] == [(k, m) for k, s in enumerate(full) for m in s["matches"]]
+    assert [m.number for m in run.matches] == list(range(1, len(run.matches) + 1))
+    assert run.total_steps == len(full)
+    for a, b in windows:  # in any order: forwards (the cursor), backwards (a snapshot), cached
+        assert _json(run.steps(a, b)) == full[max(0, a):min(b, len(full))]
+    for k in range(len(full)):
+        assert run.buffer_at(k) == buffer_at(full_steps, k), k
+    assert _json(run.steps(0, run.total_steps)) == full
