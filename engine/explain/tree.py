@@ -65,8 +65,11 @@ def _keyed(root: Node, prefix: str = "0") -> Node:
     return root
 
 
-def _event_node(event_id: Any, step_of: Mapping[Any, int] | None, extra: str = "", line: str = "") -> Node:
-    k = (step_of or {}).get(event_id)
+def _event_node(event_id: Any, step_of: Mapping[Any, int] | None, extra: str = "", line: str = "",
+                position: int | None = None) -> Node:
+    """An event node; its step index from the answer's 1-based ``position`` when it carries
+    one, else from ``step_of``."""
+    k = position - 1 if isinstance(position, int) and position >= 1 else (step_of or {}).get(event_id)
     if k is None and step_of:  # ids from JSON may differ in type from the stream's (1 vs "1")
         k = next((v for i, v in step_of.items() if str(i) == str(event_id)), None)
     label = event_label(k, event_id) if k is not None else f"event id {event_id}"
@@ -102,7 +105,8 @@ def _step_nodes(s: dict[str, Any], step_of: Mapping[Any, int] | None) -> tuple[A
     if kind == "negation":
         note = Node("note", lines[0], line=lines[0])
         for c, ln in zip(s.get("candidates", []), lines[1:]):
-            ev = _event_node(c.get("event"), step_of, f"{c.get('type')} @ {_num(c.get('ts'))}", line=ln.strip())
+            ev = _event_node(c.get("event"), step_of, f"{c.get('type')} @ {_num(c.get('ts'))}", line=ln.strip(),
+                             position=c.get("position"))
             ev.label += ": does not qualify" if c.get("failed") else ": qualifies"
             if c.get("failed"):
                 ev.children.append(_predicate_node(c["failed"]))
@@ -134,7 +138,7 @@ def match_tree(result: dict[str, Any], step_of: Mapping[Any, int] | None = None)
             continue
         if current is None or current.event != ev:
             extra = f"{s.get('type')} @ {_num(s.get('ts'))}" if s.get("type") is not None else ""
-            current = _event_node(ev, step_of, extra)
+            current = _event_node(ev, step_of, extra, position=s.get("position"))
             root.children.append(current)
         current.children.append(node)
     return _keyed(root)
