@@ -151,3 +151,47 @@ def test_one_partition_drawn_the_others_counted():
     fig = shared_buffer_figure(entries, ["a"], seq, {"a@8"}, path=path, partition_of=part).to_dict()
     (ent,) = [t for t in fig["data"] if t.get("name") == "entries"]
     assert ent["text"] == ["e1", "e3", "e5", "e7"]   # the chosen match's partition wins
+
+
+# --------------------------------------------------------------------------- the lazy engines' buffers
+
+def head_boxes(fig: dict, width: float) -> list[tuple[str, tuple[float, float, float, float]]]:
+    """The annotations' boxes in pixels (y up): the column headers (bottom at their y plus
+    their lift) and the "+N older" notes (top at their y), centred on their column, as wide
+    as their longest line."""
+    lay = fig["layout"]
+    m = lay["margin"]
+    xr, yr = lay["xaxis"]["range"], lay["yaxis"]["range"]
+    kx = (width - m["l"] - m["r"]) / (xr[1] - xr[0])
+    ky = (lay["height"] - m["t"] - m["b"] - 40) / (yr[1] - yr[0])
+    out = []
+    for a in lay["annotations"]:
+        lines = [_plain(t) for t in a["text"].split("<br>")]
+        size = a["font"]["size"]
+        w = max(len(t) for t in lines) * size * CHAR
+        h = len(lines) * size * LINE
+        px, py = (a["x"] - xr[0]) * kx, (a["y"] - yr[0]) * ky + a.get("yshift", 0)
+        bottom = py if a.get("yanchor") == "bottom" else py - h
+        out.append((a["text"], (px - w / 2, bottom, px + w / 2, bottom + h)))
+    return out
+
+
+@settings(max_examples=80, deadline=None)
+@given(names=st.lists(st.text("abcxyz", min_size=1, max_size=12), min_size=1, max_size=8, unique=True),
+       typed=st.booleans(), data=st.data())
+def test_lazy_headers_never_meet(names, typed, data):
+    from engine.trace import Step
+    from visualizers.trace.buffers import lazy_buffer_figure
+
+    bufs = {v: list(range(data.draw(st.integers(0, 40)))) for v in names if data.draw(st.booleans())}
+    order = data.draw(st.permutations(names)) if data.draw(st.booleans()) else []
+    types = {v: "Type" + v.upper() for v in names} if typed else None
+    step = Step(step=1, event={}, buffer={"kind": "lazy", "buffers": bufs, "order": [order] if order else [],
+                                          "partial": 1})
+    fig = lazy_buffer_figure(step, names, types).to_dict()
+    width = fig["layout"]["meta"]["label_min_width"]
+    heads = head_boxes(fig, width)
+    assert len([a for a in fig["layout"]["annotations"] if a["yanchor"] == "bottom"]) == len(names)
+    bad = [(ta, tb) for (ta, a), (tb, b) in combinations(heads, 2)
+           if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]]
+    assert bad == []

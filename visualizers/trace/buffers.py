@@ -3,6 +3,7 @@
 """
 from __future__ import annotations
 
+import math
 from typing import Any, Iterable, Mapping, Sequence
 
 import networkx as nx
@@ -360,12 +361,15 @@ def shared_buffer_figure(entries: dict[str, dict[str, Any]], stacks: Sequence[st
 
 
 def lazy_buffer_figure(step: Step, pattern_order: Sequence[str], types: dict[str, str] | None = None,
-                       max_events: int = 30, height: int | None = None) -> go.Figure:
+                       max_events: int = 30, height: int | None = None, *,
+                       min_width: int = LABEL_MIN_WIDTH) -> go.Figure:
     """The lazy engines' per-variable input buffers after a step (Kolchinsky & Schuster §3):
     one column per variable, in the evaluation order when the engine has one (the chain:
     ascending frequency), the buffered event ids stacked oldest at the bottom; events stored
     on this step green, events a partial match took from a buffer on this step gold. A
-    variable with no buffer is read from the stream only (the chain's first)."""
+    variable with no buffer is read from the stream only (the chain's first). Column
+    headers that would overprint each other at ``min_width`` px are staggered (and
+    shortened, their type on hover: :func:`_lazy_heads`)."""
     b = step.buffer or {}
     bufs: dict[str, list[Any]] = dict(b.get("buffers") or {})
     order = (b.get("order") or [[]])[0] or []
@@ -376,6 +380,8 @@ def lazy_buffer_figure(step: Step, pattern_order: Sequence[str], types: dict[str
     xs, ys, texts, fills, hovers = [], [], [], [], []
     annotations = []
     tallest = max([min(len(bufs.get(v, [])), max_events) for v in cols] + [1])
+    heads = _lazy_heads(cols, order, bufs, types, min_width)
+    lift = HEAD_LIFT * max([h[2] for h in heads] + [0])
     for c, v in enumerate(cols):
         ids = list(bufs.get(v, []))
         more = len(ids) - max_events
@@ -386,15 +392,14 @@ def lazy_buffer_figure(step: Step, pattern_order: Sequence[str], types: dict[str
             texts.append(plotly_text(i))  # event ids come from the data
             fills.append(PATH if i in taken else (ADDED if i in stored else "#eaf2f8"))
             hovers.append(f"event {plotly_text(i)} in the buffer of {plotly_text(v)}")
-        head = f"<b>{plotly_text(v)}</b>" + (f" ({plotly_text(types[v])})" if types and v in types else "")
-        if v in order:
-            head = f"{order.index(v) + 1}. " + head
-        sub = f"{len(ids)} buffered" if v in bufs else "from the stream"
-        annotations.append(dict(x=c, y=tallest - 0.3, text=head + f"<br>{sub}", showarrow=False, yanchor="bottom",
-                                font=dict(size=13)))
+        text, hover, level = heads[c]
+        annotations.append(dict(x=c, y=tallest - 0.3, text=text, showarrow=False, yanchor="bottom",
+                                font=dict(size=13), yshift=HEAD_LIFT * level, hovertext=hover))
         if more > 0:
-            annotations.append(dict(x=c, y=-0.6, text=f"+{more} older", showarrow=False, yanchor="top",
-                                    font=dict(size=11, color="#888")))
+            older = f"+{more} older"
+            fits = len(older) * 11 * CHAR_WIDTH + 6 <= (min_width - 20) / (max(len(cols), 1) + 0.4)
+            annotations.append(dict(x=c, y=-0.6, text=older if fits else f"+{more}", showarrow=False, yanchor="top",
+                                    font=dict(size=11, color="#888"), hovertext=f"{more} older events not drawn"))
     if xs:
         fig.add_trace(_sc(x=xs, y=ys, mode="markers+text", text=texts, hovertext=hovers, hoverinfo="text",
                           showlegend=False, textfont=dict(size=11),
@@ -408,7 +413,45 @@ def lazy_buffer_figure(step: Step, pattern_order: Sequence[str], types: dict[str
     fig.update_layout(annotations=annotations, title=dict(text=title, font=dict(size=13)),
                       xaxis=dict(visible=False, range=[-0.7, max(len(cols), 1) - 0.3]),
                       yaxis=dict(visible=False, range=[-1.3, tallest + 1.2]),
-                      height=height or min(max(260, 34 * tallest + 170), 1200), plot_bgcolor="white",
-                      margin=dict(l=10, r=10, t=40, b=10),
+                      height=(height or min(max(260, 34 * tallest + 170), 1200)) + lift,
+                      plot_bgcolor="white", margin=dict(l=10, r=10, t=40 + lift, b=10),
+                      meta={"label_min_width": min_width},
                       legend=dict(orientation="h", yanchor="top", y=-0.01, x=0))
     return fig.figure()
+
+
+HEAD_LIFT = 36   # px: a staggered column header sits this much higher than the one below it
+HEAD_LEVELS = 4  # staggered headers: at most this many heights
+
+
+def _lazy_heads(cols: Sequence[str], order: Sequence[str], bufs: dict[str, list[Any]],
+                types: dict[str, str] | None, min_width: int) -> list[tuple[str, str, int]]:
+    """Each column's header ``(text, hover text, level)``: the variable (its rank in the
+    evaluation order, its type) over its count. When the headers are wider than two columns
+    at ``min_width`` px the type moves to the hover text and "from the stream" becomes
+    "stream"; when wider than one, neighbours are staggered over up to ``HEAD_LEVELS``
+    heights (``level`` × ``HEAD_LIFT`` px up)."""
+    pitch = (min_width - 20) / (max(len(cols), 1) + 0.4)  # px per column (x range: n columns + 0.4)
+    full, short = [], []
+    for v in cols:
+        rank = f"{order.index(v) + 1}. " if v in order else ""
+        typ = f" ({types[v]})" if types and v in types else ""
+        count = bufs.get(v)
+        sub = f"{len(count)} buffered" if count is not None else "from the stream"
+        full.append((rank + v + typ, sub))
+        short.append((rank + v, f"{len(count)} buffered" if count is not None else "stream"))
+
+    def width(lines: tuple[str, str]) -> float:
+        return max(len(t) for t in lines) * 13 * CHAR_WIDTH + 6
+
+    widest = max([width(h) for h in full] + [0])
+    chosen = full if widest <= 2 * pitch else short
+    levels = min(max(math.ceil(max([width(h) for h in chosen] + [0]) / pitch), 1), HEAD_LEVELS)
+    out = []
+    for c, (v, (top, sub)) in enumerate(zip(cols, chosen)):
+        name = plotly_text(v)
+        rank = f"{order.index(v) + 1}. " if v in order else ""
+        typ = f" ({plotly_text(types[v])})" if types and v in types and chosen is full else ""
+        hover = plotly_text(f"{v}: {types[v]}" if types and v in types else v) + "<br>" + plotly_text(full[c][1])
+        out.append((f"{rank}<b>{name}</b>{typ}<br>{plotly_text(sub)}", hover, c % levels))
+    return out
