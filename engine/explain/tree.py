@@ -87,7 +87,8 @@ def _edge_of(s: dict[str, Any], line: str) -> Node:
     edge = s.get("edge") or kind
     to = s.get("to")
     if kind == "skip":
-        label = f"{edge} at {s.get('state')}" + (f" [{s['formula']}]" if s.get("formula") else "") + f": {s.get('why', '')}"
+        formula = f" [{s['formula']}]" if s.get("formula") else ""
+        label = f"{edge} at {s.get('state')}{formula}: {s.get('why', '')}"
     else:
         label = f"{kind} at {s.get('state')} → {to}" + (f": {s['text']}" if s.get("text") else "")
     node = Node("edge", label, line=line, state=s.get("state"), to=to, edge=edge)

@@ -38,8 +38,9 @@ def test_a_long_explanation_is_drawn_in_bounded_groups():
               "text": "t", "predicates": []}]
     for i in range(1, 500):  # a Kleene variable taking 499 events, each with two predicates
         steps.append({"kind": "take", "event": i, "type": "A", "ts": i, "state": "a", "edge": "take", "to": "a",
-                      "text": "t", "predicates": [{"text": "a[i].x > a[i-1].x", "values": {"a[i].x": i}, "result": True},
-                                                  {"text": "a[i].y < 3", "values": {"a[i].y": 0}, "result": True}]})
+                      "text": "t",
+                      "predicates": [{"text": "a[i].x > a[i-1].x", "values": {"a[i].x": i}, "result": True},
+                                     {"text": "a[i].y < 3", "values": {"a[i].y": 0}, "result": True}]})
         steps.append({"kind": "skip", "event": 1000 + i, "type": "B", "ts": i, "state": "a", "edge": "ignore",
                       "formula": "¬take", "why": "w", "predicates": []})
     res = {"verdict": "match", "index": 1, "engine": "x", "match": {"a": list(range(500))}, "start": 0, "end": 499,

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import sample_streams
 from engine.dsl import parse
 from engine.dsl.printer import to_text as pattern_to_text
-from engine.explain import ExplainError, explain_match, explain_why_not
+from engine.explain import ExplainError, explain_match
 from engine.explain.checks import pattern_conjuncts
 from engine.explain.tree import match_tree, predicates
 from engine.expr import to_text
@@ -103,9 +103,8 @@ def test_hostile_literals_are_escaped():
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(p=small_patterns(max_positive=3, strategies=tuple(Strategy)), spaces=st.lists(st.sampled_from([" ", "  ", "\n  "]),
-                                                                                      min_size=1, max_size=5),
-       data=st.data())
+@given(p=small_patterns(max_positive=3, strategies=tuple(Strategy)),
+       spaces=st.lists(st.sampled_from([" ", "  ", "\n  "]), min_size=1, max_size=5), data=st.data())
 def test_random_patterns_every_conjunct_found_and_html_round_trips(p, spaces, data):
     src = pattern_to_text(p)
     # re-space the WHERE clause: the spans still find every conjunct
@@ -124,8 +123,9 @@ def test_random_patterns_every_conjunct_found_and_html_round_trips(p, spaces, da
     assert _unmarked(out) == src
     # a predicate written twice is marked twice; nothing else is marked
     assert len(_marks(out)) <= sum(to_text(c) in chosen for c in pattern_conjuncts(q)) + 1
+    first_var = located_var(located, q)
     for m in _marks(out):
-        assert _squeeze(m) in {_squeeze(c) for c in chosen} or m == src[located_var(located, q)[0]:located_var(located, q)[1]]
+        assert _squeeze(m) in {_squeeze(c) for c in chosen} or m == src[first_var[0]:first_var[1]]
 
 
 def located_var(located, q):

@@ -9,8 +9,7 @@ import time
 
 import pytest
 
-from tests.browser_support import (ARTIFACTS, _idle, _no_exception, app_url, browser, page,  # noqa: F401
-                                   sync_api)
+from tests.browser_support import ARTIFACTS, _idle, _no_exception, app_url, browser, page  # noqa: F401
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
