@@ -143,7 +143,7 @@ def test_one_partition_drawn_the_others_counted():
     fig = shared_buffer_figure(entries, ["a"], seq, {"a@8"}, partition_of=part).to_dict()
     (ent,) = [t for t in fig["data"] if t.get("name") == "entries"]
     assert ent["text"] == ["e2", "e4", "e6", "e8"]   # the partition this step wrote to
-    assert fig["layout"]["title"]["text"] == "partition symbol=IBM; + 4 entries in 1 other partition"
+    assert fig["layout"]["title"]["text"] == "partition symbol=IBM<br>+ 4 entries in 1 other partition"
     fig = shared_buffer_figure(entries, ["a"], seq, {"a@8"}, partition_of=part, partition="symbol=GOOG").to_dict()
     (ent,) = [t for t in fig["data"] if t.get("name") == "entries"]
     assert ent["text"] == ["e1", "e3", "e5", "e7"]

@@ -210,7 +210,7 @@ def shared_buffer_figure(entries: dict[str, dict[str, Any]], stacks: Sequence[st
     from visualizers.automaton import _bezier
 
     added, pointed = set(added), set(pointed)
-    others = ""
+    others: list[str] = []
     if partition_of:
         keys = {eid: partition_of.get(e["event"]) for eid, e in entries.items()}
         keys = {eid: k for eid, k in keys.items() if k is not None}
@@ -220,8 +220,8 @@ def shared_buffer_figure(entries: dict[str, dict[str, Any]], stacks: Sequence[st
             n_parts = len({keys[eid] for eid in rest})
             if rest:
                 live_rest = [eid for eid in rest if not entries[eid].get("removed")]
-                others = (f"partition {focus}; + {len(live_rest):,} entr{'y' if len(live_rest) == 1 else 'ies'} "
-                          f"in {n_parts} other partition{'s' if n_parts != 1 else ''}")
+                others = [f"partition {focus}", f"+ {len(live_rest):,} entr{'y' if len(live_rest) == 1 else 'ies'} "
+                          f"in {n_parts} other partition{'s' if n_parts != 1 else ''}"]
             entries = {eid: e for eid, e in entries.items() if eid not in rest}
     path_entries = {p[0] for p in path}
     path_ptrs = {(p[0], p[1]) for p in path if p[1] is not None}
@@ -251,7 +251,7 @@ def shared_buffer_figure(entries: dict[str, dict[str, Any]], stacks: Sequence[st
             a["labels"].append(str(p["label"]))
             a["new"] = a["new"] or bool(p.get("new")) or eid in added
     n_rows = max(len(row), 1)
-    heads = [t for t in (others, f"the latest {max_events} events drawn; {cut} older not drawn" if cut else "") if t]
+    heads = [*others, *([f"the latest {max_events} events drawn; {cut} older not drawn"] if cut else [])]
     title = "<br>".join(plotly_text(t) for t in heads)
     margin = dict(l=10, r=10, t=10 + 20 * len(heads), b=10)
     fig_height = height or min(max(280, 44 * n_rows + 110), 1400)
