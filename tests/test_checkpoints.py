@@ -19,7 +19,24 @@ from tests.engines.aseq.test_properties import patterns as aseq_patterns, stream
 from tests.engines.uncertain.test_matchers import interval_streams, uncertain_patterns
 from tests.strategies import small_patterns, small_streams
 
-SETTINGS = dict(deadline=None, suppress_health_check=list(HealthCheck), max_examples=40)
+SETTINGS = dict(deadline=None, suppress_health_check=list(HealthCheck), max_examples=25)
+SWEEPS = [("engine.engines.nfab.matcher", "SWEEP_EVERY"), ("engine.engines.lazy.chain_matcher", "SWEEP_EVERY"),
+          ("engine.engines.lazy.tree_matcher", "SWEEP_EVERY"), ("engine.engines.lazy.eager_matcher", "SWEEP_EVERY"),
+          ("engine.engines.windows.algorithm", "SWEEP_EVERY")]
+
+
+@pytest.fixture
+def frequent_sweeps(monkeypatch):
+    """The engines' periodic sweeps (every 1,024-4,096 events) every 3 events, so that small
+    streams cut runs, buffer entries and windows the sweeps drop."""
+    import importlib
+
+    for module, name in SWEEPS:
+        mod = importlib.import_module(module)
+        if hasattr(mod, name):
+            monkeypatch.setattr(mod, name, 3)
+
+
 POINT_ENGINES = [s.name for s in ENGINES.values() if s.language == "dsl" and not s.interval and not s.name.startswith("aseq")]
 
 
@@ -100,7 +117,7 @@ def test_a_trace_from_any_cut_equals_the_full_trace_on_interval_data(engine, p, 
 @given(p=small_patterns(max_positive=3, strategies=tuple(Strategy)), events=small_streams(max_size=10),
        every=st.integers(1, 4), chunk=st.integers(1, 4), windows=st.lists(st.tuples(st.integers(0, 11),
                                                                                      st.integers(0, 12)), max_size=6))
-def test_checkpointed_run_reads_any_window_of_the_full_trace(engine, p, events, every, chunk, windows):
+def test_checkpointed_run_reads_any_window_of_the_full_trace(frequent_sweeps, engine, p, events, every, chunk, windows):
     if ENGINES[engine].supports(p) is not None:
         assume(False)
     try:
@@ -118,3 +135,12 @@ def test_checkpointed_run_reads_any_window_of_the_full_trace(engine, p, events, 
     for k in range(len(full)):
         assert run.buffer_at(k) == buffer_at(full_steps, k), k
     assert _json(run.steps(0, run.total_steps)) == full
+
+
+@pytest.mark.parametrize("engine", POINT_ENGINES)
+@settings(**{**SETTINGS, "max_examples": 20})
+@given(p=small_patterns(max_positive=3, strategies=tuple(Strategy)), events=small_streams(min_size=6, max_size=16))
+def test_a_trace_from_any_cut_equals_the_full_trace_with_sweeps(frequent_sweeps, engine, p, events):
+    if ENGINES[engine].supports(p) is not None or p.window is None:
+        assume(False)
+    _check_all_cuts(engine, p, events)

@@ -44,10 +44,18 @@ def run_id(version: tuple[int, ...]) -> str:
 
 
 def bindings(m: NfabMatcher, r: Run) -> dict[str, list[Event]]:
-    """The run's events per variable, read back from the shared buffer (§4.9)."""
+    """The run's events per variable: the entries it wrote, read from its trail (the path §4.9
+    reads back through the shared buffer's version-labelled pointers). Not the buffer walk
+    itself: a merged run keeps running for its members while the window sweep has cut the
+    pointers behind its own, expired, first member."""
     chain_plan = m.chain_plans[r.chain]
+    entries = []
+    trail = r.trail
+    while trail is not None:
+        ent, trail = trail
+        entries.append(ent)
     out: dict[str, list[Event]] = {}
-    for ent in reversed(m._walk(r.entry, r.version)):
+    for ent in reversed(entries):
         out.setdefault(chain_plan.variable_of[ent.state], []).append(ent.event)  # type: ignore[arg-type]
     return out
 
@@ -244,9 +252,17 @@ def buffer_entries(m: NfabMatcher) -> dict[str, dict[str, Any]]:
         if eid is None:
             continue
         out[eid] = {"id": eid, "state": state_name(m, ent.chain, ent.state), "event": ent.event.id,
-                    "preds": [{"label": run_id(v), "to": ids.get(id(prev)) if prev is not None else None}
-                              for v, prev in ent.pointers]}
+                    "preds": [{"label": run_id(v), "to": _name_of(m, ids, prev)} for v, prev in ent.pointers]}
     return out
+
+
+def _name_of(m: NfabMatcher, ids: dict[int, str], ent: Entry | None) -> str | None:
+    """An entry's trace name; one the sweep has removed keeps the name it had (``state@event``),
+    as the pointers a trace recorded before the removal still say."""
+    if ent is None:
+        return None
+    got = ids.get(id(ent))
+    return got if got is not None else f"{state_name(m, ent.chain, ent.state)}@{ent.event.id}"
 
 
 def entry_removed(m: NfabMatcher, ent: Entry) -> None:
