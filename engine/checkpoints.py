@@ -26,7 +26,7 @@ from typing import Any, Sequence
 from engine.events import Event
 from engine.memory import current_guard, guarding
 from engine.model import Pattern
-from engine.trace import Recorder, Step, record
+from engine.trace import Recorder, Step, apply_buffer_changes, record
 
 __all__ = ["CheckpointedRun", "MatchMark", "snapshot"]
 
@@ -227,17 +227,7 @@ class CheckpointedRun:
         c = k // self.chunk
         chunk = self._chunk(c)
         entries = {eid: {**e, "preds": list(e["preds"])} for eid, e in (chunk.buffer or {}).items()}
-        for s in chunk.steps[: k - c * self.chunk + 1]:
-            b = s.buffer
-            for ent in b.get("added", ()):
-                entries[ent["id"]] = {"id": ent["id"], "state": ent["state"], "event": ent["event"],
-                                      "preds": list(ent["preds"])}
-            for p in b.get("pointers", ()):
-                if p["entry"] in entries:
-                    entries[p["entry"]]["preds"].append({"label": p["label"], "to": p["to"]})
-            for rid in b.get("removed", ()):
-                entries.pop(rid, None)
-        return entries
+        return apply_buffer_changes(entries, chunk.steps[: k - c * self.chunk + 1])
 
     # ------------------------------------------------------------------ tracing a chunk
     def _chunk(self, c: int) -> _Chunk:
