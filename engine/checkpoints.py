@@ -115,18 +115,21 @@ class CheckpointedRun:
     """One run of ``choice`` (an ``engine.run_choice.RunChoice``) over ``events``.
 
     ``matches``: every match in emission order (``cep run``'s order and numbering).
-    ``seconds``: the pre-pass's time; ``snapshots``: how many were kept. ``steps(start, stop)``
+    ``seconds``: the pre-pass's time; ``snapshots``: how many were kept. ``options`` go to the
+    engine as ``cep run`` gives them (``RunChoice.build``). ``steps(start, stop)``
     traces a window; ``buffer_at(k)`` the NFA^b shared buffer after step ``k``. ``guard`` (an
     ``engine.memory`` guard) is the current guard while the pre-pass and every window run.
     """
 
     def __init__(self, choice: Any, pattern: Pattern, events: Sequence[Event], *, max_runs: int | None = None,
-                 guard: Any = None, every: int | None = None, chunk: int = CHUNK) -> None:
+                 guard: Any = None, every: int | None = None, chunk: int = CHUNK,
+                 options: dict[str, Any] | None = None) -> None:
         self.choice = choice
         self.pattern = pattern
         self.events = events
         self.max_runs = max_runs
         self.guard = guard
+        self.options = dict(options or {})  # the engine's own options (e.g. the interval engines' u_max)
         self.matches: list[MatchMark] = []
         self._match_steps: list[int] = []
         self._snapshots: list[tuple[int, Any]] = []   # (events fed, matcher) ascending
@@ -141,7 +144,7 @@ class CheckpointedRun:
 
     # ------------------------------------------------------------------ pre-pass
     def _build(self) -> Any:
-        return self.choice.build(self.pattern, max_runs=self.max_runs)
+        return self.choice.build(self.pattern, max_runs=self.max_runs, **self.options)
 
     def _prepass(self) -> None:
         m = self._build()
