@@ -412,6 +412,11 @@ class SqlTrace:
     bound: BoundQuery
     index: Any = None                    # a window's untraced pre-pass (trace_window.SearchIndex)
     searches: list[int] | None = None    # a window's traced searches (their start rows); None: all
+    ids: list[Any] | None = None         # the table's id column, by input row (None: no id column)
+
+    def label(self, row: int) -> str:
+        """Input row ``row`` as every view names it: ``row #812 (id 4711)`` (:func:`row_label`)."""
+        return row_label(row, self.ids[row - 1] if self.ids is not None and 1 <= row <= len(self.ids) else None)
 
 
 def trace_query(query: Query, table: Any, engine: str = "sql", limit: int | None = DEFAULT_LIMIT,
@@ -456,7 +461,9 @@ def trace_query(query: Query, table: Any, engine: str = "sql", limit: int | None
     columns, rows_out = project(bound, out)
     close = [json_row(r) for r in rows_out] if query.final_order else []
     tracer.steps.append(Step(step="close", event=None, actions=tracer.take_actions(), matches=close))
-    return SqlTrace(engine, tracer.steps, columns, rows_out, found, bound)
+    col = id_column(table.columns)
+    return SqlTrace(engine, tracer.steps, columns, rows_out, found, bound,
+                    ids=None if col is None else [r.get(col) for r in table.rows])
 
 
 class _Search:

@@ -91,6 +91,7 @@ class SearchIndex:
     parts: list[tuple[tuple[Any, ...], list[dict[str, Any]], str]]
     row_numbers: dict[int, int]
     ids: list[Any]                         # the id column's value per input row (None without one)
+    has_ids: bool
     columns: list[str]                     # the output's columns
     rows: list[dict[str, Any]]             # the output rows, as ``cep run`` prints them
     matches: list[tuple[tuple[Any, ...], RowMatch]]
@@ -147,7 +148,8 @@ def index_query(query: Query, table: Any, engine: str = "sql", **options: Any) -
         matcher: Any = _CountingOracle(bound, **{k: v for k, v in options.items() if k == "max_steps"})
     else:
         matcher = _CountingThreads(bound, **{k: v for k, v in options.items() if k in ("max_threads", "max_work")})
-    index = SearchIndex(query, bound, engine, len(table.rows), dict(options), [], numbers, ids, [], [], [])
+    index = SearchIndex(query, bound, engine, len(table.rows), dict(options), [], numbers, ids, col is not None, [],
+                        [], [])
     out: list[dict[str, Any]] = []
     step = 0
     for key, rows in partitions(bound, table.rows):
@@ -221,7 +223,7 @@ def trace_searches(index: SearchIndex, searches: Iterable[int], close: bool = Fa
         rows_out = [json_row(r) for r in index.rows] if index.query.final_order else []
         tracer.steps.append(Step(step="close", event=None, actions=tracer.take_actions(), matches=rows_out))
     return SqlTrace(index.engine, tracer.steps, index.columns, index.rows, index.matches, bound, index=index,
-                    searches=[index.start[i] for i in chosen])
+                    searches=[index.start[i] for i in chosen], ids=index.ids if index.has_ids else None)
 
 
 def trace_window(index: SearchIndex, first: int, last: int, close: bool = False,
