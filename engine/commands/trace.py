@@ -363,13 +363,13 @@ def _write_sql_table(step: Any, out: TextIO, label: Any = None) -> None:
     if step.step == "close":
         out.write("close\n")
     elif step.event is None:
-        out.write(f"step {step.step}: result\n")
+        out.write(f"step {step.step:,}: result\n")
     else:
         e = step.event
         cols = ", ".join(f"{k}={v}" for k, v in e.items() if k not in ("id", "position", "partition"))
         part = (" in " + ", ".join(f"{k}={v}" for k, v in e["partition"].items())) if "partition" in e else ""
         name = label(e["id"]) if label is not None else f"row #{e['id']:,}"
-        out.write(f"step {step.step}: {name}{part} ({cols})\n")
+        out.write(f"step {step.step:,}: {name}{part} ({cols})\n")
     for a in step.actions:
         out.write("  " + describe_sql(a) + "\n")
     if step.step != "close" and step.event is not None and step.runs:
