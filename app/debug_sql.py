@@ -72,14 +72,14 @@ def render() -> None:
     engine = st.radio("Engine", ["sql", "sql-oracle"], horizontal=True, key="sql_debug_engine",
                       format_func={"sql": "threads in preference order", "sql-oracle": "oracle (labellings tried)"}.get)
     try:
-        index = W.index_for(ss, query, table, (sql_views.text(), label, engine), engine)
+        index = W.index_for(ss, query, table, (sql_views.text(), label, len(table.rows), engine), engine)
         window = W.current_window(ss, index)
     except (SqlRunError, StateExplosion, TraceLimit) as why:
         st.error(escape.message(why))
         return
     st.caption(f"Table {escape.code(label)}: {len(table.rows):,} rows; the run makes {len(index.start):,} searches, "
-               f"{len(index.matches):,} matches and {index.total_steps + 1:,} steps (0–{index.total_steps:,}, as "
-               "`cep trace` numbers them; the last is the close step). A step is a search starting at a row, a row "
+               f"{len(index.matches):,} matches and {index.total_steps:,} steps (0–{max(index.total_steps - 1, 0):,}, as "
+               "`cep trace` numbers them), then the close step. A step is a search starting at a row, a row "
                "a search reads, or a search's result.")
     try:
         _jumps(index)
@@ -114,7 +114,7 @@ def _stepper(index: Any, window: Any) -> None:
         st.info("No search starts in this window.")
         return
     ss["sql_step"] = min(max(int(ss.get("sql_step", 0)), 0), len(steps) - 1)
-    st.caption(f"Traced: the searches that start in rows {escape.markdown(index.label(window.first))} – "
+    st.caption(f"Traced: the searches that start in {escape.markdown(index.label(window.first))} to "
                f"{escape.markdown(index.label(window.last))} ({len(steps):,} steps); Back and Next go on into "
                "the rows before and after.")
     c1, c2, c3 = st.columns([1, 1, 6])

@@ -134,7 +134,8 @@ def explain_sql_match(trace: Any, k: int) -> dict[str, Any]:
     m = d["match"]
     rows = []
     for st in d.get("steps", []):
-        row = {"row": st["row"], "name": row_name(trace, st["row"]), "label": st["label"], "define": st["define"], "values": st["values"],
+        row = {"row": st["row"], "name": row_name(trace, st["row"]), "label": st["label"], "define": st["define"],
+               "values": st["values"],
                "result": st["result"], "others": _others(view, m["labels"], m["rows"], len(rows))}
         rows.append(row)
     done = view.completion(winner) if winner is not None else None
@@ -226,11 +227,13 @@ def format_sql_match(r: dict[str, Any]) -> str:
 
     part = (" in " + ", ".join(f"{k}={v}" for k, v in r["partition"].items())) if r.get("partition") else ""
     start = f" from {r['start_name']}" if r.get("start_name") else ""
-    out = [f"match #{r['index']}{part}{start} (engine {r['engine']}, MATCH_NUMBER {r['number']}, thread {r['thread']}): "
+    out = [f"match #{r['index']}{part}{start} (engine {r['engine']}, MATCH_NUMBER {r['number']}, "
+           f"thread {r['thread']}): "
            + " ".join(f"{v}=[{','.join(map(str, ids))}]" for v, ids in r["match"].items()), "  " + r["text"]]
     for row in r["rows"]:
         vals = ", ".join(f"{k}={_num(v)}" for k, v in row["values"].items())
-        out.append(f"  {row.get('name') or 'row ' + str(row['row'])}: {row['label']} — ✓ {row['define']}" + (f"    ({vals})" if vals else ""))
+        name = row.get("name") or f"row {row['row']}"
+        out.append(f"  {name}: {row['label']} — ✓ {row['define']}" + (f"    ({vals})" if vals else ""))
         for o in row["others"]:
             who = f"thread {o['thread']}" + (f", {o['preferred']} preferred" if o["preferred"] else "")
             vals = ", ".join(f"{k}={_num(v)}" for k, v in o["predicate"]["values"].items())

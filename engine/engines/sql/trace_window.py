@@ -41,7 +41,8 @@ class _CountingThreads(ThreadMatcher):
         self.turns = 0
         self.silent = False
 
-    def _closure(self, code: tuple[tuple, ...], incoming: list, pos: int, n: int) -> tuple[list, Any]:  # type: ignore[override]
+    def _closure(self, code: tuple[tuple, ...], incoming: list,  # type: ignore[override]
+                 pos: int, n: int) -> tuple[list, Any]:
         waiting, matched = ThreadMatcher._closure(code, incoming, pos, n)
         self.turns += 1
         self.silent = not waiting or pos >= n  # the search ends here without reading the row
@@ -106,6 +107,14 @@ class SearchIndex:
     match_search: list[int] = field(default_factory=list)   # match k-1 -> its search
     total_steps: int = 0
     _by_row: dict[int, int] | None = field(default=None, repr=False)
+    _places: dict[int, tuple[int, int]] | None = field(default=None, repr=False)
+
+    def places(self) -> dict[int, tuple[int, int]]:
+        """Input row -> (its partition, its position there)."""
+        if self._places is None:
+            self._places = {self.row_numbers[id(r)]: (p, pos) for p, (_key, prow, _where) in enumerate(self.parts)
+                            for pos, r in enumerate(prow)}
+        return self._places
 
     def search_at(self, row: int) -> int | None:
         """The search that starts at input row ``row``, or None (AFTER MATCH SKIP passed it)."""
@@ -256,10 +265,7 @@ def searches_near(index: SearchIndex, rows: list[int]) -> list[int]:
     """The searches ``cep explain --why-not ROWS`` reads: the search from each row (if any), the
     searches of the matches covering a row, and of the last match that starts at or before each
     row in its partition (its AFTER MATCH SKIP may have passed the row)."""
-    place: dict[int, tuple[int, int]] = {}
-    for p, (_key, prow, _where) in enumerate(index.parts):
-        for pos, r in enumerate(prow):
-            place[index.row_numbers[id(r)]] = (p, pos)
+    place = index.places()
     by_part: dict[int, list[int]] = {}
     longest: dict[int, int] = {}
     for k, i in enumerate(index.match_search):
