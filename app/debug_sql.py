@@ -166,20 +166,18 @@ def _explain(index: Any) -> None:
         k = min(max(k, 1), len(index.matches))
         with st.expander(f"Matches around match #{k:,} (of {len(index.matches):,})"):
             st.dataframe(W.matches_around(index, k), hide_index=True, width="stretch")
-    left, right = st.columns(2)
-    with left:
-        st.markdown(f"**Why match #{k:,}?**" if index.matches else "**Why this match?**")
+    why, why_not = st.tabs([f"Why match #{k:,}?" if index.matches else "Why this match?", "Why not these rows?"])
+    with why:
         if index.matches:
             try:
-                st.code(W.explain_match(index, k), language=None, height=320)
-            except (ValueError, TraceLimit, SqlRunError, StateExplosion) as why:
-                st.info(escape.message(why))
+                st.code(W.explain_match(index, k), language=None, height=320, wrap_lines=True)
+            except (ValueError, TraceLimit, SqlRunError, StateExplosion) as err:
+                st.info(escape.message(err))
         else:
             st.caption("The query found no match.")
-    with right:
-        st.markdown("**Why not these rows?**")
+    with why_not:
         spec = st.text_input("Rows (1-based, as in the file: 3-5 or 3,4,5)", "1", key="sql_why_not")
         try:
-            st.code(W.explain_rows(index, spec), language=None, height=320)
-        except (ValueError, TraceLimit, SqlRunError, StateExplosion) as why:
-            st.info(escape.message(why))
+            st.code(W.explain_rows(index, spec), language=None, height=320, wrap_lines=True)
+        except (ValueError, TraceLimit, SqlRunError, StateExplosion) as err:
+            st.info(escape.message(err))
