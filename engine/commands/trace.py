@@ -256,7 +256,8 @@ def _run_sql(args: argparse.Namespace, text: str, origin: str) -> int:
     query, table, engine = load_sql(args, text, origin)
     if len(table.rows) > args.limit:
         raise CommandError(f"the data has {len(table.rows):,} rows, more than --limit {args.limit:,}: a trace keeps "
-                           "every step in memory. Trace a prefix of the file, or raise --limit", status=1)
+                           "every step in memory. Trace a window of rows (--from ROW --to ROW), or raise --limit",
+                           status=1)
     options = {"max_threads": args.max_runs} if args.max_runs else {}
     try:
         trace = trace_query(query, table, engine, limit=args.limit, **options)
