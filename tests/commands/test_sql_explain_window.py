@@ -10,7 +10,7 @@ import random
 import time
 from typing import Any
 
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
 from engine.engines.sql.errors import SqlRunError
@@ -39,6 +39,7 @@ def test_the_answers_from_a_few_searches_equal_the_whole_traces(sql: str, rows: 
     except (SqlRunError, StateExplosion):
         return
     index = index_query(q, t, engine)
+    event("matches" if index.matches else "no match")
     for k in range(1, len(index.matches) + 1):
         alone = trace_searches(index, [index.match_search[k - 1]])
         want = explain_sql_match(whole, k)

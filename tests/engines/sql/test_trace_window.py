@@ -8,7 +8,7 @@ import os
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
 from engine.engines.sql.errors import SqlRunError
@@ -52,6 +52,7 @@ def test_a_window_equals_the_whole_trace_filtered(sql: str, rows: list[tuple[int
     try:
         whole = trace_query(q, t, engine, limit=None)
     except (SqlRunError, StateExplosion):
+        event("the run stops")
         return
     index = index_query(q, t, engine)
     groups = by_search(whole.steps)
@@ -71,6 +72,8 @@ def test_a_window_equals_the_whole_trace_filtered(sql: str, rows: list[tuple[int
     if close:
         want.append(whole.steps[-1].to_json())
     assert [s.to_json() for s in window.steps] == want, sql
+    event("a window with a match" if any(a.kind == "match" for s in window.steps for a in s.actions)
+          else "a window with steps" if window.steps else "an empty window")
     assert window.searches == [r for r in groups if first <= r <= last]
     # any set of searches, traced on their own
     some = draw.draw(st.lists(st.integers(0, len(index.start) - 1), max_size=3)) if index.start else []
