@@ -98,7 +98,7 @@ class MatchMark:
         return f"MatchMark(#{self.number} at step {self.step})"
 
 
-CHUNK = 100             # steps traced at a time (a window is read in whole chunks)
+CHUNK = 50              # steps traced at a time (a window is read in whole chunks)
 CACHED_CHUNKS = 64      # traced chunks kept (the steps around the places last visited)
 FIRST_EVERY = 1_000     # events between the first snapshots; then chosen from their cost
 SNAPSHOT_SHARE = 0.15   # snapshots may cost this share of the pre-pass's feeding time
