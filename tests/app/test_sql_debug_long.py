@@ -4,6 +4,7 @@ reports it, Next and Back step through the window (and on into the next rows), t
 (the rest behind "show"), and the explanation is ``cep explain``'s for that match."""
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
@@ -69,3 +70,25 @@ def test_jump_to_a_late_row() -> None:
     assert not at.exception, [e.value for e in at.exception]
     rows = next(d.value for d in at.dataframe if "row" in d.value.columns and "symbol" in d.value.columns)
     assert rows["row"][0].startswith("row #19,990 (id 19989)")
+
+
+def test_ids_from_the_data_stay_text(tmp_path: Path) -> None:
+    from tests.app_support import shown
+
+    hostile = "**bold** <img src=x onerror=alert(1)> $x$"
+    data = tmp_path / "t.csv"
+    data.write_text("id,symbol,ts,price\n" + "".join(
+        f"\"{hostile if i == 1 else i}\",ACME,{i},{p}\n" for i, p in enumerate([5, 4, 3, 4, 5], 1)))
+    at = AppTest.from_file(str(PAGES / "4_Debug.py"), default_timeout=120)
+    at.session_state["lang"] = "sql"
+    at.session_state["sql_preset"] = "v_shape"
+    at.session_state["sql_text"] = presets()["v_shape"].text
+    at.session_state["sql_upload_path"] = str(data)
+    at.session_state["sql_upload_name"] = "t.csv"
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    texts = [m.value for m in at.markdown] + [c.value for c in at.caption]
+    named = [t for t in texts if "row #1 (id" in shown(t)]
+    assert named and all(f"row #1 (id {hostile})" in shown(t) for t in named)
+    # every markdown character of the id is escaped: no unescaped <, ** or $
+    assert not any(re.search(r"(?<!\\)(<|\*\*bold|\$x)", t) for t in named), named
