@@ -122,3 +122,18 @@ def test_rows_are_named_by_number_and_id() -> None:
     assert index.label(2) == "row #2"
     index = index_query(parse_query(GREEDY), prices(20, 13, 14))
     assert index.label(2) == "row #2 (id 2)"
+
+
+def test_a_query_with_its_own_order_by_gets_every_row_in_the_close_step() -> None:
+    from engine.engines.sql.table_io import read_table
+    from sample_streams.sql_queries import presets
+
+    preset = presets()["v_shape"]          # ... ORDER BY symbol, start_ts: the rows come in the close step
+    q, t = parse_query(preset.text), read_table(preset.data)
+    assert q.final_order
+    whole = trace_query(q, t)
+    n = len(t.rows)
+    window = trace_window(index_query(q, t), n - 5, n, close=True)
+    assert window.steps[-1].to_json() == whole.steps[-1].to_json() and len(whole.steps[-1].matches) > 1
+    groups = by_search(whole.steps)
+    assert [s.to_json() for s in window.steps[:-1]] == [s for r, g in groups.items() if r >= n - 5 for s in g]
