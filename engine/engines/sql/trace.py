@@ -23,7 +23,9 @@ the shared vocabulary:
 
 The details of every thread action hold the thread's ``labels`` and ``rows`` so far, its
 preference ``rank`` (1 = most preferred alive) and the ``search`` (start row) it belongs to.
-Rows are named by their 1-based position in the input table (file order)."""
+Rows are numbered by their 1-based position in the input table (file order); texts for a person
+name them ``row #812 (id 4711)`` (:func:`row_label`). A window of the trace on a long table (the
+searches that start in some rows, the rest run untraced): engine/engines/sql/trace_window.py."""
 from __future__ import annotations
 
 from dataclasses import dataclass
