@@ -422,22 +422,13 @@ class SqlTrace:
 
 
 def trace_query(query: Query, table: Any, engine: str = "sql", limit: int | None = DEFAULT_LIMIT,
-                rows: tuple[int, int] | None = None, close: bool = False, **options: Any) -> SqlTrace:
+                **options: Any) -> SqlTrace:
     """Run ``query`` over ``table`` with the trace: one step per search start, per row each
     search reads and per search result (the match with its output rows, AFTER MATCH SKIP, or
     the unmatched row), then a close step. The rows of the steps' ``matches`` are, in order,
     the rows ``cep run`` prints (before the query's own ORDER BY, which the close step applies:
-    it then holds every row in that order).
-
-    ``rows=(first, last)`` (1-based input rows, inclusive) traces only the searches that start
-    in that window (engine/engines/sql/trace_window.py: the rest run untraced), with the close
-    step when ``close``; ``limit`` then bounds the window's rows."""
-    if rows is not None:
-        from engine.engines.sql.trace_window import MAX_WINDOW_ROWS, index_query, trace_window
-
-        index = index_query(query, table, engine, **options)
-        return trace_window(index, rows[0], rows[1], close=close,
-                            max_rows=MAX_WINDOW_ROWS if limit is None else limit)
+    it then holds every row in that order). A window of a long table (the searches that start
+    in some rows, the rest untraced): ``trace_window.trace_rows``."""
     if limit is not None and len(table.rows) > limit:
         raise TraceLimit(f"the table has {len(table.rows):,} rows, more than the trace limit {limit:,} "
                          "(--limit): a trace keeps every step in memory")

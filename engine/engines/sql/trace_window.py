@@ -293,5 +293,15 @@ def searches_near(index: SearchIndex, rows: list[int]) -> list[int]:
     return sorted(wanted)
 
 
-__all__ = ["MAX_WINDOW_ROWS", "STEPS_PER_ROW", "SearchIndex", "index_query", "searches_near", "trace_searches",
+__all__ = ["MAX_WINDOW_ROWS", "STEPS_PER_ROW", "SearchIndex", "index_query", "searches_near", "trace_rows",
+           "trace_searches",
            "trace_window"]
+
+
+def trace_rows(query: Any, table: Any, first: int, last: int, engine: str = "sql", close: bool = False,
+               limit: int | None = None, **options: Any) -> Any:
+    """The trace of the searches that start in input rows ``first..last`` (1-based, inclusive),
+    the others run untraced, with the close step when ``close``; ``limit`` bounds the window's
+    rows (default ``MAX_WINDOW_ROWS``)."""
+    index = index_query(query, table, engine, **options)
+    return trace_window(index, first, last, close=close, max_rows=MAX_WINDOW_ROWS if limit is None else limit)

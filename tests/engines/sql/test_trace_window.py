@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from engine.engines.sql.errors import SqlRunError
 from engine.engines.sql.parser import parse_query
 from engine.engines.sql.trace import row_label, trace_query
-from engine.engines.sql.trace_window import index_query, searches_near, trace_searches, trace_window
+from engine.engines.sql.trace_window import index_query, searches_near, trace_rows, trace_searches, trace_window
 from engine.match import StateExplosion
 from engine.trace import TraceLimit
 from tests.engines.sql.sql_support import prices, table
@@ -81,11 +81,11 @@ def test_a_window_equals_the_whole_trace_filtered(sql: str, rows: list[tuple[int
     assert [s.to_json() for s in alone.steps] == [s for i in sorted(set(some)) for s in groups[index.start[i]]]
 
 
-def test_rows_are_traced_through_trace_query() -> None:
+def test_a_window_of_rows_is_the_full_trace_of_its_searches() -> None:
     q = parse_query(HELD.format(skip="AFTER MATCH SKIP TO NEXT ROW"))
     t = prices(1, 5, 6, 7, 3, 8, 9)
     whole = trace_query(q, t)
-    window = trace_query(q, t, rows=(3, 4))
+    window = trace_rows(q, t, 3, 4)
     assert window.searches == [3, 4]
     assert [s.to_json() for s in window.steps] == [s for r, g in by_search(whole.steps).items() if r in (3, 4)
                                                    for s in g]
