@@ -2,19 +2,22 @@
 step — the row read, the threads alive in preference order, what each thread did with the row
 (taken with the DEFINE and the values it read, died and why, merged into a preferred thread, cut by
 a preferred match) — the rows output so far, and the answers of ``cep explain``: why match K and why
-not these rows. Strings from the query and the data reach the page as dataframe cells, code, or
-escaped markdown."""
+not these rows. On a long table (a generated ticker of up to 100k rows) the query runs untraced once
+and a window of the trace around any match or row is traced on demand (app/debug_sql_window.py);
+rows are named ``row #N (id X)`` everywhere. Strings from the query and the data reach the page as
+dataframe cells, code, or escaped markdown."""
 from __future__ import annotations
 
 from typing import Any
 
 import streamlit as st
 
+from app import debug_sql_window as W
 from app import sql_views
 from visualizers import escape
 
 ss = st.session_state
-LIMIT = 5_000  # rows a trace holds in memory
+DATA = {"table": "the query's table", "generated": "generated ticker"}
 
 
 def _predicates(a: Any) -> str:
@@ -25,15 +28,32 @@ def _predicates(a: Any) -> str:
     return "; ".join(out)
 
 
-def _trace(query: Any, table: Any, label: str, engine: str) -> Any:
-    from engine.engines.sql.trace import trace_query
+def _data(query: Any) -> tuple[Any, Any, str] | None:
+    """(bound query, table, its name) for the data chosen, or None with the error shown."""
+    from engine.engines.sql.binding import bind
+    from engine.engines.sql.errors import SqlError
+    from engine.engines.sql.table_io import TableError
 
-    key = (sql_views.text(), label, engine, len(table.rows))
-    if ss.get("sql_trace_key") != key:
-        ss["sql_trace"] = trace_query(query, table, engine, limit=LIMIT)
-        ss["sql_trace_key"] = key
-        ss["sql_step"] = 0
-    return ss["sql_trace"]
+    choice = st.radio("Data", list(DATA), format_func=DATA.get, horizontal=True, key="sql_debug_data")
+    if choice == "generated":
+        c1, c2 = st.columns(2)
+        n = int(c1.number_input("Rows", 1, W.MAX_GENERATED, W.MAX_GENERATED, step=1000, key="sql_debug_rows"))
+        seed = int(c2.number_input("Seed", 0, 2**31 - 1, 0, key="sql_debug_seed"))
+        if ss.get("sql_generated_key") != (n, seed):
+            ss["sql_generated"] = W.generated_ticker(n, seed)
+            ss["sql_generated_key"] = (n, seed)
+        table = ss["sql_generated"]
+        try:
+            return bind(query, table.columns), table, f"generated ticker ({n:,} rows, seed {seed})"
+        except SqlError as err:
+            sql_views._show_error(err)
+            return None
+    try:
+        bound, table, label = sql_views._bind_error(query)
+    except TableError as why:
+        st.error(escape.message(why))
+        return None
+    return (bound, table, label) if bound is not None else None
 
 
 def render() -> None:
@@ -45,67 +65,119 @@ def render() -> None:
     if err is not None:
         sql_views._show_error(err)
         return
-    bound, table, label = sql_views._bind_error(query)
-    if bound is None:
+    chosen = _data(query)
+    if chosen is None:
         return
+    _bound, table, label = chosen
     engine = st.radio("Engine", ["sql", "sql-oracle"], horizontal=True, key="sql_debug_engine",
                       format_func={"sql": "threads in preference order", "sql-oracle": "oracle (labellings tried)"}.get)
     try:
-        trace = _trace(query, table, label, engine)
+        index = W.index_for(ss, query, table, (sql_views.text(), label, len(table.rows), engine), engine)
+        window = W.current_window(ss, index)
     except (SqlRunError, StateExplosion, TraceLimit) as why:
         st.error(escape.message(why))
         return
-    steps = trace.steps
-    st.caption(f"Table {escape.code(label)}: {len(table.rows):,} rows, {len(steps):,} steps, "
-               f"{len(trace.matches):,} matches. A step is a search starting at a row, a row a search reads, or a "
-               "search's result.")
+    st.caption(f"Table {escape.code(label)}: {len(table.rows):,} rows; the run makes {len(index.start):,} searches, "
+               f"{len(index.matches):,} matches and {index.total_steps:,} steps (0–{max(index.total_steps - 1, 0):,}, as "
+               "`cep trace` numbers them), then the close step. A step is a search starting at a row, a row "
+               "a search reads, or a search's result.")
+    try:
+        _jumps(index)
+        window = W.current_window(ss, index)
+    except (SqlRunError, StateExplosion, TraceLimit) as why:
+        st.error(escape.message(why))
+    _stepper(index, window)
+    _explain(index)
+
+
+def _jumps(index: Any) -> None:
+    """Go to match K / row N: the window around it is traced (callbacks, before the slider)."""
+    def to_match() -> None:
+        W.jump_to_match(ss, index, int(ss["sql_jump_match"]))
+
+    def to_row() -> None:
+        W.jump_to_row(ss, index, int(ss["sql_jump_row"]))
+
+    c1, c2, c3, c4 = st.columns([2, 1, 2, 1], vertical_alignment="bottom")
+    if index.matches:
+        c1.number_input(f"Match (1–{len(index.matches):,})", 1, len(index.matches), 1, key="sql_jump_match")
+        c2.button("Go to match", key="sql_go_match", on_click=to_match)
+    else:
+        c1.caption("The query finds no match.")
+    c3.number_input(f"Row (1–{index.n_rows:,}, file order)", 1, max(index.n_rows, 1), 1, key="sql_jump_row")
+    c4.button("Go to row", key="sql_go_row", on_click=to_row)
+
+
+def _stepper(index: Any, window: Any) -> None:
+    steps = window.steps
+    if not steps:
+        st.info("No search starts in this window.")
+        return
+    ss["sql_step"] = min(max(int(ss.get("sql_step", 0)), 0), len(steps) - 1)
+    st.caption(f"Traced: the searches that start in {escape.markdown(index.label(window.first))} to "
+               f"{escape.markdown(index.label(window.last))} ({len(steps):,} steps); Back and Next go on into "
+               "the rows before and after.")
     c1, c2, c3 = st.columns([1, 1, 6])
-    with c1:
-        if st.button("◀ Back", key="sql_back", disabled=ss.get("sql_step", 0) <= 0):
-            ss["sql_step"] = max(0, ss.get("sql_step", 0) - 1)
-    with c2:
-        if st.button("Next ▶", key="sql_next", disabled=ss.get("sql_step", 0) >= len(steps) - 1):
-            ss["sql_step"] = min(len(steps) - 1, ss.get("sql_step", 0) + 1)
+    c1.button("◀ Back", key="sql_back", on_click=W.move, args=(ss, index, -1),
+              disabled=ss["sql_step"] <= 0 and window.first <= 1)
+    c2.button("Next ▶", key="sql_next", on_click=W.move, args=(ss, index, 1),
+              disabled=ss["sql_step"] >= len(steps) - 1 and window.last >= index.n_rows)
     with c3:
-        st.slider("Step", 0, max(len(steps) - 1, 1), key="sql_step", label_visibility="collapsed")
-    k = min(ss.get("sql_step", 0), len(steps) - 1)
+        st.select_slider("Step", list(range(len(steps))), key="sql_step", label_visibility="collapsed",
+                         format_func=lambda k: W.step_label(index, steps[k]))
+    k = int(ss["sql_step"])
     step = steps[k]
+    search = W.search_of(k, steps)
+    where = f" of the search from {index.label(search)}" if search is not None and step.step != "close" else ""
+    st.markdown(f"**{escape.markdown(W.step_label(index, step).capitalize())}**{escape.markdown(where)}")
     if step.event is not None:
-        st.markdown("**Row**")
-        st.dataframe([step.event], hide_index=True, width="stretch")
-    st.markdown("**Threads alive, in preference order** (the first is tried first)")
-    st.dataframe([{"thread": r.id, "state": r.state, "labels": ", ".join(f"{v}: {ids}" for v, ids in r.bindings.items())}
-                  for r in step.runs] or [{"thread": "", "state": "no thread alive", "labels": ""}],
-                 hide_index=True, width="stretch")
-    st.markdown("**What happened**")
-    st.dataframe([{"action": a.kind if not a.edge else f"{a.kind} ({a.edge})", "thread": a.run or "",
-                   "row": "" if a.event is None else str(a.event), "DEFINE and values": _predicates(a),
-                   "why": a.reason or ""} for a in step.actions], hide_index=True, width="stretch")
+        st.dataframe([{"row": index.label(step.event["id"]), **{c: v for c, v in step.event.items() if c != "id"}}],
+                     hide_index=True, width="stretch")
+    threads = [{"thread": r.id, "state": r.state, "labels": ", ".join(f"{v}: {ids}" for v, ids in r.bindings.items())}
+               for r in step.runs] or [{"thread": "", "state": "no thread alive", "labels": ""}]
+    _listed("Threads alive, in preference order (the first is tried first)", "threads", threads)
+    actions = [{"action": a.kind if not a.edge else f"{a.kind} ({a.edge})", "thread": a.run or "",
+                "row": "" if a.event is None else index.label(a.event), "DEFINE and values": _predicates(a),
+                "why": a.reason or ""} for a in step.actions]
+    _listed("What happened", "actions", actions)
     if step.matches:
-        st.markdown("**Rows output at this step**")
-        st.dataframe(step.matches, hide_index=True, width="stretch")
-    _explain(trace, len(table.rows))
+        _listed("Rows output at this step", "rows", step.matches)
 
 
-def _explain(trace: Any, n_rows: int) -> None:
-    from engine.explain.sql_match import explain_sql_match, format_sql_match
-    from engine.explain.sql_whynot import explain_sql_why_not, format_sql_why_not
+def _listed(title: str, noun: str, rows: list[dict[str, Any]]) -> None:
+    """A table of the first rows, the rest behind "N more — show"."""
+    first, rest = W.split_list(rows)
+    st.markdown(f"**{title}**" + (f" — {len(rows):,} {noun}" if rest else ""))
+    st.dataframe(first, hide_index=True, width="stretch")
+    if rest:
+        with st.expander(f"{len(rest):,} more {noun} — show"):
+            st.dataframe(rest[:2_000], hide_index=True, width="stretch", height=300)
+            if len(rest) > 2_000:
+                st.caption(f"the first 2,000 of {len(rest):,}")
 
-    left, right = st.columns(2)
-    with left:
-        st.markdown("**Why this match?**")
-        if trace.matches:
-            k = st.number_input("Match", 1, len(trace.matches), 1, key="sql_explain_k")
+
+def _explain(index: Any) -> None:
+    from engine.engines.sql.errors import SqlRunError
+    from engine.match import StateExplosion
+    from engine.trace import TraceLimit
+
+    k = int(ss.get("sql_jump_match", 1) or 1)
+    if index.matches:
+        k = min(max(k, 1), len(index.matches))
+        with st.expander(f"Matches around match #{k:,} (of {len(index.matches):,})"):
+            st.dataframe(W.matches_around(index, k), hide_index=True, width="stretch")
+    why, why_not = st.tabs([f"Why match #{k:,}?" if index.matches else "Why this match?", "Why not these rows?"])
+    with why:
+        if index.matches:
             try:
-                st.code(format_sql_match(explain_sql_match(trace, int(k))), language=None)
-            except ValueError as why:
-                st.info(escape.message(why))
+                st.code(W.explain_match(index, k), language=None, height=320, wrap_lines=True)
+            except (ValueError, TraceLimit, SqlRunError, StateExplosion) as err:
+                st.info(escape.message(err))
         else:
             st.caption("The query found no match.")
-    with right:
-        st.markdown("**Why not these rows?**")
+    with why_not:
         spec = st.text_input("Rows (1-based, as in the file: 3-5 or 3,4,5)", "1", key="sql_why_not")
         try:
-            st.code(format_sql_why_not(explain_sql_why_not(trace, spec, n_rows)), language=None)
-        except ValueError as why:
-            st.info(escape.message(why))
+            st.code(W.explain_rows(index, spec), language=None, height=320, wrap_lines=True)
+        except (ValueError, TraceLimit, SqlRunError, StateExplosion) as err:
+            st.info(escape.message(err))

@@ -26,7 +26,7 @@ from typing import Any, Sequence
 from engine.events import Event
 from engine.memory import current_guard, guarding
 from engine.model import Pattern
-from engine.trace import Recorder, Step, record
+from engine.trace import Recorder, Step, apply_buffer_changes, record
 
 __all__ = ["CheckpointedRun", "MatchMark", "snapshot"]
 
@@ -98,7 +98,7 @@ class MatchMark:
         return f"MatchMark(#{self.number} at step {self.step})"
 
 
-CHUNK = 100             # steps traced at a time (a window is read in whole chunks)
+CHUNK = 50              # steps traced at a time (a window is read in whole chunks)
 CACHED_CHUNKS = 64      # traced chunks kept (the steps around the places last visited)
 FIRST_EVERY = 1_000     # events between the first snapshots; then chosen from their cost
 SNAPSHOT_SHARE = 0.15   # snapshots may cost this share of the pre-pass's feeding time
@@ -115,18 +115,21 @@ class CheckpointedRun:
     """One run of ``choice`` (an ``engine.run_choice.RunChoice``) over ``events``.
 
     ``matches``: every match in emission order (``cep run``'s order and numbering).
-    ``seconds``: the pre-pass's time; ``snapshots``: how many were kept. ``steps(start, stop)``
+    ``seconds``: the pre-pass's time; ``snapshots``: how many were kept. ``options`` go to the
+    engine as ``cep run`` gives them (``RunChoice.build``). ``steps(start, stop)``
     traces a window; ``buffer_at(k)`` the NFA^b shared buffer after step ``k``. ``guard`` (an
     ``engine.memory`` guard) is the current guard while the pre-pass and every window run.
     """
 
     def __init__(self, choice: Any, pattern: Pattern, events: Sequence[Event], *, max_runs: int | None = None,
-                 guard: Any = None, every: int | None = None, chunk: int = CHUNK) -> None:
+                 guard: Any = None, every: int | None = None, chunk: int = CHUNK,
+                 options: dict[str, Any] | None = None) -> None:
         self.choice = choice
         self.pattern = pattern
         self.events = events
         self.max_runs = max_runs
         self.guard = guard
+        self.options = dict(options or {})  # the engine's own options (e.g. the interval engines' u_max)
         self.matches: list[MatchMark] = []
         self._match_steps: list[int] = []
         self._snapshots: list[tuple[int, Any]] = []   # (events fed, matcher) ascending
@@ -141,7 +144,7 @@ class CheckpointedRun:
 
     # ------------------------------------------------------------------ pre-pass
     def _build(self) -> Any:
-        return self.choice.build(self.pattern, max_runs=self.max_runs)
+        return self.choice.build(self.pattern, max_runs=self.max_runs, **self.options)
 
     def _prepass(self) -> None:
         m = self._build()
@@ -227,17 +230,7 @@ class CheckpointedRun:
         c = k // self.chunk
         chunk = self._chunk(c)
         entries = {eid: {**e, "preds": list(e["preds"])} for eid, e in (chunk.buffer or {}).items()}
-        for s in chunk.steps[: k - c * self.chunk + 1]:
-            b = s.buffer
-            for ent in b.get("added", ()):
-                entries[ent["id"]] = {"id": ent["id"], "state": ent["state"], "event": ent["event"],
-                                      "preds": list(ent["preds"])}
-            for p in b.get("pointers", ()):
-                if p["entry"] in entries:
-                    entries[p["entry"]]["preds"].append({"label": p["label"], "to": p["to"]})
-            for rid in b.get("removed", ()):
-                entries.pop(rid, None)
-        return entries
+        return apply_buffer_changes(entries, chunk.steps[: k - c * self.chunk + 1])
 
     # ------------------------------------------------------------------ tracing a chunk
     def _chunk(self, c: int) -> _Chunk:

@@ -244,8 +244,13 @@ def trace_matches(steps: Iterable[Step]) -> list[dict[str, Any]]:
 def buffer_at(steps: Sequence[Step], k: int) -> dict[str, dict[str, Any]]:
     """The NFA^b shared buffer after step ``k``: entry id -> entry (state, event, preds),
     rebuilt from the per-step changes (``added``, ``pointers``, ``removed``)."""
-    entries: dict[str, dict[str, Any]] = {}
-    for s in steps[: k + 1]:
+    return apply_buffer_changes({}, steps[: k + 1])
+
+
+def apply_buffer_changes(entries: dict[str, dict[str, Any]], steps: Iterable[Step]) -> dict[str, dict[str, Any]]:
+    """``entries`` (a buffer as :func:`buffer_at` gives it, changed in place and returned) after
+    the buffer changes of ``steps``."""
+    for s in steps:
         b = s.buffer
         for ent in b.get("added", ()):
             entries[ent["id"]] = {"id": ent["id"], "state": ent["state"], "event": ent["event"],
@@ -344,4 +349,5 @@ def to_dicts(steps: Iterable[Step]) -> list[dict[str, Any]]:
 
 __all__ = ["Action", "PredicateCheck", "Recorder", "RunView", "Step", "TraceLimit", "DEFAULT_LIMIT",
            "ACTION_KINDS", "check_conjunct", "event_label", "type_rates", "event_json", "record", "trace_matches", "buffer_at",
+           "apply_buffer_changes",
            "to_dicts"]

@@ -16,7 +16,7 @@ from engine.run_choice import choose_run
 from engine.trace import Recorder, buffer_at, record
 from engine.dsl import parse
 from tests.engines.aseq.test_properties import patterns as aseq_patterns, streams as aseq_streams
-from tests.engines.uncertain.test_matchers import interval_streams, uncertain_patterns
+from tests.engines.uncertain.test_matchers import interval_streams, u_max_of, uncertain_patterns
 from tests.strategies import small_patterns, small_streams
 
 SETTINGS = dict(deadline=None, suppress_health_check=list(HealthCheck), max_examples=25)
@@ -44,14 +44,14 @@ def _json(steps):
     return [json.loads(json.dumps(s.to_json())) for s in steps]
 
 
-def _full(choice, p, events):
-    return _json(record(choice.build(p, tracer=Recorder()), events, limit=None))
+def _full(choice, p, events, **options):
+    return _json(record(choice.build(p, tracer=Recorder(), **options), events, limit=None))
 
 
-def _from_cut(choice, p, events, k):
+def _from_cut(choice, p, events, k, **options):
     """Two traces from one untraced snapshot at ``k`` (the original fed on to the end between
     them): a snapshot shares no state with the matcher it was taken from nor with its copies."""
-    m = choice.build(p)
+    m = choice.build(p, **options)
     for e in events[:k]:
         m.feed(e)
     snap = snapshot(m)
@@ -83,14 +83,14 @@ def test_a_trace_from_any_cut_equals_the_full_trace(engine, p, events):
         assert _from_cut(choice, p, events, k) == full[k:], (engine, k)
 
 
-def _check_all_cuts(engine, p, events, interval=False):
+def _check_all_cuts(engine, p, events, interval=False, **options):
     try:
         choice = choose_run(p, engine, "off", interval=interval)
-        full = _full(choice, p, events)
+        full = _full(choice, p, events, **options)
     except (StateExplosion, EngineUnsupported):
         assume(False)
     for k in range(len(events) + 1):
-        assert _from_cut(choice, p, events, k) == full[k:], (engine, k)
+        assert _from_cut(choice, p, events, k, **options) == full[k:], (engine, k)
 
 
 @pytest.mark.parametrize("engine", ["aseq", "aseq-baseline"])
@@ -105,11 +105,12 @@ def test_a_trace_from_any_cut_equals_the_full_trace_for_aggregates(engine, text,
 
 @pytest.mark.parametrize("engine", [s.name for s in ENGINES.values() if s.interval])
 @settings(**{**SETTINGS, "max_examples": 25})
-@given(p=uncertain_patterns(), events=interval_streams())
-def test_a_trace_from_any_cut_equals_the_full_trace_on_interval_data(engine, p, events):
+@given(p=uncertain_patterns(), events=interval_streams(), known_u_max=st.booleans())
+def test_a_trace_from_any_cut_equals_the_full_trace_on_interval_data(engine, p, events, known_u_max):
     if ENGINES[engine].supports(p) is not None:
         assume(False)
-    _check_all_cuts(engine, p, events, interval=True)
+    options = {"u_max": u_max_of(events)} if known_u_max and engine != "uncertain-oracle" else {}
+    _check_all_cuts(engine, p, events, interval=True, **options)
 
 
 @pytest.mark.parametrize("engine", ["nfab", "lazy-chain", "match-windows"])

@@ -78,33 +78,44 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _explain_sql(args: argparse.Namespace, text: str, origin: str) -> int:
-    """A MATCH_RECOGNIZE query: match K or why not these rows, from the SQL trace
-    (engine/explain/sql_match.py, engine/explain/sql_whynot.py)."""
+    """A MATCH_RECOGNIZE query: match K or why not these rows (engine/explain/sql_match.py,
+    engine/explain/sql_whynot.py). The query runs untraced once (``index_query``: every search,
+    its rows and its match), then only the searches the answer reads are traced: match K's, or
+    for --why-not the search from each row, the matches covering it and the AFTER MATCH SKIP
+    that passed it (engine/engines/sql/trace_window.py). The answer is the whole trace's."""
     from engine.commands.trace import load_sql
     from engine.engines.sql.errors import SqlError, SqlRunError
-    from engine.engines.sql.trace import trace_query
+    from engine.engines.sql.trace_window import index_query, searches_near, trace_searches
     from engine.explain import ExplainError
     from engine.explain.sql_match import explain_sql_match, format_sql_match
-    from engine.explain.sql_whynot import explain_sql_why_not, format_sql_why_not
+    from engine.explain.sql_whynot import explain_sql_why_not, format_sql_why_not, parse_rows
     from engine.match import StateExplosion
-    from engine.trace import DEFAULT_LIMIT, TraceLimit
+    from engine.trace import TraceLimit
 
     query, table, engine = load_sql(args, text, origin)
     try:
-        trace = trace_query(query, table, engine)
-    except SqlError as err:
-        raise CommandError(f"{origin}: {err}") from None
-    except TraceLimit:
-        raise CommandError(f"the table has {len(table.rows):,} rows: cep explain follows every search in memory and "
-                           f"stops past {DEFAULT_LIMIT:,} rows (or {50 * DEFAULT_LIMIT:,} steps); explain a prefix "
-                           "of the file around the rows in question", status=1) from None
-    except (SqlRunError, StateExplosion) as err:
-        raise CommandError(f"stopped: {err}", status=1) from None
-    try:
+        index = index_query(query, table, engine)
+        if args.match is not None:
+            k = args.match
+            total = len(index.matches)
+            if total and 1 <= k <= total:
+                wanted = [index.match_search[k - 1]]
+            else:
+                wanted = []  # explain_sql_match names the error
+        else:
+            rows = parse_rows(args.why_not)
+            wanted = searches_near(index, [r for r in rows if r <= len(table.rows)])
+        trace = trace_searches(index, wanted, max_steps=50 * DEFAULT_STEPS)
         if args.match is not None:
             result = explain_sql_match(trace, args.match)
         else:
             result = explain_sql_why_not(trace, args.why_not, len(table.rows))
+    except SqlError as err:
+        raise CommandError(f"{origin}: {err}") from None
+    except TraceLimit as err:
+        raise CommandError(f"{err} (cep explain traces the searches the answer reads)", status=1) from None
+    except (SqlRunError, StateExplosion) as err:
+        raise CommandError(f"stopped: {err}", status=1) from None
     except ExplainError as err:
         raise CommandError(str(err), status=err.status) from None
     if args.format == "json":
@@ -116,6 +127,9 @@ def _explain_sql(args: argparse.Namespace, text: str, origin: str) -> int:
     else:
         sys.stdout.write(format_sql_why_not(result))
     return 0
+
+
+DEFAULT_STEPS = 5_000  # x 50: the steps the searches of one explanation may make
 
 
 def _explain_interval(args: argparse.Namespace, pattern: Any, events: Any) -> int:

@@ -17,6 +17,9 @@ and prints ``{"break": reason, "step": k, "position": k+1}``.
 A MATCH_RECOGNIZE query (``QUERY.sql`` or text starting with SELECT) is traced by the SQL engines
 (engine/engines/sql/trace.py): one step per search start, per row a search reads and per search
 result, with the threads in preference order (docs/trace.md, "MATCH_RECOGNIZE queries").
+``--from``/``--to`` are then input rows: the searches that start in them are traced, the rest
+run untraced (engine/engines/sql/trace_window.py); ``--break`` takes ``event:N`` (input row N),
+``id:X`` and ``match:K`` (engine/engines/sql/trace_breaks.py).
 """
 from __future__ import annotations
 
@@ -45,9 +48,10 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--table", help="MATCH_RECOGNIZE: the table name the query must read (as `cep run`)")
     p.add_argument("--from", dest="from_event", type=int, default=None, metavar="EVENT",
                    help="trace from this event (1-based position in the stream, inclusive; the run before it is "
-                        "not traced)")
+                        "not traced); for a MATCH_RECOGNIZE query, the searches starting from this input row")
     p.add_argument("--to", dest="to_event", type=int, default=None, metavar="EVENT",
-                   help="trace to this event (1-based, inclusive; default: the end, with the close step)")
+                   help="trace to this event (1-based, inclusive; default: the end, with the close step); for a "
+                        "MATCH_RECOGNIZE query, the searches starting up to this input row")
     p.add_argument("--break", dest="breaks", action="append", default=None, metavar="SPEC",
                    help="stop after the first step where SPEC holds (repeatable): event:N, id:X, match:K, "
                         "fails:PREDICATE, holds:PREDICATE, runs>N, buffer>N")
@@ -81,8 +85,7 @@ def run(args: argparse.Namespace) -> int:
     sql = sql_text(args)
     if sql is not None:
         if windowed:
-            raise CommandError("--from/--to/--break trace a pattern's events; a MATCH_RECOGNIZE query's trace is made of "
-                               "searches (docs/trace.md): trace the query without them")
+            return _run_sql_window(args, *sql)
         return _run_sql(args, *sql)
     pattern, text = load_pattern(args.pattern)
     events, warnings = load_data(args, pattern, text)
@@ -253,7 +256,8 @@ def _run_sql(args: argparse.Namespace, text: str, origin: str) -> int:
     query, table, engine = load_sql(args, text, origin)
     if len(table.rows) > args.limit:
         raise CommandError(f"the data has {len(table.rows):,} rows, more than --limit {args.limit:,}: a trace keeps "
-                           "every step in memory. Trace a prefix of the file, or raise --limit", status=1)
+                           "every step in memory. Trace a window of rows (--from ROW --to ROW), or raise --limit",
+                           status=1)
     options = {"max_threads": args.max_runs} if args.max_runs else {}
     try:
         trace = trace_query(query, table, engine, limit=args.limit, **options)
@@ -272,27 +276,101 @@ def _run_sql(args: argparse.Namespace, text: str, origin: str) -> int:
             if args.format == "jsonl":
                 _write_sql_jsonl(step, out)
             else:
-                _write_sql_table(step, out)
+                _write_sql_table(step, out, trace.label)
     finally:
         if args.out:
             out.close()
     return 0
 
 
-def _write_sql_table(step: Any, out: TextIO) -> None:
-    """A SQL trace step for reading: a header (the row read, or the search's result), one line
-    per action, the live threads in preference order, the output rows."""
+def _run_sql_window(args: argparse.Namespace, text: str, origin: str) -> int:
+    """``--from``/``--to``/``--break`` for a query: ROWs are input rows (1-based, inclusive). The
+    query runs untraced once (``index_query``), then only the searches that start in the window are
+    traced (engine/engines/sql/trace_window.py), up to the first breakpoint (``event:N``, ``id:X``,
+    ``match:K``: engine/engines/sql/trace_breaks.py). ``--limit`` bounds the window's rows (and 50
+    steps a row); the close step ends a window without ``--to``."""
+    from engine.engines.sql.errors import SqlError, SqlRunError
+    from engine.engines.sql.trace_breaks import SqlBreakError, parse_sql_breaks, steps_to_break
+    from engine.engines.sql.trace_window import STEPS_PER_ROW, index_query, trace_searches, trace_window
+    from engine.json_text import json_text
+    from engine.match import StateExplosion
+    from engine.trace import TraceLimit
+
+    query, table, engine = load_sql(args, text, origin)
+    n = len(table.rows)
+    if n == 0:
+        raise CommandError(f"{args.data}: no rows to trace")
+    first = 1 if args.from_event is None else args.from_event
+    last = n if args.to_event is None else args.to_event
+    for flag, v in (("--from", first), ("--to", last)):
+        if not 1 <= v <= n:
+            raise CommandError(f"{flag} {v}: a query's rows are numbered from 1 to {n:,} (1-based input rows, in "
+                               "file order)")
+    if first > last:
+        raise CommandError(f"--from {first:,} is after --to {last:,}: the window would be empty")
+    options = {"max_threads": args.max_runs} if args.max_runs else {}
+    hit = None
+    try:
+        index = index_query(query, table, engine, **options)
+        breaks = parse_sql_breaks(args.breaks or [], index)
+        for b in breaks:
+            if b.kind == "match" and b.value > len(index.matches):
+                print(f"note: --break {b.spec}: the run has {len(index.matches):,} matches", file=sys.stderr)
+        close = args.to_event is None
+        if breaks:
+            steps, hit = steps_to_break(index, index.searches_between(first, last), breaks,
+                                        STEPS_PER_ROW * args.limit)
+            if hit is None and close:
+                steps += trace_searches(index, [], close=True).steps
+        else:
+            steps = trace_window(index, first, last, close=close, max_rows=args.limit).steps
+    except SqlBreakError as err:
+        raise CommandError(f"--break: {err}") from None
+    except SqlError as err:
+        raise CommandError(f"{origin}: {err}") from None
+    except TraceLimit as err:
+        raise CommandError(f"{err} (--limit {args.limit:,} rows)", status=1) from None
+    except (SqlRunError, StateExplosion) as err:
+        raise CommandError(f"stopped: {err}", status=1) from None
+    try:
+        out: TextIO = open(args.out, "w", encoding="utf-8") if args.out else sys.stdout
+    except OSError as err:
+        raise CommandError(f"cannot write '{args.out}': {err.strerror or err}") from None
+    try:
+        if args.format == "table":
+            out.write(f"engine: {engine}\n")
+        for step in steps:
+            if args.format == "jsonl":
+                _write_sql_jsonl(step, out)
+            else:
+                _write_sql_table(step, out, index.label)
+        if hit is not None:
+            if args.format == "jsonl":
+                out.write(json_text({"break": hit[1], "step": hit[0]}, "a break") + "\n")
+            else:
+                out.write(f"break: {hit[1]}\n")
+    finally:
+        if args.out:
+            out.close()
+    return 0
+
+
+def _write_sql_table(step: Any, out: TextIO, label: Any = None) -> None:
+    """A SQL trace step for reading: a header (the row read, named ``row #N (id X)`` by
+    ``label``, or the search's result), one line per action, the live threads in preference
+    order, the output rows."""
     from engine.json_text import json_text
 
     if step.step == "close":
         out.write("close\n")
     elif step.event is None:
-        out.write(f"step {step.step}: result\n")
+        out.write(f"step {step.step:,}: result\n")
     else:
         e = step.event
         cols = ", ".join(f"{k}={v}" for k, v in e.items() if k not in ("id", "position", "partition"))
         part = (" in " + ", ".join(f"{k}={v}" for k, v in e["partition"].items())) if "partition" in e else ""
-        out.write(f"step {step.step}: row {e['id']}{part} ({cols})\n")
+        name = label(e["id"]) if label is not None else f"row #{e['id']:,}"
+        out.write(f"step {step.step:,}: {name}{part} ({cols})\n")
     for a in step.actions:
         out.write("  " + describe_sql(a) + "\n")
     if step.step != "close" and step.event is not None and step.runs:

@@ -100,22 +100,42 @@ def match_actions(steps: list[Any]) -> list[Any]:
     return [a for s in steps for a in s.actions if a.kind == "match"]
 
 
-def explain_sql_match(trace: Any, k: int) -> dict[str, Any]:
-    """The answer for match ``k`` (1-based) of a :class:`~engine.engines.sql.trace.SqlTrace`."""
+def numbered_matches(trace: Any) -> list[tuple[int, Any]]:
+    """(K, the match action) for every match the trace holds: K counts every match of the run
+    (``cep run``'s order), also in a window of the trace (engine/engines/sql/trace_window.py)."""
     found = match_actions(trace.steps)
-    if not found:
+    index = getattr(trace, "index", None)
+    if index is None:
+        return list(enumerate(found, 1))
+    return [(index.match_of[index.search_at(a.detail["search"])] + 1, a) for a in found]
+
+
+def row_name(trace: Any, row: int) -> str:
+    """``row #812 (id 4711)``: the trace's name of an input row."""
+    label = getattr(trace, "label", None)
+    return label(row) if label is not None else f"row #{row:,}"
+
+
+def explain_sql_match(trace: Any, k: int) -> dict[str, Any]:
+    """The answer for match ``k`` (1-based) of a :class:`~engine.engines.sql.trace.SqlTrace`: the
+    whole trace, or a window holding match ``k``'s search."""
+    total = len(trace.matches)
+    if not total:
         raise ExplainError("the query finds no match on this data: ask --why-not ROWS instead")
-    if k < 1 or k > len(found):
-        raise ExplainError(f"--match {k}: there {'is' if len(found) == 1 else 'are'} {len(found)} "
-                           f"match{'es' if len(found) != 1 else ''} (1..{len(found)})")
-    act = found[k - 1]
+    if k < 1 or k > total:
+        raise ExplainError(f"--match {k}: there {'is' if total == 1 else 'are'} {total:,} "
+                           f"match{'es' if total != 1 else ''} (1..{total:,})")
+    act = next((a for n, a in numbered_matches(trace) if n == k), None)
+    if act is None:
+        raise ExplainError(f"--match {k}: its search is not in the traced window; trace the window around it")
     d = act.detail
     view = SearchView(trace.steps, d["search"])
     winner = act.run
     m = d["match"]
     rows = []
     for st in d.get("steps", []):
-        row = {"row": st["row"], "label": st["label"], "define": st["define"], "values": st["values"],
+        row = {"row": st["row"], "name": row_name(trace, st["row"]), "label": st["label"], "define": st["define"],
+               "values": st["values"],
                "result": st["result"], "others": _others(view, m["labels"], m["rows"], len(rows))}
         rows.append(row)
     done = view.completion(winner) if winner is not None else None
@@ -142,7 +162,8 @@ def explain_sql_match(trace: Any, k: int) -> dict[str, Any]:
     skip = view.skip()
     result = {"verdict": "match", "index": k, "engine": trace.engine, "number": m["number"],
               "match": m["match"], "labels": m["labels"], "rows_matched": m["rows"], "start": m["start"],
-              "end": m["end"], "thread": winner, "rows": rows, "threads": threads,
+              "end": m["end"], "start_name": row_name(trace, m["start"]), "thread": winner, "rows": rows,
+              "threads": threads,
               "skip": skip.reason if skip is not None else None}
     if "partition" in m:
         result["partition"] = m["partition"]
@@ -205,11 +226,14 @@ def format_sql_match(r: dict[str, Any]) -> str:
     from engine.explain.text import _num
 
     part = (" in " + ", ".join(f"{k}={v}" for k, v in r["partition"].items())) if r.get("partition") else ""
-    out = [f"match #{r['index']}{part} (engine {r['engine']}, MATCH_NUMBER {r['number']}, thread {r['thread']}): "
+    start = f" from {r['start_name']}" if r.get("start_name") else ""
+    out = [f"match #{r['index']}{part}{start} (engine {r['engine']}, MATCH_NUMBER {r['number']}, "
+           f"thread {r['thread']}): "
            + " ".join(f"{v}=[{','.join(map(str, ids))}]" for v, ids in r["match"].items()), "  " + r["text"]]
     for row in r["rows"]:
         vals = ", ".join(f"{k}={_num(v)}" for k, v in row["values"].items())
-        out.append(f"  row {row['row']}: {row['label']} — ✓ {row['define']}" + (f"    ({vals})" if vals else ""))
+        name = row.get("name") or f"row {row['row']}"
+        out.append(f"  {name}: {row['label']} — ✓ {row['define']}" + (f"    ({vals})" if vals else ""))
         for o in row["others"]:
             who = f"thread {o['thread']}" + (f", {o['preferred']} preferred" if o["preferred"] else "")
             vals = ", ".join(f"{k}={_num(v)}" for k, v in o["predicate"]["values"].items())
@@ -227,4 +251,4 @@ def format_sql_match(r: dict[str, Any]) -> str:
     return "\n".join(out) + "\n"
 
 
-__all__ = ["SearchView", "explain_sql_match", "format_sql_match", "match_actions"]
+__all__ = ["SearchView", "explain_sql_match", "format_sql_match", "match_actions", "numbered_matches", "row_name"]

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.explain.common import ExplainError
-from engine.explain.sql_match import SearchView, match_actions
+from engine.explain.sql_match import SearchView, numbered_matches, row_name
 
 MAX_ROWS = 200
 
@@ -50,10 +50,10 @@ def explain_sql_why_not(trace: Any, spec: str, n_rows: int) -> dict[str, Any]:
     bad = [r for r in rows if r > n_rows]
     if bad:
         raise ExplainError(f"--why-not: the table has {n_rows} row{'s' if n_rows != 1 else ''}; no row {bad[0]}")
-    found = match_actions(trace.steps)
+    found = numbered_matches(trace)
     searched = {a.detail["search"]: a for s in trace.steps for a in s.actions if a.kind == "search"}
     answers = [_row(trace, r, found, searched, rows) for r in rows]
-    exact = next((k for k, a in enumerate(found, 1) if a.detail["match"]["rows"] == rows), None)
+    exact = next((k for k, a in found if a.detail["match"]["rows"] == rows), None)
     result = {"verdict": "match" if exact else "no_match", "engine": trace.engine, "rows": rows,
               "answers": answers}
     if exact:
@@ -63,13 +63,14 @@ def explain_sql_why_not(trace: Any, spec: str, n_rows: int) -> dict[str, Any]:
     return result
 
 
-def _row(trace: Any, r: int, found: list[Any], searched: dict[int, Any], asked: list[int]) -> dict[str, Any]:
-    out: dict[str, Any] = {"row": r}
-    cover = [(k, a) for k, a in enumerate(found, 1) if r in a.detail["match"]["rows"]]
+def _row(trace: Any, r: int, found: list[tuple[int, Any]], searched: dict[int, Any],
+         asked: list[int]) -> dict[str, Any]:
+    out: dict[str, Any] = {"row": r, "name": row_name(trace, r)}
+    cover = [(k, a) for k, a in found if r in a.detail["match"]["rows"]]
     if cover:
         out["covered"] = [{"index": k, "label": a.detail["match"]["labels"][a.detail["match"]["rows"].index(r)],
                            "rows": a.detail["match"]["rows"]} for k, a in cover]
-    starts = next(((k, a) for k, a in enumerate(found, 1) if a.detail["search"] == r), None)
+    starts = next(((k, a) for k, a in found if a.detail["search"] == r), None)
     if starts is not None:
         k, a = starts
         m = a.detail["match"]
@@ -89,7 +90,7 @@ def _row(trace: Any, r: int, found: list[Any], searched: dict[int, Any], asked: 
             "; ".join(f"thread {t['thread']} ({' '.join(t['labels']) or 'nothing'}): {t['fate']['text']}"
                       for t in out["threads"]) or "no thread")
         return out
-    skip = _skip_past(trace, r)
+    skip = _skip_past(trace, r, found)
     out["verdict"] = "skipped"
     if skip is not None:
         k, act, m = skip
@@ -112,15 +113,14 @@ def _threads(view: SearchView, exclude: str | None = None) -> list[dict[str, Any
     return out
 
 
-def _skip_past(trace: Any, r: int) -> tuple[int, Any, dict[str, Any]] | None:
+def _skip_past(trace: Any, r: int, found: list[tuple[int, Any]]) -> tuple[int, Any, dict[str, Any]] | None:
     """The AFTER MATCH SKIP that jumped past row ``r``: (match index, the skip action, the match)."""
-    k = 0
+    number = {id(a): k for k, a in found}
     last = None
     for s in trace.steps:
         for a in s.actions:
             if a.kind == "match":
-                k += 1
-                last = (k, a.detail["match"])
+                last = (number[id(a)], a.detail["match"])
             elif a.kind == "proceed" and r in a.detail.get("skipped", []) and last is not None:
                 return last[0], a, last[1]
     return None
@@ -137,7 +137,7 @@ def format_sql_why_not(result: dict[str, Any]) -> str:
 
     out = [f"why not rows {','.join(map(str, result['rows']))} (engine {result['engine']}): {result['text']}"]
     for a in result["answers"]:
-        out.append(f"  row {a['row']} [{a['verdict']}]: {a['text']}")
+        out.append(f"  {a.get('name') or 'row ' + str(a['row'])} [{a['verdict']}]: {a['text']}")
         for t in a.get("threads", a.get("others", [])):
             f = t["fate"]
             got = " ".join(t["labels"]) or "nothing"

@@ -131,10 +131,12 @@ def test_bad_input_exits_2_with_the_message(capsys, argv, message):
     assert message in err
 
 
-def test_a_query_refuses_the_window(capsys):
-    code, _, err = run(capsys, "trace", "SELECT * FROM t MATCH_RECOGNIZE (PATTERN (A) DEFINE A AS true)",
-                       "--data", DATA, "--from", "2")
-    assert code == 2 and "--from/--to/--break trace a pattern's events" in err
+def test_a_query_refuses_a_patterns_breakpoint(capsys):
+    """A query's window is of input rows (tests/commands/test_sql_trace_window.py); its breakpoints are
+    event:N, id:X and match:K only."""
+    code, _, err = run(capsys, "trace", "SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts MEASURES count(*) AS n "
+                       "PATTERN (A) DEFINE A AS true)", "--data", DATA, "--from", "2", "--break", "runs>3")
+    assert code == 2 and "stops at event:N (input row N), id:X or match:K" in err
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -39,7 +39,7 @@ def test_greedy_b_was_preferred_but_failed_so_c_took_row_3() -> None:
     assert by["1.3"]["fate"]["row"] == 4 and by["1.3"]["fate"]["predicates"][0]["values"] == {"price": 5}
     assert all(t["relation"].startswith("more preferred") for t in r["threads"])
     text = format_sql_match(r)
-    assert "row 3: C — ✓ price > 12    (price=14)" in text
+    assert "row #3 (id 3): C — ✓ price > 12    (price=14)" in text
     assert "thread 1.1, more preferred also accepted it as B" in text
 
 

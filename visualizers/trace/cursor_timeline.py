@@ -10,16 +10,19 @@ from engine.trace import Step
 from visualizers.escape import plotly as plotly_text
 from visualizers.timeline import PALETTE
 from visualizers.trace.plain_figure import LIVE, PATH, _Fig, _sc
+
+FOCUS = "#8e44ad"  # the focused event (the explanation's, as the automaton's focused edges)
 from visualizers.trace.reading import _num, event_steps
 
 
 def cursor_timeline_figure(steps: Sequence[Step], k: int, match: dict[str, Any] | None = None,
                            live_ids: Iterable[Any] = (), height: int = 300, max_events: int = 3000,
                            marked: Any = None, marked_label: str | None = None, cursor: bool = True,
-                           match_label: str = "chosen match") -> go.Figure:
+                           match_label: str = "chosen match", focus_event: Any = None) -> go.Figure:
     """Events by type over time; the events up to step ``k`` in colour, the rest faded; a
     cursor at step ``k``'s event; events bound by live runs ringed orange; the chosen
-    match's events gold, joined in order, labelled with their variable."""
+    match's events gold, joined in order, labelled with their variable. ``focus_event``
+    (an event id) shades that event's lane and rings it in purple."""
     evs = [s.event for s in event_steps(steps)][:max_events]
     # types, ids and values come from the data: escaped wherever plotly shows them (it reads
     # tags such as <a href> in category labels, legend names and hover text)
@@ -67,12 +70,28 @@ def cursor_timeline_figure(steps: Sequence[Step], k: int, match: dict[str, Any] 
                               textposition="bottom center", textfont=dict(color="#c0392b", size=12),
                               hoverinfo="skip", marker=dict(size=18, symbol="x-thin-open", color="#c0392b",
                                                            line=dict(width=3, color="#c0392b"))))
+    shapes: list[dict[str, Any]] = []
+    if focus_event is not None:
+        e = next((x for x in evs if x["id"] == focus_event), None)
+        if e is None:
+            e = next((x for x in evs if str(x["id"]) == str(focus_event)), None)
+        if e is not None:
+            lane = types.index(plotly_text(e["type"]))
+            shapes.append(dict(type="rect", xref="paper", x0=0, x1=1, yref="y", y0=lane - 0.4, y1=lane + 0.4,
+                               fillcolor="rgba(142,68,173,0.10)", line=dict(width=0), layer="below",
+                               name="focus lane"))
+            fig.add_trace(_sc(x=[e["ts"]], y=[plotly_text(e["type"])], mode="markers+text", name="focus",
+                              text=[plotly_text(f"e{e['id']}")], textposition="top center",
+                              textfont=dict(color=FOCUS, size=12), customdata=[e["id"]], hoverinfo="skip",
+                              marker=dict(size=24, symbol="circle-open", color=FOCUS, line=dict(width=3, color=FOCUS))))
     if cur is not None and cursor:
-        fig.update_layout(shapes=[dict(type="line", x0=cur["ts"], x1=cur["ts"], xref="x", yref="paper", y0=0, y1=1,
-                                       line=dict(color=LIVE, width=2, dash="dot"))])
+        shapes.append(dict(type="line", x0=cur["ts"], x1=cur["ts"], xref="x", yref="paper", y0=0, y1=1,
+                           line=dict(color=LIVE, width=2, dash="dot")))
         fig.add_trace(_sc(x=[cur["ts"]], y=[plotly_text(cur["type"])], mode="markers", name="this event",
                                  hoverinfo="skip", marker=dict(size=20, symbol="circle-open", color=LIVE,
                                                                line=dict(width=3, color=LIVE))))
+    if shapes:
+        fig.update_layout(shapes=shapes)
     fig.update_layout(yaxis=dict(type="category", categoryorder="array", categoryarray=types,
                                  title=dict(text="event type")),
                       xaxis=dict(title=dict(text="ts"), showgrid=True, gridcolor="#eee"),

@@ -186,16 +186,72 @@ def _edge_xy(p0: tuple[float, float], p1: tuple[float, float], kind: str) -> tup
     return ([x0 + R * math.cos(ang), x1 - R * math.cos(ang)], [y0 + R * math.sin(ang), y1 - R * math.sin(ang)])
 
 
+FOCUS = "#8e44ad"  # the focused predicate's or move's edges
+
+
+def _squeezed(text: str) -> str:
+    return "".join(str(text).split())
+
+
+def focus_edges(g: nx.MultiDiGraph, focus: Any) -> list[tuple[str, str, str]]:
+    """The edges ``(u, v, kind)`` of ``g`` a focus names: ``{"predicate": text}`` (or the
+    text alone): every edge whose formula carries that conjunct (whitespace ignored);
+    ``{"edge": {"state", "to", "edge"}}`` (or ``(state, to, kind)``): that move, its states
+    named as the trace names them (:func:`resolve_state`). Anything else names none."""
+    if focus is None:
+        return []
+    if isinstance(focus, str):
+        focus = {"predicate": focus}
+    if not isinstance(focus, dict):
+        return []
+    out: list[tuple[str, str, str]] = []
+    pred = focus.get("predicate")
+    if pred:
+        want = _squeezed(pred)
+        for u, v, d in g.edges(data=True):
+            texts = (d.get("formula"), d.get("formula_optimised"), d.get("shown"))
+            if want and any(t and want in _squeezed(t) for t in texts):
+                out.append((u, v, d.get("kind", "")))
+    edge = focus.get("edge")
+    if edge:
+        if isinstance(edge, dict):
+            u0, v0, kind = edge.get("state"), edge.get("to"), edge.get("edge")
+        else:
+            u0, v0, kind = (list(edge) + [None, None, None])[:3]
+        u = resolve_state(g, u0)
+        v = resolve_state(g, v0) if v0 else u
+        if kind == "skip":
+            kind = "ignore"
+        for a, b, d in g.edges(data=True):
+            if a == u and b == v and (kind is None or d.get("kind") == kind):
+                out.append((a, b, d.get("kind", "")))
+    return list(dict.fromkeys(out))
+
+
 def live_automaton_figure(g: nx.MultiDiGraph, step: Step | None, path: Sequence[Action] = (),
-                          labels: str = "short", height: int | None = None) -> go.Figure:
+                          labels: str = "short", height: int | None = None, focus: Any = None) -> go.Figure:
     """The automaton with this step drawn over it: states holding live runs ringed in
     orange with their run count, the moves of this step (begin / take / proceed / ignore,
-    ``×n`` when several runs took the same edge) in orange, and a match's path in gold."""
+    ``×n`` when several runs took the same edge) in orange, and a match's path in gold.
+    ``focus`` (a predicate's text, ``{"predicate": text}`` or ``{"edge": ...}``,
+    :func:`focus_edges`) draws the edges it names in purple under everything else."""
     rows = len({d.get("alternative", 0) for _n, d in g.nodes(data=True)}) or 1
     if height is None:
         height = min(max(380, 250 * rows + 130), 900)
     fig = _Fig(automaton_base(g, labels, height))
     pos = layout(g)
+    focused = [(u, v, kind) for u, v, kind in focus_edges(g, focus) if u in pos and v in pos]
+    if focused:
+        fx: list[Any] = []
+        fy: list[Any] = []
+        for u, v, kind in focused:
+            xs, ys = _edge_xy(pos[u], pos[v], kind)
+            fx += xs + [None]
+            fy += ys + [None]
+        what = focus.get("predicate") if isinstance(focus, dict) else focus
+        fig.add_trace(_sc(x=fx, y=fy, mode="lines", name="focus", hoverinfo="skip", opacity=0.6,
+                          line=dict(color=FOCUS, width=12),
+                          meta={"edges": [list(e) for e in focused], "focus": str(what or "move")}))
     # the chosen match's path, under this step's moves
     if path:
         px: list[Any] = []

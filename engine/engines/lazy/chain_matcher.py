@@ -168,8 +168,8 @@ class LazyChainMatcher(ChainStepRunner):
         elif tr is None and e.type not in self._relevant_types:
             self._pass_by(coord)
             return out
-        if W is not None:
-            heap = self.heap
+        if W is not None:  # fast path: ``_expire_to`` inlined (parity: tests/test_checkpoints.py, which
+            heap = self.heap  # starts traces after ``attach_tracer`` calls it)
             while heap and coord - heap[0][0] >= W:
                 inst = heapq.heappop(heap)[2]
                 if not inst.dead:
@@ -316,14 +316,8 @@ class LazyChainMatcher(ChainStepRunner):
         if last is not None and self.nfa is not None and self._warm is None and not self.closed:
             coord = last.seq if self.count_window else last.ts
             self.now = coord
-            W = self.W
-            if W is not None:
-                heap = self.heap
-                while heap and coord - heap[0][0] >= W:
-                    inst = heapq.heappop(heap)[2]
-                    if not inst.dead:
-                        self._timeout(inst)
-                self._expire_bufs(coord)
+            if self.W is not None:
+                self._expire_to(coord, None)  # before the tracer: done on an earlier step of the trace
         self.tracer = tracer
 
     def instances(self) -> list[Instance]:

@@ -277,6 +277,18 @@ class ChainStepRunner(LazyBase):
         st.extra["subsets"] += produced[0]
 
     # ------------------------------------------------------------------ waiting
+    def _expire_to(self, coord: float, e: Event | None) -> None:
+        """The partial matches whose window has closed at ``coord`` time out (traced as expired
+        on event ``e``), and the buffers drop what no partial match can take any more."""
+        heap, W, tr = self.heap, self.W, self.tracer
+        while heap and coord - heap[0][0] >= W:
+            inst = heapq.heappop(heap)[2]
+            if not inst.dead:
+                self._timeout(inst)
+                if tr is not None:
+                    lazy_trace.expire(self, inst, e)
+        self._expire_bufs(coord)
+
     def _timeout(self, inst: Instance) -> None:
         """A waiting instance's window has passed (timeout -> R). Its list is compacted
         once half of it is dead, so expired instances do not pile up behind a rare type."""

@@ -125,14 +125,7 @@ class LazyTreeMatcher(ChainStepRunner):
         if self.pending:
             self._finalize(coord)
         if W is not None:
-            heap = self.heap
-            while heap and coord - heap[0][0] >= W:
-                inst = heapq.heappop(heap)[2]
-                if not inst.dead:
-                    self._timeout(inst)
-                    if tr is not None:
-                        lazy_trace.expire(self, inst, e)
-            self._expire_bufs(coord)  # live counts must be exact
+            self._expire_to(coord, e)  # live counts must be exact
         pos, negs = self._vars_for(e.type)
         if pos or negs:
             key = self._key(e) if self.eq_attrs else None

@@ -14,4 +14,8 @@
   (the production engine); oracle.py: backtracking in preferment order (the reference).
 - search.py: row-by-row matching with AFTER MATCH SKIP; output.py: the output rows, SELECT and ORDER BY;
   run.py: a query over a table.
+- trace.py: the step trace of a query (one step per search start, per row a search reads, per
+  search result); trace_window.py: an untraced index of every search, from which any window of
+  searches is traced alone (the Debug page and `cep trace --from/--to` on 100k rows);
+  trace_breaks.py: `cep trace --break` for queries.
 """

@@ -23,7 +23,9 @@ the shared vocabulary:
 
 The details of every thread action hold the thread's ``labels`` and ``rows`` so far, its
 preference ``rank`` (1 = most preferred alive) and the ``search`` (start row) it belongs to.
-Rows are named by their 1-based position in the input table (file order)."""
+Rows are numbered by their 1-based position in the input table (file order); texts for a person
+name them ``row #812 (id 4711)`` (:func:`row_label`). A window of the trace on a long table (the
+searches that start in some rows, the rest run untraced): engine/engines/sql/trace_window.py."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -108,6 +110,18 @@ def _leaf_text(node: Any) -> str:
     return text
 
 
+def id_column(columns: list[str]) -> str | None:
+    """The table's ``id`` column (any case), which names rows beside their number, or None."""
+    return next((c for c in columns if c.lower() == "id"), None)
+
+
+def row_label(number: int, row_id: Any = None) -> str:
+    """The one name of an input row in every view of a query's trace: ``row #812 (id 4711)`` for
+    the 1-based input row 812 whose ``id`` column holds 4711 (``row #812`` without an id
+    column), as :func:`engine.trace.event_label` names a pattern's events."""
+    return f"row #{number:,}" + ("" if row_id is None else f" (id {V.json_value(row_id)})")
+
+
 def truth_text(value: Any) -> str:
     return "NULL" if value is None else "true" if value is True else "false"
 
@@ -145,6 +159,7 @@ class SqlTracer(Recorder):
         self.counter = 0
         self.search_row = 0
         self.parents: dict[str, str] = {}   # thread -> the thread it forked from
+        self.shift = 0                      # a window's steps keep the whole trace's step numbers
 
     def begin_partition(self, key: tuple[Any, ...], rows: list[dict[str, Any]], where: str) -> None:
         self.key, self.rows, self.where = key, rows, where
@@ -178,7 +193,7 @@ class SqlTracer(Recorder):
             raise TraceLimit(f"the trace stops at {self.max_steps:,} steps (rows read, searches and results): "
                              "trace a smaller table or raise --limit")
         runs = [self.view(t, start) for t in threads]
-        self.steps.append(Step(step=len(self.steps), event=event, actions=self.take_actions(), runs=runs,
+        self.steps.append(Step(step=len(self.steps) + self.shift, event=event, actions=self.take_actions(), runs=runs,
                                runs_total=len(runs), buffer={}, matches=matches or []))
 
     def view(self, t: Thread, start: int) -> RunView:
@@ -397,6 +412,13 @@ class SqlTrace:
     rows: list[dict[str, Any]]
     matches: list[tuple[tuple[Any, ...], RowMatch]]
     bound: BoundQuery
+    index: Any = None                    # a window's untraced pre-pass (trace_window.SearchIndex)
+    searches: list[int] | None = None    # a window's traced searches (their start rows); None: all
+    ids: list[Any] | None = None         # the table's id column, by input row (None: no id column)
+
+    def label(self, row: int) -> str:
+        """Input row ``row`` as every view names it: ``row #812 (id 4711)`` (:func:`row_label`)."""
+        return row_label(row, self.ids[row - 1] if self.ids is not None and 1 <= row <= len(self.ids) else None)
 
 
 def trace_query(query: Query, table: Any, engine: str = "sql", limit: int | None = DEFAULT_LIMIT,
@@ -405,7 +427,8 @@ def trace_query(query: Query, table: Any, engine: str = "sql", limit: int | None
     search reads and per search result (the match with its output rows, AFTER MATCH SKIP, or
     the unmatched row), then a close step. The rows of the steps' ``matches`` are, in order,
     the rows ``cep run`` prints (before the query's own ORDER BY, which the close step applies:
-    it then holds every row in that order)."""
+    it then holds every row in that order). A window of a long table (the searches that start
+    in some rows, the rest untraced): ``trace_window.trace_rows``."""
     if limit is not None and len(table.rows) > limit:
         raise TraceLimit(f"the table has {len(table.rows):,} rows, more than the trace limit {limit:,} "
                          "(--limit): a trace keeps every step in memory")
@@ -431,7 +454,9 @@ def trace_query(query: Query, table: Any, engine: str = "sql", limit: int | None
     columns, rows_out = project(bound, out)
     close = [json_row(r) for r in rows_out] if query.final_order else []
     tracer.steps.append(Step(step="close", event=None, actions=tracer.take_actions(), matches=close))
-    return SqlTrace(engine, tracer.steps, columns, rows_out, found, bound)
+    col = id_column(table.columns)
+    return SqlTrace(engine, tracer.steps, columns, rows_out, found, bound,
+                    ids=None if col is None else [r.get(col) for r in table.rows])
 
 
 class _Search:

@@ -168,11 +168,11 @@ def test_chain_take_names_the_clause_of_the_child() -> None:
 
 
 def matcher(name: str, **fields: Any) -> Any:
-    return SimpleNamespace(name=name, multi=False, _trace_paths={}, **fields)
+    return SimpleNamespace(name=name, multi=False, **fields)
 
 
 def test_state_names_of_each_engine() -> None:
-    inst = SimpleNamespace(id=5, plan=SimpleNamespace(index=1))
+    inst = SimpleNamespace(id=5, plan=SimpleNamespace(index=1), path=())
     chain = matcher("lazy-chain")
     assert lazy_trace.state_name(chain, inst, ()) == "q1"
     assert lazy_trace.state_name(chain, inst, ("c", "a")) == "q3"
@@ -183,8 +183,8 @@ def test_state_names_of_each_engine() -> None:
     assert lazy_trace.state_name(tree, inst, ("b", "a")) == "q[b,a]"
     eager = matcher("eager", info=SimpleNamespace(positive=["a", "b", "c"]))
     assert lazy_trace.state_name(eager, inst, ("c", "a")) == "q{a,c}"  # the bound set in pattern order
-    tree._trace_paths[5] = ("a",)
-    assert lazy_trace.state_name(tree, inst) == "q[a]"  # the path recorded for the partial match
+    inst.path = ("a",)
+    assert lazy_trace.state_name(tree, inst) == "q[a]"  # the path the partial match keeps
 
 
 def test_clause_of_each_plan_kind() -> None:
