@@ -16,7 +16,7 @@ from typing import Any, Sequence
 import pandas as pd
 import streamlit as st
 
-from app import debug_breaks, debug_data, windows_panels
+from app import debug_breaks, debug_data, debug_explain, windows_panels
 from app.debug_filters import Filter, filter_bar
 from app.debug_run import PATH_CAP, WINDOW, DebugRun, MatchPath
 from app.step_controls import Jump, Stepper
@@ -36,7 +36,7 @@ BUFFER_EVENTS = 6          # events drawn in the shared buffer (the latest; the 
 RUNS_SHOWN = 50            # live runs listed (the table says how many more)
 AUTO_EXPLAIN = 20_000      # events up to which "why it fired" is computed as soon as a match is shown
 EXPLAIN_LINES = 8          # lines of "why it fired" shown whole; a longer text scrolls in a box
-EXPLAIN_HEIGHT = 200       # px: that box
+EXPLAIN_HEIGHT = 320       # px: that box
 CHAIN_SHOWN = 6            # moves of "Its run" shown before it is collapsed
 ENGINE_TITLES = {"auto": "auto (as cep run chooses)", **{s.name: s.title for s in planner.SPECS
                                                           if s.language == "dsl"}}
@@ -164,11 +164,14 @@ def step_views(t: DebugRun) -> None:
     mp = t.path(no) if m is not None else None
     path = mp.moves if mp is not None else []
 
+    auto_focus, event_focus = debug_explain.figure_focus()
+    if debug_explain.focused():
+        debug_explain.pattern_panel(t_text())  # the pattern with the highlighted predicate marked
     st.markdown("##### Automaton")
     if TV.has_moves(t.graph):
         rows = len({d.get("alternative", 0) for _n, d in t.graph.nodes(data=True)}) or 1
         fig = TV.live_automaton_figure(t.graph, step if step.step != "close" else None, path,
-                                       height=min(300 + 180 * (rows - 1), AUTOMATON_MAX))
+                                       height=min(300 + 180 * (rows - 1), AUTOMATON_MAX), focus=auto_focus)
         st.plotly_chart(fig, width="stretch", key="dbg_automaton", config={"displaylogo": False})
     else:
         st.caption(f"The {ENGINE_TITLES.get(t.engine, t.engine)} engine moves through no automaton in its trace "
@@ -192,7 +195,8 @@ def step_views(t: DebugRun) -> None:
             st.markdown("##### Timeline")
             st.caption(f"Events #{a + 1:,}..#{min(a + len(wsteps), len(t.events)):,} (the window traced around "
                        "this step).")
-            st.plotly_chart(TV.cursor_timeline_figure(wsteps, k - a, m, TV.live_event_ids(step), height=260),
+            st.plotly_chart(TV.cursor_timeline_figure(wsteps, k - a, m, TV.live_event_ids(step), height=260,
+                                                      focus_event=event_focus),
                             width="stretch", key="dbg_timeline", config={"displaylogo": False})
     with c2:
         _highlight(t)
@@ -434,6 +438,13 @@ def _ask_explain(sig: tuple, idx: int) -> None:
     _ss()["dbg_explain_asked"] = (sig, idx)
 
 
+def t_text() -> str:
+    """The pattern's text as written (the shared one)."""
+    from app import state
+
+    return state.text()
+
+
 def _explain() -> Any:
     try:
         from engine import explain
@@ -494,7 +505,9 @@ def explanation(t: DebugRun, idx: int, m: dict[str, Any], mp: MatchPath | None) 
             t.explained[key] = (res, text)
         except Exception as err:  # noqa: BLE001 - a message, never a traceback
             t.explained[key] = (None, f"could not explain: {type(err).__name__}: {err}")
-    _res, text = t.explained[key]
-    lines = text.count("\n") + 1
-    # bounded: a long explanation scrolls in its box (the page stays within its screens)
-    st.code(text, language=None, wrap_lines=True, height="content" if lines <= EXPLAIN_LINES else EXPLAIN_HEIGHT)
+    res, text = t.explained[key]
+    if res is None:
+        st.code(text, language=None, wrap_lines=True)
+        return
+    # a linked tree (event → move → predicates), scrolling in a bounded box; the text form under it
+    debug_explain.why_fired(res, text, t.index_of, key=f"dbg_fired_{idx}", height=EXPLAIN_HEIGHT)

@@ -19,6 +19,7 @@ from visualizers import trace_view as TV
 __all__ = ["why_not"]
 
 MAX_PICKED = 64
+TREE_HEIGHT = 300          # px: the answer's tree scrolls inside this
 
 
 def _ss() -> Any:
@@ -155,6 +156,8 @@ def _answer(t: DebugRun, spec: str, res: dict[str, Any] | None, text: str) -> No
                 if t.mark(no) is not None:
                     st.button(f"Show match #{no}", key="dbg_whynot_near", on_click=show_match, args=(no,))
     with right:
+        from app import debug_explain
+
         cand = res.get("candidate") or res.get("match") or {}
         reason = res.get("reason") or {}
         # the timeline of the events the answer names (their span, at most a window's worth)
@@ -162,7 +165,7 @@ def _answer(t: DebugRun, spec: str, res: dict[str, Any] | None, text: str) -> No
         fig = TV.cursor_timeline_figure(steps, len(steps) - 1, {"match": cand} if cand else None,
                                         marked=reason.get("event"), marked_label=reason.get("kind"),
                                         match_label="your events" if verdict != "match" else "the match",
-                                        cursor=False, height=240)
+                                        cursor=False, height=240, focus_event=debug_explain.figure_focus()[1])
         st.plotly_chart(fig, width="stretch", key="dbg_whynot_timeline", config={"displaylogo": False})
-    with st.expander("Full answer (as `cep explain --why-not`)", expanded=False):
-        st.code(text, language=None, wrap_lines=True, height="content" if text.count("\n") < 30 else 400)
+        # the answer as a linked tree (its text form in an expander under it)
+        debug_explain.why_not(res, text, t.index_of, key="dbg_whynot_tree", height=TREE_HEIGHT)
