@@ -8,7 +8,10 @@ a guarded job (``app.jobs.run_and_wait``), and kept in session state (``dbg_trac
 step and read the whole run only through the pre-pass's matches (``app.debug_run``); they
 live in one ``st.fragment`` (``app.debug_views``): while playing, the fragment reruns
 itself every ``1/speed`` seconds and moves one step on. The inputs and the URL that keeps
-the view are ``app.debug_data``; "Why not?" is ``app.debug_whynot``.
+the view are ``app.debug_data``; the filters ``app.debug_filters``; breakpoints (Continue,
+Play stops) ``app.debug_breaks``; "Why not?" ``app.debug_whynot``; the comparison with
+another pattern, strategy or engine ``app.debug_diff``; the linked explanation trees
+``app.debug_explain``.
 
 Session keys are prefixed ``dbg_``.
 """
