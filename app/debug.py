@@ -83,10 +83,9 @@ def compute(p: Pattern, data_key: str, loaded: LoadResult, engine: str, match_wi
     kw = _interval_kw(loaded)
     choice = choose_run(pat, engine, match_windows, rates=None if kw else type_rates(engine, events), **kw)
     t0 = time.perf_counter()
-    # a job: a run slot, the time and memory limits and cancelling with the session (the job's
-    # watchdog enforces them). The guard is not handed to the run: a matcher snapshot of the
-    # match-windows engine would then copy it (its lock cannot be copied).
-    run = jobs.run_and_wait(lambda _guard: CheckpointedRun(choice, pat, events), label="trace")
+    # a job: a run slot, the time and memory limits and cancelling with the session (the guard
+    # the engine ticks, and the job's watchdog behind it)
+    run = jobs.run_and_wait(lambda guard: CheckpointedRun(choice, pat, events, guard=guard), label="trace")
     secs = time.perf_counter() - t0
     first = run.steps(0, min(GRAPH_STEPS, run.total_steps))
     got = DebugRun(sig=sig, run=run, events=events, engine=choice.engine, requested=engine, seconds=secs,

@@ -129,7 +129,7 @@ def _result(t: DebugRun, a: Any, b: Any, result: Any) -> None:
 
         other = b if line.side == "a" else a
         with st.spinner("Explaining…"):
-            res = D._why_not(line.match, other, t.events)  # the why-not cep diff prints for this line
+            res = D.why_not_on(line.match, other, t.events)  # the why-not cep diff prints for this line
         ss["dbg_diff_answer"] = (no, format_text(res) if res.get("verdict") != "unknown"
                                  else res.get("reason", {}).get("text", ""))
     answer = ss.get("dbg_diff_answer")

@@ -64,7 +64,7 @@ def snapshot(matcher: Any) -> Any:
         before = table[types.FunctionType]
         table[types.FunctionType] = _copy_function
         try:
-            return copy.deepcopy(matcher)
+            return copy.deepcopy(matcher)  # a run's guard is shared, not copied (engine.memory)
         finally:
             table[types.FunctionType] = before
 
@@ -118,7 +118,9 @@ class CheckpointedRun:
     ``seconds``: the pre-pass's time; ``snapshots``: how many were kept. ``options`` go to the
     engine as ``cep run`` gives them (``RunChoice.build``). ``steps(start, stop)``
     traces a window; ``buffer_at(k)`` the NFA^b shared buffer after step ``k``. ``guard`` (an
-    ``engine.memory`` guard) is the current guard while the pre-pass and every window run.
+    ``engine.memory`` guard) is the current guard while the pre-pass runs; a window runs under
+    the guard current where it is asked for (``engine.memory.guarding``), since a page reads
+    windows long after the job that made the pre-pass has ended.
     """
 
     def __init__(self, choice: Any, pattern: Pattern, events: Sequence[Event], *, max_runs: int | None = None,
@@ -238,8 +240,7 @@ class CheckpointedRun:
         if got is not None:
             self._chunks.move_to_end(c)
             return got
-        with guarding(self.guard):
-            got = self._trace_chunk(c)
+        got = self._trace_chunk(c)
         self._chunks[c] = got
         while len(self._chunks) > CACHED_CHUNKS:
             self._chunks.popitem(last=False)

@@ -31,7 +31,7 @@ from engine.json_text import json_text
 from engine.model import Pattern
 
 __all__ = ["SIDES", "DEFAULT_WHY_NOT_LIMIT", "Side", "DiffLine", "DiffResult", "run_side", "diff_matches",
-           "diff_rows", "match_key", "order_key"]
+           "diff_rows", "match_key", "order_key", "why_not_on"]
 
 SIDES = ("a", "b", "both")
 #: one-sided matches that get a why-not (the rest get ``None``)
@@ -149,7 +149,9 @@ def _why_not_spec(match: dict[str, list[Any]], other: Pattern) -> str:
     return ",".join(str(i) for ids in bound.values() for i in ids)
 
 
-def _why_not(match: dict[str, list[Any]], other: Side, events: Sequence[Event]) -> dict[str, Any]:
+def why_not_on(match: dict[str, list[Any]], other: Side, events: Sequence[Event]) -> dict[str, Any]:
+    """Why ``match`` (one side's bindings) is not a match of the ``other`` side: ``cep explain
+    --why-not`` on the other side's run, the variables fixed as the match binds them."""
     from engine.explain import ExplainError, explain_why_not
 
     spec = _why_not_spec(match, other.pattern)
@@ -189,7 +191,7 @@ def diff_matches(a: Side, b: Side, events: Sequence[Event], why_not: bool = True
             skipped += 1
             continue
         other = b if line.side == "a" else a
-        line.why_not = _why_not(line.match, other, events)
+        line.why_not = why_not_on(line.match, other, events)
         done += 1
     return DiffResult(lines, counts, skipped if why_not else 0)
 

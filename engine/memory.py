@@ -37,6 +37,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from typing import Any
 
 __all__ = ["guarding", "current_guard", "guarded", "GuardedMatcher", "NO_GUARD", "NoGuard", "MemoryGuard", "RunGuard", "RunStopped", "MemoryLimit", "TimeLimit", "Cancelled", "parse_size", "rss_bytes", "total_memory", "default_limit",
            "format_bytes", "DEFAULT_LIMIT"]
@@ -173,6 +174,11 @@ class MemoryGuard:
                 self.every = min(self.max_every, self.every * 2)
             self.check()
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> "MemoryGuard":
+        """A guard is its run's (its clock, its cancel event, its lock), never part of a
+        matcher's state: a snapshot of a matcher (engine/checkpoints.py) shares it."""
+        return self
+
     def elapsed(self) -> float:
         """Seconds since the guard was made (the run's start)."""
         return time.monotonic() - self.started
@@ -211,6 +217,9 @@ RunGuard = MemoryGuard  # the guard checks more than memory; both names are kept
 
 class NoGuard:
     """The guard outside ``guarding``: ticks and checks that never stop anything."""
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> "NoGuard":
+        return self
 
     limit = None
     time_limit = None

@@ -145,3 +145,21 @@ def test_a_trace_from_any_cut_equals_the_full_trace_with_sweeps(frequent_sweeps,
     if ENGINES[engine].supports(p) is not None or p.window is None:
         assume(False)
     _check_all_cuts(engine, p, events)
+
+
+@pytest.mark.parametrize("engine", ["match-windows", "nfab", "lazy-chain"])
+def test_a_run_under_a_guard_snapshots_its_state_not_the_guard(engine):
+    """The guard (a lock, a cancel event) is the run's: snapshots taken under it share it."""
+    import threading
+
+    from engine.memory import MemoryGuard
+    from tests.strategies import make_stream
+
+    p = parse("PATTERN SEQ(A a, B b) WHERE b.x > a.x WITHIN 5")
+    events = make_stream([{"id": i, "type": "AB"[i % 2], "ts": i, "x": i % 4} for i in range(60)])
+    choice = choose_run(p, engine, "off")
+    full = _json(record(choice.build(p, tracer=Recorder()), events, limit=None))
+    guard = MemoryGuard(None, time_limit=60, cancel=threading.Event())
+    run = CheckpointedRun(choice, p, events, guard=guard, every=7, chunk=5)
+    assert _json(run.steps(40, 61)) == full[40:]
+    assert _json(run.steps(3, 12)) == full[3:12]
