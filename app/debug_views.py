@@ -34,7 +34,6 @@ PAGE = 50                  # rows per page of the paged lists
 AUTOMATON_MAX = 560        # px: the automaton's height at most (several alternatives side by side)
 BUFFER_EVENTS = 6          # events drawn in the shared buffer (the latest; the caption counts the rest)
 RUNS_SHOWN = 50            # live runs listed (the table says how many more)
-AUTO_EXPLAIN = 20_000      # events up to which "why it fired" is computed as soon as a match is shown
 EXPLAIN_LINES = 8          # lines of "why it fired" shown whole; a longer text scrolls in a box
 EXPLAIN_HEIGHT = 320       # px: that box
 CHAIN_SHOWN = 6            # moves of "Its run" shown before it is collapsed
@@ -434,10 +433,6 @@ def step_index(step: Step, t: DebugRun) -> int:
     return t.close_step if step.step == "close" else int(step.step)
 
 
-def _ask_explain(sig: tuple, idx: int) -> None:
-    _ss()["dbg_explain_asked"] = (sig, idx)
-
-
 def t_text() -> str:
     """The pattern's text as written (the shared one)."""
     from app import state
@@ -490,14 +485,9 @@ def explanation(t: DebugRun, idx: int, m: dict[str, Any], mp: MatchPath | None) 
         if _ss().get("dbg_playing"):
             st.caption("Pause to read why it fired.")
             return
-        if len(t.events) > AUTO_EXPLAIN and _ss().get("dbg_explain_asked") != (t.sig, idx):
-            # on a long stream an explanation runs the engine again over the stream: asked for, not
-            # computed on every jump (the jump stays fast)
-            st.button(f"Explain why match #{idx:,} fired (as `cep explain --match {idx}`)", key="dbg_explain_go",
-                      on_click=_ask_explain, args=(t.sig, idx), icon=":material/psychology:")
-            return
         try:
-            res = ex.explain_match(t.pattern, t.events, idx, engine=t.requested, match_windows=t.match_windows)
+            res = ex.explain_match(t.pattern, t.events, idx, engine=t.requested, match_windows=t.match_windows,
+                                   ran=t.run)  # the page's pre-pass: no second run of the engine
             text = ex.format_text(res)
             if res.get("match") != m["match"]:
                 text = (f"(note: cep explain numbers this match differently: its #{idx} is "

@@ -27,24 +27,33 @@ from engine.explain.common import Alternative, ExplainError, Naming, alternative
 
 
 def explain_match(pattern: Pattern, events: Sequence[Event], k: int, engine: str = "auto", rates: Any = None,
-                  match_windows: str = "auto") -> dict[str, Any]:
+                  match_windows: str = "auto", ran: Any = None) -> dict[str, Any]:
     """The ``k``-th match (1-based, in ``cep run``'s printed order for the same ``engine``
     and ``match_windows`` mode, ``engine.run_choice``) explained step by step.
+
+    ``ran``: the run already made (an ``engine.checkpoints.CheckpointedRun`` of this pattern
+    over these events, as the Debug page holds it): its matches are read instead of running
+    the engine again.
 
     Returns ``{"verdict": "match", "index": k, "engine", "match": {var: [ids]}, "start",
     "end", "steps": [...]}`` (docs/trace.md, "cep explain", lists the step fields).
     An out-of-range ``k`` raises :class:`ExplainError` naming how many matches there are."""
-    events = list(events)
-    run = engine_run(pattern, events, engine, rates, match_windows)
-    if run.error:
-        raise ExplainError(run.error, status=1)
-    n = len(run.matches)
-    if not isinstance(k, int) or k < 1 or k > n:
+    events = events if isinstance(events, list) else list(events)
+    if ran is not None and pattern.aggregate is None:  # an AGG run's rows are not the matches explained
+        name, inner, n = ran.choice.engine, ran.choice.inner, len(ran.matches)
+        found = ran.matches[k - 1].raw if isinstance(k, int) and 1 <= k <= n else None
+    else:
+        run = engine_run(pattern, events, engine, rates, match_windows)
+        if run.error:
+            raise ExplainError(run.error, status=1)
+        name, inner, n = run.name, run.inner, len(run.matches)
+        found = run.matches[k - 1] if isinstance(k, int) and 1 <= k <= n else None
+    if found is None:
         what = "no matches" if n == 0 else f"{n} match{'es' if n != 1 else ''} (1..{n})"
-        raise ExplainError(f"there is no match #{k}: engine `{run.name}` reports {what}")
-    out = explain_found(pattern, events, run.matches[k - 1], k, run.name, run.matches)
-    if run.inner is not None:
-        out["match_window"] = match_window(pattern, events, run.matches[k - 1], run.inner)
+        raise ExplainError(f"there is no match #{k}: engine `{name}` reports {what}")
+    out = explain_found(pattern, events, found, k, name)
+    if inner is not None:
+        out["match_window"] = match_window(pattern, events, found, inner)
     return out
 
 

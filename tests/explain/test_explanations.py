@@ -403,3 +403,20 @@ def test_engine_side_reasons_follow_the_run_that_bound_a_prefix(p, events):
             assert seq[cand[0]] < seq[reason["event"]] <= seq[cand[-1]], r
         if p.strategy is Strategy.NEXT and reason.get("predicates"):
             assert all(x["result"] for x in reason["predicates"]), r  # the run could take it, so it had to
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(p=small_patterns(max_positive=3), events=small_streams(max_size=8), k=st.integers(1, 4))
+def test_an_explanation_from_the_run_already_made_equals_one_that_runs_the_engine(p, events, k):
+    """The Debug page explains from its pre-pass (``ran=``): the same answer as ``cep explain``."""
+    from engine.checkpoints import CheckpointedRun
+    from engine.explain.common import ExplainError as _Error
+    from engine.run_choice import choose_run
+    from engine.trace import type_rates
+
+    try:
+        run = CheckpointedRun(choose_run(p, "auto", "auto", rates=type_rates("auto", events)), p, events)
+        want = explain_match(p, events, k)
+    except (_Error, EngineUnsupported, StateExplosion):
+        assume(False)
+    assert explain_match(p, events, k, ran=run) == want
