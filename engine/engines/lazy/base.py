@@ -70,6 +70,10 @@ class LazyBase(MatcherBase):
     name = "lazy"
     engine_kind = "lazy"
 
+    #: the instances keep the order their variables were bound in (``Instance.path``): the tree's
+    #: states are named by it; the chain's and the eager baseline's by what is bound
+    keeps_path = False
+
     def __init__(self, pattern: Pattern, tracer: Tracer | None = None, *, dedupe: bool = True,
                  max_instances: int = DEFAULT_MAX_INSTANCES, max_buffer: int = DEFAULT_MAX_BUFFER,
                  max_subsets: int = DEFAULT_MAX_SUBSETS, max_runs: int | None = None,
@@ -355,9 +359,10 @@ class LazyBase(MatcherBase):
         c.mask = inst.mask
         c.cur = inst.cur
         c.id = next(self._ids)  # traced or not (engine/checkpoints.py starts traces from untraced snapshots)
-        var = self._slot_var[slot]
-        path = inst.path
-        c.path = path if var in path else path + (var,)
+        if self.keeps_path:  # the tree's state names the order its variables were bound in
+            var = self._slot_var[slot]
+            path = inst.path
+            c.path = path if var in path else path + (var,)
         return c
 
     # ------------------------------------------------------------------ matcher protocol

@@ -274,7 +274,6 @@ class LazyChainMatcher(ChainStepRunner):
             # e is the newest event: the child's span ends at it
             child = Instance(child_vals, cmin if cmin < coord else coord, coord, eq if eq is not None else key)
             child.id = next(self._ids)
-            child.path = inst.path if s.var in inst.path else inst.path + (s.var,)
             child.plan = plan
             if inst.cur is not None:  # a tree's tail: the tree's consumption state goes along
                 child.mask = inst.mask

@@ -52,10 +52,30 @@ def _prefix(m: LazyBase) -> str:
     return "c{}:" if getattr(m, "multi", False) else ""
 
 
+def path_of(m: LazyBase, inst: Instance, trying: str | None = None) -> tuple[str, ...]:
+    """The variables a partial match has bound, in the order it bound them: kept on the
+    instance by the tree (whose order depends on the stream); for the chain and the eager
+    baseline, whose state names need only how many or which, read from its values.
+    ``trying``: a variable whose slot holds a candidate being checked or taken, not bound
+    before: one event, or for a Kleene variable its first element (the eager baseline extends
+    ``b[]`` an event at a time) or any subset (the chain binds ``b[]`` in one step)."""
+    if m.keeps_path:
+        return inst.path
+    vals = inst.vals
+    whole = m.name == "lazy-chain"
+    out = []
+    for var, slot, kleene in m.pos_slots:
+        x = vals[slot]
+        if x is None or (var == trying and (not kleene or whole or len(x) == 1)):
+            continue
+        out.append(var)
+    return tuple(out)
+
+
 def state_name(m: LazyBase, inst: Instance, path: tuple[str, ...] | None = None) -> str:
     """The state a partial match is in, as the Automaton page draws it."""
     if path is None:
-        path = inst.path
+        path = path_of(m, inst)
     clause = _clause_of(m, inst)
     pre = _prefix(m).format(clause)
     kind = m.name
@@ -83,8 +103,9 @@ def _checks(m: LazyBase, clause: int, var: str, b: dict[str, list[Event]]) -> li
 
 def take(m: LazyBase, parent: Instance, child: Instance, var: str, ev: Event, source: str) -> None:
     """``child`` = ``parent`` + ``ev`` bound to ``var`` (stream take, buffer take, iterate)."""
-    ppath = parent.path if not parent.root else ()
-    cpath = child.path
+    # the chain's iterate step takes b[] with the subset in the parent's vector (not bound before)
+    ppath = path_of(m, parent, trying=var if m.name == "lazy-chain" else None) if not parent.root else ()
+    cpath = path_of(m, child)
     clause = _clause_of(m, child)
     b = bindings(m, child.vals)
     _rec(m).act("take", run=_rid(parent), state=state_name(m, parent, ppath), edge="iterate" if var in
@@ -98,8 +119,8 @@ def refuse(m: LazyBase, inst: Instance, var: str, vals: list[Any], ev: Event, so
     """A candidate that failed the conditions: the partial match does not take it."""
     clause = _clause_of(m, inst)
     b = bindings(m, vals)
-    _rec(m).act("ignore", run=_rid(inst), state=state_name(m, inst), edge="take", event=ev.id,
-                predicates=_checks(m, clause, var, b),
+    _rec(m).act("ignore", run=_rid(inst), state=state_name(m, inst, path_of(m, inst, trying=var)), edge="take",
+                event=ev.id, predicates=_checks(m, clause, var, b),
                 reason=f"the conditions on `{var}` are false for event {ev.id}",
                 detail={"var": var, "source": source})
 

@@ -68,6 +68,8 @@ class LazyTreeMatcher(ChainStepRunner):
 
     name = "lazy-tree"
 
+    keeps_path = True
+
     def __init__(self, pattern: Pattern, tracer: Tracer | None = None, *, dedupe: bool = True,
                  max_instances: int = DEFAULT_MAX_INSTANCES, max_buffer: int = DEFAULT_MAX_BUFFER,
                  max_subsets: int = DEFAULT_MAX_SUBSETS, max_runs: int | None = None,

@@ -168,11 +168,11 @@ def test_chain_take_names_the_clause_of_the_child() -> None:
 
 
 def matcher(name: str, **fields: Any) -> Any:
-    return SimpleNamespace(name=name, multi=False, **fields)
+    return SimpleNamespace(name=name, multi=False, keeps_path=name == "lazy-tree", **fields)
 
 
 def test_state_names_of_each_engine() -> None:
-    inst = SimpleNamespace(id=5, plan=SimpleNamespace(index=1), path=())
+    inst = SimpleNamespace(id=5, plan=SimpleNamespace(index=1), path=(), vals=[])
     chain = matcher("lazy-chain")
     assert lazy_trace.state_name(chain, inst, ()) == "q1"
     assert lazy_trace.state_name(chain, inst, ("c", "a")) == "q3"
