@@ -167,14 +167,8 @@ def data_picker() -> tuple[str, LoadResult, dict[str, str]] | None:
     kind = st.radio("Data", ["sample", "generated", "upload"], horizontal=True, key="dbg_source",
                     format_func={"sample": "Sample", "generated": "Generated stream", "upload": "Upload"}.get)
     if kind == "sample":
-        names = sample_streams.names()
-        if ss.get("dbg_sample_for") != state.sample_name():
-            ss["dbg_sample"] = state.sample_name()
-            ss["dbg_sample_for"] = state.sample_name()
-        name = st.selectbox("Sample", names, key="dbg_sample")
-        smp = sample_streams.load(name)
-        st.caption(smp.description)
-        src = runner.Source("sample", name, str(smp.path), "csv")
+        smp, src = ui.sample_picker("dbg")
+        name = src.label
         mapping = runner.default_mapping([str(c) for c in smp.frame().columns], smp.mapping)
         return (src.key, _load_source(src.key, src, runner.mapping_json(mapping), mapping),
                 {"data": "sample", "sample": name})

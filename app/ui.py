@@ -109,3 +109,20 @@ def link_to_page(path: str, label: str, icon: str | None = None) -> None:
         st.page_link(path, label=label, icon=icon)
     except Exception:  # noqa: BLE001 - StreamlitPageNotFoundError outside the multipage app
         st.caption(label)
+
+
+def sample_picker(prefix: str) -> tuple[object, object]:
+    """The sample stream picker of the Run and Debug pages (keys ``{prefix}_sample``): it follows
+    the sample the pattern was loaded with until the person picks another. Returns the sample
+    and its ``runner.Source``."""
+    import sample_streams
+    from app import runner
+
+    ss = st.session_state
+    if ss.get(f"{prefix}_sample_for") != state.sample_name():
+        ss[f"{prefix}_sample"] = state.sample_name()
+        ss[f"{prefix}_sample_for"] = state.sample_name()
+    name = st.selectbox("Sample", sample_streams.names(), key=f"{prefix}_sample")
+    smp = sample_streams.load(name)
+    st.caption(smp.description)
+    return smp, runner.Source("sample", name, str(smp.path), "csv")

@@ -41,14 +41,7 @@ kind = st.radio("Source", SOURCES, horizontal=True, key="run_source",
 src: runner.Source | None = None
 hint = None
 if kind == "sample":
-    names = sample_streams.names()
-    if ss.get("run_sample_for") != state.sample_name():
-        ss["run_sample"] = state.sample_name()
-        ss["run_sample_for"] = state.sample_name()
-    name = st.selectbox("Sample", names, key="run_sample")
-    smp = sample_streams.load(name)
-    st.caption(smp.description)
-    src = runner.Source("sample", name, str(smp.path), "csv")
+    smp, src = ui.sample_picker("run")
     hint = smp.mapping
 elif kind == "upload":
     up = st.file_uploader("CSV, TSV, JSON Lines (or a JSON array) or Parquet", type=runner.UPLOAD_TYPES,

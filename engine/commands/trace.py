@@ -265,6 +265,16 @@ def _run_sql(args: argparse.Namespace, text: str, origin: str) -> int:
         raise CommandError(f"{origin}: {err}") from None
     except (SqlRunError, StateExplosion, TraceLimit) as err:
         raise CommandError(f"stopped: {err}", status=1) from None
+    _write_sql_steps(args, engine, trace.steps, trace.label)
+    return 0
+
+
+def _write_sql_steps(args: argparse.Namespace, engine: str, steps: Any, label: Any,
+                     hit: tuple[Any, str] | None = None) -> None:
+    """A query's steps to ``--out`` (or stdout) as JSON Lines or the table, then the breakpoint
+    that stopped them, if one did."""
+    from engine.json_text import json_text
+
     try:
         out: TextIO = open(args.out, "w", encoding="utf-8") if args.out else sys.stdout
     except OSError as err:
@@ -272,15 +282,19 @@ def _run_sql(args: argparse.Namespace, text: str, origin: str) -> int:
     try:
         if args.format == "table":
             out.write(f"engine: {engine}\n")
-        for step in trace.steps:
+        for step in steps:
             if args.format == "jsonl":
                 _write_sql_jsonl(step, out)
             else:
-                _write_sql_table(step, out, trace.label)
+                _write_sql_table(step, out, label)
+        if hit is not None:
+            if args.format == "jsonl":
+                out.write(json_text({"break": hit[1], "step": hit[0]}, "a break") + "\n")
+            else:
+                out.write(f"break: {hit[1]}\n")
     finally:
         if args.out:
             out.close()
-    return 0
 
 
 def _run_sql_window(args: argparse.Namespace, text: str, origin: str) -> int:
@@ -292,7 +306,6 @@ def _run_sql_window(args: argparse.Namespace, text: str, origin: str) -> int:
     from engine.engines.sql.errors import SqlError, SqlRunError
     from engine.engines.sql.trace_breaks import SqlBreakError, parse_sql_breaks, steps_to_break
     from engine.engines.sql.trace_window import STEPS_PER_ROW, index_query, trace_searches, trace_window
-    from engine.json_text import json_text
     from engine.match import StateExplosion
     from engine.trace import TraceLimit
 
@@ -332,26 +345,7 @@ def _run_sql_window(args: argparse.Namespace, text: str, origin: str) -> int:
         raise CommandError(f"{err} (--limit {args.limit:,} rows)", status=1) from None
     except (SqlRunError, StateExplosion) as err:
         raise CommandError(f"stopped: {err}", status=1) from None
-    try:
-        out: TextIO = open(args.out, "w", encoding="utf-8") if args.out else sys.stdout
-    except OSError as err:
-        raise CommandError(f"cannot write '{args.out}': {err.strerror or err}") from None
-    try:
-        if args.format == "table":
-            out.write(f"engine: {engine}\n")
-        for step in steps:
-            if args.format == "jsonl":
-                _write_sql_jsonl(step, out)
-            else:
-                _write_sql_table(step, out, index.label)
-        if hit is not None:
-            if args.format == "jsonl":
-                out.write(json_text({"break": hit[1], "step": hit[0]}, "a break") + "\n")
-            else:
-                out.write(f"break: {hit[1]}\n")
-    finally:
-        if args.out:
-            out.close()
+    _write_sql_steps(args, engine, steps, index.label, hit)
     return 0
 
 
