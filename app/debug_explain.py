@@ -225,12 +225,7 @@ def why_fired(result: dict[str, Any] | None, text: str, step_of: Mapping[Any, in
               key: str = "dbg_fired", height: int = TREE_HEIGHT) -> None:
     """Why a match fired (an :func:`engine.explain.explain_match` result) as a tree; ``text``
     (its text form, or why it could not be explained) is kept in a collapsed expander."""
-    if result is None:
-        st.warning(escape.message(text), icon=":material/warning:")
-        return
-    _tree(result, step_of, key, height)
-    with st.expander("As text (`cep explain --match`)", expanded=False, key=f"{key}_text"):
-        st.code(text, language=None, wrap_lines=True)
+    _answer(result, text, step_of, key, height, "--match")
 
 
 def why_not(result: dict[str, Any] | None, text: str, step_of: Mapping[Any, int] | None = None, *,
@@ -238,11 +233,16 @@ def why_not(result: dict[str, Any] | None, text: str, step_of: Mapping[Any, int]
     """A why-not answer (an :func:`engine.explain.explain_why_not` result) as a tree: the
     furthest partial run, the reason as event → move → the failing predicate, the nearest
     match; ``text`` in a collapsed expander."""
+    _answer(result, text, step_of, key, height, "--why-not")
+
+
+def _answer(result: dict[str, Any] | None, text: str, step_of: Mapping[Any, int] | None, key: str, height: int,
+            flag: str) -> None:
     if result is None:
         st.warning(escape.message(text), icon=":material/warning:")
         return
     _tree(result, step_of, key, height)
-    with st.expander("As text (`cep explain --why-not`)", expanded=False, key=f"{key}_text"):
+    with st.expander(f"As text (`cep explain {flag}`)", expanded=False, key=f"{key}_text"):
         st.code(text, language=None, wrap_lines=True)
 
 

@@ -147,14 +147,12 @@ def _diff_patterns(args: argparse.Namespace, a: tuple[str, str], b: tuple[str, s
 # --------------------------------------------------------------------------- MATCH_RECOGNIZE
 
 def _diff_sql(args: argparse.Namespace, a: tuple[str, str], b: tuple[str, str]) -> int:
-    from engine.commands.run_sql import _table
+    from engine.commands.run_sql import _table, engine_and_query
     from engine.diff import diff_rows
-    from engine.engines.planner import choose_query
     from engine.engines.sql.errors import SqlError, SqlRunError
     from engine.engines.sql.output import json_row
-    from engine.engines.sql.parser import parse_query
     from engine.engines.sql.run import run_query
-    from engine.match import EngineUnsupported, StateExplosion
+    from engine.match import StateExplosion
 
     if args.strategy_a or args.strategy_b:
         raise CommandError("--strategy-a/--strategy-b replace a pattern's selection strategy; a MATCH_RECOGNIZE query "
@@ -164,14 +162,7 @@ def _diff_sql(args: argparse.Namespace, a: tuple[str, str], b: tuple[str, str]) 
     rows = []
     names = []
     for side, (text, origin), engine in (("a", a, args.engine_a), ("b", b, args.engine_b)):
-        try:
-            name = choose_query(engine).name
-        except EngineUnsupported as err:
-            raise CommandError(f"--engine-{side}: {err}") from None
-        try:
-            query = parse_query(text)
-        except SqlError as err:
-            raise CommandError(f"{origin}: {err}") from None
+        name, query = engine_and_query(engine, text, origin, flag=f"--engine-{side}")
         table = _table(args, query)
         try:
             result = run_query(query, table, name)

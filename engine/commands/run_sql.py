@@ -16,21 +16,10 @@ from engine.commands.arguments import CommandError
 def run_sql(args: argparse.Namespace, text: str, origin: str) -> int:
     from engine.engines.sql.errors import SqlError, SqlRunError
     from engine.engines.sql.output import json_row
-    from engine.engines.sql.parser import parse_query
     from engine.engines.sql.run import inline_table, run_query
     from engine.match import StateExplosion
 
-    from engine.engines.planner import choose_query
-    from engine.match import EngineUnsupported
-
-    try:
-        engine = choose_query(args.engine).name
-    except EngineUnsupported as err:
-        raise CommandError(f"--engine: {err}") from None
-    try:
-        query = parse_query(text)
-    except SqlError as err:
-        raise CommandError(f"{origin}: {err}") from None
+    engine, query = engine_and_query(args.engine, text, origin)
     if getattr(args, "spark", False):
         return _run_on_spark(args, query, origin, engine)
     table = _table(args, query)
@@ -157,3 +146,21 @@ def _write_table(out: TextIO, columns: list[str], rows: list[dict[str, Any]]) ->
     for b in body:
         out.write("  ".join(v.ljust(w) for v, w in zip(b, widths)).rstrip() + "\n")
     out.write(f"({len(rows)} row{'s' if len(rows) != 1 else ''})\n")
+
+
+def engine_and_query(engine: str, text: str, origin: str, flag: str = "--engine") -> tuple[str, Any]:
+    """The SQL engine ``engine`` names (``auto``: the planner's) and the parsed query; a
+    CommandError naming ``flag`` or the query's origin (a file, ``the query``) and where."""
+    from engine.engines.planner import choose_query
+    from engine.engines.sql.errors import SqlError
+    from engine.engines.sql.parser import parse_query
+    from engine.match import EngineUnsupported
+
+    try:
+        name = choose_query(engine).name
+    except EngineUnsupported as err:
+        raise CommandError(f"{flag}: {err}") from None
+    try:
+        return name, parse_query(text)
+    except SqlError as err:
+        raise CommandError(f"{origin}: {err}") from None
