@@ -24,8 +24,8 @@ from visualizers import trace_view as TV
 
 __all__ = ["DebugRun", "MatchPath", "WINDOW", "PATH_CAP", "window_bounds"]
 
-WINDOW = 200        # traced steps kept around the current step
-BEHIND = 50         # of which before it (stepping forward is the common move)
+WINDOW = 100        # traced steps kept around the current step (a new window traces a chunk or two:
+BEHIND = 40         # the run keeps the chunks it traced) of which before it (stepping forward is common)
 PATH_CAP = 2_000    # steps traced for one match's path (its first event .. its emission)
 PATHS_KEPT = 16     # match paths cached per run
 

@@ -98,8 +98,11 @@ class MatchMark:
         return f"MatchMark(#{self.number} at step {self.step})"
 
 
-CHUNK = 50              # steps traced at a time (a window is read in whole chunks)
+CHUNK = 50              # steps traced at a time (a window is read in whole chunks), at most
+MIN_CHUNK = 10          # and at least
+CHUNK_SECONDS = 0.06    # the chunk's size aims at tracing it in this time (a step of the page is bounded)
 CACHED_CHUNKS = 64      # traced chunks kept (the steps around the places last visited)
+PROBE_STEPS = 20        # steps traced after the pre-pass to measure what a traced step costs
 FIRST_EVERY = 1_000     # events between the first snapshots; then chosen from their cost
 SNAPSHOT_SHARE = 0.15   # snapshots may cost this share of the pre-pass's feeding time
 MAX_EVERY = 20_000      # at most this many events are fed untraced to reach a window
@@ -124,7 +127,7 @@ class CheckpointedRun:
     """
 
     def __init__(self, choice: Any, pattern: Pattern, events: Sequence[Event], *, max_runs: int | None = None,
-                 guard: Any = None, every: int | None = None, chunk: int = CHUNK,
+                 guard: Any = None, every: int | None = None, chunk: int | None = None,
                  options: dict[str, Any] | None = None) -> None:
         self.choice = choice
         self.pattern = pattern
@@ -138,10 +141,12 @@ class CheckpointedRun:
         self._chunks: OrderedDict[int, _Chunk] = OrderedDict()
         self._cursor: tuple[int, Any] | None = None   # (next step, traced matcher) after the last chunk
         self._fixed_every = every
-        self.chunk = chunk
+        self.chunk = chunk or CHUNK
         t0 = time.perf_counter()
         with guarding(guard):
             self._prepass()
+            if chunk is None:
+                self.chunk = self._chunk_size()
         self.seconds = time.perf_counter() - t0
 
     # ------------------------------------------------------------------ pre-pass
@@ -181,6 +186,21 @@ class CheckpointedRun:
             count += 1
             self.matches.append(MatchMark(count, n, x))
         self._match_steps = [mk.step for mk in self.matches]
+
+    def _chunk_size(self) -> int:
+        """Steps per chunk: as many as trace in about CHUNK_SECONDS, measured on PROBE_STEPS
+        steps from the middle snapshot (between MIN_CHUNK and CHUNK)."""
+        at, snap = self._snapshots[len(self._snapshots) // 2]
+        stop = min(len(self.events), at + PROBE_STEPS)
+        if stop <= at:
+            return CHUNK
+        m = snapshot(snap)
+        m.attach_tracer(Recorder(), self.events[at - 1] if at else None)
+        t = time.perf_counter()
+        for _step in record(m, self.events[at:stop], limit=None, start=at, close=False):
+            pass
+        per_step = (time.perf_counter() - t) / (stop - at)
+        return max(MIN_CHUNK, min(CHUNK, int(CHUNK_SECONDS / per_step) if per_step > 0 else CHUNK))
 
     # ------------------------------------------------------------------ reading
     @property
