@@ -106,6 +106,27 @@ def _jumps(index: Any) -> None:
         c1.caption("The query finds no match.")
     c3.number_input(f"Row (1–{index.n_rows:,}, file order)", 1, max(index.n_rows, 1), 1, key="sql_jump_row")
     c4.button("Go to row", key="sql_go_row", on_click=to_row)
+    _breaks(index)
+
+
+def _breaks(index: Any) -> None:
+    """Breakpoints as `cep trace --break` takes them for a query: Continue goes to the next."""
+    from engine.engines.sql.trace_breaks import SqlBreakError
+
+    def go() -> None:
+        specs = [line for line in str(ss.get("sql_breaks", "")).splitlines() if line.strip()]
+        try:
+            ss["sql_break_note"] = ("info", W.continue_to_break(ss, index, specs))
+        except SqlBreakError as err:
+            ss["sql_break_note"] = ("error", str(err))
+
+    with st.expander("Breakpoints", expanded=bool(ss.get("sql_breaks"))):
+        c1, c2 = st.columns([4, 1], vertical_alignment="bottom")
+        c1.text_area("One a line: event:N (input row N), id:X, match:K", key="sql_breaks", height=80)
+        c2.button("Continue", key="sql_continue", on_click=go, help="to the next breakpoint after this step's row")
+        note = ss.get("sql_break_note")
+        if note:
+            (st.error if note[0] == "error" else st.caption)(escape.message(note[1]))
 
 
 def _stepper(index: Any, window: Any) -> None:

@@ -196,3 +196,41 @@ def explain_rows(index: Any, spec: str) -> str:
 __all__ = ["WINDOW_ROWS", "Window", "generated_ticker", "index_for", "window_around", "jump_to_match", "jump_to_row",
            "current_window", "move", "step_label", "search_of", "matches_around", "split_list", "explain_match",
            "explain_rows"]
+
+
+def continue_to_break(state: MutableMapping[str, Any], index: Any, specs: list[str]) -> str:
+    """Go to the first breakpoint after the current step's row, in file order (``event:N`` /
+    ``row:N``: input row N; ``id:X``: the row of id X; ``match:K``: match K's result). Returns
+    what stopped it, or why nothing did; ``SqlBreakError`` names a bad spec (as ``cep trace``)."""
+    from engine.engines.sql.trace_breaks import parse_sql_breaks
+
+    breaks = parse_sql_breaks(specs, index)
+    window = current_window(state, index)
+    steps = window.steps
+    here = window.first
+    if steps:
+        k = min(int(state.get("sql_step", 0)), len(steps) - 1)
+        if steps[k].event is not None:
+            here = int(steps[k].event["id"])
+        else:  # a search's result: where the search started
+            here = search_of(k, steps) or here
+    found: list[tuple[int, str, Any]] = []
+    for b in breaks:
+        if b.kind == "match":
+            if b.value <= len(index.matches):
+                found.append((index.match_start(b.value), "match", b.value))
+        elif b.kind == "id":
+            rows = [r for r, x in enumerate(index.ids, 1) if str(x) == b.value and r > here]
+            if rows:
+                found.append((rows[0], "row", rows[0]))
+        else:
+            found.append((int(b.value), "row", int(b.value)))
+    ahead = sorted(f for f in found if f[0] > here)
+    if not ahead:
+        return f"no breakpoint after {index.label(here)}"
+    row, kind, value = ahead[0]
+    if kind == "match":
+        jump_to_match(state, index, value)
+        return f"match #{value:,} (its search starts at {index.label(row)})"
+    jump_to_row(state, index, row)
+    return f"{index.label(row)}"

@@ -92,3 +92,47 @@ def test_ids_from_the_data_stay_text(tmp_path: Path) -> None:
     assert named and all(f"row #1 (id {hostile})" in shown(t) for t in named)
     # every markdown character of the id is escaped: no unescaped <, ** or $
     assert not any(re.search(r"(?<!\\)(<|\*\*bold|\$x)", t) for t in named), named
+
+
+def test_breakpoints_continue_to_the_next_row_match_or_id_in_file_order() -> None:
+    """The query view's breakpoints are `cep trace --break`'s for queries: a bad spec is refused
+    with its message; Continue goes to the first one after the current row."""
+    text = presets()["v_shape"].text
+    table = generated_ticker(2_000, 0)
+    result = run_query(parse_query(text), table)
+    at = AppTest.from_file(str(PAGES / "4_Debug.py"), default_timeout=120)
+    at.session_state["lang"] = "sql"
+    at.session_state["sql_preset"] = "v_shape"
+    at.session_state["sql_text"] = text
+    at.session_state["sql_debug_data"] = "generated"
+    at.session_state["sql_debug_rows"] = 2_000
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    at.text_area(key="sql_breaks").set_value("runs>3").run()
+    at.button(key="sql_continue").click().run()
+    assert "runs>3" in " ".join(e.value for e in at.error)
+    at.text_area(key="sql_breaks").set_value("event:1500").run()
+    at.button(key="sql_continue").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    step = at.session_state["sql_window"].steps[at.session_state["sql_step"]]
+    assert step.event is not None and step.event["id"] == 1500
+
+
+def test_continue_to_break_goes_to_the_nearest_breakpoint_ahead() -> None:
+    from app import debug_sql_window as W
+    from engine.engines.sql.trace_window import index_query
+
+    query = parse_query(presets()["v_shape"].text)
+    index = index_query(query, generated_ticker(2_000, 0))
+    state: dict = {}
+    k = len(index.matches) // 2
+    start = index.match_start(k)
+    assert 1 < start < 1_999
+    # the match starts before row 1,999: it is the nearest breakpoint ahead of row 1
+    assert W.continue_to_break(state, index, [f"event:1999", f"match:{k}"]).startswith(f"match #{k:,}")
+    window = state["sql_window"]
+    assert window.steps[state["sql_step"]].step == index.step_of_match(k)
+    # from there, row 1,999 is next, then nothing
+    assert W.continue_to_break(state, index, [f"event:1999", f"match:{k}"]) == index.label(1999)
+    assert state["sql_window"].steps[state["sql_step"]].event["id"] == 1999
+    assert W.continue_to_break(state, index, ["event:1999"]).startswith("no breakpoint after")
