@@ -167,9 +167,10 @@ def test_hostile_pattern_and_cells_on_every_page(browser, app_url):
         assert '<img src=x onerror="top.document.body.dataset.pwned=2">' in text
         # the second match: its event's id is a bare host name (an autolink unless joined)
         pg.get_by_role("button", name="Next match").click()
-        pg.get_by_text("(step 4 of 4)").first.wait_for(timeout=60_000)
+        pg.get_by_text("2 match(es) so far").first.wait_for(timeout=60_000)
+        _idle(pg, settle=1.5)
         text = _check(pg, watch, "Debug, second match")
-        assert "event www.evil.example/id · B at ts 4" in text
+        assert "event #4 (id www.evil.example/id) · B at ts 4" in text
         _shot(pg, "hostile-debug", height=1600)
 
         for name in ("Learn", "Uncertain time", "Aggregate"):

@@ -32,8 +32,7 @@ def test_debug_shows_why_windows_were_skipped_on_the_chemo_preset(page, app_url)
     _idle(page)
     # auto runs an event-set pattern in match windows, as `cep run` does (the numbering of cep run)
     assert page.get_by_text("events traced with match windows around").count() >= 1
-    box = page.locator("[data-testid=stSelectbox]", has_text="Engine")
-    box.locator("input").click()
+    page.get_by_role("combobox", name="Engine", exact=True).click()  # not the Compare view's "Engine B"
     page.get_by_role("option", name="match windows").first.click()
     page.get_by_text("events traced with match windows").first.wait_for()
     _idle(page)
@@ -42,7 +41,7 @@ def test_debug_shows_why_windows_were_skipped_on_the_chemo_preset(page, app_url)
     page.get_by_text("Windows completed on this step").first.wait_for()
     _idle(page)
     _no_exception(page)
-    assert _step_value(page) == 13  # e14 is the first patient-1 event beyond 16 days of e1
+    assert _step_value(page) == 14  # event #14 (e14) is the first patient-1 event beyond 16 days of e1
     done = page.locator("[data-testid=stMarkdownContainer]").filter(
         has_text="Windows completed on this step").first.inner_text()
     assert "W(e1, key 1): A called, 4 match(es)" in done
