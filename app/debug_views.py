@@ -35,7 +35,7 @@ AUTOMATON_MAX = 560        # px: the automaton's height at most (several alterna
 BUFFER_EVENTS = 6          # events drawn in the shared buffer (the latest; the caption counts the rest)
 RUNS_SHOWN = 50            # live runs listed (the table says how many more)
 EXPLAIN_LINES = 8          # lines of "why it fired" shown whole; a longer text scrolls in a box
-EXPLAIN_HEIGHT = 320       # px: that box
+EXPLAIN_HEIGHT = 200       # px: that box (the page stays within three screens at a match of 100k events)
 CHAIN_SHOWN = 6            # moves of "Its run" shown before it is collapsed
 ENGINE_TITLES = {"auto": "auto (as cep run chooses)", **{s.name: s.title for s in planner.SPECS
                                                           if s.language == "dsl"}}
