@@ -102,7 +102,7 @@ def measure(engine: str, text: str, events: list[Any], interval: bool) -> dict[s
         return row
     for name, mark in (("jump last", run.matches[-1]), ("jump middle", run.matches[len(run.matches) // 2])):
         run._chunks.clear()  # a cold cache: the jump traces its windows
-        run._cursor = None
+        run._cursors.clear()
         first = _first_step(run, mark)
         k = mark.step
         secs, _ = timed(lambda: (run.steps(max(first, k - SPAN_CAP), k + 1), run.steps(k - 50, k + 50)))

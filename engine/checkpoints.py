@@ -102,6 +102,7 @@ CHUNK = 50              # steps traced at a time (a window is read in whole chun
 MIN_CHUNK = 10          # and at least
 CHUNK_SECONDS = 0.06    # the chunk's size aims at tracing it in this time (a step of the page is bounded)
 CACHED_CHUNKS = 64      # traced chunks kept (the steps around the places last visited)
+CURSORS = 4             # traced matchers kept where a chunk ended (reading on continues one)
 PROBE_STEPS = 20        # steps traced after the pre-pass to measure what a traced step costs
 FIRST_EVERY = 1_000     # events between the first snapshots; then chosen from their cost
 SNAPSHOT_SHARE = 0.15   # snapshots may cost this share of the pre-pass's feeding time
@@ -139,7 +140,9 @@ class CheckpointedRun:
         self._match_steps: list[int] = []
         self._snapshots: list[tuple[int, Any]] = []   # (events fed, matcher) ascending
         self._chunks: OrderedDict[int, _Chunk] = OrderedDict()
-        self._cursor: tuple[int, Any] | None = None   # (next step, traced matcher) after the last chunk
+        # traced matchers left at the end of the chunks last traced (next step -> matcher): reading
+        # on from one continues it instead of restoring a snapshot
+        self._cursors: OrderedDict[int, Any] = OrderedDict()
         self._fixed_every = every
         self.chunk = chunk or CHUNK
         t0 = time.perf_counter()
@@ -269,8 +272,8 @@ class CheckpointedRun:
     def _trace_chunk(self, c: int) -> _Chunk:
         lo, hi = c * self.chunk, min((c + 1) * self.chunk, self.total_steps)
         n = len(self.events)
-        if self._cursor is not None and self._cursor[0] == lo:
-            m = self._cursor[1]
+        m = self._cursors.pop(lo, None)
+        if m is not None:
             rec = m.tracer
         else:
             i = bisect.bisect_right([k for k, _m in self._snapshots], lo) - 1
@@ -285,5 +288,8 @@ class CheckpointedRun:
         buffer_fn = getattr(m, "trace_buffer", None)
         buffer = buffer_fn() if buffer_fn is not None else None
         steps = list(record(m, self.events[lo:min(hi, n)], limit=None, start=lo, close=hi > n))
-        self._cursor = (hi, m) if hi <= n else None
+        if hi <= n:
+            self._cursors[hi] = m
+            while len(self._cursors) > CURSORS:
+                self._cursors.popitem(last=False)
         return _Chunk(steps, buffer)
