@@ -188,19 +188,21 @@ def statistic_frame(plan: WindowPlan, snap: dict[str, Any] | None, beta_e: str |
 
 
 def verdict_frame(history: WindowHistory, upto_step: int | None = None) -> pd.DataFrame:
-    """The windows evaluated up to a step, newest first."""
+    """The windows evaluated up to a step, newest first; ``event`` names the step that completed
+    each (``#14`` is event #14, the one index of the Debug page) or the end of the stream."""
     rows = []
     for w in history.windows:
         if upto_step is not None and w["step"] > upto_step:
             continue
         v = w["verdict"]
-        rows.append({"step": "close" if w["close"] else w["step"], "first(W)": f"e{w['first']}", "key": w["key"],
+        rows.append({"event": "end of stream" if w["close"] else f"#{w['step'] + 1:,}", "first(W)": f"e{w['first']}",
+                     "key": w["key"],
                      "|W|": len(w["window"]), "NMC": "pass" if v.get("passed") else f"fail ({v.get('failed')})",
                      "verdict": v.get("reason", ""), "A called": "yes" if w["called"] else "no",
                      "matches": w["matches"] if w["called"] else "",
                      "window": " ".join(f"e{i}" for i in w["window"])})
     rows.reverse()
-    return pd.DataFrame(rows, columns=["step", "first(W)", "key", "|W|", "NMC", "verdict", "A called", "matches",
+    return pd.DataFrame(rows, columns=["event", "first(W)", "key", "|W|", "NMC", "verdict", "A called", "matches",
                                        "window"])
 
 

@@ -55,7 +55,8 @@ def test_the_verdicts_of_the_completed_windows(steps):
     assert "(5) fails, the first event e2 fits no first variable" in at_e14["verdict"].iloc[1]
     every = WV.verdict_frame(h)
     assert len(every) == 6 and list(every["A called"]).count("yes") == 3
-    assert WV.verdict_frame(h, 2).empty and list(WV.verdict_frame(h, 2).columns)[:3] == ["step", "first(W)", "key"]
+    assert list(at_e14["event"]) == ["#14", "#14", "#14"] and set(every["event"]) == {"#14", "end of stream"}
+    assert WV.verdict_frame(h, 2).empty and list(WV.verdict_frame(h, 2).columns)[:3] == ["event", "first(W)", "key"]
 
 
 def test_the_lanes_figure_has_a_lane_per_key_and_the_filtered_lane(chemo, steps):
