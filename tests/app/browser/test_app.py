@@ -193,8 +193,15 @@ def test_design_typo_in_a_predicate_shows_the_suggestion(page, app_url):
     equiv.get_by_role("button", name="Remove symbol").click()
     _idle(page)
     assert page.locator("[role=tab][aria-selected=true]").inner_text() == "Predicates"
-    equiv.locator("input").click()
-    page.get_by_role("option", name="symbol").click()
+    option = page.get_by_role("option", name="symbol")
+    for _attempt in range(3):  # the list opens once the multiselect has redrawn after the removal
+        equiv.locator("input").click()
+        try:
+            option.wait_for(timeout=10_000)
+            break
+        except sync_api.Error:
+            _idle(page)
+    option.click()
     _idle(page)
     assert page.locator("[role=tab][aria-selected=true]").inner_text() == "Predicates"
     assert "AND [symbol]" in _editor_value(page, "[symbol]")

@@ -4,9 +4,11 @@ the page opens on the cluster preset, steps, and shows ranges and confidences. S
 go to ``tests/artifacts/uncertain-*.png``."""
 from __future__ import annotations
 
+import re
 import time
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.browser_support import ARTIFACTS, _idle, _no_exception, _shot, app_url, browser, page  # noqa: F401 (fixtures)
 
@@ -35,7 +37,9 @@ def test_uncertain_page_steps_through_the_cluster_preset(page, app_url):
     _idle(page)
     _no_exception(page)
     assert page.get_by_text("53 events").count() >= 1
-    text = page.get_by_label("Pattern (DSL)").input_value()  # the cluster preset: Query 1
+    box = page.get_by_label("Pattern (DSL)")
+    expect(box).to_have_value(re.compile(r"SEQ\(TaskStart"), timeout=60_000)  # filled once the preset loaded
+    text = box.input_value()  # the cluster preset: Query 1
     assert "SEQ(TaskStart a, CPU b, TaskFinish c, CPU d)" in text and "WITHIN 15 seconds" in text
     assert _step_value(page) == 0
     assert page.get_by_text("No signature is final yet at this step.").count() == 1
