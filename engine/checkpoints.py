@@ -189,6 +189,7 @@ class CheckpointedRun:
             count += 1
             self.matches.append(MatchMark(count, n, x))
         self._match_steps = [mk.step for mk in self.matches]
+        self._snapshot_at = [k for k, _m in self._snapshots]  # their positions, for bisect
 
     def _chunk_size(self) -> int:
         """Steps per chunk: as many as trace in about CHUNK_SECONDS, measured on PROBE_STEPS
@@ -276,7 +277,7 @@ class CheckpointedRun:
         if m is not None:
             rec = m.tracer
         else:
-            i = bisect.bisect_right([k for k, _m in self._snapshots], lo) - 1
+            i = bisect.bisect_right(self._snapshot_at, lo) - 1
             at, snap = self._snapshots[i]
             m = snapshot(snap)
             tick = current_guard().tick
