@@ -21,7 +21,7 @@ from typing import Any, Callable
 import streamlit as st
 
 import sample_streams
-from app import edit, state, ui
+from app import edit, pattern_editor, state, ui
 from engine.dsl import DslError, item_text, to_text
 from engine.expr import to_text as expr_text
 from engine.model import Component, Group, Strategy
@@ -124,27 +124,81 @@ def preset_bar() -> None:
 
 # --------------------------------------------------------------------------- DSL editor
 
-def _on_editor(key: str) -> None:
-    if current(key):
-        state.commit_text(ss[key], "editor")
+EDITOR_KEY = "dsl_editor"  # the editor's widget key: its value is what the browser sent last
+TYPED_KEY = "cep_editor_typed"  # (text, revision): typed text that was not applied (it has an error)
+FIXES_KEY = "cep_editor_fixes"  # counts the one-click fixes (the editor shows a fixed text that failed too)
+EDITOR_HELP = ("The pattern is applied when you press Ctrl+Enter (Cmd+Enter on a Mac), click outside the editor "
+               "or stop typing for a moment. Ctrl+Space lists the keywords, event types, variables and "
+               "attributes you can write; after a variable and a dot, its attributes.")
+
+
+def _apply_typed(txt: str) -> None:
+    """Apply text typed in the editor: the pattern (the text kept as typed) or, when it does not
+    parse, the error, with the typed text kept in the editor."""
+    if state.commit_text(txt, "editor"):
+        ss.pop(TYPED_KEY, None)
+    else:
+        ss[TYPED_KEY] = (txt, state.rev())
+
+
+def _on_editor(key: str = EDITOR_KEY) -> None:
+    """The editor sent its text (``ss[key]``, see app.pattern_editor): apply it."""
+    txt = pattern_editor.sent_text(ss.get(key))
+    if txt is not None:
+        _apply_typed(txt)
 
 
 def _format() -> None:
     state.commit_text(to_text(state.pattern()), "editor")
+    ss.pop(TYPED_KEY, None)
+
+
+def _apply_fix(drawn: str, fix: pattern_editor.Fix) -> None:
+    """A one-click fix: the span replaced in the text it was made for, then applied."""
+    if editor_text() != drawn:
+        return  # the text changed since the button was drawn
+    ss[FIXES_KEY] = int(ss.get(FIXES_KEY) or 0) + 1
+    _apply_typed(pattern_editor.apply_fix(drawn, fix))
+
+
+def editor_markers(txt: str) -> list[pattern_editor.Marker]:
+    """The problems of the editor's text: the parser's error when the text was refused, else the
+    names the data in use does not have."""
+    e = state.error()
+    if e is not None and e[0] == "editor":
+        return pattern_editor.error_markers(e[2], txt)
+    if txt != state.text():
+        return []
+    return pattern_editor.data_markers(state.pattern(), state.data_schema(), txt)
 
 
 def editor() -> None:
-    """The DSL editor: its text is the pattern (a new widget for every revision, created
-    with the pattern's text; an edit that does not parse keeps the typed text in place)."""
-    key = rkey("dsl_editor")
-    st.text_area("Pattern (press Ctrl+Enter or click outside to apply)", state.text(), key=key, height=260,
-                 on_change=_on_editor, args=(key,))
+    """The DSL editor (app.pattern_editor): the person's text kept as typed, completion from the
+    data in use and the pattern's variables, the errors at their place with a one-click fix for
+    each "did you mean"."""
+    txt = editor_text() or state.text()
+    markers = editor_markers(txt)
+    completions = pattern_editor.dsl_completions(state.data_schema(), pattern_editor.variables_of(state.pattern(), txt))
+    pattern_editor.editor(txt, key=EDITOR_KEY, version=f"{state.rev()}.{int(ss.get(FIXES_KEY) or 0)}",
+                          completions=completions, markers=markers, height=260, on_change=_on_editor,
+                          args=(EDITOR_KEY,))
+    st.caption(EDITOR_HELP)
+    fixes = [m.fix for m in markers if m.fix is not None]
+    for i, fix in enumerate(fixes):
+        st.button(escape.markdown(fix.label), key=f"dsl_fix_{i}", icon=":material/auto_fix_high:",
+                  on_click=_apply_fix, args=(txt, fix),
+                  help=escape.markdown(f"line {fix.line}, column {fix.column}: write {fix.replacement} instead of "
+                                       f"{fix.wrong} and apply the pattern"))
     st.button("Format", key="dsl_format", on_click=_format, help="rewrite the text in canonical form")
 
 
 def editor_text() -> str | None:
-    """What the editor holds now (None before it was drawn)."""
-    return ss.get(rkey("dsl_editor"))
+    """What the editor holds: the typed text that was refused (until the pattern changes), else
+    the pattern's text (None before the pattern exists)."""
+    typed = ss.get(TYPED_KEY)
+    if typed and typed[1] == state.rev():
+        return str(typed[0])
+    return ss.get("cep_text")
 
 
 def data_check() -> None:

@@ -108,12 +108,7 @@ def design() -> None:
             ss["sql_text"] = presets[choice].text
             ss.pop("sql_upload_path", None)
             st.rerun()
-        key = f"sql_editor_{choice}"
-        if key not in ss:  # the editor's text lives in its state (the canvas writes its edits there too)
-            ss[key] = text()
-        typed = st.text_area("MATCH_RECOGNIZE query (Ctrl+Enter or click outside to apply)", height=340, key=key)
-        if typed != ss.get("sql_text"):
-            ss["sql_text"] = typed
+        query_editor(choice)
         query, err = parsed()
         if err is not None:
             _show_error(err)
@@ -129,6 +124,75 @@ def design() -> None:
         _conversions(query)
     from app.sql_canvas import section as pattern_canvas  # the pattern on a canvas, edits written back
     pattern_canvas(query)
+
+
+SQL_FIXES_KEY = "sql_editor_fixes"
+
+
+def _on_query_editor(component_key: str, key: str) -> None:
+    """The editor sent its text: it is the query (the canvas reads it from ``ss[key]``)."""
+    from app.pattern_editor import sent_text
+
+    typed = sent_text(ss.get(component_key))
+    if typed is not None:
+        ss[key] = typed
+        ss["sql_text"] = typed
+
+
+def _apply_sql_fix(key: str, drawn: str, fix: Any) -> None:
+    from app.pattern_editor import apply_fix
+
+    if ss.get(key) != drawn:
+        return  # the query changed since the button was drawn
+    ss[key] = ss["sql_text"] = apply_fix(drawn, fix)
+    ss[SQL_FIXES_KEY] = int(ss.get(SQL_FIXES_KEY) or 0) + 1
+
+
+def _query_markers(shown: str) -> tuple[list[Any], list[str], list[str]]:
+    """The query's parse or binding error as editor markers, the columns of its table and its
+    pattern variables (those of the last query that parsed while this one does not)."""
+    from app import pattern_editor
+    from engine.engines.sql.binding import bind
+    from engine.engines.sql.errors import SqlError
+    from engine.engines.sql.row_pattern import variables
+    from engine.engines.sql.run import inline_table
+
+    query, err = parsed()
+    columns: list[str] = []
+    if query is not None:
+        ss["sql_editor_variables"] = variables(query.pattern)
+        try:
+            table = inline_table(query) or _table_in_use()[0]
+            columns = list(table.columns)
+            bind(query, table.columns)
+        except SqlError as why:
+            err = why
+        except Exception:  # noqa: BLE001 - a table that cannot be read is reported under the editor
+            pass
+    return pattern_editor.error_markers(err, shown), columns, list(ss.get("sql_editor_variables") or [])
+
+
+def query_editor(choice: str) -> None:
+    """The MATCH_RECOGNIZE editor (app.pattern_editor in SQL mode). Its text is ``ss[key]`` (the canvas
+    writes its edits there too, app.sql_canvas) and is the query (``sql_text``)."""
+    from app import pattern_editor
+
+    key = f"sql_editor_{choice}"
+    if key not in ss:
+        ss[key] = text()
+    shown = str(ss[key])
+    if shown != ss.get("sql_text"):
+        ss["sql_text"] = shown
+    markers, columns, names = _query_markers(shown)
+    component_key = f"sql_code_{choice}"
+    pattern_editor.editor(shown, key=component_key, version=str(int(ss.get(SQL_FIXES_KEY) or 0)), mode="sql",
+                          completions=pattern_editor.sql_completions(columns, names), markers=markers,
+                          height=340, on_change=_on_query_editor, args=(component_key, key))
+    st.caption("The query is applied when you press Ctrl+Enter (Cmd+Enter on a Mac), click outside the editor or "
+               "stop typing for a moment. Ctrl+Space lists the SQL words, the columns and the pattern variables.")
+    for i, fix in enumerate(m.fix for m in markers if m.fix is not None):
+        st.button(escape.markdown(fix.label), key=f"sql_fix_{i}", icon=":material/auto_fix_high:",
+                  on_click=_apply_sql_fix, args=(key, shown, fix))
 
 
 def _structure(query: Any) -> None:
