@@ -163,7 +163,8 @@ def fix_for(text: str, span: tuple[int, int, int], message: str, hint: str | Non
     if not words:
         return None
     quoted = [q for q in _QUOTED.findall(message) if q != replacement]
-    chosen = next(((pos, w) for q in quoted for pos, w in words if w == q), None)
+    ordered = list(reversed(words)) if "attribute" in message else words  # `a.a`: the attribute is the last
+    chosen = next(((pos, w) for q in quoted for pos, w in ordered if w == q), None)
     if chosen is None:
         chosen = max(reversed(words), key=lambda pw: difflib.SequenceMatcher(None, pw[1], replacement).ratio())
     pos, wrong = chosen

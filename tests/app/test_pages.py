@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 import sample_streams
 from engine.dsl import parse
+from tests.app.test_pattern_editor import Editor
 from tests.app_support import select_pattern
 
 pytestmark = pytest.mark.usefixtures("no_spark_warmup")
@@ -40,8 +41,9 @@ def _k(at: AppTest, name: str) -> str:
     return f"{name}_{at.session_state['cep_rev']}"
 
 
-def _editor(at: AppTest):
-    return at.text_area(key=_k(at, "dsl_editor"))
+def _editor(at: AppTest) -> Editor:
+    """The DSL editor: ``.value`` is its text, ``.input(text).run()`` sends text as the browser does."""
+    return Editor(at)
 
 
 def _texts(at: AppTest) -> str:

@@ -14,6 +14,7 @@ from streamlit.testing.v1 import AppTest
 from app import sql_canvas
 from engine.engines.sql.parser import parse_query
 from sample_streams.sql_queries import presets
+from tests.app.test_pattern_editor import editor_args
 from tests.visualizers.test_sql_canvas import _outside_code_spans
 from visualizers.sql_canvas import query_to_canvas
 
@@ -55,7 +56,7 @@ def test_the_canvas_follows_the_text_and_the_forms_write_it() -> None:
     assert not at.exception, [e.value for e in at.exception]
     text = at.session_state["sql_text"]
     assert "PATTERN (STRT FLAT* DOWN+ UP+)" in text and "FLAT AS price = PREV(price)" in text
-    assert at.text_area[0].value == text  # the editor shows the new text
+    assert editor_args(at, "sql_code_v_shape")["text"] == text  # the editor shows the new text
     assert canvas_labels(at) == ["STRT", "FLAT*", "DOWN+", "UP+"]
     assert any("added" in i.value for i in at.info)
     # a condition that does not parse: the error and its caret, the text unchanged

@@ -81,7 +81,7 @@ def _stale_widgets_script() -> None:
     assert ss[f"ws_has_window_{r0}"] is True and ss[f"pe_attrs_{r0}"] == ["symbol"]
     after = "PATTERN SEQ(Stock+ a[], Stock b, Stock c)\nWHERE skip_till_next_match AND a[1].price > 3"
     ok = state.commit_text(after, "canvas")
-    forms._on_editor(f"dsl_editor_{r0}")
+    forms._on_editor()  # the editor sent nothing since it was drawn: its callback applies nothing
     forms._set_window(r0)
     forms._set_strategy(f"ws_strategy_{r0}")
     forms._set_output(f"ws_output_{r0}")
@@ -91,9 +91,9 @@ def _stale_widgets_script() -> None:
     forms._set_sample(sample_key)  # the stocks box, drawn before the sample changed
     st.write(f"ok={ok} same={state.pattern() == parse(after)} text={state.text() == after} "
              f"rev={state.rev() - r0} sample={state.sample_name()}")
-    # the current revision's editor still applies
-    ss[f"dsl_editor_{state.rev()}"] = "PATTERN SEQ(Stock a, Stock b)"
-    forms._on_editor(f"dsl_editor_{state.rev()}")
+    # text the editor sends applies (its value is only ever set by a send: app.pattern_editor)
+    ss["sent_by_the_editor"] = {"text": "PATTERN SEQ(Stock a, Stock b)", "n": 1}
+    forms._on_editor("sent_by_the_editor")
     st.write(f"now={state.text()!r}")
 
 
