@@ -209,6 +209,14 @@
   editor.commands.addCommand({
     name: "applyPattern", bindKey: {win: "Ctrl-Enter", mac: "Command-Enter"}, exec: send
   });
+  // after `x.` or `x[i].` the attributes of x, also when the list of words was open while typing x
+  editor.commands.on("afterExec", function (e) {
+    if (e.command.name !== "insertstring" || e.args !== ".") { return; }
+    setTimeout(function () {
+      if (editor.completer && editor.completer.activated) { editor.completer.detach(); }
+      editor.execCommand("startAutocomplete");
+    }, 0);
+  });
   editor.on("change", function () {
     if (st.applying) { return; }
     if (st.markers.length) { setMarkers([]); showStatus(); }
