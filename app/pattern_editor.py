@@ -121,10 +121,10 @@ class Marker:
 
     @property
     def text(self) -> str:
-        """The message as the line under the editor says it."""
+        """The message as the line under the editor and its hover say it (plain text, no backticks)."""
         tail = f"; {self.hint}" if self.hint and self.hint.startswith("did you mean") else (
             f" ({self.hint})" if self.hint else "")
-        return f"Line {self.line}, column {self.column}: {self.message}{tail}"
+        return f"Line {self.line}, column {self.column}: {self.message}{tail}".replace("`", "")
 
     def as_arg(self) -> dict[str, Any]:
         """The marker as the component receives it (JSON)."""

@@ -15,8 +15,8 @@ import pytest
 from tests.browser_support import (ARTIFACTS, ROOT, _idle, _no_exception, _shot, app_url,  # noqa: F401
                                    assert_readable, browser, choose_engine, drawing_boxes, new_page, open_automaton,
                                    page, sync_api)
+from tests.app.browser.test_editor import editor_box, editor_value, fill_editor
 
-EDITOR = "Pattern (press Ctrl+Enter or click outside to apply)"
 # Streamlit sends a widget's value with the page the browser shows until the next page has
 # started there; the canvas component sends its nodes back after every redraw, so a click on
 # a page link in the second after a Design edit can be undone by that echo (seen 1 in 7
@@ -28,18 +28,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 def _editor_value(pg, contains: str = "PATTERN", timeout: float = 30) -> str:
-    editor = pg.get_by_label(EDITOR)
-    deadline = time.time() + timeout
-    value = ""
-    while time.time() < deadline:
-        try:
-            value = editor.input_value(timeout=2000)
-        except sync_api.Error:
-            value = ""
-        if contains in value:
-            break
-        time.sleep(0.3)
-    return value
+    return editor_value(pg, contains, timeout)
 
 
 @pytest.mark.parametrize("route,title", [("", "CEP Studio"), ("Design", "Design"), ("Automaton", "Automaton"),
@@ -95,9 +84,7 @@ def test_design_add_component_on_canvas_changes_dsl(page, app_url):
 def test_design_editor_updates_canvas(page, app_url):
     page.goto(f"{app_url}/Design")
     _idle(page)
-    editor = page.get_by_label(EDITOR)
-    editor.fill("PATTERN SEQ(Stock+ a[], AND(Stock b, Stock c), Stock d)\nWHERE [symbol]\nWITHIN 1 hour")
-    editor.press("Control+Enter")
+    fill_editor(page, "PATTERN SEQ(Stock+ a[], AND(Stock b, Stock c), Stock d)\nWHERE [symbol]\nWITHIN 1 hour")
     frame = page.frame_locator("iframe[title='streamlit_flow.streamlit_flow']")
     deadline = time.time() + 30
     while frame.locator(".react-flow__node").count() < 5 and time.time() < deadline:
@@ -107,8 +94,7 @@ def test_design_editor_updates_canvas(page, app_url):
     _idle(page)
     _no_exception(page)
     # a broken pattern: the error with line, column and caret
-    editor.fill("PATTERN SEQ(Stock a, Stock b\nWITHIN 1 hour")
-    editor.press("Control+Enter")
+    fill_editor(page, "PATTERN SEQ(Stock a, Stock b\nWITHIN 1 hour")
     page.get_by_text("line 2, column 1").first.wait_for()
     _no_exception(page)
     _shot(page, "design-error")
@@ -134,9 +120,7 @@ def test_design_load_pattern_file(page, app_url, tmp_path):
     assert page.locator("[data-testid=stFileUploaderFile]").count() == 0  # a fresh, empty uploader
     _no_exception(page)
     # the file is read once: an edit made after it stays
-    editor = page.get_by_label(EDITOR)
-    editor.fill("PATTERN SEQ(Shelf a, Exit c)")
-    editor.press("Control+Enter")
+    fill_editor(page, "PATTERN SEQ(Shelf a, Exit c)")
     _idle(page)
     assert _editor_value(page, "Shelf") == "PATTERN SEQ(Shelf a, Exit c)"
     _no_exception(page)
@@ -219,9 +203,7 @@ def test_design_typo_in_a_predicate_shows_the_suggestion(page, app_url):
     alert.first.scroll_into_view_if_needed()
     _shot(page, "design-predicate-typo")
     # the same typo in the DSL: the message under the editor, caret under `a.prise`
-    editor = page.get_by_label(EDITOR)
-    editor.fill("PATTERN SEQ(Stock a, Stock b)\nWHERE skip_till_next_match AND a.prise > 1")
-    editor.press("Control+Enter")
+    fill_editor(page, "PATTERN SEQ(Stock a, Stock b)\nWHERE skip_till_next_match AND a.prise > 1")
     try:
         page.locator("[data-testid=stAlert]", has_text="line 2, column 32: unknown attribute").first.wait_for()
     except sync_api.Error:
@@ -239,19 +221,17 @@ def test_typed_text_is_the_pattern_on_the_run_page(browser, app_url):
     without WITHIN on Design, apply, go to Run with one click: exactly that text, its error.
     Every third time the person looked at the window form first. The click waits until the
     page has settled: a click on another page while the canvas redraws can be turned back
-    by the canvas' echo (see the note at EDITOR)."""
+    by the canvas' echo (see the note at the top of this module)."""
     typed = "PATTERN SEQ(Stock a, Stock b)\nWHERE skip_till_next_match AND a.prise > 1"
     for attempt in range(10):
         pg = new_page(browser)
         pg.goto(f"{app_url}/Design")
-        editor = pg.get_by_label(EDITOR)
-        editor.wait_for()
+        editor_box(pg)
         _idle(pg, settle=0)
         if attempt % 3 == 1:
             pg.get_by_role("tab", name="Window & strategy").click()
             _idle(pg, settle=0)
-        editor.fill(typed)
-        editor.press("Control+Enter")
+        fill_editor(pg, typed)
         pg.locator("[data-testid=stAlert]", has_text="line 2, column 32").first.wait_for()
         _idle(pg, settle=0.3)
         pg.get_by_role("link", name="Run", exact=True).click()

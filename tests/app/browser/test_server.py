@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.browser_support import ARTIFACTS, ROOT, _free_port, _idle, _no_exception, browser, new_page, sync_api, wait_health  # noqa: F401
+from tests.app.browser.test_editor import fill_editor
 
 pytestmark = pytest.mark.browser
 
@@ -152,9 +153,7 @@ def _use_pattern(pg, text: str) -> None:
     pg.get_by_test_id("stSidebarNavItems").get_by_role("link", name="Design").click()
     pg.get_by_role("heading", name="Design", exact=True).first.wait_for()
     _idle(pg)
-    editor = pg.get_by_label("Pattern (press Ctrl+Enter or click outside to apply)")
-    editor.fill(text)
-    editor.press("Control+Enter")
+    fill_editor(pg, text)
     _idle(pg)
     pg.get_by_test_id("stSidebarNavItems").get_by_role("link", name="Run").click()
     pg.get_by_role("heading", name="Run", exact=True).first.wait_for()

@@ -10,26 +10,15 @@ import time
 import pytest
 
 from tests.browser_support import _idle, _no_exception, _shot, app_url, browser, page, sync_api  # noqa: F401
+from tests.app.browser.test_editor import editor_value, fill_editor
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-EDITOR = "MATCH_RECOGNIZE query (Ctrl+Enter or click outside to apply)"
 FLOW = "iframe[title='streamlit_flow.streamlit_flow']"
 
 
 def _editor_value(pg, contains: str, timeout: float = 30) -> str:
-    editor = pg.get_by_label(EDITOR)
-    deadline = time.time() + timeout
-    value = ""
-    while time.time() < deadline:
-        try:
-            value = editor.input_value(timeout=2000)
-        except sync_api.Error:
-            value = ""
-        if contains in value:
-            break
-        time.sleep(0.3)
-    return value
+    return editor_value(pg, contains, timeout)
 
 
 def _node_texts(frame, count: int, timeout: float = 30) -> list[str]:
@@ -81,16 +70,14 @@ def test_sql_canvas_both_ways(page, app_url):
     frame.locator(".react-flow__node").filter(has_text="FLAT*").first.click(button="right")
     frame.get_by_text("Delete Node").click(timeout=10_000)
     deadline = time.time() + 30
-    while "FLAT" in page.get_by_label(EDITOR).input_value() and time.time() < deadline:
+    while "FLAT" in editor_value(page, "", timeout=2) and time.time() < deadline:
         time.sleep(0.3)
-    value = page.get_by_label(EDITOR).input_value()
+    value = editor_value(page, "", timeout=2)
     assert "PATTERN (STRT DOWN+ RISE+)" in value and "FLAT" not in value, value
     _idle(page)
     _no_exception(page)
     # the editor's text drawn again on the canvas
-    editor = page.get_by_label(EDITOR)
-    editor.fill(value.replace("PATTERN (STRT DOWN+ RISE+)", "PATTERN (STRT (DOWN | RISE)+ RISE)"))
-    editor.press("Control+Enter")
+    fill_editor(page, value.replace("PATTERN (STRT DOWN+ RISE+)", "PATTERN (STRT (DOWN | RISE)+ RISE)"))
     deadline = time.time() + 30
     while not any("one of" in t for t in frame.locator(".react-flow__node").all_inner_texts()) \
             and time.time() < deadline:
