@@ -32,8 +32,9 @@ with right:
     forms.editor()
     ui.pattern_error(("editor",))
     forms.data_check()
+    st.caption("Canonical text: the pattern as the studio writes it (your text above is kept as you typed it; "
+               "Format writes this into the editor)")
+    st.code(to_text(state.pattern()).strip(), language="sql")
     forms.save_load()
     with st.expander("JSON form"):
         st.code(state.pattern().model_dump_json(indent=2), language="json")
-    st.caption("Canonical text")
-    st.code(to_text(state.pattern()).strip(), language="sql")

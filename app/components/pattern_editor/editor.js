@@ -71,6 +71,7 @@
     st.sending = true;
     showStatus();
     post("streamlit:setComponentValue", {value: {text: text, n: st.n, editor: EDITOR_ID}, dataType: "json"});
+    setTimeout(function () { if (st.sending) { st.sending = false; showStatus(); } }, 10000);
   }
 
   // ------------------------------------------------------------------ highlighting
