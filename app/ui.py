@@ -22,6 +22,9 @@ def page(title: str, icon: str = "🔎", with_sidebar: bool = True) -> None:
     state.warm_up_spark()
     if with_sidebar:
         sidebar()
+    from app import glossary
+
+    glossary.sidebar()
 
 
 def data_line() -> str:
