@@ -317,9 +317,10 @@ def pick_example() -> tuple[str, list[Event], str, dict[str, list[int]] | None] 
 def render() -> None:
     ss = _ss()
     st.title("Aggregate")
-    st.caption("COUNT / SUM / AVG / MIN / MAX over all matches without building one: a row of running counters "
-               "per live start event, each updated in constant time per event, beside the baseline that builds "
-               "every match and aggregates them. Step through an example and watch both agree.")
+    st.caption("COUNT / SUM / AVG / MIN / MAX over all matches without building one: a row of "
+               + glossary.term("prefix counter", "running counters") + " per live start event, each updated in "
+               "constant time per event, beside the baseline that builds every match and aggregates them. Step "
+               "through an example and watch both agree.", unsafe_allow_html=True)
     top = st.columns([3, 2], gap="medium")
     with top[0]:
         got = pick_example()

@@ -152,8 +152,11 @@ def render() -> None:
     ss = _ss()
     debug_data.restore_from_url()  # (done by the page before its sidebar; here for callers without one)
     st.title("Debug")
-    st.caption("Step through a run: live runs, what each did and why, the buffer, the matches; why a match "
-               "fired, why expected events did not.")
+    from app.glossary import term
+
+    st.caption("Step through a run event by event: the live " + term("run", "runs") + ", what each did and why, "
+               "the " + term("buffer") + ", the matches; why a match fired, why expected events did not.",
+               unsafe_allow_html=True)
     p = state.pattern()
     c1, c2, c3 = st.columns([4, 4, 3], gap="medium")
     with c1:

@@ -452,9 +452,11 @@ def worlds_tab(c: Computed, ex: Any, ids: list[Any]) -> None:
 def render() -> None:
     st.title("Uncertain time")
     st.caption("Events whose time is an interval [lower, upper] of possible instants. A pattern then matches "
-               "in some *possible worlds* and not in others: the result is one row per set of events (its "
-               "signature) with the range of instants it spans and its confidence, the probability of the "
-               "worlds in which it matches.")
+               "in some " + glossary.term("possible world", "possible worlds") + " and not in others: the result "
+               "is one row per set of events (its " + glossary.term("signature") + ") with the range of instants "
+               "it spans and its " + glossary.term("confidence") + ", the probability of the worlds in which it "
+               "matches. A result is final once the " + glossary.term("frontier") + " has passed it.",
+               unsafe_allow_html=True)
     glossary.in_the_papers("Imprecise timestamps: Zhang, Diao and Immerman, *Recognizing patterns in streams "
                            "with imprecise timestamps* (VLDB 2010). The frontier is their F = now.lower − U_max; "
                            "the latest next time is their NELT; the events that could fall in between are their "

@@ -20,6 +20,10 @@ p = state.pattern()
 interval = state.data_is_interval()
 
 st.title("Automaton")
+st.caption("The pattern compiled into an " + glossary.term("automaton") + ": the states a " + glossary.term("run")
+           + " passes through and the moves that take an event. The " + glossary.term("strategy")
+           + " decides when a run may skip an event; a " + glossary.term("Kleene") + " component loops on its "
+           "state; the " + glossary.term("window") + " ends runs that last too long.", unsafe_allow_html=True)
 from app import sql_views  # noqa: E402
 
 if sql_views.language_switch() == "sql":

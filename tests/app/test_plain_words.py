@@ -102,3 +102,16 @@ def test_words_in_finds_glossary_words():
     assert glossary.words_in("nothing of the trade") == []
     with pytest.raises(KeyError):
         glossary.definition("no such word")
+
+
+@pytest.mark.parametrize("path, words", [("pages/4_Debug.py", ["run", "buffer"]),
+                                         ("pages/2_Automaton.py", ["automaton", "strategy", "Kleene", "window"]),
+                                         ("pages/6_Uncertain_time.py", ["confidence", "frontier", "possible world"]),
+                                         ("Home.py", ["pattern", "event", "match"])])
+def test_pages_define_their_words_on_hover(path, words):
+    """The words of the trade in a page's introduction carry their definition as a hover title."""
+    at = _page(path)
+    html = " ".join(m.value for m in at.markdown) + " ".join(c.value for c in at.caption)
+    for w in words:
+        title = glossary.escape.html(glossary.definition(w))
+        assert f'title="{title}"' in html, w
