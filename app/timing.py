@@ -73,5 +73,18 @@ def install() -> None:
                 with _lock, open(path, "a", encoding="utf-8") as f:
                     f.write(json.dumps(line) + "\n")
 
+        timed.original = original  # type: ignore[attr-defined]
         script_runner.ScriptRunner._run_script = timed  # type: ignore[method-assign]
         _installed = True
+
+
+def uninstall() -> None:
+    """Put Streamlit's own method back (tests)."""
+    global _installed
+    from streamlit.runtime.scriptrunner import script_runner
+
+    with _lock:
+        original = getattr(script_runner.ScriptRunner._run_script, "original", None)
+        if original is not None:
+            script_runner.ScriptRunner._run_script = original  # type: ignore[method-assign]
+        _installed = False
