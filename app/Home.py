@@ -123,5 +123,5 @@ glossary.in_the_papers(
     "automata that build partial matches from the rarest type first); **imprecise timestamps** (Zhang, "
     "Diao, Immerman: events known to lie in an interval, results with a confidence); **A-Seq** (Qi, Cao, "
     "Ray, Rundensteiner: counts and sums over matches without building them); **match windows** "
-    "(event-set patterns, earliest and maximal matches, and cheap tests that skip spans of the stream "
-    "that cannot hold a match).")
+    "(Cadonna, Gamper, Böhlen: event-set patterns, earliest and maximal matches, and cheap tests that skip "
+    "spans of the stream that cannot hold a match).")
