@@ -54,7 +54,7 @@ class NewPredicate:
         if self.other_var is not None:
             right = f"{self.other_var}.{self.other_attr}"
         else:
-            right = literal(self.value)
+            right = literal(self.value) if self.value.strip() else "…"  # not written yet
         return f"{left} {self.op} {right}"
 
 

@@ -419,12 +419,18 @@ def frame_node(nodes: list[dict[str, Any]], width: float = CANVAS_W, height: flo
     top_y = y0 - (fh - h) / 2
     style = {"width": f"{fw:.1f}px", "height": f"{fh:.1f}px", "opacity": 0, "pointerEvents": "none",
              "padding": 0, "border": "none", "background": "transparent", "boxShadow": "none"}
-    d = flow_node(FRAME_ID, (round(left, 1), round(top_y, 1)), "", style, None, {"frame": True}, z=-1,
-                  deletable=False)
+    # its id names its size: a new size is a new node, which the canvas measures before it fits the
+    # view (a node keeping its id keeps its old measured size until the browser measures it again)
+    d = flow_node(f"{FRAME_ID}:{fw:.0f}x{fh:.0f}", (round(left, 1), round(top_y, 1)), "", style, None,
+                  {"frame": True}, z=-1, deletable=False)
     d.update({"draggable": False, "selectable": False, "connectable": False, "focusable": False})
     return d
 
 
 def without_frame(nodes: list[Any]) -> list[Any]:
     """Nodes as the browser sent them, without the frame (dicts or objects with ``id``)."""
-    return [n for n in nodes if (n.get("id") if isinstance(n, dict) else getattr(n, "id", None)) != FRAME_ID]
+    return [n for n in nodes if not is_frame(n.get("id") if isinstance(n, dict) else getattr(n, "id", None))]
+
+
+def is_frame(node_id: Any) -> bool:
+    return str(node_id).partition(":")[0] == FRAME_ID
