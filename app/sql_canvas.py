@@ -94,6 +94,8 @@ def receive(value: Any, in_callback: bool = True) -> bool:
     if chosen.startswith("t:"):  # a click on a term: it is chosen, and its dialog opens
         ss["sql_selected"] = chosen
         ss["sql_open_dialog"] = chosen
+    elif chosen.startswith("g:"):  # a click on a box: the dialog of its quantifier
+        ss["sql_open_dialog"] = chosen
     text = current_text()
     nodes = without_frame([n for n in value.get("nodes") or [] if isinstance(n, dict)])
     edges = [e for e in value.get("edges") or [] if isinstance(e, dict)]
@@ -133,7 +135,7 @@ def section(query: Any) -> None:
 
     st.markdown("##### Pattern canvas")
     st.caption("Add a term with the button above the canvas. Click a term to change its variable, how many rows "
-               "it takes or its DEFINE, or to delete it.")
+               "it takes or its DEFINE, or to delete it; click a group's box to change how often it repeats.")
     sql_canvas_dialog.buttons()
     render(query)
     ss = st.session_state
@@ -143,7 +145,7 @@ def section(query: Any) -> None:
 
         parsed = parse_id(opened)
         if parsed is not None:
-            sql_canvas_dialog.open_dialog(parsed[1])
+            sql_canvas_dialog.open_dialog(parsed[1], parsed[0])
     error = ss.get("sql_canvas_error")
     if error and error[0] == ss.get("sql_text"):  # until the text changes
         st.error(escape.message(error[1]), icon=":material/error:")

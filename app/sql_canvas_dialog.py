@@ -16,7 +16,7 @@ from app.sql_edit import (CanvasResult, EditError, add_term, apply_canvas, occur
                           remove_define)
 from engine.engines.sql.row_pattern import Var, render, variables
 from visualizers import escape
-from visualizers.sql_canvas import parse_id, query_to_canvas, term_id
+from visualizers.sql_canvas import box_id, box_symbol, is_term, node_at, parse_id, query_to_canvas, term_id
 
 Path = tuple[int, ...]
 QUANTIFIERS = {
@@ -98,6 +98,32 @@ def delete_term(text: str, path: Path) -> CanvasResult:
     return apply_canvas(text, [n for n in nodes if n["id"] != nid], edges)
 
 
+def box_parts(text: str, path: Path) -> tuple[str, str]:
+    """A box's symbol without its quantifier (``( | )``, ``PERMUTE``, ``( … )``) and the quantifier."""
+    from app.sql_edit import strip_offsets
+    from engine.engines.sql.row_pattern import Quantified
+
+    try:
+        node = node_at(strip_offsets(parse_text(text).pattern), path)
+    except (IndexError, TypeError):
+        raise EditError("that box is no longer in the pattern") from None
+    body = node.body if isinstance(node, Quantified) else node
+    base = "( … )" if is_term(body) else box_symbol(body)
+    return base, box_symbol(node)[len(base):]
+
+
+def edit_box(text: str, path: Path, quantifier: str) -> CanvasResult:
+    """The query with the box at ``path`` repeated as ``quantifier`` says (empty: once)."""
+    nodes, edges = query_to_canvas(parse_text(text))
+    nid = box_id(path)
+    if not any(n["id"] == nid for n in nodes):
+        raise EditError("that box is no longer in the pattern")
+    base, _old = box_parts(text, path)
+    content = f"**{escape.markdown(base + quantifier.strip())}**"
+    return apply_canvas(text, [{**n, "data": {**n["data"], "content": content}} if n["id"] == nid else n
+                               for n in nodes], edges)
+
+
 def new_term(text: str, label: str, after: Path | None, define: str) -> CanvasResult:
     new_text = add_term(text, label, after, define)
     return CanvasResult(new_text, [f"added {label}"], new_text != text)
@@ -105,15 +131,43 @@ def new_term(text: str, label: str, after: Path | None, define: str) -> CanvasRe
 
 # --------------------------------------------------------------------------- the dialog
 
-def open_dialog(path: Path | None) -> None:
-    """A fresh dialog for the term at ``path`` (None: a new term)."""
+def open_dialog(path: Path | None, kind: str = "t") -> None:
+    """A fresh dialog for the term (``kind`` "t") or box ("g") at ``path`` (None: a new term)."""
     ss = st.session_state
     n = int((ss.get(DRAFT) or {}).get("n", 0)) + 1
     ss[DRAFT] = {"n": n}
     if path is None:
         add_dialog()
+    elif kind == "g":
+        box_dialog(path)
     else:
         edit_dialog(path)
+
+
+@st.dialog("Repeat a group", width="large")
+def box_dialog(path: Path) -> None:
+    from app import sql_canvas
+
+    text = sql_canvas.current_text()
+    try:
+        base, quant = box_parts(text, path)
+    except EditError as err:
+        st.error(escape.message(err.message), icon=":material/error:")
+        return
+    st.markdown(f"The group {escape.code(base + quant)} and its members (edit a member with a click on it).")
+    options = ["", *[q for q in QUANTIFIERS if q]]
+    labels = {**QUANTIFIERS, "": "once"}
+    chosen = st.selectbox("How many times", options, index=options.index(quant) if quant in options
+                          else options.index("other"), format_func=labels.get, key=_key("box_quant"))
+    if chosen == "other":
+        chosen = st.text_input("Quantifier as SQL writes it", value=quant if quant not in options else "",
+                               key=_key("box_quant_text"), placeholder="{2,5}")
+    b1, _b2, b3 = st.columns([2, 2, 1])
+    if b1.button("Save", type="primary", key=_key("box_save"), width="stretch"):
+        _apply(text, lambda: edit_box(text, path, str(chosen)))
+    if b3.button("Cancel", key=_key("box_cancel"), width="stretch"):
+        st.session_state.pop(DRAFT, None)
+        st.rerun()
 
 
 @st.dialog("Add a term", width="large")
