@@ -13,7 +13,7 @@ from typing import Any
 import streamlit as st
 
 from app import edit, state, ui
-from app.canvas_choices import (ELEMENTS, OPERATORS, QUANTIFIERS, START, Choices, NewPredicate, apply_choices,
+from app.canvas_choices import (ELEMENTS, OPERATORS, QUANTIFIERS, Choices, NewPredicate, apply_choices,
                                 delete, location, places, predicates_of)
 from engine.dsl import DslError, item_text, parse_expr
 from visualizers import escape
@@ -127,7 +127,8 @@ def body(original: str | None) -> None:
     if b1.button("Save" if original else "Add the component", type="primary", key=_key("save"), width="stretch"):
         _commit(lambda: apply_choices(p, choices), choices.var.strip())
     if original is not None:
-        if b2.button(f"Delete {original}", key=_key("delete"), icon=":material/delete:", width="stretch"):
+        if b2.button(f"Delete {escape.markdown(original)}", key=_key("delete"), icon=":material/delete:",
+                     width="stretch"):
             _commit(lambda: delete(p, original), None)
         try:
             _q, notes = delete(p, original)
@@ -270,7 +271,7 @@ def buttons() -> None:
     c1, c2, _c3 = st.columns([2, 2, 2])
     if c1.button("Add a component", key="cd_open_add", icon=":material/add:", width="stretch"):
         open_dialog(None)
-    label = f"Edit {var}" if var else "Edit (click a node first)"
+    label = f"Edit {escape.markdown(var)}" if var else "Edit (click a node first)"
     if c2.button(label, key="cd_open_edit", icon=":material/edit:", disabled=var is None, width="stretch",
                  help="opens the chosen component's dialog; a click on a node opens it too"):
         open_dialog(var)

@@ -230,8 +230,8 @@ def body(path: Path | None) -> None:
                      width="stretch"):
             _apply(text, lambda: (edit_term(text, path, make_label(name, quant), define) if path is not None
                                   else new_term(text, make_label(name, quant), after, define)))
-    if path is not None and b2.button(f"Delete {info['term']}", key=_key("delete"), icon=":material/delete:",
-                                      width="stretch"):
+    if path is not None and b2.button(f"Delete {escape.markdown(info['term'])}", key=_key("delete"),
+                                      icon=":material/delete:", width="stretch"):
         _apply(text, lambda: delete_term(text, path))
     if b3.button("Cancel", key=_key("cancel"), width="stretch"):
         st.session_state.pop(DRAFT, None)
@@ -274,7 +274,7 @@ def buttons() -> None:
     c1, c2, _c3 = st.columns([2, 2, 2])
     if c1.button("Add a term", key="sql_cd_open_add", icon=":material/add:", width="stretch"):
         open_dialog(None)
-    label = f"Edit {chosen[1]}" if chosen else "Edit (click a term first)"
+    label = f"Edit {escape.markdown(chosen[1])}" if chosen else "Edit (click a term first)"
     if c2.button(label, key="sql_cd_open_edit", icon=":material/edit:", disabled=chosen is None, width="stretch",
                  help="opens the chosen term's dialog; a click on a term opens it too"):
         open_dialog(chosen[0])

@@ -12,6 +12,7 @@ from app.sql_canvas_dialog import (box_parts, delete_term, edit_box, edit_term, 
                                    term_info)
 from app.sql_edit import EditError, occurrences
 from sample_streams.sql_queries import presets
+from tests.app_support import shown
 
 pytestmark = pytest.mark.usefixtures("no_spark_warmup")
 
@@ -158,5 +159,5 @@ def test_the_sql_canvas_has_the_buttons_and_no_library_menus():
     assert at.button(key="sql_cd_open_edit").disabled
     at.session_state["sql_selected"] = "t:r.1"
     at.run()
-    assert at.button(key="sql_cd_open_edit").label == "Edit DOWN+"
+    assert shown(at.button(key="sql_cd_open_edit").label) == "Edit DOWN+"
     assert not any("Right-click" in c.value for c in at.caption)
