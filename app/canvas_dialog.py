@@ -185,6 +185,7 @@ def _predicates(p: Any, original: str | None, var: str, type_name: str, kleene: 
     if not shown:
         st.caption("none yet")
 
+    st.markdown("**Add a predicate** (kept when you save)")
     attrs = attributes(schema, type_name)
     cols = st.columns([2, 2, 1] if kleene else [3, 1])
     if kleene:
