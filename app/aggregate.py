@@ -22,7 +22,7 @@ import pandas as pd
 import streamlit as st
 
 import sample_streams
-from app import jobs, state, ui
+from app import glossary, jobs, state, ui
 from app.step_controls import Jump, Stepper
 from engine.engines.aseq.baseline import BaselineMatcher
 from engine.engines.aseq.engine import AseqMatcher
@@ -49,27 +49,27 @@ class Example:
 
 
 EXAMPLES: dict[str, Example] = {e.title: e for e in [
-    Example("T4 · Example 3: SEM, per-START counters, W = 7", "PATTERN SEQ(A a, B b, C c, D d) AGG COUNT WITHIN 7",
+    Example("Counts per start event (window 7)", "PATTERN SEQ(A a, B b, C c, D d) AGG COUNT WITHIN 7",
             "a1@1 b1@2 c1@3 a2@4 c2@5 b2@6 d1@7 c3@8 a3@9 d2@10", source="reconstructed",
             note="2 at d1 (a1: 2, a2: 0); at 8 a1 leaves the window (8 - 1 = 7 is not < 7); 1 at d2."),
-    Example("T1 · Example 1: the count drops when a1 leaves (W = 5)", "PATTERN SEQ(A a, B b, C c) AGG COUNT WITHIN 5",
+    Example("The count drops when a1 leaves the window (window 5)", "PATTERN SEQ(A a, B b, C c) AGG COUNT WITHIN 5",
             "a1@1 b2@2 c3@3 c4@4 b6@6", source="exact", note="COUNT 1 at c3, 2 at c4; at b6 a1 has left: 0."),
-    Example("T2 · Fig. 2: dynamic prefix counting (no window)", "PATTERN SEQ(A a, B b, C c) AGG COUNT",
+    Example("Counting prefixes as events arrive (no window)", "PATTERN SEQ(A a, B b, C c) AGG COUNT",
             "a1 b1 c1 a2 b2 c2", source="exact",
             note="one vector, cnt[0] counts the STARTs: (A,B) = 3 and (A,B,C) = 1 before c2, then 4."),
-    Example("T5 · Example 4: negation resets (A,B)", "PATTERN SEQ(A a, B b, !C c, D d) AGG COUNT WITHIN 10",
-            "a1@1 b1@2 c1@3 a2@4 b2@5 d1@6", note="c1 resets (A,B) in every live counter (Recounting Rule); 2 at d1."),
-    Example("T6 · Example 5: hashed partitions, GROUP BY id", "PATTERN SEQ(A a, B b, C c) WHERE [id_] AGG COUNT "
+    Example("A negated event resets the count", "PATTERN SEQ(A a, B b, !C c, D d) AGG COUNT WITHIN 10",
+            "a1@1 b1@2 c1@3 a2@4 b2@5 d1@6", note="c1 resets (A,B) in every live counter; 2 at d1."),
+    Example("One count per group (GROUP BY id)", "PATTERN SEQ(A a, B b, C c) WHERE [id_] AGG COUNT "
             "GROUP BY id_", "a1@1 a2@2 b1@3 a3@4 b2@5 a4@6 c1@7 b3@8 c2@9 c3@10",
             attrs={k: {"id_": v} for k, v in {"a1": 1, "a2": 2, "b1": 1, "a3": 3, "b2": 2, "a4": 1, "c1": 1,
                                                 "b3": 1, "c2": 2, "c3": 1}.items()},
             note="each event updates only its partition's counters: group 1: 1, group 2: 1, group 1: 4."),
-    Example("T10 · exact SUM (the paper's formula gives 16.5)", "PATTERN SEQ(A a, B b, C c, D d) AGG SUM(c.w)",
+    Example("An exact SUM", "PATTERN SEQ(A a, B b, C c, D d) AGG SUM(c.w)",
             "a1@1 b1@2 c1@3 d1@4 c2@5 d2@6", attrs={"c1": {"w": 1}, "c2": {"w": 10}},
             note="SUM 1 at d1, 12 at d2 (matches <a1,b1,c1,d1>, <a1,b1,c1,d2>, <a1,b1,c2,d2>)."),
-    Example("T11 · repeated types (A,B,A)", "PATTERN SEQ(A x, B y, A z) AGG COUNT", "a1 b1 a2 b2 a3",
+    Example("A type used twice (A, B, A)", "PATTERN SEQ(A x, B y, A z) AGG COUNT", "a1 b1 a2 b2 a3",
             note="a type at several positions updates them all from the state before the event: 4 at a3."),
-    Example("T7 · Example 7: PreTree for five queries", """QUERY Q1
+    Example("Five queries sharing their common start", """QUERY Q1
 PATTERN SEQ(VK a, BK b, VC c, BC d) AGG COUNT
 QUERY Q2
 PATTERN SEQ(VK a, BK b, VKF c) AGG COUNT
@@ -81,11 +81,23 @@ QUERY Q5
 PATTERN SEQ(IP a, VKF b, VK c, BK d) AGG COUNT""",
             "ip1@1 vkf1@2 vk1@3 bk1@4 vk2@5 bk2@6 vc1@7 vkf2@8 bc1@9 ve1@10 be1@11 vl1@12 bl1@13",
             note="(VK,BK) is counted once for Q1-Q4: Q2 = 0 at vkf1, Q5 = 1 and 3, Q2 = 3, Q1 = Q3 = Q4 = 3."),
-    Example("T9 · Example 9: Chop-Connect, three pieces (W = 20)",
+    Example("A long pattern counted in three pieces (window 20)",
             "QUERY q\nPATTERN SEQ(A a, B b, C c, D d, E e, F f, G g) AGG COUNT WITHIN 20",
             "a1@1 b1@2 a2@3 b2@4 c1@5 d1@6 c2@7 d2@8 e1@9 f1@12 g1@13", chops={"q": [3, 5]},
             note="(A,B,C) + (D,E) + (F,G): snapshots at d1, d2 and f1 (= {a1: 6, a2: 3}); 9 at g1."),
 ]}
+# where each example comes from in the paper (the page's "In the papers" expander)
+CITED: dict[str, str] = {
+    "Counts per start event (window 7)": "T4: the paper's Example 3 (start-event marking, SEM)",
+    "The count drops when a1 leaves the window (window 5)": "T1: the paper's Example 1",
+    "Counting prefixes as events arrive (no window)": "T2: the paper's Figure 2 (dynamic prefix counting)",
+    "A negated event resets the count": "T5: the paper's Example 4 (the Recounting Rule)",
+    "One count per group (GROUP BY id)": "T6: the paper's Example 5 (hashed partitions)",
+    "An exact SUM": "T10: the paper's SUM formula gives 16.5 here; the studio's exact sum gives 12",
+    "A type used twice (A, B, A)": 'T11: repeated types, not covered by the paper',
+    "Five queries sharing their common start": "T7: the paper's Example 7 (PreTree)",
+    "A long pattern counted in three pieces (window 20)": "T9: the paper's Example 9 (Chop-Connect)",
+}
 CURRENT = "The current pattern on the sample data"
 TICKERS = "A generated ticker stream"
 
@@ -198,7 +210,7 @@ def baseline_panel(t: Traced, k: int) -> None:
     if here:
         b = sum(d.get("built", 0) for d in here)
         dis = sum(d.get("discarded", 0) for d in here)
-        st.caption(f"This TRIG: the depth-first search built **{b}** match(es)"
+        st.caption(f"This event completes matches: the baseline built **{b}** match(es)"
                    + (f", the negation post-filter discarded **{dis}**" if dis else "") + ".")
         shown = [m for d in here for m in d.get("matches", [])][:8]
         if shown:
@@ -235,21 +247,22 @@ def step_views(t: Traced) -> None:
                     key="agg_timeline", config={"displaylogo": False})
     left, right = st.columns([3, 2], gap="medium")
     with left:
-        st.markdown("##### A-Seq: prefix counters (one row per live START event)")
+        st.markdown("##### Prefix counters (one row per live start event)")
         if t.fallback and t.names is None:
             st.info(f"A-Seq cannot aggregate this pattern without its matches ({escape.message(t.fallback)}); it runs the "
                     "baseline instead, so there are no prefix counters to show.", icon=":material/info:")
         else:
             value = _value_at(t, k)
             st.markdown(AV.counter_table_html(step, t.func, value), unsafe_allow_html=True)
-            st.caption("Yellow: a counter Lemma 1 updated on this event (its formula below it) · red: reset by a "
-                       "negated event (Recounting Rule) · green: a new START · struck out: a START that left the "
-                       "window, with its counters (SEM, Lemma 3).")
+            st.caption("Yellow: a counter updated on this event (its formula below it) · red: reset by a "
+                       "negated event · green: a new start event · struck out: a start event that left the "
+                       "window, with its counters. Event roles: START can begin a match, UPD extends a prefix, "
+                       "TRIG completes matches (a value is output), NEG is a negated event.")
         if step.matches:
-            st.markdown("**Output on this step** (as `cep run --format jsonl`)")
+            st.markdown("**Output on this step** (the rows the command line writes)")
             st.dataframe(pd.DataFrame(step.matches), hide_index=True, width="stretch", key="agg_out")
     with right:
-        st.markdown("##### Baseline: construct the matches, then aggregate (§2)")
+        st.markdown("##### Baseline: build every match, then aggregate")
         baseline_panel(t, k)
     frame = AV.rows_frame(t.steps, k)
     c1, c2 = st.columns([1, 1], gap="medium")
@@ -269,7 +282,11 @@ def pick_example() -> tuple[str, list[Event], str, dict[str, list[int]] | None] 
     choice = st.selectbox("Example", choices, key="agg_example")
     if choice in EXAMPLES:
         ex = EXAMPLES[choice]
-        st.caption(f"Stream *{ex.source}* (from the A-Seq paper's examples): `{ex.stream}`. {ex.note}")
+        st.caption(f"Stream: {escape.code(ex.stream)}. {escape.message(ex.note)}")
+        glossary.in_the_papers(f"{escape.markdown(CITED.get(choice, ''))}; the stream is {escape.markdown(ex.source)} from the "
+                               "A-Seq paper (Qi, Cao, Ray and Rundensteiner, SIGMOD 2014). The counter updates are "
+                               "its Lemma 1, the reset by a negated event its Recounting Rule, the per-start "
+                               "counters its start-event marking (SEM, Lemma 3).")
         st.code(ex.text.strip(), language="sql")
         return choice, stream(ex.stream, ex.attrs), ex.text, ex.chops
     if choice == CURRENT:
@@ -299,10 +316,11 @@ def pick_example() -> tuple[str, list[Event], str, dict[str, list[int]] | None] 
 
 def render() -> None:
     ss = _ss()
-    st.title("Aggregate (A-Seq)")
-    st.caption("COUNT / SUM / AVG / MIN / MAX over all matches without building one (Qi et al., SIGMOD 2014): one "
-               "vector of prefix counters per live START event, updated in O(1) per event, beside the baseline "
-               "that builds every match and aggregates them. Step through an example and watch both agree.")
+    st.title("Aggregate")
+    st.caption("COUNT / SUM / AVG / MIN / MAX over all matches without building one: a row of "
+               + glossary.term("prefix counter", "running counters") + " per live start event, each updated in "
+               "constant time per event, beside the baseline that builds every match and aggregates them. Step "
+               "through an example and watch both agree.", unsafe_allow_html=True)
     top = st.columns([3, 2], gap="medium")
     with top[0]:
         got = pick_example()
@@ -328,7 +346,7 @@ def render() -> None:
         if t.fallback:
             st.warning(f"Fallback to the baseline: {escape.message(t.fallback)}", icon=":material/warning:")
         if t.tree:
-            st.markdown("**PreTree** (one shared tree per START; orange: a query's TRIG node)")
+            st.markdown("**Shared prefix tree** (one per start event; orange: where a query's matches complete)")
             for g, tree in enumerate(t.tree):
                 st.plotly_chart(AV.pretree_figure(tree), width="stretch", key=f"agg_pretree_{g}",
                                 config={"displaylogo": False})

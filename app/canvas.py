@@ -28,7 +28,8 @@ from streamlit_flow.state import StreamlitFlowState
 from app import state
 from app.edit import EditError, apply_canvas
 from visualizers import escape
-from visualizers.canvas import MIN_ZOOM, canvas_height, cross_predicates, pattern_header, pattern_to_canvas
+from visualizers.canvas import (MIN_ZOOM, cross_predicates, frame_node, framed_height, pattern_header,
+                                pattern_to_canvas, without_frame)
 
 KEY = "cep_canvas"
 KEEP_BUILDS = 8  # the patterns of the last canvases drawn, to read a value drawn from one of them
@@ -102,7 +103,10 @@ def section() -> None:
     but under load the redraw after an edit made on the canvas was then sometimes dropped."""
     from app import design_forms, ui
 
+    from app import canvas_dialog
+
     header()
+    canvas_dialog.buttons()
     render()
     legend()
     for n in state.notes():
@@ -128,24 +132,32 @@ def legend() -> None:
 def render(height: int | None = None) -> None:
     ss = st.session_state
     fs = flow_state()
+    drawn = [n.asdict() for n in fs.nodes]
     if height is None:
-        height = canvas_height([n.asdict() for n in fs.nodes])
-    ret = streamlit_flow(KEY, fs, height=height, fit_view=True, show_controls=True, show_minimap=False,
-                         allow_new_edges=True, enable_pane_menu=True, enable_node_menu=True,
-                         enable_edge_menu=True, get_node_on_click=True, hide_watermark=True,
+        height = framed_height(drawn)
+    # an invisible frame around the pattern, fitted on every redraw: a steady zoom, room for the controls
+    shown = StreamlitFlowState([_node(frame_node(drawn, height=height)), *fs.nodes], fs.edges,
+                               timestamp=fs.timestamp)
+    # the library's own menus (a generic node dialog) stay off: components are added and edited in
+    # the page's dialog (app/canvas_dialog.py); drags, new edges and the Delete key still come back
+    ret = streamlit_flow(KEY, shown, height=height, fit_view=True, show_controls=True, show_minimap=False,
+                         allow_new_edges=True, enable_pane_menu=False, enable_node_menu=False,
+                         enable_edge_menu=False, get_node_on_click=True, hide_watermark=True,
                          layout=ManualLayout(), min_zoom=MIN_ZOOM)
-    if ret is fs or ret is None or ret.timestamp == ss.get("cep_flow_seen"):
+    if ret is shown or ret is None or ret.timestamp == ss.get("cep_flow_seen"):
         return
     ss["cep_flow_seen"] = ret.timestamp
+    clicked = None
     if ret.selected_id and str(ret.selected_id).startswith("c:"):
-        ss["cep_selected"] = str(ret.selected_id)[2:]
-    if stale([n.data for n in ret.nodes], ss.get("cep_flow_build"), ss.get("cep_flow_drawn"), state.pattern()):
+        clicked = ss["cep_selected"] = str(ret.selected_id)[2:]
+    if stale([n.data for n in without_frame(ret.nodes)], ss.get("cep_flow_build"), ss.get("cep_flow_drawn"),
+             state.pattern()):
         # drawn from an older pattern (the browser had not caught up yet): not applied, and
         # the current one is drawn again with a newer timestamp than this value's
         ss["cep_flow_rev"] = None
         st.rerun()
         return
-    nodes = [n.asdict() for n in ret.nodes]
+    nodes = [n.asdict() for n in without_frame(ret.nodes)]
     edges = [e.asdict() for e in ret.edges]
     try:
         res = apply_canvas(state.pattern(), nodes, edges)
@@ -155,6 +167,10 @@ def render(height: int | None = None) -> None:
         st.rerun()
         return
     if not res.changed:
+        if clicked and clicked in state.pattern().variables:
+            from app import canvas_dialog
+
+            canvas_dialog.open_dialog(clicked)  # a click on a node opens its dialog
         return
     if not state.commit(res.pattern, "canvas", res.notes):
         ss["cep_flow_rev"] = None

@@ -39,7 +39,7 @@ from visualizers import trace_view as TV
 __all__ = ["render", "compute", "engine_choices", "MATCH_WINDOWS", "STEPPER", "ENGINE_TITLES", "MAX_EVENTS"]
 
 MATCH_WINDOWS = ["auto", "on", "off"]  # engine.run_choice.MATCH_WINDOW_MODES, in the order cep run documents them
-MATCH_WINDOW_TITLES = {"auto": "auto (as cep run: on for event-set patterns)", "on": "on (wherever sound)",
+MATCH_WINDOW_TITLES = {"auto": "auto (on for event-set patterns)", "on": "on (wherever sound)",
                        "off": "off (the engine alone)"}
 GRAPH_STEPS = 300          # steps traced to name the automaton's states as the trace does
 EVENTS_PAGE = 100          # events listed per page under "Events"
@@ -143,8 +143,8 @@ def _download(t: DebugRun) -> None:
     k = int(_ss().get("dbg_step", 0))
     a, steps = t.window(k)
     b = a + len(steps)
-    st.download_button(f"Download the traced window, events #{a + 1:,}..#{min(b, len(t.events)):,} (JSON Lines, "
-                       f"as `cep trace --from {a + 1} --to {min(b, len(t.events))}`)", TV.steps_to_json(steps),
+    st.download_button(f"Download the traced window, events #{a + 1:,}..#{min(b, len(t.events)):,} (JSON Lines, the "
+                       "command line's trace format)", TV.steps_to_json(steps),
                        file_name=f"trace-{a + 1}-{b}.jsonl", mime="application/x-ndjson", key="dbg_download")
 
 
@@ -152,8 +152,11 @@ def render() -> None:
     ss = _ss()
     debug_data.restore_from_url()  # (done by the page before its sidebar; here for callers without one)
     st.title("Debug")
-    st.caption("Step through a run: live runs, what each did and why, the buffer, the matches; why a match "
-               "fired, why expected events did not.")
+    from app.glossary import term
+
+    st.caption("Step through a run event by event: the live " + term("run", "runs") + ", what each did and why, "
+               "the " + term("buffer") + ", the matches; why a match fired, why expected events did not.",
+               unsafe_allow_html=True)
     p = state.pattern()
     c1, c2, c3 = st.columns([4, 4, 3], gap="medium")
     with c1:
@@ -179,10 +182,11 @@ def render() -> None:
         engine = st.selectbox("Engine", names, key="dbg_engine", format_func=lambda n: ENGINE_TITLES.get(n, n))
         windows = st.selectbox("Match windows", MATCH_WINDOWS, key="dbg_match_windows",
                                format_func=MATCH_WINDOW_TITLES.get,
-                               help="As `cep run --match-windows`: Algorithm 1 of the match-windows paper (filter, "
-                                    "partition, necessary conditions) around the engine. auto, the default of "
-                                    "`cep run`, is on for event-set patterns where it is sound, so the matches "
-                                    "are numbered as `cep run` prints them.")
+                               help="Cut the stream into the spans that can hold a match before matching: events that fit no "
+                                    "component are dropped, each partition gets its own spans, and spans that "
+                                    "cannot hold a match are skipped. auto turns it on for event-set patterns, "
+                                    "where the matches stay the same, so they are numbered as the command line "
+                                    "numbers them.")
         if refused:
             with st.expander(f"{len(refused)} engine(s) cannot run this pattern"):
                 for n, w in refused.items():

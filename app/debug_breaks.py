@@ -103,7 +103,7 @@ def breakpoints_bar(t: DebugRun) -> None:
         st.text_area("One a line: event:N, id:X, match:K, fails:PREDICATE, holds:PREDICATE, runs>N, buffer>N",
                      key="dbg_breaks", height=120, max_chars=4000,
                      placeholder="match:17\nfails:b.price > a.price\nruns>50",
-                     help="as `cep trace --break`; a PREDICATE is one of the pattern's WHERE conjuncts")
+                     help="the same breakpoints as the command line's trace; a PREDICATE is one of the pattern's WHERE conditions")
     c2.button("Continue", key="dbg_continue", on_click=_continue, icon=":material/resume:", width="stretch",
               disabled=not bps, help="on to the next step where a breakpoint holds")
     notes = [f":red[{escape.message(e)}]" for e in errors]

@@ -178,8 +178,8 @@ def data_picker() -> tuple[str, LoadResult, dict[str, str]] | None:
         ss.setdefault("dbg_gen_rates", "A:10, B:1, C:5")
         c1, c2, c3 = st.columns(3)
         gen = c1.selectbox("Generator", ["stocks", "skewed"], key="dbg_gen",
-                           format_func={"stocks": "stock ticks (SASE+ §7)",
-                                        "skewed": "skewed event types (lazy NFA)"}.get)
+                           format_func={"stocks": "stock ticks",
+                                        "skewed": "skewed event types (some types rare)"}.get)
         n = int(c2.number_input("Events", 10, MAX_GENERATED, step=100, key="dbg_gen_n"))
         seed = int(c3.number_input("Seed", 0, 10_000, key="dbg_gen_seed"))
         skew = ""

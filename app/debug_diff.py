@@ -62,7 +62,7 @@ def diff_view(t: DebugRun, engines: list[str]) -> None:
     if got is not None and got[0] is not None and got[0][3] != t.sig:
         got = None  # side A changed: the comparison is stale
         ss.pop("dbg_diff", None)
-    title = "Compare with another pattern, strategy or engine (as `cep diff`)"
+    title = "Compare with another pattern, strategy or engine"
     if got is not None and got[0] is not None:
         counts = got[0][2].counts
         title += f" — {counts['a']:,} only in A, {counts['b']:,} only in B, {counts['both']:,} in both"

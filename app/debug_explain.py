@@ -242,7 +242,7 @@ def _answer(result: dict[str, Any] | None, text: str, step_of: Mapping[Any, int]
         st.warning(escape.message(text), icon=":material/warning:")
         return
     _tree(result, step_of, key, height)
-    with st.expander(f"As text (`cep explain {flag}`)", expanded=False, key=f"{key}_text"):
+    with st.expander("As text (what the command line prints)", expanded=False, key=f"{key}_text"):
         st.code(text, language=None, wrap_lines=True)
 
 

@@ -79,7 +79,7 @@ def render() -> None:
         return
     st.caption(f"Table {escape.code(label)}: {len(table.rows):,} rows; the run makes {len(index.start):,} searches, "
                f"{len(index.matches):,} matches and {index.total_steps:,} steps (0–{max(index.total_steps - 1, 0):,}, as "
-               "`cep trace` numbers them), then the close step. A step is a search starting at a row, a row "
+               "the command line's trace numbers them), then the close step. A step is a search starting at a row, a row "
                "a search reads, or a search's result.")
     try:
         _jumps(index)

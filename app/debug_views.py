@@ -37,7 +37,7 @@ RUNS_SHOWN = 50            # live runs listed (the table says how many more)
 EXPLAIN_LINES = 8          # lines of "why it fired" shown whole; a longer text scrolls in a box
 EXPLAIN_HEIGHT = 200       # px: that box (the page stays within three screens at a match of 100k events)
 CHAIN_SHOWN = 6            # moves of "Its run" shown before it is collapsed
-ENGINE_TITLES = {"auto": "auto (as cep run chooses)", **{s.name: s.title for s in planner.SPECS
+ENGINE_TITLES = {"auto": "auto (the engine Run would choose)", **{s.name: s.title for s in planner.SPECS
                                                           if s.language == "dsl"}}
 
 ACTION_COLUMNS = {"predicates": st.column_config.TextColumn(width="large", help="every conjunct evaluated: ✓/✗, "
@@ -263,7 +263,7 @@ def _actions(t: DebugRun, step: Step, flt: Filter) -> None:
                    else "No action of this step matches the filter.")
     rows = TV.step_rows(step)
     if rows:
-        st.markdown(f"**{len(rows)} aggregate row(s) emitted on this step** (the AGG result, as `cep run`)")
+        st.markdown(f"**{len(rows)} aggregate row(s) emitted on this step** (the AGG result, as Run shows it)")
         st.dataframe(pd.DataFrame(rows[:PAGE]), hide_index=True, width="stretch", key="dbg_rows",
                      height=min(38 + 35 * min(len(rows), PAGE), 320))
 
@@ -315,7 +315,7 @@ def _highlight(t: DebugRun) -> None:
     st.number_input(f"Highlight match # (1..{last:,}; 0: the first completed on this step)", 0, max(last, 0),
                     key="dbg_match_no",
                     help="its path is drawn on the automaton, the buffer and the timeline; the numbers are "
-                         "those of `cep run` (and the Run page)")
+                         "those of the Run page (and the command line)")
 
 
 def _matches_so_far(t: DebugRun, k: int, n: int) -> None:
@@ -373,10 +373,9 @@ def buffer_view(t: DebugRun, steps: list[Step], j: int, no: int, m: dict[str, An
         events = len({e.get("event") for e in entries.values()})
         st.caption(f"Drawn: the entries of the latest {min(events, BUFFER_EVENTS)} of the {events} buffered events"
                    + (" the filter keeps" if held is not None else "") + "; filter by run or event to draw others.",
-                   help="SASE+ §5.1: one stack per state; each entry points to the previous event of every run "
-                        "that selected it, labelled with the run's version (Dewey number). A match is read back "
-                        "from its last entry by following, at each entry, the pointer whose label is a prefix of "
-                        "its version.")
+                   help="One column per state; each entry points to the previous event of every run that took it, "
+                        "labelled with the run's version number. A match is read back from its last entry by "
+                        "following, at each entry, the pointer whose label starts its version.")
     elif kind == "lazy" and not planner.ENGINES[t.engine].trace_buffers:
         st.markdown(f"##### Partial matches ({(step.buffer or {}).get('partial', step.runs_total)})")
         st.caption(planner.ENGINES[t.engine].trace_note)
@@ -477,7 +476,7 @@ def explanation(t: DebugRun, idx: int, m: dict[str, Any], mp: MatchPath | None) 
                 "automaton and the buffer.", icon=":material/info:")
         return
     if t.interval:
-        st.caption("`cep explain` explains matches over point timestamps; this data has uncertainty intervals "
+        st.caption("Matches are explained for exact timestamps; this data has uncertainty intervals "
                    "(the run's moves are listed above, the matches' confidence in the table).")
         return
     key = ("match", idx)
@@ -490,7 +489,7 @@ def explanation(t: DebugRun, idx: int, m: dict[str, Any], mp: MatchPath | None) 
                                    ran=t.run)  # the page's pre-pass: no second run of the engine
             text = ex.format_text(res)
             if res.get("match") != m["match"]:
-                text = (f"(note: cep explain numbers this match differently: its #{idx} is "
+                text = (f"(note: the explanation numbers this match differently: its #{idx} is "
                         f"{res.get('match')})\n") + text
             t.explained[key] = (res, text)
         except Exception as err:  # noqa: BLE001 - a message, never a traceback

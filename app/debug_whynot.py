@@ -69,9 +69,9 @@ def why_not(t: DebugRun) -> None:
     ss = _ss()
     st.markdown("##### Why not?")
     st.caption("Events you expected to match, or a spec of event ids (`1,2,6`; `a=1,2;b=6` fixes the variables): "
-               "a match of `cep run`? If not, the furthest partial run and the first condition that fails.")
+               "a match of this run? If not, the furthest partial run and the first condition that fails.")
     if t.interval:
-        st.info("`cep explain --why-not` answers for point timestamps; this data has uncertainty intervals, so "
+        st.info("Why-not answers are given for exact timestamps; this data has uncertainty intervals, so "
                 "the question is not asked here.", icon=":material/info:")
         return
     k = int(ss.get("dbg_step", 0))

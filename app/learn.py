@@ -22,7 +22,7 @@ import pandas as pd
 import streamlit as st
 
 import sample_streams
-from app import jobs, state, ui, windows_panels
+from app import glossary, jobs, state, ui, windows_panels
 from engine.dsl import parse, to_text
 from engine.model import Pattern
 from visualizers import escape
@@ -67,15 +67,19 @@ def _lazy_schema(n: int, rates: tuple[tuple[str, float], ...], seed: int) -> dic
 def strategies_view() -> None:
     st.header("One stream, four strategies")
     st.markdown(
-        "SASE+ (Agrawal et al., SIGMOD 2008) lets a pattern say **how events are selected** from a stream that "
-        "mixes relevant and irrelevant ones (§3.4). The strategy changes only one thing in the automaton: the "
-        "formula on the **ignore** edges (§4.5 step 3) — `false` under strict contiguity, `¬partition` under "
-        "partition contiguity, `¬take`/`¬begin` under skip till next match, `true` under skip till any match. "
-        "On the paper's stock stream (Figure 3, e1…e8) the stock-trend query Q3 finds 2, 2, 3 and 68 matches "
-        "(§6.3 of the notes): skip till next match adds `a=3,4 b=6`, and skip till any match explores every "
-        "combination, so its runs grow exponentially (§4, non-determinism).")
+        "A pattern can say **which events a match may skip** in a stream that mixes relevant and irrelevant "
+        "events. Strict contiguity allows no gap; partition contiguity no gap within the partition; skip till "
+        "next match skips events that do not fit and takes the next one that does; skip till any match keeps "
+        "every combination. In the automaton only one thing changes: when a run may **ignore** an event. "
+        "On eight stock ticks the stock-trend pattern finds 2, 2, 3 and 68 matches: skip till next match adds "
+        "`a=3,4 b=6`, and skip till any match tries every combination, so its runs grow exponentially.")
+    glossary.in_the_papers("SASE+ (Agrawal, Diao, Gyllstrom and Immerman, SIGMOD 2008): the strategies are §3.4; "
+                           "the ignore edges' formula is §4.5 step 3 (`false` under strict contiguity, "
+                           "`¬partition` under partition contiguity, `¬take`/`¬begin` under skip till next "
+                           "match, `true` under skip till any match); the stream is Figure 3 (e1…e8) and the "
+                           "pattern query Q3; the counts are §6.3 of the studio's notes.")
     src = st.radio("Pattern and stream", ["stock", "current"], horizontal=True, key="lrn_strat_src",
-                   format_func={"stock": "SASE+ Q3 on the Figure 3 stocks (stocks_sase)",
+                   format_func={"stock": "the stock-trend pattern on eight stock ticks",
                                 "current": "the current pattern on its sample"}.get)
     if src == "stock":
         txt = sample_streams.load(STOCK_SAMPLE).presets[STOCK_PRESET]
@@ -138,18 +142,21 @@ def strategies_view() -> None:
                  height=min(38 + 35 * len(df), 420))
     only_any = int((df["found by"] == 1).sum()) if len(df) else 0
     st.caption(f"{len(df)} distinct matches; {only_any} found by one strategy only. Step through any of them "
-               "on the Debug page (set the strategy on Design).")
+               "on the Debug page (set the strategy on the Design page).")
 
 
 def lazy_view() -> None:
     st.header("Lazy vs eager evaluation")
     st.markdown(
-        "An **eager** NFA (SASE+-style) processes every event on arrival and copies the pattern's order, so on a "
-        "stream where `A` is frequent and `B` is rare it keeps many `A` and `AB` prefixes that never complete "
-        "(Kolchinsky & Schuster §2.2). The **lazy chain NFA** buffers events per type and builds partial matches "
-        "in **ascending frequency** order — rarest first — searching the buffers for the rest (§3, §4.1); the "
-        "**lazy tree NFA** picks the rarest remaining type at run time, without known rates (§7). All three "
-        "find the same matches; they differ in the partial matches they create (the paper's Figs. 12–13).")
+        "An **eager** matcher handles every event on arrival in the pattern's order, so on a stream where `A` "
+        "is frequent and `B` is rare it keeps many `A` and `AB` prefixes that never complete. The **lazy "
+        "chain** matcher keeps events per type and builds partial matches from the **rarest type first**, "
+        "looking up the rest among the kept events; the **lazy tree** matcher picks the rarest remaining type "
+        "as it runs, without being told the rates. All three find the same matches; they differ in the "
+        "partial matches they create.")
+    glossary.in_the_papers("Kolchinsky and Schuster, lazy evaluation: the eager NFA's waste is §2.2, the chain "
+                           "NFA and its ascending-frequency order §3 and §4.1, the tree NFA §7, and the counts "
+                           "drawn here mirror the paper's Figures 12–13.")
     c1, c2, c3, c4 = st.columns([2, 2, 1, 1])
     pattern_text = c1.text_area("Pattern (skip_till_any_match)", LAZY_PATTERN, height=130, key="lrn_lazy_pattern")
     rates_text = c2.text_input("Type rates (events per second)", "A:10, B:1, C:5", key="lrn_lazy_rates")
@@ -192,7 +199,7 @@ def lazy_view() -> None:
     lazy = next((r for r in results if r.engine == "lazy-chain" and not r.error), None)
     m1.metric("pattern (SEQ) order", " → ".join(seq_order))
     m2.metric("chain evaluation order", " → ".join(chain.order[0]) if chain else "–",
-              help="ascending frequency of the variables' types (§4.1); Kleene variables last")
+              help="rarest type first; repeated (Kleene) components last")
     if eager and lazy and lazy.total_created:
         m3.metric("partial matches: eager / lazy chain", f"{eager.total_created / lazy.total_created:.1f}×",
                   help=f"{eager.total_created} vs {lazy.total_created} created")
@@ -200,12 +207,12 @@ def lazy_view() -> None:
     st.dataframe(LV.lazy_frame(results), hide_index=True, width="stretch", key="lrn_lazy_table")
     st.caption("Partial matches created = new instances (take edges) that are not yet complete matches; live = "
                "instances alive after the event. The same counts are visible step by step on the Debug page "
-               "(engine choice eager / lazy-chain / lazy-tree, data: generated stream, skewed types).")
+               "(engine eager, lazy chain or lazy tree; data: a generated stream with skewed types).")
 
 
 def render() -> None:
     st.title("Learn")
-    st.caption("The ideas of the papers the engine implements, each on a small run you can change.")
+    st.caption("How pattern matching works, each idea on a small run you can change.")
     strategies_view()
     st.divider()
     lazy_view()

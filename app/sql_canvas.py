@@ -1,9 +1,10 @@
 """The SQL row pattern on the Design page's React Flow canvas, kept in sync with the query text.
 
 Text -> canvas: the canvas is drawn again (a new build, a newer timestamp) whenever the query text
-differs from the text it was drawn from. Canvas -> text: a value coming back from the browser (a
-term deleted, a label or a DEFINE edited in "Edit Node", a box's quantifier, a node created with a
-right click on the pane) is read with :func:`app.sql_edit.apply_canvas` in the component's
+differs from the text it was drawn from. Terms are added, edited (label, DEFINE) and deleted in the
+page's dialog (app/sql_canvas_dialog.py; a click on a term opens it); the library's own node menus
+are off. Canvas -> text: a value coming back from the browser (a node moved, a click on a term) is
+read with :func:`app.sql_edit.apply_canvas` in the component's
 ``on_change`` callback, before the page's widgets exist, so that the new query text can be put in
 the editor's own state (set after the editor is drawn, the browser would keep showing the old
 text and send it back). As on the studio pattern's canvas (app/canvas.py), only values with a new
@@ -23,7 +24,8 @@ from streamlit_flow.state import StreamlitFlowState
 from app.canvas import _edge, _node
 from app.sql_edit import EditError, add_term, apply_canvas, occurrences, set_define
 from visualizers import escape
-from visualizers.sql_canvas import MIN_ZOOM, canvas_height, query_to_canvas
+from visualizers.canvas import frame_node, framed_height, without_frame
+from visualizers.sql_canvas import MIN_ZOOM, query_to_canvas
 
 KEY = "sql_flow_canvas"
 KEEP_BUILDS = 8
@@ -88,8 +90,14 @@ def receive(value: Any, in_callback: bool = True) -> bool:
     if not isinstance(value, dict) or value.get("timestamp") == ss.get("sql_flow_seen"):
         return False
     ss["sql_flow_seen"] = value.get("timestamp")
+    chosen = str(value.get("selectedId") or "")
+    if chosen.startswith("t:"):  # a click on a term: it is chosen, and its dialog opens
+        ss["sql_selected"] = chosen
+        ss["sql_open_dialog"] = chosen
+    elif chosen.startswith("g:"):  # a click on a box: the dialog of its quantifier
+        ss["sql_open_dialog"] = chosen
     text = current_text()
-    nodes = [n for n in value.get("nodes") or [] if isinstance(n, dict)]
+    nodes = without_frame([n for n in value.get("nodes") or [] if isinstance(n, dict)])
     edges = [e for e in value.get("edges") or [] if isinstance(e, dict)]
     drawn = dict(ss.get("sql_flow_drawn") or {})
     builds = {(n.get("data") or {}).get("build") for n in nodes if "build" in (n.get("data") or {})}
@@ -113,7 +121,7 @@ def _differs(nodes: list[dict[str, Any]], drawn: Any) -> bool:
     if drawn is None:
         return False
     mine = {n.id: n.data.get("content") for n in drawn.nodes}
-    theirs = {str(n.get("id")): (n.get("data") or {}).get("content") for n in nodes}
+    theirs = {str(n.get("id")): (n.get("data") or {}).get("content") for n in without_frame(nodes)}
     return mine != theirs
 
 
@@ -123,12 +131,21 @@ def _on_canvas_change() -> None:
 
 def section(query: Any) -> None:
     """The canvas, what the last canvas edit did, and the forms beside it."""
+    from app import sql_canvas_dialog
+
     st.markdown("##### Pattern canvas")
-    st.caption("Right-click a term to edit its label (`B+?`, a new name) or its DEFINE, or to delete it; "
-               "right-click a box to change its quantifier (`( | )*?`); right-click the pane to add a term where "
-               "you click (first line: the label, then its DEFINE).")
+    st.caption("Add a term with the button above the canvas. Click a term to change its variable, how many rows "
+               "it takes or its DEFINE, or to delete it; click a group's box to change how often it repeats.")
+    sql_canvas_dialog.buttons()
     render(query)
     ss = st.session_state
+    opened = ss.pop("sql_open_dialog", None)
+    if opened and ss.get("sql_flow_text") == ss.get("sql_text"):  # not when the canvas is being drawn again
+        from visualizers.sql_canvas import parse_id
+
+        parsed = parse_id(opened)
+        if parsed is not None:
+            sql_canvas_dialog.open_dialog(parsed[1], parsed[0])
     error = ss.get("sql_canvas_error")
     if error and error[0] == ss.get("sql_text"):  # until the text changes
         st.error(escape.message(error[1]), icon=":material/error:")
@@ -147,12 +164,16 @@ def render(query: Any) -> None:
     ss = st.session_state
     text = str(ss.get("sql_text") or "")
     fs = flow_state(query, text)
-    height = canvas_height([n.asdict() for n in fs.nodes], width=WIDTH, lo=260, hi=700)
-    value = _st_flow_func(nodes=[n.asdict() for n in fs.nodes], edges=[e.asdict() for e in fs.edges],
+    drawn = [n.asdict() for n in fs.nodes]
+    height = framed_height(drawn, width=WIDTH, lo=260, hi=700)
+    # an invisible frame fitted on every redraw (a steady zoom, room for the controls); the library's
+    # own node and pane menus stay off: terms are added and edited in app/sql_canvas_dialog.py
+    frame = frame_node(drawn, width=WIDTH, height=height)
+    value = _st_flow_func(nodes=[frame, *drawn], edges=[e.asdict() for e in fs.edges],
                           height=height, showControls=True, fitView=True, showMiniMap=False, style={},
                           animateNewEdges=False, allowNewEdges=False, layoutOptions=ManualLayout().__to_dict__(),
-                          getNodeOnClick=False, getEdgeOnClick=False, panOnDrag=True, allowZoom=True,
-                          minZoom=MIN_ZOOM, enableNodeMenu=True, enablePaneMenu=True, enableEdgeMenu=False,
+                          getNodeOnClick=True, getEdgeOnClick=False, panOnDrag=True, allowZoom=True,
+                          minZoom=MIN_ZOOM, enableNodeMenu=False, enablePaneMenu=False, enableEdgeMenu=False,
                           hideWatermark=True, key=KEY, timestamp=fs.timestamp, component="streamlit_flow",
                           on_change=_on_canvas_change)
     if receive(value, in_callback=False):  # a value the callback did not see (none in a browser)

@@ -15,6 +15,7 @@ Keys (all prefixed ``cep_``):
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from typing import Any
 
 import streamlit as st
@@ -26,33 +27,54 @@ from engine.model import Pattern, PatternError
 DEFAULT_SAMPLE = "stocks_sase"
 DEFAULT_PRESET = "stock_trend"
 
-# Home page cards: (title, sample, preset, what it shows); say what the engines really do with it
-PRESET_CARDS: list[tuple[str, str, str, str]] = [
-    ("Stock trend", "stocks_sase", "stock_trend",
-     "SASE+ query Q3 on the paper's 8 GOOG events: a run of rising prices (Kleene `+`, each above the "
-     "average so far) followed by a drop in volume, same symbol, within 1 hour. "
-     "skip_till_next_match gives 3 matches; the same query under skip_till_any_match gives 68."),
-    ("Shoplifting", "rfid", "shoplifting",
-     "RFID readings: an item read at a shelf and then at the exit with no register reading in "
-     "between (negation `!`), same tag, within 12 hours."),
-    ("Contamination", "shipments", "contamination",
-     "An alert at a contaminated site, then a chain of shipments leaving it, each one leaving from "
-     "where the previous one arrived (`b[i].from = b[i-1].to`), within 3 hours."),
-    ("Chemotherapy", "chemo", "chemo_cycle",
-     "Query P1 of the match-windows paper's chemo table, written as an ordinary pattern: a chemo dose "
-     "and rising platelet counts in any order (`AND`), then a blood test, same patient, "
-     "`WITHIN 16 days`. NFA^b has no `AND` groups; `cep run` runs it in match windows around the SES "
-     "automaton (all matches), which find the same 10 matches as the lazy engines."),
-    ("Cluster monitoring", "cluster", "query1",
-     "A task starts, CPU spikes on its node, the task ends, CPU drops. The events carry uncertainty "
-     "intervals [lower, upper] (the imprecise-timestamps paper); the line below names the engine that ran it."),
-    ("Event sets, earliest and maximal", "chemo", "chemo_earliest",
-     "The chemo query as an event-set pattern of the match-windows paper: `earliest_maximal` keeps, per "
-     "start event, the earliest matches that no single further event extends; `cep run` pre-processes "
-     "the stream in match windows (filter, partition by patient, necessary conditions) before matching."),
-    ("Trades in any order", "trades", "rising_then_falling",
-     "NYSE-like trades: rising AAPL and GOOG prices in any order (`AND` of two Kleene sets), then falling "
-     "IBM, within 40 ms, earliest and maximal matches, with match-window pre-processing."),
+# Home page cards: what each preset finds, in plain words, and the page that shows it best
+@dataclass(frozen=True)
+class PresetCard:
+    """A Home card: ``finds`` says what the pattern finds (plain words); ``page`` / ``page_label``
+    the page that shows it best, and ``why_page`` what is to be seen there."""
+
+    title: str
+    sample: str
+    preset: str
+    finds: str
+    page: str
+    page_label: str
+    why_page: str
+
+
+PRESET_CARDS: list[PresetCard] = [
+    PresetCard("Stock trend", "stocks_sase", "stock_trend",
+               "A run of rising prices, each above the average of the run so far, followed by a drop in "
+               "volume, for the same stock, within 1 hour. Eight stock ticks: skipping to the next fitting "
+               "event gives 3 matches; keeping every combination gives 68.",
+               "pages/4_Debug.py", "Debug", "step through the runs event by event and see why each match fired"),
+    PresetCard("Shoplifting", "rfid", "shoplifting",
+               "An item read at a shelf and then at the exit with no register reading in between (a "
+               "negated component), for the same tag, within 12 hours.",
+               "pages/3_Run.py", "Run", "the matches with their readings on a timeline"),
+    PresetCard("Contamination", "shipments", "contamination",
+               "An alert at a contaminated site, then a chain of shipments leaving it, each one leaving from "
+               "where the previous one arrived, within 3 hours.",
+               "pages/4_Debug.py", "Debug", "watch the chain grow one shipment at a time"),
+    PresetCard("Chemotherapy", "chemo", "chemo_cycle",
+               "A chemo dose and rising platelet counts in any order, then a blood test, for the same "
+               "patient, WITHIN 16 days. The studio first cuts the stream into the spans that can hold a "
+               "match, then matches inside them: 10 matches.",
+               "pages/2_Automaton.py", "Automaton", "the automaton that takes the dose and the counts in any order"),
+    PresetCard("Cluster monitoring", "cluster", "query1",
+               "A task starts, CPU spikes on its node, the task ends, CPU drops. The times of these events "
+               "are uncertain (each lies somewhere in an interval), so every result comes with a "
+               "confidence.",
+               "pages/6_Uncertain_time.py", "Uncertain time", "each result's possible times and its confidence"),
+    PresetCard("Event sets, earliest and maximal", "chemo", "chemo_earliest",
+               "The chemo query with its events as a set: for each start event it keeps the earliest "
+               "matches that no further event extends. The stream is first cut into the spans that can "
+               "hold a match (per patient), which skips most of it.",
+               "pages/4_Debug.py", "Debug", "the spans kept and skipped, and why"),
+    PresetCard("Trades in any order", "trades", "rising_then_falling",
+               "Rising AAPL and GOOG prices in any order, then falling IBM prices, within 40 ms, earliest and "
+               "maximal matches only.",
+               "pages/3_Run.py", "Run", "the matches and how much of the stream was skipped"),
 ]
 
 

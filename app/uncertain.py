@@ -28,7 +28,7 @@ import pandas as pd
 import streamlit as st
 
 import sample_streams
-from app import jobs, state, ui
+from app import glossary, jobs, state, ui
 from app.step_controls import Jump, Stepper
 from engine.dsl import DslError, parse
 from engine.model import Pattern, Strategy
@@ -108,7 +108,7 @@ def pattern_editor(proposed: str) -> Pattern | None:
         ss["unc_text_for"] = proposed
     text = st.text_area("Pattern (DSL)", key="unc_text", height=150)
     st.radio("Strategy", list(STRATEGIES), key="unc_strategy", horizontal=True,
-             help="override the pattern's strategy: the two the imprecise-timestamps paper defines")
+             help="override the pattern's strategy: the two that are defined for events with uncertain times")
     try:
         p = parse(text)
     except DslError as err:
@@ -217,7 +217,7 @@ def step_views(c: Computed) -> None:
     buf = step.buffer or {}
     frontier = buf.get("frontier")
     now = (buf.get("now") or [None])[0]
-    b4.markdown(f"**{escape.markdown(step_label(c, k))}** · F = {frontier if frontier is not None else '–'} · "
+    b4.markdown(f"**{escape.markdown(step_label(c, k))}** · frontier {frontier if frontier is not None else '–'} · "
                 f"{step.runs_total} live run(s) · {len(so_far)} signature(s) final so far"
                 + (f" · :orange[**{len(step.matches)} emitted here**]" if step.matches else ""))
 
@@ -234,10 +234,11 @@ def step_views(c: Computed) -> None:
     ids = [i for ids in (sel or {"match": {}})["match"].values() for i in ids]
     st.plotly_chart(UV.interval_timeline_figure(event_dicts(c), arrived, frontier, now, window, ids),
                     width="stretch", key="unc_timeline", config={"displaylogo": False})
-    st.caption("Each square is an instant an event may have occurred at, shaded by its probability (pmf). "
-               "Faded: events still to come. Red dashed: the frontier F = now.lower − U_max — every event "
-               "still to come starts at F or later, so a result whose events all end before F is final. "
-               "Orange: the window (W instants) of the chosen signature, or reaching back from now.")
+    st.caption("Each square is an instant an event may have occurred at, shaded by its probability. "
+               "Faded: events still to come. Red dashed: the frontier, the latest arrival's earliest instant "
+               "minus the largest uncertainty: every event still to come starts there or later, so a result "
+               "whose events all end before it is final. Orange: the window of the chosen result, or reaching "
+               "back from now.")
 
     left, right = st.columns([3, 2], gap="medium")
     with left:
@@ -251,7 +252,7 @@ def step_views(c: Computed) -> None:
             st.plotly_chart(UV.range_bars_figure([m for _j, m in so_far], UV.signature_text(sel) if sel else None),
                             width="stretch", key="unc_ranges", config={"displaylogo": False})
         else:
-            st.caption("No signature is final yet at this step.")
+            st.caption("No result is final yet at this step.")
     with right:
         st.markdown(f"##### Runs after this step ({step.runs_total})")
         runs = UV.runs_frame(step)
@@ -260,9 +261,9 @@ def step_views(c: Computed) -> None:
                          height=min(38 + 35 * len(runs), 360), column_config={"pruned": None})
             n_pruned = int(runs["pruned"].sum())
             if n_pruned:
-                st.caption(f"{n_pruned} run(s) pruned on this step (struck through): the reason says which rule "
-                           "(TTL: the window can no longer close; gap: an earlier component can no longer be "
-                           "filled; NELT under skip_till_next_match).")
+                st.caption(f"{n_pruned} run(s) dropped on this step (struck through): the reason says which rule: "
+                           "the window can no longer close (TTL), an earlier component can no longer be filled "
+                           "(gap), or no event still to come can be next (NELT, when skipping to the next match).")
         else:
             st.caption("No live runs." if step.step != "close" else "End of stream: every run is settled.")
         with st.expander("This step's actions"):
@@ -308,7 +309,7 @@ def explainer(c: Computed) -> None:
     st.markdown(f"**{escape.markdown(names[names.index(UV.signature_text(m))])}**: range "
                 f"**{escape.markdown(f'[{lo}, {hi}]')}**, confidence "
                 f"**{escape.markdown(m['confidence_exact'])}** ≈ {m['confidence']:.4f}")
-    tabs = st.tabs(["Confidence", "Valid intervals", "NELT", "Possible worlds"])
+    tabs = st.tabs(["Confidence", "Valid intervals", "Latest next event", "Possible worlds"])
     with tabs[0]:
         confidence_tab(ex, m)
     with tabs[1]:
@@ -325,8 +326,8 @@ def confidence_tab(ex: Any, m: dict[str, Any]) -> None:
         return
     total = ex.confidence
     same = exact_text(total) == m["confidence_exact"]
-    st.markdown(f"The signature is a point match in a world when its events fall at instants "
-                f"t_1 < … < t_last with t_last − t_1 < W. Each cell is the probability of the worlds whose "
+    st.markdown(f"The result is a match in a world when its events fall at instants t_1 < … < t_last, "
+                f"in order, with t_last − t_1 shorter than the window. Each cell is the probability of the worlds whose "
                 f"first and last instants are (t_1, t_last); the cells sum to **{short_fraction(total)}** "
                 + ("✓ (the engine's confidence)" if same else f"(the engine says {escape.markdown(m['confidence_exact'])})")
                 + f"; {ex.point_matches} point matches.")
@@ -334,9 +335,9 @@ def confidence_tab(ex: Any, m: dict[str, Any]) -> None:
         c1, c2 = st.columns(2)
         c1.plotly_chart(UV.confidence_heatmap(ex.cells_any, "as skip_till_any_match: Eq. 1"), width="stretch",
                         key="unc_heat_any", config={"displaylogo": False})
-        c2.plotly_chart(UV.confidence_heatmap(ex.cells, "skip_till_next_match: with the spoilers"),
+        c2.plotly_chart(UV.confidence_heatmap(ex.cells, "skip_till_next_match: with the events in between"),
                         width="stretch", key="unc_heat", config={"displaylogo": False})
-        st.markdown(f"Under skip_till_next_match a world counts only if no other event that could take a "
+        st.markdown(f"When skipping to the next match, a world counts only if no other event that could take a "
                     f"component lies strictly between its neighbours: {short_fraction(ex.confidence_any)} shrinks to {short_fraction(total)}.")
         if ex.spoilers:
             st.dataframe(pd.DataFrame([{**s, "interval": f"[{s['interval'][0]}, {s['interval'][1]}]",
@@ -345,7 +346,7 @@ def confidence_tab(ex: Any, m: dict[str, Any]) -> None:
                          hide_index=True, width="stretch", key="unc_spoilers",
                          column_config={"p_between": "P(in between)"})
         else:
-            st.caption("No spoiler can fall in between: the confidence is the skip_till_any_match one.")
+            st.caption("No other event can fall in between: the confidence is the same as with every combination.")
     else:
         st.plotly_chart(UV.confidence_heatmap(ex.cells), width="stretch", key="unc_heat",
                         config={"displaylogo": False})
@@ -357,20 +358,26 @@ def intervals_tab(ex: Any) -> None:
     for j, v in enumerate(ex.vars):
         lo, hi = ex.intervals[j]
         row = {"component": v, "event": ex.ids[j], "interval": f"[{lo}, {hi}]",
-               "vlb (pass 1)": tp.get(("vlb", j)), "rub (pass 2)": tp.get(("rub", j)),
-               "vub (pass 3)": tp.get(("vub", j), tp.get(("rub", j)))}
+               "earliest (pass 1)": tp.get(("vlb", j)), "latest (pass 2)": tp.get(("rub", j)),
+               "latest in the window (pass 3)": tp.get(("vub", j), tp.get(("rub", j)))}
         if ex.bounds is not None:
             row["fixpoint"] = f"[{ex.bounds[0][j]}, {ex.bounds[1][j]}]"
         rows.append(row)
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="unc_valid")
-    st.caption("The paper's three passes (§4.1): forward valid lower bounds, backward revised upper bounds, "
-               "then the window (T_m = rub_1 + W − 1). They are not tight; the engines iterate to the fixpoint "
-               "of the same constraints, whose first lower and last upper bound are the exact range.")
+    st.caption("Three passes narrow each event's interval to the instants where it can still be part of this "
+               "result: forwards, each event must start after the one before it; backwards, each must end before "
+               "the one after it; then the window. Three passes are not always enough, so the engines repeat "
+               "them until nothing changes (the fixpoint column): its first start and last end are the "
+               "result's exact range.")
+    glossary.in_the_papers("The three passes are §4.1 of the imprecise-timestamps paper (valid lower bounds, "
+                           "revised upper bounds, then T_m = rub_1 + W − 1); the fixpoint is the studio's fix, "
+                           "since the passes are not tight.")
 
 
 def nelt_tab(c: Computed, ex: Any, ids: list[Any]) -> None:
     if not ex.next:
-        st.caption("NELT (next event's latest time) matters under skip_till_next_match only: pick that strategy.")
+        st.caption("The latest time of the next event matters only when skipping to the next match: pick "
+                   "skip_till_next_match.")
         return
     from engine.engines.uncertain.explain import nelt_history
 
@@ -388,9 +395,10 @@ def nelt_tab(c: Computed, ex: Any, ids: list[Any]) -> None:
     hi = max([member["upper"], *(e["upper"] for e in cands)])
     shown = "not yet (the events before it have not all arrived)" if value is None else (
         "∞ (no candidate starts after it yet)" if value == float("inf") else f"{value:g}")
-    st.markdown(f"NELT({escape.markdown(f'{ex.vars[i]}={ids[i]}')}) after this step: **{escape.markdown(shown)}**. "
+    st.markdown(f"Latest next time after {escape.markdown(f'{ex.vars[i]}={ids[i]}')}, at this step: "
+                f"**{escape.markdown(shown)}**. "
                 f"The candidates of {escape.code(ex.vars[i + 1])} "
-                f"that start after {escape.markdown(ids[i])} ends bound it: no point after NELT can ever be next (one of them "
+                f"that start after {escape.markdown(ids[i])} ends bound it: no instant after it can ever be next (one of them "
                 "always lies in between). It only shrinks as events arrive; move the step slider to watch it.")
     st.plotly_chart(UV.nelt_figure(member, cands, value if isinstance(value, (int, float)) else None, lo, hi),
                     width="stretch", key="unc_nelt", config={"displaylogo": False})
@@ -407,8 +415,8 @@ def worlds_tab(c: Computed, ex: Any, ids: list[Any]) -> None:
         if str(e.id) in members and str(e.id) not in [str(x.id) for x in chosen]:
             chosen.append(e)
     total = world_count(make_ievents(c.events))
-    st.caption(f"The whole input has {total:,} possible worlds (one instant per event). Whether this signature "
-               f"matches depends only on its events and its spoilers ({len(chosen)} events, "
+    st.caption(f"The whole input has {total:,} possible worlds (one instant per event). Whether this result "
+               f"matches depends only on its events and the events that could fall in between ({len(chosen)} events, "
                f"{world_count(make_ievents(chosen)):,} worlds): the others' instants sum out.")
     if len(chosen) > EXPLORER_EVENTS:
         st.info(f"{len(chosen)} events: the explorer shows at most {EXPLORER_EVENTS}.", icon=":material/info:")
@@ -443,10 +451,16 @@ def worlds_tab(c: Computed, ex: Any, ids: list[Any]) -> None:
 
 def render() -> None:
     st.title("Uncertain time")
-    st.caption("Events whose time is an interval [lower, upper] of possible instants (imprecise timestamps, "
-               "Zhang, Diao & Immerman, VLDB 2010). A pattern then matches in some *possible worlds* and not in "
-               "others: the result is one row per signature with the range of instants it spans and its "
-               "confidence, the probability of the worlds in which it matches.")
+    st.caption("Events whose time is an interval [lower, upper] of possible instants. A pattern then matches "
+               "in some " + glossary.term("possible world", "possible worlds") + " and not in others: the result "
+               "is one row per set of events (its " + glossary.term("signature") + ") with the range of instants "
+               "it spans and its " + glossary.term("confidence") + ", the probability of the worlds in which it "
+               "matches. A result is final once the " + glossary.term("frontier") + " has passed it.",
+               unsafe_allow_html=True)
+    glossary.in_the_papers("Imprecise timestamps: Zhang, Diao and Immerman, *Recognizing patterns in streams "
+                           "with imprecise timestamps* (VLDB 2010). The frontier is their F = now.lower − U_max; "
+                           "the latest next time is their NELT; the events that could fall in between are their "
+                           "spoilers; the three passes are vlb, rub and vub (§4.1).")
     c1, c2, c3 = st.columns([3, 4, 2], gap="medium")
     with c1:
         data_key, events, proposed = source_picker()
@@ -469,7 +483,7 @@ def render() -> None:
         st.stop()
     ok, text = agreement(c)
     msg = (f"**{len(c.events)}** events · **{len(c.results)}** signature(s) · {ENGINES[c.engine]} · "
-           f"U_max = {c.u_max} · traced in {c.seconds:.2f} s")
+           f"largest uncertainty {c.u_max} · traced in {c.seconds:.2f} s")
     st.info(msg, icon=":material/timeline:")
     if ok is True:
         st.success(escape.message(text), icon=":material/verified:")

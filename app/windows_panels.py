@@ -16,7 +16,7 @@ from typing import Any
 import streamlit as st
 
 import sample_streams
-from app import jobs, state, ui
+from app import glossary, jobs, state, ui
 from engine.dsl import parse, to_text
 from engine.model import Pattern
 from engine.engines.windows.analysis import is_event_set_pattern, unsound_reason
@@ -36,16 +36,19 @@ def debug_panel(t: Any, k: int) -> None:
             st.caption("This run has no match windows" + (f" ({escape.message(why)})" if why and why != "off" else "")
                        + ": set **Match windows** to **on** above (or choose the engine **match-windows**) to step "
                          "through its match windows (filtering, partitions, counters, why a window was skipped); "
-                         "`cep run --match-windows on` numbers its matches the same way.")
+                         "the command line numbers its matches the same way with match windows on.")
         return
     h = _history(t)
     plan = WV.plan_for(t.pattern)
     st.markdown("##### Match windows")
-    st.caption("Algorithm 1 of the match-windows paper (§4.7): every event that fits some variable's properties "
-               "is buffered in the window of its partition key (one lane each); a window is **complete** when an "
-               "event of its key falls outside `WITHIN` of its first event. Then the necessary conditions (4)–(7) "
-               "are tested with the counters, and only a window that passes is given to the matcher A. "
-               "Grey crosses were filtered (they fit no variable, Thm 1).")
+    st.caption("Every event that fits some variable is kept in the window of its partition (one lane each); a "
+               "window is **complete** when an event of its partition falls outside the pattern's time window "
+               "of its first event. Cheap counters then test whether the window can hold a match at all, and "
+               "only a window that passes is given to the matcher. Grey crosses were dropped: they fit no "
+               "variable.")
+    glossary.in_the_papers("Algorithm 1 of the match-windows paper (§4.7); the filter is Theorem 1, the "
+                           "counter tests are the necessary conditions (4)–(7) (Theorem 2, Definition 5, with "
+                           "the counted-mask fix of the notes' §4.5); partitions follow Definition 6.")
     key_name = ", ".join(plan.key.columns()) if plan is not None and plan.key is not None else ""
     st.plotly_chart(WV.lanes_figure(steps, k, float(t.pattern.window.size), h, bool(t.time_is_datetime),
                                     key_name=key_name),
@@ -53,8 +56,8 @@ def debug_panel(t: Any, k: int) -> None:
     here = [w for w in h.windows if w["step"] == k]
     if here:
         st.markdown("**Windows completed on this step:** " + " · ".join(  # ids and partition keys: data
-            escape.markdown(f"W(e{w['first']}, key {w['key']}): ")
-            + (f"A called, {w['matches']} match(es)" if w["called"] else escape.message(w["verdict"].get("reason", "")))
+            escape.markdown(f"window of e{w['first']}, key {w['key']}: ")
+            + (f"matcher called, {w['matches']} match(es)" if w["called"] else escape.message(w["verdict"].get("reason", "")))
             for w in here))
     step = steps[k]
     cur = step.event["id"] if step.event else None
@@ -63,7 +66,7 @@ def debug_panel(t: Any, k: int) -> None:
     left, right = st.columns([2, 3], gap="medium")
     with left:
         if cur is not None and cur in h.filtered:
-            st.markdown(f"**{escape.markdown(f'e{cur}')} was filtered**: it satisfies no variable's properties (Thm 1).")
+            st.markdown(f"**{escape.markdown(f'e{cur}')} was dropped**: it fits no variable of the pattern.")
         keys = list(snap_all)
         if key is None or key not in snap_all:
             key = keys[0] if keys else None
@@ -74,10 +77,11 @@ def debug_panel(t: Any, k: int) -> None:
             st.dataframe(WV.statistic_frame(plan, snap, h.beta_e.get(cur)), hide_index=True, width="stretch",
                          key="mw_stat")
             ok = snap.get("beta_s") and set(snap["beta_s"]) == {"0"}
-            st.caption(f"β_s = {escape.markdown(snap.get('beta_s'))}: " + ("all counters > 0, so (6) and (7) hold (Thm 3)." if ok
+            st.caption(f"Zero counters {escape.markdown(snap.get('beta_s'))}: " + ("every counter is above 0, so the "
+                       "window may hold a match." if ok
                        else "a 1 marks a zero counter: no candidate (in the right order) for that variable yet.")
                        + " A counter counts the events of the window that fit the variable **and** follow a "
-                         "candidate of every variable it must follow (Def. 5, with the counted-mask fix of §4.5).")
+                         "candidate of every variable it must follow.")
         else:
             st.caption("No live window after this step.")
     with right:
@@ -109,15 +113,18 @@ def _pruning(pattern_json: str, sample: str, inner: str) -> Any:
 def learn_panel() -> None:
     st.header("Pruning by match windows")
     st.markdown(
-        "Cadonna, Gamper and Böhlen (KDD 2012) match in two phases. Events are buffered in **match windows** "
-        "(all events within `WITHIN` of a first event, §4.1), and three cheap tests decide whether the expensive "
-        "matcher A is called on a window at all: **f** filtering drops events that fit no variable (Thm 1), "
-        "**p** partitioning gives each value of the derived equality attributes its own window (Def. 6), and "
-        "**c** the necessary match conditions (4)–(7), tested in O(1) with counters and bit vectors (Thm 2, "
-        "Def. 5), skip windows that cannot hold a match. A is then called lazily, once per remaining window, for "
-        "the matches that start at its first event. The result is the same in every row; only the work differs.")
+        "Matching can be done in two phases. Events are first kept in **match windows** (all events within "
+        "the pattern's time window of a first event), and three cheap tests decide whether the expensive "
+        "matcher is called on a window at all: **f** filtering drops events that fit no variable, **p** "
+        "partitioning gives each value of the attributes every match shares its own window, and **c** counters "
+        "skip windows that cannot hold a match. The matcher is then called once per remaining window, for the "
+        "matches that start at its first event. The result is the same in every row; only the work differs.")
+    glossary.in_the_papers("Cadonna, Gamper and Böhlen (KDD 2012): match windows §4.1, filtering Theorem 1, "
+                           "partitioning by derived equality attributes Definition 6, the necessary match "
+                           "conditions (4)–(7) tested in constant time with counters and bit vectors (Theorem 2, "
+                           "Definition 5); the Chemo example and its counts in §5.")
     src = st.radio("Pattern and stream", ["chemo", "current"], horizontal=True, key="mw_src",
-                   format_func={"chemo": "P1 of the paper on the Chemo table (§5), earliest and maximal matches",
+                   format_func={"chemo": "the chemotherapy example (doses, platelet counts, blood tests), earliest and largest matches",
                                 "current": "the current pattern on its sample"}.get)
     if src == "chemo":
         text = sample_streams.load(CHEMO_SAMPLE).presets[CHEMO_PRESET]
@@ -132,8 +139,8 @@ def learn_panel() -> None:
         st.warning(f"Match windows do not apply to the current pattern: {escape.message(why)}.",
                    icon=":material/warning:")
         return
-    inner = st.radio("Matcher A", ["auto", "lazy-tree"], horizontal=True, key="mw_inner",
-                     format_func={"auto": "SES automaton (or what auto picks)", "lazy-tree": "lazy tree NFA "
+    inner = st.radio("Matcher", ["auto", "lazy-tree"], horizontal=True, key="mw_inner",
+                     format_func={"auto": "the event-set automaton (or what auto picks)", "lazy-tree": "lazy tree NFA "
                                   "(all matches, then the selection)"}.get)
     st.code(to_text(p).strip(), language="sql")
     try:
@@ -143,13 +150,12 @@ def learn_panel() -> None:
         return
     base, best = frame.iloc[0], frame.iloc[-1]
     m1, m2, m3 = st.columns(3)
-    m1.metric("calls of A", f"{base['A calls']} → {best['A calls']}", help="baseline → f+p+c")
-    m2.metric("events given to A", f"{base['events given to A']} → {best['events given to A']}",
+    m1.metric("calls of the matcher", f"{base['matcher calls']} → {best['matcher calls']}", help="baseline → f+p+c")
+    m2.metric("events given to the matcher", f"{base['events given to the matcher']} → {best['events given to the matcher']}",
               help="Σ |W| over the calls; baseline → f+p+c")
     m3.metric("matches", str(best["matches"]), help="the same under every combination")
     st.plotly_chart(WV.pruning_figure(frame), width="stretch", key="mw_pruning_fig", config={"displaylogo": False})
     st.dataframe(frame, hide_index=True, width="stretch", key="mw_pruning")
-    st.caption("The baseline calls A on the plain window of every event. On the Chemo example the paper's "
-               "counts are 14 calls and 100 events without pruning, 3 calls and 15 events with all three "
-               "techniques (notes §5.8). Step through the windows on the Debug page with the engine "
-               "**match-windows**; `benchmarks/match_windows.py` measures the throughput (docs/benchmarks_windows.md).")
+    st.caption("The baseline calls the matcher on the plain window of every event. On the chemotherapy example "
+               "that is 14 calls and 100 events without pruning, 3 calls and 15 events with all three tests. "
+               "Step through the windows on the Debug page with the engine **match-windows**.")

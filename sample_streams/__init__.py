@@ -48,28 +48,28 @@ def _mapping(type_col: str = "type", ts_col: str | None = "ts", id_col: str | No
 _REGISTRY: dict[str, tuple[str, str, dict[str, str | None], tuple[str, ...]]] = {
     "stocks_sase": (
         "stocks_sase.csv",
-        "The 8 GOOG stock events e1..e8 of SASE+ Figure 3 (sase-nfab §6.1), ts 1..8 s; "
-        "Q3 gives 3 matches under skip_till_next_match and 68 under skip_till_any_match.",
+        "Eight GOOG stock ticks e1..e8, one a second (the SASE+ paper's Figure 3); the stock-trend pattern "
+        "finds 3 matches under skip_till_next_match and 68 under skip_till_any_match.",
         _mapping(), ()),
     "rfid": (
         "rfid.csv",
-        "RFID Shelf/Register/Exit readings by tag_id (sase-nfab §6.9 stream, ids 1..5, then "
-        "more tags); shoplifting Q1 alerts (2,5), (7,11), (14,15); tag 11 leaves after 13 h.",
+        "RFID Shelf/Register/Exit readings by tag_id (ids 1..5 as in the SASE+ paper, then more "
+        "tags); the shoplifting pattern alerts (2,5), (7,11), (14,15); tag 11 leaves after 13 h.",
         _mapping(), ("ts",)),
     "shipments": (
         "shipments.csv",
-        "Alerts (type, site) and shipments (from, to) of sase-nfab §6.8 plus a second "
+        "Alerts (type, site) and shipments (from, to), as in the SASE+ paper, plus a second "
         "contaminated site; the event-type column is `event` because Alert has a `type` attribute.",
         _mapping(type_col="event"), ()),
     "chemo": (
         "chemo.csv",
-        "Chemo table of match-windows §5.1 (PID, label L, value V, unit U, date T, July 2011); "
-        "P1 uses WITHIN 16 days because the paper's 15 days is inclusive (span <= 15 d) "
+        "Chemotherapy records (PID, label L, value V, unit U, date T, July 2011) of the match-windows "
+        "paper; the chemo pattern uses WITHIN 16 days because the paper's 15 days is inclusive (span <= 15 d) "
         "while WITHIN is strict and T is whole days; 10 matches.",
         _mapping(type_col="L", ts_col="T"), ("T",)),
     "trades": (
         "trades.csv",
-        "NYSE-like trades (match-windows §6; sample_streams.match_windows.trades, seed 4): 400 trades of "
+        "NYSE-like trades (generated, seed 4): 400 trades of "
         "12 tickers in 0.8 s, ts in seconds, price a random walk per ticker; P_nyse and P_set presets.",
         _mapping(), ()),
     "cluster": (

@@ -374,3 +374,63 @@ def canvas_summary(nodes: list[dict[str, Any]], edges: list[dict[str, Any]]) -> 
         "nodes": [n.get("data", {}).get("text") or n.get("data", {}).get("content", "") for n in nodes],
         "edges": [(e["source"], e["target"]) for e in edges],
     }
+
+
+# --------------------------------------------------------------------------- frame (zoom and controls)
+
+FRAME_ID = "frame"
+CONTROLS_BAND = 90    # room on the frame's left for the canvas's zoom controls (flow pixels)
+FRAME_MARGIN = 16     # room around the pattern on the other sides
+FIT_PADDING = 1.1     # React Flow's fitView padding (0.1)
+MAX_ZOOM = 0.9        # a small pattern is not blown up
+
+
+def frame_zoom(nodes: list[dict[str, Any]], width: float = CANVAS_W) -> float:
+    """The zoom at which the framed pattern fits ``width`` pixels (within MIN_ZOOM .. MAX_ZOOM)."""
+    w, _h = canvas_extent(nodes)
+    return min(MAX_ZOOM, max(MIN_ZOOM, width / (FIT_PADDING * (w + CONTROLS_BAND + FRAME_MARGIN))))
+
+
+def framed_height(nodes: list[dict[str, Any]], width: float = CANVAS_W, lo: int = 300, hi: int = 820) -> int:
+    """The canvas height (pixels) for the framed pattern at :func:`frame_zoom`."""
+    _w, h = canvas_extent(nodes)
+    return int(min(hi, max(lo, FIT_PADDING * (h + 2 * FRAME_MARGIN) * frame_zoom(nodes, width))))
+
+
+def frame_node(nodes: list[dict[str, Any]], width: float = CANVAS_W, height: float | None = None) -> dict[str, Any]:
+    """An invisible node around the pattern that the canvas fits on every redraw, so that
+
+    * the zoom depends on the pattern only (the frame is sized for :func:`frame_zoom` at a
+      ``width`` x ``height`` canvas): the same pattern is always shown at the same zoom;
+    * a band on its left, under the canvas's zoom controls (bottom left), holds no node.
+
+    It takes no clicks (``pointerEvents: none``) and is drawn first, behind everything; values
+    coming back from the browser carry it and the page drops it before reading them."""
+    top = [n for n in nodes if "parentId" not in n]
+    w, h = canvas_extent(nodes)
+    x0 = min((n["position"]["x"] for n in top), default=0.0)
+    y0 = min((n["position"]["y"] for n in top), default=0.0)
+    zoom = frame_zoom(nodes, width)
+    height = float(height if height is not None else framed_height(nodes, width))
+    fw = max(w + CONTROLS_BAND + FRAME_MARGIN, width / (FIT_PADDING * zoom))
+    fh = max(h + 2 * FRAME_MARGIN, height / (FIT_PADDING * zoom))
+    extra = fw - (w + CONTROLS_BAND + FRAME_MARGIN)
+    left = x0 - CONTROLS_BAND - extra / 2
+    top_y = y0 - (fh - h) / 2
+    style = {"width": f"{fw:.1f}px", "height": f"{fh:.1f}px", "opacity": 0, "pointerEvents": "none",
+             "padding": 0, "border": "none", "background": "transparent", "boxShadow": "none"}
+    # its id names its size: a new size is a new node, which the canvas measures before it fits the
+    # view (a node keeping its id keeps its old measured size until the browser measures it again)
+    d = flow_node(f"{FRAME_ID}:{fw:.0f}x{fh:.0f}", (round(left, 1), round(top_y, 1)), "", style, None,
+                  {"frame": True}, z=-1, deletable=False)
+    d.update({"draggable": False, "selectable": False, "connectable": False, "focusable": False})
+    return d
+
+
+def without_frame(nodes: list[Any]) -> list[Any]:
+    """Nodes as the browser sent them, without the frame (dicts or objects with ``id``)."""
+    return [n for n in nodes if not is_frame(n.get("id") if isinstance(n, dict) else getattr(n, "id", None))]
+
+
+def is_frame(node_id: Any) -> bool:
+    return str(node_id).partition(":")[0] == FRAME_ID

@@ -86,7 +86,7 @@ def interval_timeline_figure(events: Sequence[dict[str, Any]], arrived: int, fro
                       annotation_text=f"window {window[0]:g}..{window[1]:g}", annotation_position="top left")
     if frontier is not None:
         fig.add_vline(x=frontier - 0.5, line={"color": FRONTIER, "width": 2, "dash": "dash"},
-                      annotation_text=f"F = {frontier:g}", annotation_position="bottom right")
+                      annotation_text=f"frontier = {frontier:g}", annotation_position="bottom right")
     if now is not None:
         fig.add_vline(x=now, line={"color": NOW, "width": 1, "dash": "dot"},
                       annotation_text=f"now.lower = {now:g}", annotation_position="top right")
@@ -169,7 +169,7 @@ def nelt_figure(member: dict[str, Any], candidates: Sequence[dict[str, Any]], ne
         fig.add_vrect(x0=nelt + 0.5, x1=hi + 1, fillcolor="rgba(127,127,127,0.35)", line_width=0,
                       annotation_text="can never be next", annotation_position="top right")
         fig.add_vline(x=nelt + 0.5, line={"color": FRONTIER, "width": 2},
-                      annotation_text=f"NELT = {nelt:g}", annotation_position="bottom left")
+                      annotation_text=f"latest next = {nelt:g}", annotation_position="bottom left")
     fig.update_yaxes(tickvals=list(range(len(lanes))),
                      ticktext=[plotly_text(f"{e['id']} · {e['type']}") for e in lanes],
                      autorange="reversed")

@@ -180,10 +180,10 @@ def statistic_frame(plan: WindowPlan, snap: dict[str, Any] | None, beta_e: str |
     rows = []
     for i, v in enumerate(pos):
         pred = plan.bitstring(cl.pred_mask.get(v.name, 0), names) if v.name in cl.pred_mask else ""
-        rows.append({"variable": v.name + ("+" if v.kleene else ""), "θ^p (properties)": v.label,
-                     "counter": counters.get(v.name, 0), "β_s bit": beta_s[i] if i < len(beta_s) else "",
-                     "β_e bit": beta_e[i] if beta_e and i < len(beta_e) else "",
-                     "must follow (β_b)": pred})
+        rows.append({"variable": v.name + ("+" if v.kleene else ""), "fits when": v.label,
+                     "counter": counters.get(v.name, 0), "counter is zero": beta_s[i] if i < len(beta_s) else "",
+                     "this event fits": beta_e[i] if beta_e and i < len(beta_e) else "",
+                     "must follow": pred})
     return pd.DataFrame(rows)
 
 
@@ -195,14 +195,14 @@ def verdict_frame(history: WindowHistory, upto_step: int | None = None) -> pd.Da
         if upto_step is not None and w["step"] > upto_step:
             continue
         v = w["verdict"]
-        rows.append({"event": "end of stream" if w["close"] else f"#{w['step'] + 1:,}", "first(W)": f"e{w['first']}",
+        rows.append({"event": "end of stream" if w["close"] else f"#{w['step'] + 1:,}", "first event": f"e{w['first']}",
                      "key": w["key"],
-                     "|W|": len(w["window"]), "NMC": "pass" if v.get("passed") else f"fail ({v.get('failed')})",
-                     "verdict": v.get("reason", ""), "A called": "yes" if w["called"] else "no",
+                     "events": len(w["window"]), "counter test": "pass" if v.get("passed") else f"fail ({v.get('failed')})",
+                     "verdict": v.get("reason", ""), "matcher called": "yes" if w["called"] else "no",
                      "matches": w["matches"] if w["called"] else "",
                      "window": " ".join(f"e{i}" for i in w["window"])})
     rows.reverse()
-    return pd.DataFrame(rows, columns=["event", "first(W)", "key", "|W|", "NMC", "verdict", "A called", "matches",
+    return pd.DataFrame(rows, columns=["event", "first event", "key", "events", "counter test", "verdict", "matcher called", "matches",
                                        "window"])
 
 
@@ -220,23 +220,23 @@ def pruning_frame(pattern: Pattern, events: Sequence[Event], inner: str = "auto"
         st = m.algo.stats
         if base_calls is None:
             base_calls, base_events = st.calls, st.events_to_matcher
-        rows.append({"techniques": label, "A calls": st.calls, "events given to A": st.events_to_matcher,
+        rows.append({"techniques": label, "matcher calls": st.calls, "events given to the matcher": st.events_to_matcher,
                      "filtered events": st.events_filtered, "partitions": st.partitions,
-                     "windows skipped by the NMC": sum(st.nmc_fail.values()) + st.drain_stopped,
+                     "windows skipped by the counters": sum(st.nmc_fail.values()) + st.drain_stopped,
                      "false positives": st.false_positives, "matches": n,
                      "calls saved": f"{1 - st.calls / base_calls:.0%}" if base_calls else "–",
                      "events saved": f"{1 - st.events_to_matcher / base_events:.0%}" if base_events else "–",
-                     "A": m.inner})
+                     "matcher": m.inner})
     return pd.DataFrame(rows)
 
 
 def pruning_figure(frame: pd.DataFrame) -> go.Figure:
     """Calls of A and events given to A per technique (grouped bars)."""
     fig = go.Figure()
-    fig.add_trace(go.Bar(x=frame["techniques"], y=frame["A calls"], name="calls of A",
-                         text=frame["A calls"], textposition="outside", marker_color="#2e86c1"))
-    fig.add_trace(go.Bar(x=frame["techniques"], y=frame["events given to A"], name="events given to A",
-                         text=frame["events given to A"], textposition="outside", marker_color="#e67e22"))
+    fig.add_trace(go.Bar(x=frame["techniques"], y=frame["matcher calls"], name="calls of the matcher",
+                         text=frame["matcher calls"], textposition="outside", marker_color="#2e86c1"))
+    fig.add_trace(go.Bar(x=frame["techniques"], y=frame["events given to the matcher"], name="events given to the matcher",
+                         text=frame["events given to the matcher"], textposition="outside", marker_color="#e67e22"))
     fig.update_layout(barmode="group", height=320, margin=dict(l=10, r=10, t=30, b=10), plot_bgcolor="white",
                       yaxis=dict(title=dict(text="count"), gridcolor="#eee"),
                       legend=dict(orientation="h", yanchor="bottom", y=1.01, x=0))

@@ -22,8 +22,9 @@ forms.preset_bar()
 left, right = st.columns([3, 2], gap="medium")
 with left:
     st.markdown("##### Canvas")
-    st.caption("Right-click the canvas to add a component (e.g. `Stock c` or `Stock+ a[]`); right-click a node "
-               "to edit or delete it; drag from a node's right handle to another node to set the order.")
+    st.caption("Add a component with the button above the canvas. Click a component to edit or delete it "
+               "(its type, name, how many events, NOT and its predicates). Drag from a component's right "
+               "handle to another one to set the order.")
     canvas.section()
     design_tabs.side_forms()
 

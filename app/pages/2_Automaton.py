@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app import state, ui
+from app import glossary, state, ui
 from engine.engines.planner import ENGINES, reasons
 from visualizers import escape
-from visualizers.automaton import (COMPACT_EDGES, COMPILERS, ENGINE_HELP, MANY_STATES, UNCERTAIN,
+from visualizers.automaton import (CITED_AT, COMPACT_EDGES, COMPILERS, ENGINE_HELP, MANY_STATES, UNCERTAIN,
                                    AutomatonUnavailable, automaton_figure, automaton_graph, default_engine, edge_table,
                                    fold_states, foldable, legend_rows, state_table)
 
@@ -20,6 +20,10 @@ p = state.pattern()
 interval = state.data_is_interval()
 
 st.title("Automaton")
+st.caption("The pattern compiled into an " + glossary.term("automaton") + ": the states a " + glossary.term("run")
+           + " passes through and the moves that take an event. The " + glossary.term("strategy")
+           + " decides when a run may skip an event; a " + glossary.term("Kleene") + " component loops on its "
+           "state; the " + glossary.term("window") + " ends runs that last too long.", unsafe_allow_html=True)
 from app import sql_views  # noqa: E402
 
 if sql_views.language_switch() == "sql":
@@ -49,13 +53,15 @@ with c1:
 with c2:
     shown = bool(ENGINES[engine].drawing and ENGINES[engine].drawing.shown_formulas)  # NFA^b's optimisations
     why = None if shown else "an NFA^b optimisation: the other engines place the window on their own edges"
-    st.toggle("Push window to every edge (step 5)", value=True, key="au_push", disabled=not shown,
-              help=why or "SASE+ §4.5 step 5: runs that leave the window die at once")
-    st.toggle("Peek before proceed (step 6)", value=True, key="au_peek", disabled=not shown,
-              help=why or "SASE+ §4.5 step 6: proceed only if the event can begin the next state; "
-                          "this defines skip_till_next_match and the engine always uses it")
+    st.toggle("Check the window on every move", value=True, key="au_push", disabled=not shown,
+              help=why or "Runs that leave the window are dropped at once, on every move, not only at the end.")
+    st.toggle("Look at the event before moving on", value=True, key="au_peek", disabled=not shown,
+              help=why or "Move on to the next component only if the event can start it; this is what skipping "
+                          "to the next fitting event means, and the engine always does it")
 
 st.caption(ENGINE_HELP.get(engine, ""))
+if CITED_AT.get(engine):
+    glossary.in_the_papers(f"This drawing follows {escape.markdown(CITED_AT[engine])}.")
 with st.expander("Pattern", expanded=False):
     st.code(state.text().strip(), language="sql")
 

@@ -124,7 +124,8 @@ def launch_settings(args: argparse.Namespace) -> tuple[list[str], dict[str, str]
            "--server.address", args.host, "--server.port", str(args.port),
            "--server.headless", "true", "--server.enableXsrfProtection", "true",
            "--server.enableCORS", "true", "--server.maxUploadSize", str(UPLOAD_MAX_MB),
-           "--browser.gatherUsageStats", "false", "--client.toolbarMode", "viewer"]
+           "--browser.gatherUsageStats", "false", "--client.toolbarMode", "viewer",
+           "--runner.postScriptGC", "false"]
     return cmd, env, ROOT
 
 

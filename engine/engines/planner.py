@@ -188,7 +188,7 @@ def choose_query(engine: str = "auto") -> EngineSpec:
 def data_reason(info: EngineSpec) -> str:
     """Why ``info`` cannot run data of the other kind (point vs interval timestamps)."""
     if info.interval:
-        return ("runs events with uncertainty intervals only (map the interval columns: --lower-col/--upper-col); "
+        return ("runs events with uncertainty intervals only (map the file's interval columns as lower and upper); "
                 "this data has point timestamps")
     runners = [s.name for s in SPECS if s.interval]
     return ("matches point timestamps, and this data has uncertainty intervals [lower, upper]: interval data is "

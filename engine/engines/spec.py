@@ -74,6 +74,7 @@ class Drawing:
     graph: str
     help: str = ""
     cited: str = ""
+    cited_at: str = ""  # where in the paper the drawing comes from (the app's "In the papers" expander)
     states: dict[str, tuple[str, str]] = field(default_factory=dict)
     shown_formulas: bool = False
     own_moves: bool = True

@@ -56,7 +56,7 @@ def _button(at: AppTest, key: str) -> AppTest:
 
 def test_example3_step_by_step_with_the_baseline():
     at = _app()
-    assert at.selectbox(key="agg_example").value.startswith("T4")
+    assert at.selectbox(key="agg_example").value.startswith("Counts per start event")
     _button(at, "agg_next_trig")  # d1
     assert at.session_state["agg_step"] == 6
     rows = _rows(_table(at))
@@ -79,7 +79,7 @@ def test_example3_step_by_step_with_the_baseline():
 
 def test_negation_reset_is_shown_in_red():
     at = _app()
-    at.selectbox(key="agg_example").select("T5 · Example 4: negation resets (A,B)").run()
+    at.selectbox(key="agg_example").select("A negated event resets the count").run()
     _step(at, 2)  # c1
     html = _table(at)
     assert "reset (RR)" in html and "#ffcdd2" in html
@@ -100,13 +100,13 @@ def test_every_example_agrees_at_every_step():
 
 def test_pretree_of_a_workload_and_sum_example():
     at = _app()
-    at.selectbox(key="agg_example").select("T7 · Example 7: PreTree for five queries").run()
+    at.selectbox(key="agg_example").select("Five queries sharing their common start").run()
     assert not at.exception
-    assert any("PreTree" in m.value for m in at.markdown)
+    assert any("Shared prefix tree" in m.value for m in at.markdown)
     _button(at, "agg_next_trig")
     out = [d.value for d in at.dataframe if "query" in getattr(d.value, "columns", [])]
     assert out and out[0]["query"].tolist() == ["Q2"]
-    at.selectbox(key="agg_example").select("T10 · exact SUM (the paper's formula gives 16.5)").run()
+    at.selectbox(key="agg_example").select("An exact SUM").run()
     _step(at, 5)
     assert any("A-Seq 12 = baseline 12" in s.value for s in at.success)
 

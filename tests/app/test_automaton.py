@@ -77,7 +77,7 @@ def test_event_set_pattern_opens_on_the_ses_automaton():
     assert "state (i,S)" in set(legend["drawn as"])
     edges = next(d.value for d in at.dataframe if "edge" in d.value.columns)
     assert "span < 16 days" in " ".join(edges["shown"]) and "(1,{c,p})" in set(edges["from"])
-    assert "SES automaton" in at.get("plotly_chart")[0].proto.spec
+    assert "Event-set automaton (SES)" in at.get("plotly_chart")[0].proto.spec
     at.radio(key="au_strategy").set_value("skip_till_next_match").run()
     assert any("skip_till_any_match" in i.value and "cannot run this pattern" in i.value for i in at.info)
 

@@ -211,7 +211,9 @@ def test_learn_lazy_vs_eager():
     assert metrics["pattern (SEQ) order"] == "a → b → c"
     assert metrics["chain evaluation order"] == "b → c → a"
     assert float(metrics["partial matches: eager / lazy chain"].rstrip("×")) > 1.5
-    assert "Kolchinsky & Schuster §2.2" in _md(at)
+    assert "Kolchinsky & Schuster §2.2" not in _md(at)  # plain words first; the paper in its expander
+    papers = [e for e in at.expander if e.label == "In the papers"]
+    assert any("Kolchinsky and Schuster" in m.value and "§2.2" in m.value for e in papers for m in e.markdown)
     at.text_input(key="lrn_lazy_rates").input("A:1, B:10, C:5").run()
     ok(at)
     assert {m.label: m.value for m in at.metric}["chain evaluation order"] == "a → c → b"

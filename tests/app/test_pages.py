@@ -73,29 +73,40 @@ def test_home_cards_open_design_with_preset():
     assert at.session_state["cep_pattern"] == parse(sample_streams.load("rfid").presets["shoplifting"])
 
 
-def test_home_cards_show_whole_patterns_honest_blurbs_and_the_default_strategy():
-    """The Home cards show each preset's whole pattern, a blurb that says what it finds, and the
-    default strategy."""
+def test_home_cards_show_whole_patterns_what_they_find_and_where_to_see_it():
+    """The Home cards show each preset's whole pattern, what it finds in plain words, what it keeps
+    (the default strategy named as such; a selection such as earliest and largest named as that, not
+    as the default strategy), the engine that found the matches, and the page that shows it best."""
     at = _app(HOME)
     codes = [c for c in at.code if c.value.startswith("PATTERN")]
     from app.state import PRESET_CARDS
 
-    for _title, sample, preset, _blurb in PRESET_CARDS:
-        text = sample_streams.load(sample).presets[preset].strip()
+    for card in PRESET_CARDS:
+        text = sample_streams.load(card.sample).presets[card.preset].strip()
         box = next(c for c in codes if c.value == text)  # the whole pattern, not an excerpt
         assert box.proto.wrap_lines, "long lines wrap inside the card instead of being cut off"
+        assert Path(ROOT / "app" / card.page).exists(), card.page
     blurbs = {b.value for b in at.markdown}
     chemo = next(b for b in blurbs if "chemo dose" in b)
     assert "WITHIN 16 days" in chemo and not chemo.lower().startswith("match windows")
-    assert any("uncertainty intervals" in b for b in blurbs)
-    assert any("skip_till_any_match" in i.value and "without a strategy" in i.value.lower() for i in at.info)
-    captions = [c.value for c in at.caption if c.value.startswith("strategy:")]
-    assert len(captions) == 7
-    assert any("`skip_till_any_match` (the default)" in c and "10 matches (match windows over ses)" in c for c in captions)
-    assert any("`skip_till_next_match` ·" in c and "3 matches (nfab)" in c for c in captions)
-    # every card names the engine `cep run` runs (interval data: the engine for intervals)
-    assert all(re.search(r"\d+ match(es)? \(([a-z-]+|match windows over [a-z-]+)\)", c) for c in captions), captions
-    assert any("(uncertain-event)" in c for c in captions)
+    assert any("uncertain" in b for b in blurbs)
+    assert any("every combination of events" in i.value and "by default" in i.value for i in at.info)
+    captions = [c.value for c in at.caption if c.value.startswith("Keeps:")]
+    assert len(captions) == len(PRESET_CARDS) == 7
+    # earliest_maximal patterns name their selection, never "the default" strategy
+    em = [c for c in captions if "earliest and largest" in c]
+    assert len(em) == 2 and not any("default" in c for c in em), em
+    assert any("every combination of fitting events (the default)" in c and "10 matches" in c for c in captions)
+    assert any("skips events that do not fit" in c and "3 matches (engine: NFA^b (SASE+))" in c for c in captions)
+    assert all(re.search(r"\d+ match(es)? \(engine: ", c) for c in captions), captions
+    assert not any("`" in c or "--" in c for c in captions)
+    best = [c.value for c in at.caption if c.value.startswith("Best seen on")]
+    assert len(best) == 7
+    # each card opens the page that shows it best, with its pattern loaded
+    card = next(c for c in PRESET_CARDS if c.page_label == "Uncertain time")
+    at.button(key=f"open_on_{card.sample}_{card.preset}").click().run()
+    assert at.session_state["cep_sample"] == card.sample
+    assert at.session_state["cep_pattern"] == parse(sample_streams.load(card.sample).presets[card.preset])
 
 
 def test_streamlit_config_hides_deploy_and_developer_menu():

@@ -97,7 +97,7 @@ def test_explainer_heatmap_sums_to_the_confidence_and_names_the_spoilers():
     assert any(f"the cells sum to **{Fraction(expected)}** ✓" in m.value for m in at.markdown)
     spoilers = _frame(at, "p_between")
     assert list(spoilers["id"]) == ["c2"] and spoilers["between"].tolist() == ["b and c"]
-    heat = [c for c in at.get("plotly_chart") if "skip_till_next_match: with the spoilers" in c.proto.spec]
+    heat = [c for c in at.get("plotly_chart") if "skip_till_next_match: with the events in between" in c.proto.spec]
     assert heat
 
 
@@ -109,7 +109,7 @@ def test_nelt_moves_with_the_step():
     for k in range(int(at.slider(key="unc_step").max) + 1):
         at.slider(key="unc_step").set_value(k).run()
         ok(at)
-        md = next(m.value for m in at.markdown if m.value.startswith("NELT(a=a1)"))
+        md = next(m.value for m in at.markdown if m.value.startswith("Latest next time after a=a1,"))
         values.append(md.split("**")[1])
     # b4 (arrival 3) starts after a1 ends: NELT = b4.upper = 7; b5 (arrival 4) shrinks it to 6
     assert values[0].startswith("∞") and values[3] == "7" and values[4] == "6" and values[-1] == "6"

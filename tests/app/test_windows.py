@@ -35,7 +35,7 @@ def _text(at: AppTest) -> str:
     return "\n".join([m.value for m in at.markdown] + [c.value for c in at.caption])
 
 
-FRAMES = {"mw_stat": "θ^p (properties)", "mw_verdicts": "NMC", "mw_pruning": "events given to A"}
+FRAMES = {"mw_stat": "fits when", "mw_verdicts": "counter test", "mw_pruning": "events given to the matcher"}
 
 
 def _frame(at: AppTest, key: str):
@@ -71,24 +71,24 @@ def test_debug_steps_through_the_match_windows_of_the_chemo_preset():
     ok(at)
     assert "**Window of key 1** · 3 event(s): e1 e2 e3" in _text(at)
     stat = _frame(at, "mw_stat")
-    assert list(stat["counter"]) == [1, 1, 0] and "".join(stat["β_s bit"]) == "001"
-    assert list(stat["must follow (β_b)"]) == ["000", "000", "110"] and "".join(stat["β_e bit"]) == "010"
+    assert list(stat["counter"]) == [1, 1, 0] and "".join(stat["counter is zero"]) == "001"
+    assert list(stat["must follow"]) == ["000", "000", "110"] and "".join(stat["this event fits"]) == "010"
     assert _frame(at, "mw_verdicts") is None  # no window complete yet
     # e14 completes patient 1's windows: e1 passes and A finds the match, e2 and e3 are skipped
     at.session_state["dbg_step"] = 13
     at.run()
     ok(at)
     verdicts = _frame(at, "mw_verdicts")
-    assert list(verdicts["first(W)"]) == ["e3", "e2", "e1"]
-    assert list(verdicts["A called"]) == ["no", "no", "yes"]
-    assert "(5) fails, the first event e2 fits no first variable" in verdicts["verdict"].iloc[1]
-    assert "(6) fails, no candidate for c" in verdicts["verdict"].iloc[0]
+    assert list(verdicts["first event"]) == ["e3", "e2", "e1"]
+    assert list(verdicts["matcher called"]) == ["no", "no", "yes"]
+    assert "the first event e2 fits no first variable" in verdicts["verdict"].iloc[1]
+    assert "no candidate for c" in verdicts["verdict"].iloc[0]
     # the close step drains patient 2's window: e4 skipped, e5 and e7 called
     at.session_state["dbg_step"] = 14
     at.run()
     ok(at)
     verdicts = _frame(at, "mw_verdicts")
-    assert len(verdicts) == 6 and list(verdicts["A called"]).count("yes") == 3
+    assert len(verdicts) == 6 and list(verdicts["matcher called"]).count("yes") == 3
 
 
 def test_learn_pruning_view_reproduces_the_papers_counts():
@@ -97,15 +97,15 @@ def test_learn_pruning_view_reproduces_the_papers_counts():
     ok(at)
     assert any(h.value == "Pruning by match windows" for h in at.header)
     frame = _frame(at, "mw_pruning")
-    assert list(frame["A calls"]) == [14, 13, 13, 4, 3]
-    assert list(frame["events given to A"]) == [100, 86, 46, 38, 15]
+    assert list(frame["matcher calls"]) == [14, 13, 13, 4, 3]
+    assert list(frame["events given to the matcher"]) == [100, 86, 46, 38, 15]
     assert set(frame["matches"]) == {3} and list(frame["false positives"])[-1] == 0
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics["calls of A"] == "14 → 3" and metrics["events given to A"] == "100 → 15"
+    assert metrics["calls of the matcher"] == "14 → 3" and metrics["events given to the matcher"] == "100 → 15"
     at.radio(key="mw_inner").set_value("lazy-tree").run()
     ok(at)
     frame = _frame(at, "mw_pruning")
-    assert set(frame["A"]) == {"lazy-tree"} and set(frame["matches"]) == {3}
+    assert set(frame["matcher"]) == {"lazy-tree"} and set(frame["matches"]) == {3}
 
 
 def test_learn_pruning_view_refuses_an_unsound_pattern():

@@ -41,8 +41,8 @@ def test_the_window_of_patient_1_after_e3(chemo, steps):
     snap = h.state(2)[h.key_of[3]]
     assert snap["window"] == [1, 2, 3]
     frame = WV.statistic_frame(WV.plan_for(chemo[0]), snap, h.beta_e[3])
-    assert list(frame["counter"]) == [1, 1, 0] and "".join(frame["β_s bit"]) == "001"
-    assert "".join(frame["β_e bit"]) == "010" and list(frame["must follow (β_b)"]) == ["000", "000", "110"]
+    assert list(frame["counter"]) == [1, 1, 0] and "".join(frame["counter is zero"]) == "001"
+    assert "".join(frame["this event fits"]) == "010" and list(frame["must follow"]) == ["000", "000", "110"]
 
 
 def test_the_verdicts_of_the_completed_windows(steps):
@@ -50,13 +50,13 @@ def test_the_verdicts_of_the_completed_windows(steps):
     The close step drains patient 2's: six windows, A called on three."""
     h = WV.window_history(steps)
     at_e14 = WV.verdict_frame(h, 13)
-    assert list(at_e14["first(W)"]) == ["e3", "e2", "e1"] and list(at_e14["A called"]) == ["no", "no", "yes"]
-    assert "(6) fails, no candidate for c" in at_e14["verdict"].iloc[0]
-    assert "(5) fails, the first event e2 fits no first variable" in at_e14["verdict"].iloc[1]
+    assert list(at_e14["first event"]) == ["e3", "e2", "e1"] and list(at_e14["matcher called"]) == ["no", "no", "yes"]
+    assert "no candidate for c" in at_e14["verdict"].iloc[0]
+    assert "the first event e2 fits no first variable" in at_e14["verdict"].iloc[1]
     every = WV.verdict_frame(h)
-    assert len(every) == 6 and list(every["A called"]).count("yes") == 3
+    assert len(every) == 6 and list(every["matcher called"]).count("yes") == 3
     assert list(at_e14["event"]) == ["#14", "#14", "#14"] and set(every["event"]) == {"#14", "end of stream"}
-    assert WV.verdict_frame(h, 2).empty and list(WV.verdict_frame(h, 2).columns)[:3] == ["event", "first(W)", "key"]
+    assert WV.verdict_frame(h, 2).empty and list(WV.verdict_frame(h, 2).columns)[:3] == ["event", "first event", "key"]
 
 
 def test_the_lanes_figure_has_a_lane_per_key_and_the_filtered_lane(chemo, steps):
@@ -71,8 +71,8 @@ def test_pruning_reproduces_the_papers_counts(chemo):
     """§5.8: 14 calls and 100 events given to A without pruning, 3 and 15 with f+p+c; 3 matches in every row."""
     frame = WV.pruning_frame(*chemo)
     assert list(frame["techniques"]) == [label for label, _ in WV.TECHNIQUES]
-    assert list(frame["A calls"]) == [14, 13, 13, 4, 3]
-    assert list(frame["events given to A"]) == [100, 86, 46, 38, 15]
+    assert list(frame["matcher calls"]) == [14, 13, 13, 4, 3]
+    assert list(frame["events given to the matcher"]) == [100, 86, 46, 38, 15]
     assert set(frame["matches"]) == {3} and list(frame["false positives"])[-1] == 0
     assert list(frame["calls saved"])[0] == "0%" and list(frame["calls saved"])[-1] == "79%" and list(frame["events saved"])[-1] == "85%"
     fig = WV.pruning_figure(frame)

@@ -44,7 +44,7 @@ Each module imports only the ones above it in this table.
 """
 from __future__ import annotations
 
-from .catalogue import (ANY, ANY_ONLY, CITED, COMPILERS, ENGINE_HELP, SELECTING, UNCERTAIN, AutomatonUnavailable,
+from .catalogue import (ANY, ANY_ONLY, CITED, CITED_AT, COMPILERS, ENGINE_HELP, SELECTING, UNCERTAIN, AutomatonUnavailable,
                         _style, automaton_graph, default_engine, interval_engines, shown_formula, window_text)
 from .figure import COMPACT_EDGES, automaton_figure, common_moves, label_boxes
 from .folding import fold_states, foldable
@@ -54,7 +54,7 @@ from .styles import (DX, EDGE_STYLE, MOVE_MEANING, R, ROW, SCALE, STATE_FILL, ST
                      state_meaning)
 from .tables import edge_table, legend_rows, state_table
 
-__all__ = ["ANY", "ANY_ONLY", "CITED", "COMPILERS", "ENGINE_HELP", "SELECTING", "UNCERTAIN", "AutomatonUnavailable",
+__all__ = ["ANY", "ANY_ONLY", "CITED", "CITED_AT", "COMPILERS", "ENGINE_HELP", "SELECTING", "UNCERTAIN", "AutomatonUnavailable",
            "_style", "automaton_graph", "default_engine", "interval_engines", "shown_formula", "window_text",
            "COMPACT_EDGES", "automaton_figure", "common_moves", "label_boxes", "fold_states", "foldable", "BOLD_W",
            "CHAR_W", "FONT", "HEADS", "LINE_H", "LOOP_PX", "MANY_STATES", "MAX_WIDTH", "PAD", "STATE_PX", "STUB_PX",

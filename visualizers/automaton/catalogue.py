@@ -54,6 +54,7 @@ UNCERTAIN = {s.name for s in _DRAWN if s.interval}  # interval data; skip_till_a
 SELECTING = {s.name for s in _DRAWN if s.selections != {"all"}}  # the drawn engines that select earliest / maximal
 ENGINE_HELP: dict[str, str] = {s.name: s.drawing.help for s in _DRAWN}  # type: ignore[union-attr]
 CITED = {s.name: s.drawing.cited for s in _DRAWN}  # type: ignore[union-attr]
+CITED_AT = {s.name: s.drawing.cited_at or s.drawing.cited for s in _DRAWN}  # type: ignore[union-attr]
 STATES = {s.name: s.drawing.states for s in _DRAWN if s.drawing.states}  # type: ignore[union-attr]
 
 
@@ -157,7 +158,7 @@ def _restrict(pattern: Pattern, engine: str, title: str) -> tuple[Pattern, list[
     if "strategy" in update:
         note += " NFA^b runs every strategy."
     if "selection" in update:
-        note += " The SES automaton and match windows select earliest / maximal matches."
+        note += " The event-set automaton and match windows select earliest / maximal matches."
     return pattern.model_copy(update=update), [note]
 
 
@@ -165,7 +166,7 @@ def _interval_note(engine: str, interval: bool) -> str | None:
     if engine in UNCERTAIN:
         if interval:
             return (f"The data has uncertainty intervals [lower, upper]: drawn is what `{engine}` runs under the "
-                    "possible-worlds semantics of the imprecise-timestamps paper (the other is "
+                    "possible-worlds semantics, each uncertain event at each of its possible instants (the other is "
                     f"`{sorted(UNCERTAIN - {engine})[0]}`; both give the same signatures, ranges and confidences).")
         return (f"`{engine}` runs events with uncertainty intervals only (map the lower/upper columns); the data in "
                 "use has point timestamps, so the point engines run it.")
@@ -174,8 +175,8 @@ def _interval_note(engine: str, interval: bool) -> str | None:
     runners = interval_engines()
     if runners:
         return ("The data has uncertainty intervals [lower, upper]: it is run by "
-                + ", ".join(f"`{n}`" for n in runners) + " under the possible-worlds semantics of the "
-                "imprecise-timestamps paper, not by this automaton. Drawn here is the pattern's point automaton "
+                + ", ".join(f"`{n}`" for n in runners) + " under the possible-worlds semantics (each uncertain "
+                "event at each of its possible instants), not by this automaton. Drawn here is the pattern's point automaton "
                 "(what the point engines run on point data); choose an uncertain engine above for what runs it.")
     return ("The data has uncertainty intervals [lower, upper]; the engines of this build match interval events as "
             "points at their lower bound, so this is the point automaton they run.")

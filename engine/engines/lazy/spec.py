@@ -22,7 +22,8 @@ TREE = EngineSpec(
     drawing=Drawing(
         title="Lazy tree NFA (rarest remaining type first)",
         graph="engine.engines.lazy.graph:tree_graph",
-        help=("Lazy tree NFA (Kolchinsky & Schuster §7): from the root, each state takes whichever remaining "
+        cited_at="Kolchinsky & Schuster §7",
+        help=("Lazy tree NFA: from the root, each state takes whichever remaining "
               "variable has the fewest buffered events (`isMin`), so the order adapts while the stream runs; "
               "Kleene variables come last (**iterate**). **R** drops partial matches whose window closed."),
         cited=CITED,
@@ -46,7 +47,8 @@ CHAIN = EngineSpec(
         title="Lazy chain NFA (evaluation in ascending frequency)",
         graph="engine.engines.lazy.graph:chain_graph",
         ordered_graph="engine.engines.lazy.graph:chain_graph_in_order",
-        help=("Lazy chain NFA (Kolchinsky & Schuster §4-§5): states q1 … qn take the variables in ascending "
+        cited_at="Kolchinsky & Schuster §4-§5",
+        help=("Lazy chain NFA: states q1 … qn take the variables in ascending "
               "frequency (rarest first; pattern order while the rates are unknown). Events of later variables "
               "are **stored** in buffers and taken from there; a state only takes from the stream when no later "
               "variable must precede it. **R** drops a partial match whose window closed (**timeout**) or that "
@@ -70,7 +72,8 @@ EAGER = EngineSpec(
     drawing=Drawing(
         title="Eager NFA (every event on arrival, pattern order)",
         graph="engine.engines.lazy.graph:eager_graph",
-        help=("Eager NFA, the baseline of the lazy engines (Kolchinsky & Schuster §2.2): every event is applied "
+        cited_at="Kolchinsky & Schuster §2.2",
+        help=("Eager NFA, the baseline of the lazy engines: every event is applied "
               "on arrival, in pattern order; a state is the set of variables bound so far (`q{c,p}`). A **take** "
               "clones the partial match and the **ignore** loop keeps the original, so partial matches live "
               "until their window closes (**timeout** → R)."),

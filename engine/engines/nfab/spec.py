@@ -14,7 +14,8 @@ ENGINE = EngineSpec(
     drawing=Drawing(
         title="NFA^b (SASE+)",
         graph="engine.engines.nfab.graph:automaton_graph",
-        help=("NFA^b (SASE+ §4): a state per component (a pair `a[1] → a[i]` for Kleene +) and F. **begin** and "
+        cited_at="SASE+ §4",
+        help=("NFA^b: a state per component (a pair `a[1] → a[i]` for Kleene +) and F. **begin** and "
               "**take** edges consume an event, **ignore** skips it (dashed), **proceed** (ε) moves on without "
               "consuming one. The strategy only changes the ignore formulas."),
         cited="SASE+",

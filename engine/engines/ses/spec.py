@@ -15,9 +15,10 @@ ENGINE = EngineSpec(
     strategies=frozenset({"skip_till_any_match"}),
     output_all_only=True,
     drawing=Drawing(
-        title="SES automaton (event sets, states (i, S))",
+        title="Event-set automaton (SES)",
         graph="engine.engines.ses.graph:automaton_graph",
-        help=("SES automaton (Cadonna et al., as the match-windows paper §4.8 uses it): a pattern is a sequence of "
+        cited_at="Cadonna et al., as the match-windows paper §4.8 uses it",
+        help=("SES automaton: a pattern is a sequence of "
               "event sets; a state `(i,S)` says set i is being filled and S of its variables are bound. An "
               "instance **begin**s at every event that fits a variable of the first set, **take**s the variables "
               "of the current set in any order (a clone; the original **skip**s), **iterate**s a Kleene variable, "

@@ -23,7 +23,8 @@ EVENT = EngineSpec(
     drawing=Drawing(
         title="Uncertain, event-based (runs over intervals)",
         graph="engine.engines.uncertain.graph:event_based_graph",
-        help=("Event-based evaluation over uncertainty intervals (Zhang et al. §4): runs hold whole events and a "
+        cited_at="Zhang et al. §4",
+        help=("Event-based evaluation over uncertainty intervals: runs hold whole events and a "
               "*valid interval* per component, shrunk by order and window. Any-state: a run is any set of filled "
               "components `q{S}`, so events may arrive out of time order; sorted (exclusive components): events "
               "wait in a reorder buffer and extend prefixes. Runs are **prune**d against the frontier F' (TTL, "
@@ -52,7 +53,8 @@ POINT = EngineSpec(
     drawing=Drawing(
         title="Uncertain, point-based (a point NFA, then collapsing)",
         graph="engine.engines.uncertain.graph:point_based_graph",
-        help=("Point-based evaluation over uncertainty intervals (Zhang et al. §3): every instant t of an "
+        cited_at="Zhang et al. §3",
+        help=("Point-based evaluation over uncertainty intervals: every instant t of an "
               "interval becomes a point `e^t`, released in time order behind the frontier F; a "
               "skip_till_any_match NFA over points (id check, window, and NELT for skip_till_next_match) builds "
               "point matches, which are **collapse**d per signature into (signature, range, confidence)."),

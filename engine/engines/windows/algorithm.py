@@ -216,7 +216,7 @@ class MatchWindows:
             self._filtered += 1
             if self.tracer is not None:
                 self.tracer.act("discard", event=e.id,
-                                reason="filtered: the event satisfies no variable's properties (Thm 1)",
+                                reason="filtered: the event fits no variable of the pattern",
                                 detail={"filtered": True})
             return []
         return self._buffer(e, bits)
@@ -453,7 +453,7 @@ class MatchWindows:
         for m in found:
             tr.act("match", run=run, state=state, event=ev, detail={"match": m.to_json()})
         tr.act("expire", run=run, state=state, event=ev,
-               reason=f"first(W) = e{first.id} removed after the call ({len(found)} match(es))", detail=detail)
+               reason=f"first event e{first.id} removed after the call ({len(found)} match(es))", detail=detail)
 
     # ------------------------------------------------------------------ end of input
 
@@ -479,7 +479,7 @@ class MatchWindows:
                 if self.tracer is not None:
                     self.tracer.act("discard", state=f"window {key_text(kw.key)}",
                                     reason=f"drain stopped: {len(kw.events)} window(s) cannot hold a match "
-                                           "(|W| < m or a zero counter, monotone under removal)",
+                                           "(too few events or a zero counter, and removing events cannot change that)",
                                     detail={"key": key_text(kw.key), "window": [x.id for x in kw.events]})
                 self.buffered -= len(kw.events)
                 while kw.events:

@@ -195,7 +195,7 @@ class Verdict:
         return {"passed": self.passed, "failed": self.failed, "reason": self.reason}
 
 
-PASSED = Verdict(True, None, "candidate window: (4) (5) (6) (7) hold")
+PASSED = Verdict(True, None, "candidate window: every counter test holds")
 
 
 def first_failed(stats: list[ClauseStat], size: int, first_bits: int) -> str | None:
@@ -228,15 +228,15 @@ def nmc(plan: WindowPlan, stats: list[ClauseStat], size: int, first_bits: int, f
     assert st is not None and failed is not None
     cl = st.clause
     if failed == "4":
-        why = f"skipped: (4) fails, {size} event(s) for {cl.m} variables"
+        why = f"skipped: too few events, {size} event(s) for {cl.m} variables"
     elif failed == "5":
         names = ", ".join(v for v in cl.vars if not cl.before[v])
-        why = f"skipped: (5) fails, the first event e{first_id} fits no first variable ({names})"
+        why = f"skipped: the first event e{first_id} fits no first variable ({names})"
     elif failed == "6":
         missing = [v for v in cl.vars if st.cand[plan.by_name[v].bit] == 0]
-        why = f"skipped: (6) fails, no candidate for {', '.join(missing)}"
+        why = f"skipped: no candidate for {', '.join(missing)}"
     else:
         zero = [v for v in cl.vars if st.cnt[plan.by_name[v].bit] <= 0]
-        why = (f"skipped: (7) fails, no candidate for {', '.join(zero)} after candidates of "
+        why = (f"skipped: no candidate for {', '.join(zero)} after candidates of "
                + ", ".join(sorted(set().union(*(cl.before[v] for v in zero))) or ["its predecessors"]))
     return Verdict(False, failed, why)

@@ -12,7 +12,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 def _open(pg, url: str) -> None:
     pg.goto(f"{url}/Aggregate")
-    pg.get_by_role("heading", name="Aggregate (A-Seq)", exact=True).first.wait_for()
+    pg.get_by_role("heading", name="Aggregate", exact=True).first.wait_for()
     pg.get_by_text("output row(s)").first.wait_for()
     _idle(pg)
     _no_exception(pg)
@@ -51,7 +51,7 @@ def test_aggregate_negation_reset_and_pretree(page, app_url):
     _open(page, app_url)
     box = page.locator("[data-testid=stSelectbox]").filter(has_text="Example")
     box.click()
-    page.get_by_role("option", name="T5 · Example 4: negation resets (A,B)").click()
+    page.get_by_role("option", name="A negated event resets the count").click()
     page.get_by_text("c1 resets (A,B)").first.wait_for()
     _idle(page)
     for _ in range(2):  # step 0 is a1; on to b1, c1
@@ -61,8 +61,8 @@ def test_aggregate_negation_reset_and_pretree(page, app_url):
     cells = page.locator("table.aseq-counters td").filter(has_text="reset (RR)")
     assert cells.count() == 1
     box.click()
-    page.get_by_role("option", name="T7 · Example 7: PreTree for five queries").click()
-    page.get_by_text("PreTree").first.wait_for()
+    page.get_by_role("option", name="Five queries sharing their common start").click()
+    page.get_by_text("Shared prefix tree").first.wait_for()
     _idle(page)
     _no_exception(page)
     tree = page.locator(".js-plotly-plot").first.inner_text()

@@ -59,24 +59,24 @@ def test_design_add_component_on_canvas_changes_dsl(page, app_url):
     page.goto(f"{app_url}/Design")
     _idle(page)
     frame = page.frame_locator("iframe[title='streamlit_flow.streamlit_flow']")
-    frame.locator(".react-flow__node").first.wait_for()
-    assert frame.locator(".react-flow__node").count() == 2
+    nodes = frame.locator(".react-flow__node:not([data-id^='frame'])")  # not the canvas' invisible frame
+    nodes.first.wait_for()
+    assert nodes.count() == 2
     time.sleep(1.0)
-    pane = frame.locator(".react-flow__pane")
-    box = pane.bounding_box()
-    assert box is not None
-    # right-click the empty top-right corner of the canvas: a new node lands right of the others
-    pane.click(button="right", position={"x": box["width"] - 60, "y": 30})
-    frame.get_by_text("Create New Node").click(timeout=10_000)
-    frame.locator("textarea").fill("Stock c")
-    frame.get_by_role("button", name="Create Node").click()
+    # the page's own dialog (the canvas library's menus are off)
+    page.get_by_role("button", name="Add a component").click()
+    dialog = page.get_by_role("dialog")
+    dialog.wait_for(timeout=30_000)
+    assert dialog.get_by_role("combobox", name="Event type", exact=True).input_value() == "Stock"
+    assert dialog.get_by_role("textbox", name="Variable").input_value() == "c"
+    dialog.get_by_role("button", name="Add the component").click()
     value = _editor_value(page, "Stock c", timeout=20)
     if "Stock c" not in value:
         _shot(page, "design-canvas-failure")
     assert value.startswith("PATTERN SEQ(Stock+ a[], Stock b, Stock c)"), value
     _idle(page)
-    frame.locator(".react-flow__node").nth(2).wait_for()
-    assert frame.locator(".react-flow__node").count() == 3
+    nodes.nth(2).wait_for()
+    assert nodes.count() == 3
     _no_exception(page)
     _shot(page, "design-canvas-added", height=1100)
 

@@ -27,7 +27,7 @@ def _check_drawing(pg, name: str, states: set[str]) -> list[dict]:
 def test_ses_automaton_of_the_event_set_preset_has_no_overlapping_labels(page, app_url):
     open_automaton(page, app_url, "Event sets, earliest and maximal")
     title = page.locator(".js-plotly-plot .gtitle").first.text_content()
-    assert title.startswith("SES automaton"), title  # the engine that selects earliest / maximal matches
+    assert title.startswith("Event-set automaton"), title  # the engine that selects earliest / maximal matches
     labels = _check_drawing(page, "ses-chemo-earliest", {"(1,{})", "(1,{c})", "(1,{p})", "(1,{c,p})", "(2,{b})"})
     text = " ".join(lb["text"] for lb in labels)
     assert "next set" in text and "16 days" in text

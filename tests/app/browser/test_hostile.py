@@ -97,7 +97,7 @@ def _check(pg, watch: Watch, where: str) -> str:
 def _go(pg, name: str) -> None:
     """A page of the same session, through the sidebar's navigation."""
     pg.locator("[data-testid=stSidebarNav]").get_by_role("link", name=name, exact=True).click()
-    heading = {"Aggregate": "Aggregate (A-Seq)", "Home": "CEP Studio"}.get(name, name)
+    heading = {"Aggregate": "Aggregate", "Home": "CEP Studio"}.get(name, name)
     pg.get_by_role("heading", name=heading, exact=True).first.wait_for(timeout=120_000)
     _idle(pg, settle=1.0, timeout=120)
 

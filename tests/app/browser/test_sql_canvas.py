@@ -1,8 +1,8 @@
 """Browser test of the SQL row pattern's canvas on the Design page: the v_shape query drawn as
-three terms, a term created with a right click on the pane, a term renamed with a new DEFINE in
-Edit Node and a term deleted, each written into the query editor, and the editor's text drawn
-again on the canvas (the app under ``streamlit run``, Playwright with Debian's chromium,
-loopback only)."""
+three terms, a term added, a term renamed with a new DEFINE and a term deleted in the page's
+dialog (the library's node menus never show), each written into the query editor, and the
+editor's text drawn again on the canvas (the app under ``streamlit run``, Playwright with
+Debian's chromium, loopback only)."""
 from __future__ import annotations
 
 import time
@@ -21,11 +21,32 @@ def _editor_value(pg, contains: str, timeout: float = 30) -> str:
     return editor_value(pg, contains, timeout)
 
 
+NODES = ".react-flow__node:not([data-id^='frame'])"  # not the invisible frame the canvas is fitted to
+
+
 def _node_texts(frame, count: int, timeout: float = 30) -> list[str]:
     deadline = time.time() + timeout
-    while frame.locator(".react-flow__node").count() != count and time.time() < deadline:
+    while frame.locator(NODES).count() != count and time.time() < deadline:
         time.sleep(0.3)
-    return frame.locator(".react-flow__node").all_inner_texts()
+    return frame.locator(NODES).all_inner_texts()
+
+
+def _choose(pg, dialog, label: str, option: str) -> None:
+    combo = dialog.get_by_role("combobox", name=label, exact=True)
+    if combo.input_value() == option:
+        return
+    combo.click()
+    pg.get_by_role("option", name=option, exact=True).click()
+    deadline = time.time() + 20
+    while combo.input_value() != option and time.time() < deadline:
+        time.sleep(0.2)
+    assert combo.input_value() == option
+
+
+def _fill(dialog, label: str, value: str) -> None:
+    box = dialog.get_by_role("textbox", name=label)
+    box.fill(value)
+    box.press("Enter")
 
 
 def test_sql_canvas_both_ways(page, app_url):
@@ -34,19 +55,29 @@ def test_sql_canvas_both_ways(page, app_url):
     page.get_by_text("SQL (MATCH_RECOGNIZE)").first.click()
     _idle(page)
     frame = page.frame_locator(FLOW).last
-    frame.locator(".react-flow__node").first.wait_for()
+    frame.locator(NODES).first.wait_for()
     texts = _node_texts(frame, 3)
     assert [t.splitlines()[0] for t in texts] == ["STRT", "DOWN+", "UP+"], texts
     assert any("price < PREV(price)" in t for t in texts)
     time.sleep(1.0)
-    # right-click the pane right of the terms: a new term at the end of the pattern, with its DEFINE
+    # a right click opens none of the library's menus
     pane = frame.locator(".react-flow__pane")
     box = pane.bounding_box()
     assert box is not None
     pane.click(button="right", position={"x": box["width"] - 60, "y": 30})
-    frame.get_by_text("Create New Node").click(timeout=10_000)
-    frame.locator("textarea").fill("FLAT*\n\nprice = PREV(price)")
-    frame.get_by_role("button", name="Create Node").click()
+    frame.locator(NODES).first.click(button="right")
+    time.sleep(1.0)
+    for words in ("Create New Node", "Edit Node", "Node Type", "Source Position", "Delete Node"):
+        assert frame.get_by_text(words).count() == 0, words
+    page.keyboard.press("Escape")
+    # a new term at the end of the pattern, with its DEFINE
+    page.get_by_role("button", name="Add a term").click()
+    dialog = page.get_by_role("dialog")
+    dialog.wait_for(timeout=30_000)
+    _fill(dialog, "Variable", "FLAT")
+    _choose(page, dialog, "How many rows", "zero or more (*)")
+    _fill(dialog, "DEFINE (the condition a row must meet; empty: every row)", "price = PREV(price)")
+    dialog.get_by_role("button", name="Add the term").click()
     value = _editor_value(page, "FLAT*", timeout=30)
     if "FLAT*" not in value:
         _shot(page, "sql-canvas-failure")
@@ -55,20 +86,25 @@ def test_sql_canvas_both_ways(page, app_url):
     assert len(_node_texts(frame, 4)) == 4
     _no_exception(page)
     _shot(page, "sql-canvas-added", height=1300)
-    # Edit Node on UP+: a new name and a new DEFINE, written everywhere UP was named
+    # a click on UP+ opens its dialog: a new name and a new DEFINE, written everywhere UP was named
     time.sleep(1.0)
-    frame.locator(".react-flow__node").filter(has_text="UP+").first.click(button="right")
-    frame.get_by_text("Edit Node").click(timeout=10_000)
-    frame.locator("textarea").first.fill("RISE+\n\n`price > PREV(price) + 1`")
-    frame.get_by_role("button", name="Save Changes").click()
+    frame.locator(NODES).filter(has_text="UP+").first.click()
+    dialog = page.get_by_role("dialog")
+    dialog.wait_for(timeout=30_000)
+    assert dialog.get_by_role("textbox", name="Variable").input_value() == "UP"
+    _fill(dialog, "Variable", "RISE")
+    _fill(dialog, "DEFINE (the condition a row must meet; empty: every row)", "price > PREV(price) + 1")
+    dialog.get_by_role("button", name="Save").click()
     value = _editor_value(page, "RISE+", timeout=30)
     assert "PATTERN (STRT DOWN+ RISE+ FLAT*)" in value and "RISE AS price > PREV(price) + 1" in value, value
     assert "SKIP TO LAST RISE" in value and "LAST(RISE.ts)" in value
     _idle(page)
-    # Delete Node on FLAT*: the term and its DEFINE go
+    # delete FLAT*: the term and its DEFINE go
     time.sleep(1.0)
-    frame.locator(".react-flow__node").filter(has_text="FLAT*").first.click(button="right")
-    frame.get_by_text("Delete Node").click(timeout=10_000)
+    frame.locator(NODES).filter(has_text="FLAT*").first.click()
+    dialog = page.get_by_role("dialog")
+    dialog.wait_for(timeout=30_000)
+    dialog.get_by_role("button", name="Delete FLAT*").click()
     deadline = time.time() + 30
     while "FLAT" in editor_value(page, "", timeout=2) and time.time() < deadline:
         time.sleep(0.3)
@@ -79,10 +115,28 @@ def test_sql_canvas_both_ways(page, app_url):
     # the editor's text drawn again on the canvas
     fill_editor(page, value.replace("PATTERN (STRT DOWN+ RISE+)", "PATTERN (STRT (DOWN | RISE)+ RISE)"))
     deadline = time.time() + 30
-    while not any("one of" in t for t in frame.locator(".react-flow__node").all_inner_texts()) \
+    while not any("one of" in t for t in frame.locator(NODES).all_inner_texts()) \
             and time.time() < deadline:
         time.sleep(0.3)
-    assert any("one of" in t for t in frame.locator(".react-flow__node").all_inner_texts())
+    assert any("one of" in t for t in frame.locator(NODES).all_inner_texts())
     _idle(page)
     _no_exception(page)
     _shot(page, "sql-canvas-alternation", height=1300)
+    # a click on the box: how often the group repeats
+    time.sleep(1.0)
+    frame.locator(".react-flow__node[data-id^='g:']").filter(has_text="one of").first.click(position={"x": 20, "y": 10})
+    dialog = page.get_by_role("dialog")
+    dialog.wait_for(timeout=30_000)
+    _choose(page, dialog, "How many times", "zero or more (*)")
+    dialog.get_by_role("button", name="Save").click()
+    value = _editor_value(page, "RISE)*", timeout=30)
+    assert "PATTERN (STRT (DOWN | RISE)* RISE)" in value, value
+    _idle(page)
+    _no_exception(page)
+    # the zoom controls cover no node
+    controls = frame.locator(".react-flow__controls").bounding_box()
+    for k in range(frame.locator(NODES).count()):
+        node = frame.locator(NODES).nth(k).bounding_box()
+        assert controls and node
+        assert not (controls["x"] < node["x"] + node["width"] and node["x"] < controls["x"] + controls["width"]
+                    and controls["y"] < node["y"] + node["height"] and node["y"] < controls["y"] + controls["height"])

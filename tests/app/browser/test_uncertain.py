@@ -42,14 +42,14 @@ def test_uncertain_page_steps_through_the_cluster_preset(page, app_url):
     text = box.input_value()  # the cluster preset: Query 1
     assert "SEQ(TaskStart a, CPU b, TaskFinish c, CPU d)" in text and "WITHIN 15 seconds" in text
     assert _step_value(page) == 0
-    assert page.get_by_text("No signature is final yet at this step.").count() == 1
+    assert page.get_by_text("No result is final yet at this step.").count() == 1
     _shot(page, "uncertain-cluster-start", height=1400)
     # step by step: Forward moves the slider, the frontier line moves with it
     page.get_by_role("button", name="Forward").click()
     _idle(page)
     assert _step_value(page) == 1
     timeline = page.locator(".js-plotly-plot").first
-    assert "F = " in timeline.inner_text()
+    assert "frontier = " in timeline.inner_text()
     # on to the first step that emits a signature, then to the end of the stream
     page.get_by_role("button", name="Next result").click()
     page.get_by_text("emitted here").first.wait_for()

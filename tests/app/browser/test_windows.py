@@ -44,9 +44,9 @@ def test_debug_shows_why_windows_were_skipped_on_the_chemo_preset(page, app_url)
     assert _step_value(page) == 14  # event #14 (e14) is the first patient-1 event beyond 16 days of e1
     done = page.locator("[data-testid=stMarkdownContainer]").filter(
         has_text="Windows completed on this step").first.inner_text()
-    assert "W(e1, key 1): A called, 4 match(es)" in done
-    assert "W(e2, key 1): skipped: (5) fails, the first event e2 fits no first variable (c, p)" in done
-    assert "W(e3, key 1): skipped: (6) fails, no candidate for c" in done
+    assert "window of e1, key 1: matcher called, 4 match(es)" in done
+    assert "window of e2, key 1: skipped: the first event e2 fits no first variable (c, p)" in done
+    assert "window of e3, key 1: skipped: no candidate for c" in done
     lanes = page.locator(".js-plotly-plot").filter(has_text="partition key").first
     text = lanes.inner_text()
     assert "filtered" in text and "e6" in text and "e14" in text

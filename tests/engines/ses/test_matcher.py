@@ -137,7 +137,7 @@ def test_match_windows_trace_shows_filtering_windows_and_verdicts():
     assert search and search[0].detail["window"] == [1, 2, 3, 9, 10, 11] and search[0].detail["matches"] == 1
     skipped = [a for s in steps for a in s.actions if a.kind == "expire" and a.reason
                and a.reason.startswith("skipped")]
-    assert any("(5)" in a.reason and a.detail["first"] == 4 for a in skipped)
+    assert any("fits no first variable" in a.reason and a.detail["first"] == 4 for a in skipped)
     close = steps[-1]
     assert [a.detail["window"] for a in close.actions if a.kind == "search"] == [[5, 7, 8, 12, 13], [7, 8, 12, 13]]
 
