@@ -35,11 +35,12 @@ DSL_WORDS = sorted(KEYWORDS | {"ALL", "NON_OVERLAP", "len"})
 SQL_WORDS = (
     "SELECT", "FROM", "MATCH_RECOGNIZE", "PARTITION", "BY", "ORDER", "ASC", "DESC", "MEASURES", "ONE", "ROW",
     "ROWS", "PER", "MATCH", "ALL", "SHOW", "EMPTY", "MATCHES", "OMIT", "WITH", "UNMATCHED", "AFTER", "SKIP",
-    "PAST", "LAST", "TO", "NEXT", "FIRST", "PATTERN", "SUBSET", "DEFINE", "AS", "AND", "OR", "NOT", "IS",
-    "NULL", "TRUE", "FALSE", "IN", "BETWEEN", "LIKE", "CASE", "WHEN", "THEN", "ELSE", "END", "PREV", "NEXT",
-    "CLASSIFIER", "MATCH_NUMBER", "RUNNING", "FINAL", "COUNT", "SUM", "AVG", "MIN", "MAX", "ABS", "VALUES",
-    "WHERE", "WITHIN", "INTERVAL", "CAST",
+    "PAST", "TO", "PATTERN", "SUBSET", "DEFINE", "AS", "AND", "OR", "NOT", "IS", "NULL", "TRUE", "FALSE", "IN",
+    "BETWEEN", "LIKE", "CASE", "WHEN", "THEN", "ELSE", "END", "RUNNING", "FINAL", "VALUES", "WHERE", "WITHIN",
+    "INTERVAL", "CAST",
 )
+SQL_FUNCTIONS = ("PREV", "NEXT", "FIRST", "LAST", "CLASSIFIER", "MATCH_NUMBER", "COUNT", "SUM", "AVG", "MIN", "MAX",
+                 "ABS")
 _HINT = re.compile(r"did you mean `?([^`?\s]+)`?\?")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 _QUOTED = re.compile(r"`([^`]+)`")
@@ -64,10 +65,10 @@ def dsl_completions(schema: dict[str, dict[str, str]], variables: dict[str, str]
 
 
 def sql_completions(columns: list[str], variables: list[str]) -> dict[str, Any]:
-    """What the SQL editor completes: SQL keywords, the table's columns, the pattern variables,
-    and after ``V.`` the columns."""
+    """What the SQL editor completes: SQL keywords and functions (PREV, LAST ...), the table's
+    columns, the pattern variables, and after ``V.`` the columns."""
     cols = list(dict.fromkeys(columns))
-    return {"keywords": sorted(set(SQL_WORDS)), "functions": [], "types": [], "attributes": cols,
+    return {"keywords": sorted(set(SQL_WORDS)), "functions": list(SQL_FUNCTIONS), "types": [], "attributes": cols,
             "variables": {v: "row" for v in variables}, "members": {v: cols for v in variables}}
 
 

@@ -109,6 +109,7 @@ def test_variables_come_from_the_pattern_and_from_text_that_does_not_parse_yet()
 def test_sql_completion_offers_sql_words_columns_and_variables():
     c = PE.sql_completions(["symbol", "price", "price"], ["STRT", "DOWN"])
     assert {"MATCH_RECOGNIZE", "DEFINE", "PATTERN", "MEASURES"} <= set(c["keywords"])
+    assert {"PREV", "LAST"} <= set(c["functions"])
     assert c["attributes"] == ["symbol", "price"]
     assert c["members"] == {"STRT": ["symbol", "price"], "DOWN": ["symbol", "price"]}
 
@@ -226,8 +227,7 @@ def test_the_component_files_ship_with_the_package():
 
     data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["app"]
     folder = PE.COMPONENT_DIR
-    for name in ("index.html", "editor.js", "vendor/ace.js", "vendor/ext-language_tools.js", "vendor/mode-sql.js",
-                 "vendor/LICENSE"):
+    for name in ("index.html", "editor.js", "vendor/ace.js", "vendor/ext-language_tools.js", "vendor/LICENSE"):
         path = folder / name
         assert path.is_file(), name
         rel = path.relative_to(ROOT / "app")
@@ -339,3 +339,22 @@ def test_the_sql_editor_is_the_same_component_in_sql_mode():
     assert editor_args(at, key)["markers"], "the parse error is a marker"
     send_text(at, args["text"], key)
     assert at.session_state["sql_text"] == args["text"] and editor_args(at, key)["markers"] == []
+
+
+def test_the_sql_fix_button_writes_the_query():
+    from sample_streams.sql_queries import presets
+
+    at = AppTest.from_file(DESIGN, default_timeout=60)
+    at.session_state["lang"] = "sql"
+    at.run()
+    text = presets()["v_shape"].text
+    typo = text.replace("DEFINE DOWN AS price <", "DEFINE DOWN AS pricx <")
+    send_text(at, typo, "sql_code_v_shape")
+    [m] = editor_args(at, "sql_code_v_shape")["markers"]
+    assert m["text"].startswith("Line 10, column 18: no column 'pricx' in the input")
+    fix = at.button(key="sql_fix_0")
+    assert fix.label == "Replace pricx with price"
+    fix.click().run()
+    assert not at.exception
+    assert at.session_state["sql_text"] == text and editor_args(at, "sql_code_v_shape")["text"] == text
+    assert editor_args(at, "sql_code_v_shape")["markers"] == []

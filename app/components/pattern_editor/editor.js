@@ -81,13 +81,13 @@
     return out;
   }
 
-  function dslMode(c) {
+  function patternMode(c, sql) {
     var keywords = wordSet(c.keywords, true);
     var functions = wordSet(c.functions, true);
     var types = wordSet(c.types, false);
     var variables = wordSet(Object.keys(c.variables || {}), false);
     Object.keys(c.variables || {}).forEach(function (v) { types[c.variables[v]] = true; });
-    var units = wordSet(["ms", "msec", "msecs", "millisecond", "milliseconds", "s", "sec", "secs", "second",
+    var units = sql ? wordSet([]) : wordSet(["ms", "msec", "msecs", "millisecond", "milliseconds", "s", "sec", "secs", "second",
       "seconds", "min", "mins", "minute", "minutes", "h", "hr", "hrs", "hour", "hours", "d", "day", "days",
       "event", "events", "week", "weeks"], true);
     function classify(word) {
@@ -101,36 +101,32 @@
     }
     var Rules = function () {
       this.$rules = {start: [
-        {token: "comment", regex: "(?:--|#|//).*$"},
+        {token: "comment", regex: sql ? "--.*$" : "(?:--|#|//).*$"},
         {token: "string", regex: "'(?:[^'\\\\]|\\\\.)*'"},
-        {token: "string", regex: "\"(?:[^\"\\\\]|\\\\.)*\""},
-        {token: "keyword.strategy", regex: STRATEGY_RE, caseInsensitive: true},
+        {token: "string", regex: "\"(?:[^\"\\\\]|\\\\.)*\""}
+      ].concat(sql ? [] : [{token: "keyword.strategy", regex: STRATEGY_RE, caseInsensitive: true}]).concat([
         {token: "constant.numeric", regex: "(?:\\d+(?:\\.\\d+)?|\\.\\d+)(?:[eE][+-]?\\d+)?%?"},
         {token: classify, regex: "[A-Za-z_][A-Za-z_0-9]*"},
         {token: "keyword.operator", regex: "\\.\\.|==|!=|<>|<=|>=|[-+*/%<>=!~\u00ac?:;]"},
         {token: "paren.lparen", regex: "[\\[({]"},
         {token: "paren.rparen", regex: "[\\])}]"},
         {token: "text", regex: "\\s+"}
-      ]};
+      ])};
       this.normalizeRules();
     };
     oop.inherits(Rules, TextHighlightRules);
     var Mode = function () { this.HighlightRules = Rules; };
     oop.inherits(Mode, TextMode);
     Mode.prototype.lineCommentStart = "--";
-    Mode.prototype.$id = "ace/mode/cep_pattern";
+    Mode.prototype.$id = sql ? "ace/mode/cep_match_recognize" : "ace/mode/cep_pattern";
     return new Mode();
   }
 
   function setMode(mode, c) {
-    var key = mode + "|" + JSON.stringify([c.types || [], c.variables || {}]);
+    var key = mode + "|" + JSON.stringify([c.types || [], c.variables || {}, c.keywords || [], c.functions || []]);
     if (key === st.modeKey) { return; }
     st.modeKey = key;
-    if (mode === "sql") {
-      editor.session.setMode("ace/mode/sql");
-    } else {
-      editor.session.setMode(dslMode(c));
-    }
+    editor.session.setMode(patternMode(c, mode === "sql"));
   }
 
   // ------------------------------------------------------------------ completion
@@ -160,7 +156,7 @@
         vars,
         items(c.types, "event type", 800),
         items(c.keywords, "keyword", 600),
-        items(c.functions, "aggregate", 500),
+        items(c.functions, st.mode === "sql" ? "function" : "aggregate", 500),
         items(c.attributes, st.mode === "sql" ? "column" : "attribute", 400)
       ));
     }
