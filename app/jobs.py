@@ -30,6 +30,7 @@ from . import limits
 __all__ = ["Job", "submit", "slots", "reset_slots"]
 
 GRACE = 1.0  # seconds the guard has to stop a run before the watchdog interrupts it
+CANCEL_GRACE = 0.3  # the same after Cancel: a person waits for it, so the run stops within a second
 WATCH_PERIOD = 0.2
 
 _slots_lock = threading.Lock()
@@ -71,6 +72,7 @@ class Job:
     started: float | None = None
     finished: float | None = None
     thread: threading.Thread | None = None
+    live: Any = None  # what the work reports while it runs (app.run_progress.LiveProgress), if anything
 
     @property
     def done(self) -> bool:
@@ -115,7 +117,7 @@ def _watch(job: Job, worker: threading.Thread, time_limit: float, memory_limit: 
            finished: threading.Event) -> None:
     """Interrupt ``worker`` when its run stays cancelled or over a limit for ``GRACE`` s."""
     over_since: float | None = None
-    while not finished.wait(WATCH_PERIOD):
+    while not finished.wait(WATCH_PERIOD if not job.cancel_event.is_set() else WATCH_PERIOD / 4):
         if job.started is None:
             continue
         reason: type[RunStopped] | None = None
@@ -133,7 +135,7 @@ def _watch(job: Job, worker: threading.Thread, time_limit: float, memory_limit: 
         now = time.monotonic()
         if over_since is None:
             over_since = now
-        elif now - over_since >= GRACE and not finished.is_set():
+        elif now - over_since >= (CANCEL_GRACE if job.cancel_event.is_set() else GRACE) and not finished.is_set():
             _interrupt(worker, reason)
             over_since = now  # again after another GRACE if it is still going
 
@@ -179,13 +181,13 @@ def _run(job: Job, work: Callable[[MemoryGuard, Callable[[float, str], None]], A
 
 def submit(work: Callable[[MemoryGuard, Callable[[float, str], None]], Any], *, label: str = "run",
            signature: Any = None, session: Any = None, time_limit: float | None = None,
-           memory_limit: int | None | str = "server") -> Job:
+           memory_limit: int | None | str = "server", live: Any = None) -> Job:
     """Start ``work`` as a job of ``session`` (an ``app.sessions.SessionRecord``; default the
-    calling script's session)."""
+    calling script's session). ``live``: what the work updates while it runs (``Job.live``)."""
     from . import sessions
 
     rec = session if session is not None else sessions.record()
-    job = Job(label=label, signature=signature)
+    job = Job(label=label, signature=signature, live=live)
     limit = limits.memory_limit() if memory_limit == "server" else memory_limit
     seconds = time_limit if time_limit is not None else limits.run_time_limit()
     with rec.lock:
