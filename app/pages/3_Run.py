@@ -46,7 +46,6 @@ elif kind == "upload":
     up = st.file_uploader("CSV, TSV, JSON Lines (or a JSON array) or Parquet", type=runner.UPLOAD_TYPES,
                           key="run_upload")
     if up is not None:
-        state.set_data_in_use("upload", up.name, None)  # the sidebar names this file, even if it cannot be read
         try:
             path = runner.save_upload(up.name, up.getvalue())
         except runner.RunError as err:  # over the upload cap
@@ -80,6 +79,8 @@ if src is None:
     st.info("Choose a file to continue.")
     st.stop()
 
+if src.kind != "sample" and state.data_in_use() != (src.kind, src.label):
+    state.set_data_in_use(src.kind, src.label, None)  # named at once, even when it cannot be read
 try:
     preview = runner.read_preview(src.path, src.fmt, name=src.label)
 except runner.RunError as err:
