@@ -18,6 +18,7 @@ that catches ``RunStopped`` keeps what it found before.
 from __future__ import annotations
 
 import ctypes
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -29,9 +30,18 @@ from . import limits
 
 __all__ = ["Job", "submit", "slots", "reset_slots"]
 
+# A run's thread holds the GIL for the interpreter's switch interval (5 ms by default) at a
+# time; the server's threads (a click, a progress redraw) wait for it at every step, so a page
+# drawn while a run works took seconds. Switching every millisecond keeps the page answering
+# (Cancel within a second) for a few per cent of the run's speed.
+SWITCH_INTERVAL = 0.001
+if sys.getswitchinterval() > SWITCH_INTERVAL:
+    sys.setswitchinterval(SWITCH_INTERVAL)
+
 GRACE = 1.0  # seconds the guard has to stop a run before the watchdog interrupts it
 CANCEL_GRACE = 0.3  # the same after Cancel: a person waits for it, so the run stops within a second
 WATCH_PERIOD = 0.2
+GUARD_INTERVAL = 0.05  # seconds between two checks of a run's guard (Cancel, limits): a check costs microseconds
 
 _slots_lock = threading.Lock()
 _slots: threading.BoundedSemaphore | None = None
@@ -157,7 +167,8 @@ def _run(job: Job, work: Callable[[MemoryGuard, Callable[[float, str], None]], A
             job.started = time.monotonic()
             job.status = "running"
             job.set_progress(0.02, "running…")
-            guard = MemoryGuard(memory_limit, time_limit=time_limit, cancel=job.cancel_event, every=256)
+            guard = MemoryGuard(memory_limit, time_limit=time_limit, cancel=job.cancel_event, every=256,
+                                interval=GUARD_INTERVAL)
             finished = threading.Event()
             watchdog = threading.Thread(target=_watch, name="cep-studio-watchdog", daemon=True,
                                         args=(job, threading.current_thread(), time_limit, memory_limit, finished))

@@ -92,9 +92,16 @@ def panel() -> None:
             job.wait(1.0)
         if job.done:
             if job.cancel_event.is_set():
+                # the cancelled state at once, and again in the redraw that reruns the page (a
+                # fragment run that draws nothing clears what it drew before): it stays on
+                # screen until the page, drawn a moment later, shows the matches kept
                 read = live.events if live is not None else 0
                 st.warning(f"Cancelled after {read:,} events; showing the matches found so far…",
                            icon=":material/stop_circle:")
+                if ss.get("run_cancel_shown") is not job:
+                    ss["run_cancel_shown"] = job
+                    return
+            ss.pop("run_cancel_shown", None)
             st.rerun(scope="app")  # the page shows the results without the progress
         if job.status == "queued":
             st.info("Waiting for a free run slot (other sessions are running)…", icon=":material/hourglass_top:")

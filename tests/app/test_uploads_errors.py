@@ -67,9 +67,14 @@ def _page_with(tmp_path: Path, monkeypatch, name: str) -> AppTest:
 
 @pytest.mark.parametrize("name,data,message", [CASES[0], CASES[2], CASES[3], CASES[4]],
                          ids=["empty", "png", "latin-1", "broken-json"])
-def test_the_run_page_shows_the_plain_message(tmp_path, monkeypatch, name, data, message):
-    (tmp_path / name).write_bytes(data)
-    at = _page_with(tmp_path, monkeypatch, name)
+def test_the_run_page_shows_the_plain_message(name, data, message):
+    at = AppTest.from_file(RUN, default_timeout=60)
+    select_pattern(at, "stocks_sase", "stock_trend")
+    at.run()
+    at.radio(key="run_source").set_value("upload").run()
+    at.file_uploader(key="run_upload").set_value((name, data, "application/octet-stream")).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any(name in c.value for c in at.sidebar.caption), "the sidebar names the file uploaded"
     errors = [e.value for e in at.error]
     assert len(errors) == 1 and message.replace("'", "") in errors[0].replace("'", "").replace("\\", ""), errors
     assert not any(raw in errors[0] for raw in RAW)
