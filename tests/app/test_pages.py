@@ -13,6 +13,7 @@ from streamlit.testing.v1 import AppTest
 import sample_streams
 from engine.dsl import parse
 from tests.app_support import select_pattern
+from tests.app.test_run_support import finish_run
 
 pytestmark = pytest.mark.usefixtures("no_spark_warmup")
 
@@ -699,6 +700,9 @@ def test_run_stock_preset_on_spark(spark):
     assert at.radio(key="run_engine").value == "local"  # small data: in-process by default
     at.radio(key="run_engine").set_value("spark").run()
     at.button(key="run_go").click().run()
+    if "run_job" in at.session_state:  # still running after the page's first wait: Spark's progress
+        assert {"Elapsed", "Stages done", "Tasks done"} <= {m.label for m in at.metric}
+        finish_run(at)
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert _metric(at, "Matches") == "3"
     assert any("spark" in s.value and "ran on Spark" in s.value for s in at.success)

@@ -121,3 +121,30 @@ def test_a_pattern_that_can_explode_is_announced_before_it_runs(tmp_path, monkey
     at.run()
     assert not any("grow without bound" in w.value for w in at.warning)
     assert not at.button(key="run_go").disabled
+
+
+def test_spark_progress_counts_stages_and_tasks_of_the_runs_job_group():
+    from types import SimpleNamespace
+
+    from engine.spark.progress import group_progress
+
+    stages = {1: SimpleNamespace(numCompletedTasks=4, numTasks=4), 2: SimpleNamespace(numCompletedTasks=1, numTasks=3)}
+
+    class Tracker:
+        def getJobIdsForGroup(self, group):
+            return [7] if group == "cep-run-1" else []
+
+        def getJobInfo(self, job_id):
+            return SimpleNamespace(stageIds=[1, 2])
+
+        def getStageInfo(self, stage_id):
+            return stages.get(stage_id)
+
+    context = SimpleNamespace(statusTracker=lambda: Tracker())
+    seen: dict = {}
+    now = group_progress(context, "cep-run-1", seen)
+    assert (now.stages_done, now.stages, now.tasks_done, now.tasks) == (1, 2, 5, 7)
+    assert now.text() == "stages 1/2 · tasks 5/7"
+    del stages[1]  # a finished stage the tracker forgot still counts
+    assert group_progress(context, "cep-run-1", seen).tasks_done == 5
+    assert group_progress(SimpleNamespace(statusTracker=None), "x").tasks == 0  # never raises
