@@ -6,12 +6,13 @@ slots (a process-wide semaphore: the server keeps answering every session howeve
 press Run), then calls ``work(guard, progress)`` with an ``engine.memory.MemoryGuard``
 holding the server's memory limit, the run's time limit and the job's cancel event. The
 work ticks the guard (or hands it to the engine); ``RunStopped`` ends it with a message.
-The page polls ``Job.status`` / ``Job.progress`` and shows a Stop button that calls
-``Job.cancel()``; ``app.sessions`` cancels every job of a session that went away.
+The page polls ``Job.status`` / ``Job.progress`` (``Job.live``: a run's own counters) and
+shows a Cancel button that calls ``Job.cancel()``; ``app.sessions`` cancels every job of a
+session that went away.
 
 A watchdog backs the guard up: a step the work cannot tick (one engine call that runs away
 inside ``feed`` or ``close``) is interrupted once the run has been over its limit, or
-cancelled, for ``GRACE`` seconds: the watchdog raises the guard's exception in the run's
+cancelled, for ``GRACE`` seconds (``CANCEL_GRACE`` after Cancel): the watchdog raises the guard's exception in the run's
 thread (``PyThreadState_SetAsyncExc``; the engines are Python, so it lands at once). Work
 that catches ``RunStopped`` keeps what it found before.
 """

@@ -306,7 +306,7 @@ def engine_choices(pattern: Any, interval: bool = False) -> EngineChoices:
 def plain_reason(reason: str) -> str:
     """An engine's refusal for the app: no backticks, no command-line flags or paper names in
     parentheses."""
-    text = re.sub(r"\s*\([^()]*(--|cep |&|et al|§)[^()]*\)", "", str(reason))
+    text = re.sub(r"\s*\([^()]*(--|cep |&|et al|§|paper)[^()]*\)", "", str(reason))
     text = re.sub(r"\s*--[a-z][a-z-]*(\s+\S+)?", "", text) if "--" in text else text
     return text.replace("`", "").strip()
 
