@@ -6,18 +6,20 @@ slots (a process-wide semaphore: the server keeps answering every session howeve
 press Run), then calls ``work(guard, progress)`` with an ``engine.memory.MemoryGuard``
 holding the server's memory limit, the run's time limit and the job's cancel event. The
 work ticks the guard (or hands it to the engine); ``RunStopped`` ends it with a message.
-The page polls ``Job.status`` / ``Job.progress`` and shows a Stop button that calls
-``Job.cancel()``; ``app.sessions`` cancels every job of a session that went away.
+The page polls ``Job.status`` / ``Job.progress`` (``Job.live``: a run's own counters) and
+shows a Cancel button that calls ``Job.cancel()``; ``app.sessions`` cancels every job of a
+session that went away.
 
 A watchdog backs the guard up: a step the work cannot tick (one engine call that runs away
 inside ``feed`` or ``close``) is interrupted once the run has been over its limit, or
-cancelled, for ``GRACE`` seconds: the watchdog raises the guard's exception in the run's
+cancelled, for ``GRACE`` seconds (``CANCEL_GRACE`` after Cancel): the watchdog raises the guard's exception in the run's
 thread (``PyThreadState_SetAsyncExc``; the engines are Python, so it lands at once). Work
 that catches ``RunStopped`` keeps what it found before.
 """
 from __future__ import annotations
 
 import ctypes
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -29,8 +31,18 @@ from . import limits
 
 __all__ = ["Job", "submit", "slots", "reset_slots"]
 
+# A run's thread holds the GIL for the interpreter's switch interval (5 ms by default) at a
+# time; the server's threads (a click, a progress redraw) wait for it at every step, so a page
+# drawn while a run works took seconds. Switching every millisecond keeps the page answering
+# (Cancel within a second) for a few per cent of the run's speed.
+SWITCH_INTERVAL = 0.001
+if sys.getswitchinterval() > SWITCH_INTERVAL:
+    sys.setswitchinterval(SWITCH_INTERVAL)
+
 GRACE = 1.0  # seconds the guard has to stop a run before the watchdog interrupts it
+CANCEL_GRACE = 0.3  # the same after Cancel: a person waits for it, so the run stops within a second
 WATCH_PERIOD = 0.2
+GUARD_INTERVAL = 0.05  # seconds between two checks of a run's guard (Cancel, limits): a check costs microseconds
 
 _slots_lock = threading.Lock()
 _slots: threading.BoundedSemaphore | None = None
@@ -71,6 +83,7 @@ class Job:
     started: float | None = None
     finished: float | None = None
     thread: threading.Thread | None = None
+    live: Any = None  # what the work reports while it runs (app.run_progress.LiveProgress), if anything
 
     @property
     def done(self) -> bool:
@@ -115,7 +128,7 @@ def _watch(job: Job, worker: threading.Thread, time_limit: float, memory_limit: 
            finished: threading.Event) -> None:
     """Interrupt ``worker`` when its run stays cancelled or over a limit for ``GRACE`` s."""
     over_since: float | None = None
-    while not finished.wait(WATCH_PERIOD):
+    while not finished.wait(WATCH_PERIOD if not job.cancel_event.is_set() else WATCH_PERIOD / 4):
         if job.started is None:
             continue
         reason: type[RunStopped] | None = None
@@ -133,7 +146,7 @@ def _watch(job: Job, worker: threading.Thread, time_limit: float, memory_limit: 
         now = time.monotonic()
         if over_since is None:
             over_since = now
-        elif now - over_since >= GRACE and not finished.is_set():
+        elif now - over_since >= (CANCEL_GRACE if job.cancel_event.is_set() else GRACE) and not finished.is_set():
             _interrupt(worker, reason)
             over_since = now  # again after another GRACE if it is still going
 
@@ -155,7 +168,8 @@ def _run(job: Job, work: Callable[[MemoryGuard, Callable[[float, str], None]], A
             job.started = time.monotonic()
             job.status = "running"
             job.set_progress(0.02, "running…")
-            guard = MemoryGuard(memory_limit, time_limit=time_limit, cancel=job.cancel_event, every=256)
+            guard = MemoryGuard(memory_limit, time_limit=time_limit, cancel=job.cancel_event, every=256,
+                                interval=GUARD_INTERVAL)
             finished = threading.Event()
             watchdog = threading.Thread(target=_watch, name="cep-studio-watchdog", daemon=True,
                                         args=(job, threading.current_thread(), time_limit, memory_limit, finished))
@@ -179,13 +193,13 @@ def _run(job: Job, work: Callable[[MemoryGuard, Callable[[float, str], None]], A
 
 def submit(work: Callable[[MemoryGuard, Callable[[float, str], None]], Any], *, label: str = "run",
            signature: Any = None, session: Any = None, time_limit: float | None = None,
-           memory_limit: int | None | str = "server") -> Job:
+           memory_limit: int | None | str = "server", live: Any = None) -> Job:
     """Start ``work`` as a job of ``session`` (an ``app.sessions.SessionRecord``; default the
-    calling script's session)."""
+    calling script's session). ``live``: what the work updates while it runs (``Job.live``)."""
     from . import sessions
 
     rec = session if session is not None else sessions.record()
-    job = Job(label=label, signature=signature)
+    job = Job(label=label, signature=signature, live=live)
     limit = limits.memory_limit() if memory_limit == "server" else memory_limit
     seconds = time_limit if time_limit is not None else limits.run_time_limit()
     with rec.lock:

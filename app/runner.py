@@ -28,6 +28,7 @@ from .limits import message_of, upload_problem
 UPLOAD_TYPES = list(FORMATS)  # the extensions of engine.events.file_formats, in its order
 REPLAY_LIMIT = 50_000  # in-process replay for the runs-peak statistic of a Spark run
 IN_PROCESS_LIMIT = 50_000  # up to this many events the Run page runs in-process by default
+LIVE_EVERY = 64  # events between two updates of a run's live progress
 
 
 class RunError(RuntimeError):
@@ -100,12 +101,20 @@ def save_upload(name: str, data: bytes) -> str:
         raise RunError(str(err)) from None
 
 
-def read_preview(path: str, fmt: str | None, n: int = 20) -> pd.DataFrame:
-    """The first ``n`` rows as they are in the file (no validation)."""
+def read_preview(path: str, fmt: str | None, n: int = 20, name: str | None = None) -> pd.DataFrame:
+    """The first ``n`` rows as they are in the file (no validation). A file that is empty,
+    binary, not UTF-8 or malformed is a RunError saying so in plain words (``app.uploads``);
+    ``name``: the file's name as the person knows it (default the path's)."""
+    from . import uploads
+
     p = Path(path)
     if not p.exists():
         raise RunError(f"file not found: {path}")
     kind = fmt or format_of(p.name)
+    shown = name or p.name
+    problem = uploads.file_problem(p, kind, shown) if kind is not None else None
+    if problem:
+        raise RunError(problem)
     try:
         if kind in ("csv", "tsv"):
             return pd.read_csv(p, sep="," if kind == "csv" else "\t", nrows=n)
@@ -125,7 +134,7 @@ def read_preview(path: str, fmt: str | None, n: int = 20) -> pd.DataFrame:
                 return batch.to_pandas()
             return pf.schema_arrow.empty_table().to_pandas()
     except Exception as e:  # noqa: BLE001 - shown as a message
-        raise RunError(f"cannot read '{p.name}': {str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
+        raise RunError(uploads.read_error(shown, kind, e, p)) from None
     raise RunError(f"cannot tell the format of '{p.name}'; use .csv, .tsv, .jsonl/.json or .parquet")
 
 
@@ -198,14 +207,17 @@ def is_interval(loaded: LoadResult) -> bool:
 
 
 def run_local(pattern: Pattern, loaded: LoadResult, engine: str = "auto", guard: MemoryGuard | None = None,
-              events: list[Any] | None = None) -> Outcome:
+              events: list[Any] | None = None, live: Any = None) -> Outcome:
     """Feed the in-process matcher that ``cep run`` uses (``engine.run_choice``: match windows
     for event-set patterns, else the planner's choice for point or interval data), so point
     matches keep ``cep run``'s order and numbers; the state guard's error becomes a RunError.
     An AGG pattern gives A-Seq rows, not matches. ``guard`` (``engine.memory.MemoryGuard``)
     is ticked per event and per match: when it stops the run (memory, time limit, Stop) the
     outcome keeps the matches found so far and says why in ``stopped``. ``events``: the
-    events to run (default all of ``loaded``)."""
+    events to run (default all of ``loaded``). ``live`` (``app.run_progress.LiveProgress``):
+    events read, matches and live runs, updated every ``LIVE_EVERY`` events."""
+    from .run_progress import runs_alive
+
     from engine.run_choice import choose_run
     from engine.trace import type_rates
 
@@ -220,13 +232,17 @@ def run_local(pattern: Pattern, loaded: LoadResult, engine: str = "auto", guard:
         info = choose_run(pat, engine, "auto", rates=None if interval else type_rates(engine, stream),
                           interval=interval)
         m = info.build(pat, guard=guard)  # the engine's inner loops tick the guard too
+        if live is not None:
+            live.total = len(stream)
+        read = 0
         try:
-            if guard is None:
+            if guard is None and live is None:
                 for e in stream:
                     out.extend(m.feed(e))
                 out.extend(m.close())
             else:
-                tick, feed = guard.tick, m.feed
+                tick = guard.tick if guard is not None else (lambda: None)
+                feed = m.feed
                 for e in stream:
                     found = feed(e)
                     if found:
@@ -234,12 +250,21 @@ def run_local(pattern: Pattern, loaded: LoadResult, engine: str = "auto", guard:
                         for _ in found:
                             tick()
                     tick()
-                guard.check()
+                    read += 1
+                    if live is not None and not read % LIVE_EVERY:
+                        live.update(read, len(out), runs_alive(m))
+                if guard is not None:
+                    guard.check()
+                if live is not None:
+                    live.update(read, len(out), runs_alive(m))
+                    live.phase = "finishing the last runs"
                 for found_match in m.close():
                     out.append(found_match)
                     tick()
         except RunStopped as err:
             stopped = str(err)
+            if live is not None:
+                live.update(read, len(out), runs_alive(m))
     except (StateExplosion, EngineUnsupported, PatternError, ValueError) as err:
         raise RunError(_message(err)) from None
     except Exception as err:  # noqa: BLE001 - RecursionError, OverflowError, ...: a message, never a traceback
@@ -277,12 +302,14 @@ def spark_partitions(rows: int, parallelism: int) -> int:
 
 def run_spark(pattern: Pattern, src: Source, mapping: ColumnMapping, rows: int = 0,
               on_progress: Callable[[float, str], None] | None = None, poll: float = 0.1,
-              guard: MemoryGuard | None = None) -> Outcome:
+              guard: MemoryGuard | None = None, engine: str = "auto", live: Any = None) -> Outcome:
     """Run on Spark (``engine.spark.pipeline.run``) with progress from the status tracker.
     A file up to ``LOCAL_BYTES`` is read on the driver and the matches come back in one
     Spark action (``collect``): a sample answers in about a second on a warm session.
     ``guard`` (time limit, Stop, memory) is checked while the run is polled; when it stops
-    the run, the run's Spark jobs are cancelled (``cancelJobGroup``) and a RunError says why."""
+    the run, the run's Spark jobs are cancelled (``cancelJobGroup``) and a RunError says why.
+    ``engine``: the matcher each partition runs (the planner's names); ``live``
+    (``app.run_progress.LiveProgress``): stages and tasks done (``engine.spark.progress``)."""
     progress = on_progress or (lambda f, s: None)
     try:
         from engine.spark.local_source import LOCAL_BYTES
@@ -305,7 +332,7 @@ def run_spark(pattern: Pattern, src: Source, mapping: ColumnMapping, rows: int =
     def work() -> None:
         try:
             sc.setJobGroup(group, "CEP Studio run", interruptOnCancel=True)
-            box["result"] = run(pattern, src.path, mapping=mapping, data_format=src.fmt, spark=spark,
+            box["result"] = run(pattern, src.path, engine=engine, mapping=mapping, data_format=src.fmt, spark=spark,
                                 partitions=n, collect=True, local_bytes=LOCAL_BYTES)
             r = box["result"]
             box["matches"] = r.to_matches()
@@ -315,10 +342,13 @@ def run_spark(pattern: Pattern, src: Source, mapping: ColumnMapping, rows: int =
     t = threading.Thread(target=work, name="cep-studio-spark-run", daemon=True)
     t0 = time.perf_counter()
     t.start()
-    tracker = sc.statusTracker()
+    from engine.spark.progress import group_progress
+
     seen: dict[int, tuple[int, int]] = {}
     best = 0.05
     progress(best, "reading and validating the data…")
+    if live is not None:
+        live.where, live.phase = "spark", "reading and validating the data"
     while t.is_alive():
         t.join(poll)
         if guard is not None:
@@ -330,17 +360,12 @@ def run_spark(pattern: Pattern, src: Source, mapping: ColumnMapping, rows: int =
                 except Exception:  # noqa: BLE001 - the run is abandoned either way
                     pass
                 raise RunError(f"stopped: {err}") from None
-        try:
-            for jid in tracker.getJobIdsForGroup(group):
-                job = tracker.getJobInfo(jid)
-                for sid in (job.stageIds if job else []):
-                    info = tracker.getStageInfo(sid)
-                    if info is not None:
-                        seen[sid] = (info.numCompletedTasks, info.numTasks)
-        except Exception:  # noqa: BLE001 - progress must never break a run
-            pass
-        done = sum(d for d, _ in seen.values())
-        total = sum(k for _, k in seen.values())
+        now = group_progress(sc, group, seen)
+        done, total = now.tasks_done, now.tasks
+        if live is not None:
+            live.spark = now
+            if now.stages:
+                live.phase = "matching"
         frac = 0.05 + 0.9 * (done / total if total else 0.0) * (1 - 0.5 ** max(1, len(seen)))
         best = max(best, min(frac, 0.97))
         progress(best, f"Spark: {len(seen)} stage(s), {done}/{total} tasks done…")

@@ -95,6 +95,14 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError("--format parquet is for MATCH_RECOGNIZE rows; write matches as jsonl or csv")
     request = build_request(args)
     pattern = request.pattern
+    if pattern is not None:
+        from engine.risk import explosion_risk
+
+        risk = explosion_risk(pattern)
+        if risk is not None:  # a warning only: the state guard still stops a run that explodes
+            import sys
+
+            print(f"warning: {risk}", file=sys.stderr)
     if pattern is None or pattern.aggregate is not None:  # a workload, or AGG: aggregate rows (A-Seq)
         from engine.commands.run_aggregate import run_aggregate
 

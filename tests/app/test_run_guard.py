@@ -10,6 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from engine.commands import cli
 from tests.app_support import select_pattern
+from tests.app.test_run_support import finish_run
 
 pytestmark = pytest.mark.usefixtures("no_spark_warmup")
 
@@ -112,6 +113,7 @@ def test_a_runaway_run_stops_at_the_time_limit_with_a_message(tmp_path, monkeypa
     at.radio(key="run_source").set_value("path").run()
     at.text_input(key="run_path").input("abc.csv").run()
     at.button(key="run_go").click().run(timeout=30)
+    finish_run(at)
     assert not at.exception, [e.value for e in at.exception]
     stopped = [w.value for w in at.warning if "stopped early" in w.value]
     assert stopped and "time limit of 1 s" in stopped[0], [w.value for w in at.warning]

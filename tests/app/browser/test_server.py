@@ -171,15 +171,14 @@ def test_stop_ends_a_runaway_run_and_keeps_what_it_found(server, browser):
         _use_pattern(pg, EXPLODING)
         _choose_server_file(pg, "abc.csv")
         pg.get_by_role("button", name="Run", exact=True).click()
-        stop = pg.locator("[data-testid=stButton]").get_by_role("button", name="Stop")
+        stop = pg.locator("[data-testid=stButton]").get_by_role("button", name="Cancel")
         stop.wait_for(timeout=30_000)
         time.sleep(2.0)
         assert _cpu_share(pid) > 0.25  # the run is working (the machine is shared: not a whole core)
         t0 = time.time()
         stop.click()
-        pg.get_by_text("The run stopped early").first.wait_for(timeout=10_000)
+        pg.get_by_text("Cancelled after").first.wait_for(timeout=10_000)
         assert time.time() - t0 < 5
-        assert "cancelled" in pg.get_by_text("The run stopped early").first.inner_text()
         _no_exception(pg)
         time.sleep(1.0)
         assert _cpu_share(pid) < 0.3  # nothing left running
@@ -193,7 +192,7 @@ def test_closing_the_browser_cancels_its_run(server, browser):
     _use_pattern(pg, EXPLODING)
     _choose_server_file(pg, "abc.csv")
     pg.get_by_role("button", name="Run", exact=True).click()
-    pg.locator("[data-testid=stButton]").get_by_role("button", name="Stop").wait_for(timeout=30_000)
+    pg.locator("[data-testid=stButton]").get_by_role("button", name="Cancel").wait_for(timeout=30_000)
     time.sleep(2.0)
     assert _cpu_share(pid) > 0.25
     pg.context.close()  # the person closes the tab mid-run
