@@ -311,10 +311,13 @@ def check_write(lesson: Lesson, text: str, limits: Limits = DEFAULT_LIMITS) -> W
         raise ValueError(f"lesson {lesson.id!r} has a {ex.kind} exercise, not a write exercise")
     try:
         mine = _parse(text)
+    except DslError as err:
+        return WriteResult(False, "your pattern does not parse", error=str(err), line=err.line, column=err.column)
+    try:
         check_schema(mine, infer_schema(lesson_events(lesson)), text)
     except DslError as err:
-        return WriteResult(False, "your pattern does not parse" if err.line else "your pattern is refused",
-                           error=str(err), line=err.line, column=err.column)
+        return WriteResult(False, "your pattern does not fit the lesson's stream", error=str(err), line=err.line,
+                           column=err.column)
     reference = _parse(ex.reference)
     by_vars = sorted(c.var for c in mine.positive) == sorted(c.var for c in reference.positive)
     streams: list[tuple[Variation | None, str]] = [(None, "the lesson's stream")]

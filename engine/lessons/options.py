@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from engine.lessons.model import ChooseExercise, Lesson
 from engine.model import Pattern
 
-__all__ = ["OptionError", "OptionRun", "apply_option"]
+__all__ = ["OptionError", "OptionRun", "apply_option", "option_run"]
 
 
 class OptionError(ValueError):
@@ -30,25 +30,29 @@ class OptionRun:
 
 def apply_option(lesson: Lesson, option: str) -> OptionRun:
     """The run of ``option`` of the lesson's choose exercise (``OptionError`` says why not)."""
-    from engine.dsl import DslError, parse, to_text
-    from engine.model import Strategy
-
     ex = lesson.exercise
     if not isinstance(ex, ChooseExercise):
         raise OptionError("the lesson's exercise is not a choose exercise")
+    return option_run(ex, lesson.pattern, lesson.engine, option)
+
+
+def option_run(ex: ChooseExercise, pattern_text: str, engine: str, option: str) -> OptionRun:
+    """``apply_option`` for an exercise, the lesson's pattern text and engine."""
+    from engine.dsl import DslError, parse, to_text
+    from engine.model import Strategy
     if ex.axis == "pattern":
         try:
             pattern = parse(option)
         except DslError as err:
             raise OptionError(f"does not parse: {err.message}") from None
-        return OptionRun(option, pattern, option, lesson.engine)
-    base = parse(lesson.pattern)
+        return OptionRun(option, pattern, option, engine)
+    base = parse(pattern_text)
     if ex.axis == "engine":
         from engine.engines.planner import engine_names
 
         if option not in engine_names():
             raise OptionError(f"unknown engine; the engines are {', '.join(engine_names())}")
-        return OptionRun(option, base, lesson.pattern, option)
+        return OptionRun(option, base, pattern_text, option)
     if ex.axis == "strategy":
         names = [s.value for s in Strategy]
         if option not in names:
@@ -68,4 +72,4 @@ def apply_option(lesson: Lesson, option: str) -> OptionRun:
         pattern = parse(text)  # validated again as a whole
     except DslError as err:
         raise OptionError(f"the pattern with it is refused: {err.message}") from None
-    return OptionRun(option, pattern, text, lesson.engine)
+    return OptionRun(option, pattern, text, engine)

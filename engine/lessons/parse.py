@@ -324,16 +324,15 @@ def _exercise(r: _Reader, data: Any) -> Any:
         return None
 
 
-def _check_options(r: _Reader, lesson: Lesson) -> None:
+def _check_options(r: _Reader, ex: Any, pattern_text: str, engine: str) -> None:
     """The options of a choose exercise are strategies / windows / engines / patterns that exist."""
-    from engine.lessons.options import OptionError, apply_option
+    from engine.lessons.options import OptionError, option_run
 
-    ex = lesson.exercise
     if not isinstance(ex, ChooseExercise):
         return
     for option in ex.options:
         try:
-            apply_option(lesson, option)
+            option_run(ex, pattern_text, engine, option)
         except OptionError as err:
             r.add(r.line("exercise.options"), f"option {option!r}: {err}")
 
@@ -375,7 +374,7 @@ def parse_lesson(text: str, name: str = "<lesson>") -> Lesson:
         try:
             events = stream_events(stream)
         except StreamProblem as err:
-            r.problems.append(problem(name, err, r.line("stream.sample") or r.line("stream.generator")
+            r.problems.append(problem(name, err, r.lines.get("stream.sample") or r.lines.get("stream.generator")
                                       or r.line("stream")))
     if events is not None:
         if parsed is not None:
@@ -389,6 +388,8 @@ def parse_lesson(text: str, name: str = "<lesson>") -> Lesson:
                 pass  # reported by _exercise
     fields = {k: data[k] for k in ("id", "title", "order", "engine", "match_windows") if k in data}
     sections = _body(r, body, body_line)
+    if parsed is not None and isinstance(exercise, ChooseExercise):
+        _check_options(r, exercise, pattern_text, str(data.get("engine", "auto")))
     if "hints" in data:
         hints = data["hints"]
         if not isinstance(hints, list) or not all(isinstance(h, str) for h in hints):
@@ -404,7 +405,6 @@ def parse_lesson(text: str, name: str = "<lesson>") -> Lesson:
         _pydantic(r, err, "")
         raise r.fail() from None
     _check_engine(r, lesson)
-    _check_options(r, lesson)
     if r.problems:
         raise r.fail()
     return lesson
