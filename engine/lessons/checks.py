@@ -270,7 +270,7 @@ def _predict_groups(pattern: Pattern, events: list[Event], outcome: RunOutcome, 
         if key not in guessed:
             missed.append(_missed(pattern, events, outcome, k, found[k - 1], len(missed) < MAX_EXPLAINED))
     ok = not wrong and not missed
-    msg = (f"right: all {len(found)} matches" if ok else
+    msg = (f"right: all {len(found)} matches" if ok and len(found) != 1 else "right: the one match" if ok else
            f"not quite: {len(wrong)} guess{'es' if len(wrong) != 1 else ''} no match, {len(missed)} "
            f"match{'es' if len(missed) != 1 else ''} missed")
     return PredictResult(ok, msg, len(found), len(guessed), matches=found, wrong=wrong, missed=missed)

@@ -91,13 +91,14 @@ def test_the_aggregation_lesson_gives_the_prefix_counts_3_then_6():
     assert not wrong.correct and "the last value is 6" in wrong.message
 
 
-def test_the_imprecise_lesson_reports_one_signature_of_confidence_two_thirds():
+def test_the_imprecise_lesson_reports_two_signatures_of_confidence_two_and_one_thirds():
     from fractions import Fraction
 
     lesson = load_lesson(LESSONS / "12-imprecise-timestamps.md")
     run = lesson_run(lesson)
     assert run.engine.startswith("uncertain")
-    assert [m.confidence for m in run.matches] == [Fraction(2, 3)]
+    assert {m.bindings: m.confidence for m in run.matches} == {
+        (("a", (1,)), ("b", (2,))): Fraction(2, 3), (("a", (3,)), ("b", (4,))): Fraction(1, 3)}
 
 
 def test_the_evaluation_order_lesson_lazy_creates_fewer_runs():
@@ -107,3 +108,9 @@ def test_the_evaluation_order_lesson_lazy_creates_fewer_runs():
     assert runs["lazy-chain"].runs_created < runs["nfab"].runs_created
     assert runs["lazy-chain"].count == runs["nfab"].count == 11
     assert not result.correct and "partial runs" in result.message
+
+
+def test_the_docs_show_a_whole_lesson_file_of_the_course():
+    docs = (LESSONS.parent / "docs" / "lessons.md").read_text(encoding="utf-8")
+    example = (LESSONS / "02-seq-and-variables.md").read_text(encoding="utf-8")
+    assert example in docs
