@@ -24,7 +24,7 @@ from engine.lessons.running import DEFAULT_LIMITS, Limits, RunOutcome, run_patte
 from engine.model import Pattern
 
 __all__ = ["Feedback", "PredictResult", "WriteResult", "ChooseResult", "OptionSummary", "check_predict",
-           "check_write", "check_choose", "lesson_events", "lesson_run", "option_runs", "MAX_EXPLAINED"]
+           "check_write", "check_choose", "lesson_events", "lesson_csv", "lesson_run", "option_runs", "MAX_EXPLAINED"]
 
 #: wrong guesses / missed matches explained per answer (the rest are listed without a why)
 MAX_EXPLAINED = 5
@@ -103,11 +103,10 @@ class ChooseResult:
 
 @functools.lru_cache(maxsize=64)
 def _events_for(stream_json: str, variation_json: str | None) -> tuple[Event, ...]:
-    from engine.lessons.model import Lesson as _L  # noqa: F401
-    from engine.lessons.streams import stream_events, vary
     from pydantic import TypeAdapter
 
     from engine.lessons.model import StreamSpec
+    from engine.lessons.streams import stream_events, vary
 
     spec = TypeAdapter(StreamSpec).validate_json(stream_json)
     if variation_json is None:
@@ -119,6 +118,13 @@ def lesson_events(lesson: Lesson, variation: Variation | None = None) -> list[Ev
     """The lesson's stream as events (or a hidden variation of it)."""
     return list(_events_for(lesson.stream.model_dump_json(), None if variation is None
                             else variation.model_dump_json()))
+
+
+def lesson_csv(lesson: Lesson, variation: Variation | None = None) -> str:
+    """The lesson's stream (or a variation of it) as CSV text, to load as data (Open in Debug)."""
+    from engine.lessons.streams import events_csv
+
+    return events_csv(lesson_events(lesson, variation))
 
 
 def _parse(text: str) -> Pattern:

@@ -19,7 +19,7 @@ from typing import Any, Callable
 from engine.events import Event, make_stream
 from engine.lessons.model import GeneratorStream, InlineStream, Problem, SampleStream, StreamSpec, Variation
 
-__all__ = ["StreamProblem", "stream_events", "vary", "GENERATORS", "MAX_EVENTS", "is_interval"]
+__all__ = ["StreamProblem", "stream_events", "vary", "events_csv", "GENERATORS", "MAX_EVENTS", "is_interval"]
 
 #: a lesson's stream holds at most this many events (a lesson is one screen)
 MAX_EVENTS = 200
@@ -147,7 +147,6 @@ def _sample_rows(spec: SampleStream) -> tuple[list[dict[str, Any]], dict[str, An
 
 
 def _generator_rows(spec: GeneratorStream, seed: int | None = None) -> list[dict[str, Any]]:
-    from sample_streams import generators  # noqa: F401  (imported for its names)
     from sample_streams import suggest
 
     table = _generators()
@@ -216,6 +215,23 @@ def vary(spec: StreamSpec, variation: Variation) -> list[Event]:
         dropped = set(rng.sample(range(len(rows)), variation.drop))
         rows = [r for i, r in enumerate(rows) if i not in dropped]
     return _build(rows, type_key)
+
+
+def events_csv(events: list[Event]) -> str:
+    """The events as CSV text (``id,type,ts`` or ``id,type,lower,upper``, then the attributes in
+    order of appearance): what the app loads as the data in use to open a lesson in Debug."""
+    interval = is_interval(events)
+    attrs: list[str] = []
+    for e in events:
+        attrs.extend(a for a in e.attrs if a not in attrs)
+    head = ["id", "type", "lower", "upper"] if interval else ["id", "type", "ts"]
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(head + attrs)
+    for e in events:
+        base = [e.id, e.type, e.lower, e.upper] if interval else [e.id, e.type, e.ts]
+        writer.writerow(base + ["" if e.attrs.get(a) is None else e.attrs[a] for a in attrs])
+    return out.getvalue()
 
 
 def problem(file: str, err: StreamProblem, default_line: int | None) -> Problem:

@@ -193,3 +193,45 @@ def test_lesson_run_of_a_generator_stream():
     lesson = parse_lesson(text, "g.md")
     assert len(lesson_events(lesson)) == 12
     assert lesson_run(lesson).ok
+
+
+# --------------------------------------------------------------------------- streams
+
+GENERATED = VALID.replace("rows = '''\nid,type,ts,x\n1,A,1,5\n2,B,2,7\n3,A,3,9\n4,B,4,8\n'''",
+                          'generator = "stocks"\nseed = 3\nsize = 20\noptions = { symbols = 1 }'
+                          ).replace("b.x > a.x", "b.price > a.price").replace("count = 2\n", "")
+
+
+def test_a_generator_seed_variation_draws_the_stream_again():
+    lesson = parse_lesson(GENERATED, "g.md")
+    same = lesson_events(lesson, Variation())
+    other = lesson_events(lesson, Variation(generator_seed=4))
+    assert [(e.id, e.attrs) for e in same] == [(e.id, e.attrs) for e in lesson_events(lesson)]
+    assert [e.attrs for e in other] != [e.attrs for e in same] and len(other) == 20
+
+
+def test_a_generator_seed_on_inline_rows_is_refused_with_the_variation_line():
+    from engine.lessons import check_lesson
+    from tests.lessons.support import line_of
+
+    text = VALID.replace('kind = "predict"\nask = "count"\ncount = 2',
+                         "kind = \"write\"\nreference = '''\nPATTERN SEQ(A a, B b)\n'''\n\n"
+                         "[[exercise.variations]]\ngenerator_seed = 4")
+    problems = check_lesson(parse_lesson(text, "w.md"))
+    assert [(p.line, p.message) for p in problems] == [
+        (line_of(text, "[[exercise.variations]]"), "a variation with a generator seed needs a generator stream")]
+
+
+def test_the_stream_as_csv_loads_back_to_the_same_events(tmp_path):
+    from engine.events import load_events
+    from engine.lessons import lesson_csv
+
+    for name in ("01-events-and-streams.md", "07-strategies.md"):
+        lesson = load_lesson(LESSONS / name)
+        path = tmp_path / "data.csv"
+        path.write_text(lesson_csv(lesson), encoding="utf-8")
+        loaded = load_events(path).events
+        assert [(e.id, e.type, e.ts, e.attrs) for e in loaded] == \
+            [(e.id, e.type, e.ts, e.attrs) for e in lesson_events(lesson)]
+    text = lesson_csv(load_lesson(LESSONS / "12-imprecise-timestamps.md"))
+    assert text.splitlines()[:2] == ["id,type,lower,upper,task", "1,Start,1,3,t1"]
