@@ -234,7 +234,8 @@ def _stream(r: _Reader, data: Any) -> Any:
             return SampleStream(sample=data["sample"], limit=data.get("limit"))
         options = data.get("options", {})
         if not isinstance(options, dict) or not all(_plain_value(v) for v in options.values()):
-            r.add(r.line("stream.options"), "options must be a table of numbers, text or lists of those")
+            r.add(r.line("stream.options"), f"options must be a table of numbers (at most {MAX_OPTION:,}), short texts "
+                  f"or lists of at most {MAX_OPTION:,} of those")
             return None
         return GeneratorStream(generator=data["generator"], seed=data.get("seed", 0), size=data.get("size", 0),
                                options=options)
@@ -243,10 +244,21 @@ def _stream(r: _Reader, data: Any) -> Any:
         return None
 
 
+#: a generator option is small: numbers of at most this magnitude, lists of at most this many items
+MAX_OPTION = 1_000
+
+
 def _plain_value(v: Any) -> bool:
     if isinstance(v, list):
-        return all(isinstance(x, (int, float, str)) and not isinstance(x, bool) for x in v)
-    return isinstance(v, (int, float, str, bool))
+        return len(v) <= MAX_OPTION and all(isinstance(x, (int, float, str)) and not isinstance(x, bool)
+                                              and _small(x) for x in v)
+    return isinstance(v, (int, float, str, bool)) and _small(v)
+
+
+def _small(v: Any) -> bool:
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return abs(v) <= MAX_OPTION
+    return len(str(v)) <= 200
 
 
 def _pydantic(r: _Reader, err: ValidationError, where: str) -> None:
@@ -349,6 +361,9 @@ def parse_lesson(text: str, name: str = "<lesson>") -> Lesson:
     header, body, body_line = _split(r)
     try:
         data = tomllib.loads(header)
+    except RecursionError:
+        r.add(r.header_start, "the header nests too deeply")
+        raise r.fail() from None
     except tomllib.TOMLDecodeError as err:
         m = re.search(r"at line (\d+), column (\d+)", str(err))
         line = r.header_start + int(m.group(1)) if m else r.header_start

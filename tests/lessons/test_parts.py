@@ -83,3 +83,23 @@ def test_a_problem_reads_as_file_line_message():
     assert str(Problem(file="x.md", line=3, message="m")) == "x.md, line 3: m"
     assert str(Problem(file="x.md", line=None, message="m")) == "x.md: m"
     assert check_lesson(parse_lesson(VALID, "t.md")) == []
+
+
+def test_generator_options_and_nesting_are_bounded():
+    from tests.lessons.support import line_of
+
+    text = VALID.replace("rows = '''\nid,type,ts,x\n1,A,1,5\n2,B,2,7\n3,A,3,9\n4,B,4,8\n'''",
+                         'generator = "stocks"\nsize = 10\noptions = { symbols = 100000000 }')
+    with pytest.raises(LessonError) as info:
+        parse_lesson(text, "g.md")
+    assert info.value.first.line == line_of(text, "options =")
+    assert "options must be a table of numbers (at most 1,000)" in info.value.first.message
+    deep = VALID.replace("order = 1", "order = 1\ndeep = " + "[" * 20_000 + "]" * 20_000)
+    with pytest.raises(LessonError, match="the header nests too deeply"):
+        parse_lesson(deep, "d.md")
+
+
+def test_the_command_module_expands_folders():
+    from engine.commands import lesson as command
+
+    assert command._files([str(LESSONS)]) == sorted(LESSONS.glob("*.md"))
