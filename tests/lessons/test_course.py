@@ -114,3 +114,20 @@ def test_the_docs_show_a_whole_lesson_file_of_the_course():
     docs = (LESSONS.parent / "docs" / "lessons.md").read_text(encoding="utf-8")
     example = (LESSONS / "02-seq-and-variables.md").read_text(encoding="utf-8")
     assert example in docs
+
+
+def test_what_the_lesson_texts_say_about_other_patterns_holds():
+    """Numbers a lesson's text gives for a pattern other than its own, run here."""
+    from engine.dsl import parse
+    from engine.lessons import lesson_events, run_pattern
+
+    partitions = load_lesson(LESSONS / "05-partitions.md")
+    assert "there would be 10" in partitions.explanation
+    assert len(run_pattern(parse("PATTERN SEQ(Login l, Buy b)"), lesson_events(partitions)).matches) == 10
+    overlap = load_lesson(LESSONS / "10-non-overlap.md")
+    assert "`OUTPUT ALL` reports 3 + 10 = 13" in overlap.explanation
+    text = overlap.pattern.replace("OUTPUT NON_OVERLAP", "")
+    assert len(run_pattern(parse(text), lesson_events(overlap)).matches) == 13
+    and_or = load_lesson(LESSONS / "09-and-or.md")
+    assert run_pattern(parse(and_or.exercise.reference), lesson_events(and_or)).match_dicts() == [
+        {"p": [1], "k": [2], "s": [4]}, {"p": [5], "k": [3], "s": [6]}]
