@@ -69,6 +69,7 @@ COMMANDS: dict[str, Command | str] = {
     "stream": "engine.commands.stream",
     "convert": "engine.commands.convert",
     "verify": "engine.commands.verify",
+    "lesson": "engine.commands.lesson",
 }
 
 

@@ -53,7 +53,7 @@ def test_cep_run_parses_the_pattern_once_and_resolves_the_data_once(case, tmp_pa
 
 def test_every_subcommand_is_a_module_of_its_own():
     assert set(cli.COMMANDS) == {"check", "run", "trace", "explain", "diff", "samples", "serve", "stream", "convert",
-                                 "verify"}
+                                 "verify", "lesson"}
     for name, entry in cli.COMMANDS.items():
         assert entry == f"engine.commands.{name}"
         module = importlib.import_module(entry)
