@@ -43,13 +43,16 @@ def _port() -> int:
         return s.getsockname()[1]
 
 
-def start_app(log: Path, timing: Path) -> tuple[subprocess.Popen, str]:
+def start_app(log: Path, timing: Path, gc_after_runs: bool = False) -> tuple[subprocess.Popen, str]:
+    """The app as ``cep serve`` starts it (``gc_after_runs``: with Streamlit's forced full garbage
+    collection after every script run, the setting the app had before)."""
     port = _port()
     env = dict(os.environ, CEP_SPARK_WARMUP="0", PYTHONUNBUFFERED="1", CEP_TIMING_LOG=str(timing))
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", str(ROOT / "app" / "Home.py"), "--server.port", str(port),
          "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false",
-         "--server.fileWatcherType", "none", "--global.developmentMode", "false"],
+         "--server.fileWatcherType", "none", "--global.developmentMode", "false",
+         "--runner.postScriptGC", "true" if gc_after_runs else "false"],
         cwd=ROOT, env=env, stdout=open(log, "w"), stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     deadline = time.time() + 90
@@ -111,56 +114,82 @@ def switch(pg, name: str):
     return go
 
 
+def one_round(pg, timing: Path, figures: dict[str, list[tuple[float, float, int]]]) -> None:
+    for name in PAGES:
+        figures.setdefault(f"switch to {name}", []).append(timed(pg, timing, switch(pg, name)))
+        if name == "Run":
+            button = pg.get_by_role("button", name="Run", exact=True)
+            figures.setdefault("Run click to result (in-process, stock sample)", []).append(
+                timed(pg, timing, button.click))
+        if name == "Debug":
+            forward = pg.get_by_role("button", name="Forward").first
+            figures.setdefault("Debug: one step forward", []).append(timed(pg, timing, forward.click))
+
+
+def table(figures: dict[str, list[tuple[float, float, int]]], before: dict | None = None) -> str:
+    head = "| action | server time, median (min-max) | browser time, median (min-max) | script runs |"
+    rule = "|---|---|---|---|"
+    if before:
+        head += " server time with the forced collection (before) | before / now |"
+        rule += "---|---|"
+    lines = [head, rule]
+    for action, rows in figures.items():
+        srv = [r[0] for r in rows]
+        brw = [r[1] for r in rows]
+        runs = sorted({r[2] for r in rows})
+        line = (f"| {action} | {statistics.median(srv):.3f} s ({min(srv):.3f}-{max(srv):.3f}) | "
+                f"{statistics.median(brw):.2f} s ({min(brw):.2f}-{max(brw):.2f}) | {', '.join(map(str, runs))} |")
+        if before:
+            old = [r[0] for r in before[action]]
+            line += (f" {statistics.median(old):.3f} s ({min(old):.3f}-{max(old):.3f}) | "
+                     f"{statistics.median(old) / max(statistics.median(srv), 1e-9):.2f}× |")
+        lines.append(line)
+    return "\n".join(lines)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--baseline", action="store_true",
+                    help="also start the app with the forced garbage collection after every run (the setting "
+                         "before) and interleave its rounds with the app's")
     ap.add_argument("--out", type=Path, default=None, help="write the table (markdown) here")
     args = ap.parse_args()
     from playwright.sync_api import sync_playwright
 
     tmp = Path(tempfile.mkdtemp(prefix="cep-speed-"))
-    timing = tmp / "timing.jsonl"
-    timing.write_text("")
-    proc, url = start_app(tmp / "streamlit.log", timing)
-    figures: dict[str, list[tuple[float, float, int]]] = {}
+    apps = [("now", False)] + ([("before", True)] if args.baseline else [])
+    procs, sessions = [], []
+    figures: dict[str, dict[str, list[tuple[float, float, int]]]] = {name: {} for name, _gc in apps}
     try:
         with sync_playwright() as p:
             b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
-            pg = b.new_context(viewport={"width": 1500, "height": 1300}).new_page()
-            pg.set_default_timeout(120_000)
-            pg.goto(url)
-            idle(pg)
-            for name in PAGES:  # warm-up: every page once (imports, caches), each run to its end
-                timed(pg, timing, switch(pg, name))
+            for name, gc_after in apps:
+                timing = tmp / f"timing-{name}.jsonl"
+                timing.write_text("")
+                proc, url = start_app(tmp / f"streamlit-{name}.log", timing, gc_after)
+                procs.append(proc)
+                pg = b.new_context(viewport={"width": 1500, "height": 1300}).new_page()
+                pg.set_default_timeout(120_000)
+                pg.goto(url)
+                idle(pg)
+                for page_name in PAGES:  # warm-up: every page once (imports, caches), each run to its end
+                    timed(pg, timing, switch(pg, page_name))
+                sessions.append((name, pg, timing))
             for _ in range(args.rounds):
-                for name in PAGES:
-                    figures.setdefault(f"switch to {name}", []).append(timed(pg, timing, switch(pg, name)))
-                    if name == "Run":
-                        button = pg.get_by_role("button", name="Run", exact=True)
-                        figures.setdefault("Run click to result (in-process, stock sample)", []).append(
-                            timed(pg, timing, button.click))
-                    if name == "Debug":
-                        forward = pg.get_by_role("button", name="Forward").first
-                        figures.setdefault("Debug: one step forward", []).append(timed(pg, timing, forward.click))
+                for name, pg, timing in sessions:  # interleaved: the same machine state for both
+                    one_round(pg, timing, figures[name])
             b.close()
     finally:
-        proc.terminate()
-        proc.wait(timeout=20)
+        for proc in procs:
+            proc.terminate()
+            proc.wait(timeout=20)
     load = os.getloadavg()[0]
-    lines = ["| action | server time, median (min-max) | browser time, median (min-max) | script runs |",
-             "|---|---|---|---|"]
-    for action, rows in figures.items():
-        srv = [r[0] for r in rows]
-        brw = [r[1] for r in rows]
-        runs = sorted({r[2] for r in rows})
-        lines.append(f"| {action} | {statistics.median(srv):.3f} s ({min(srv):.3f}-{max(srv):.3f}) | "
-                     f"{statistics.median(brw):.2f} s ({min(brw):.2f}-{max(brw):.2f}) | "
-                     f"{', '.join(map(str, runs))} |")
-    table = "\n".join(lines)
-    print(table)
+    text = table(figures["now"], figures.get("before"))
+    print(text)
     print(f"\n{args.rounds} rounds; 1-minute load average at the end: {load:.2f}")
     if args.out:
-        args.out.write_text(table + "\n")
+        args.out.write_text(text + "\n")
     return 0
 
 
