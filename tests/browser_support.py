@@ -223,3 +223,16 @@ def choose_engine(pg, option: str) -> None:
     _idle(pg, settle=1.5)
     _no_exception(pg)
 
+
+def choose_option(pg, container, label: str, option: str, timeout: float = 20) -> None:
+    """Pick ``option`` in the selectbox labelled ``label`` inside ``container`` (a dialog, the
+    page) and wait until the box shows it."""
+    combo = container.get_by_role("combobox", name=label, exact=True)
+    if combo.input_value() == option:
+        return
+    combo.click()
+    pg.get_by_role("option", name=option, exact=True).click()
+    deadline = time.time() + timeout
+    while combo.input_value() != option and time.time() < deadline:
+        time.sleep(0.2)
+    assert combo.input_value() == option, f"{option} chosen in {label}"

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from tests.browser_support import _idle, _no_exception, _shot, app_url, browser, page, sync_api  # noqa: F401
+from tests.browser_support import _idle, _no_exception, _shot, app_url, browser, choose_option, page, sync_api  # noqa: F401
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -74,13 +74,6 @@ def _dialog(pg):
     return d
 
 
-def _choose(pg, dialog, label: str, option: str) -> None:
-    combo = dialog.get_by_role("combobox", name=label, exact=True)
-    if combo.input_value() == option:
-        return
-    combo.click()
-    pg.get_by_role("option", name=option, exact=True).click()
-    _wait(lambda: combo.input_value() == option, f"{option} chosen in {label}")
 
 
 def _zoom(pg) -> float:
@@ -133,10 +126,10 @@ def test_create_a_component_through_the_dialog(page, app_url):  # noqa: F811
     assert box["x"] + box["width"] <= viewport["width"] and box["y"] + box["height"] <= viewport["height"] + 1
     assert box["width"] > canvas["width"] and box["height"] > canvas["height"]
     assert dialog.get_by_role("textbox", name="Variable").input_value() == "c"  # a fresh name
-    _choose(page, dialog, "Event type", "Stock")  # a type of the data in use
+    choose_option(page, dialog, "Event type", "Stock")  # a type of the data in use
     dialog.get_by_text("one or more (+)", exact=True).click()
-    _choose(page, dialog, "Attribute", "price")
-    _choose(page, dialog, "Compare", ">")
+    choose_option(page, dialog, "Attribute", "price")
+    choose_option(page, dialog, "Compare", ">")
     value = dialog.get_by_role("textbox", name="Value (a number, or a text)")
     value.fill("100")
     value.press("Enter")
@@ -175,8 +168,8 @@ def test_edit_a_component_its_quantifier_and_a_predicate(page, app_url):  # noqa
     assert "Edit a component" in dialog.inner_text()
     assert dialog.get_by_role("textbox", name="Variable").input_value() == "b"
     dialog.get_by_text("optional (?)", exact=True).click()
-    _choose(page, dialog, "Attribute", "symbol")
-    _choose(page, dialog, "Compare", "=")
+    choose_option(page, dialog, "Attribute", "symbol")
+    choose_option(page, dialog, "Compare", "=")
     value = dialog.get_by_role("textbox", name="Value (a number, or a text)")
     value.fill("IBM")
     value.press("Enter")

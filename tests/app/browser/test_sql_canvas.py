@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from tests.browser_support import _idle, _no_exception, _shot, app_url, browser, page, sync_api  # noqa: F401
+from tests.browser_support import _idle, _no_exception, _shot, app_url, browser, choose_option, page, sync_api  # noqa: F401
 from tests.app.browser.test_editor import editor_value, fill_editor
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -31,16 +31,6 @@ def _node_texts(frame, count: int, timeout: float = 30) -> list[str]:
     return frame.locator(NODES).all_inner_texts()
 
 
-def _choose(pg, dialog, label: str, option: str) -> None:
-    combo = dialog.get_by_role("combobox", name=label, exact=True)
-    if combo.input_value() == option:
-        return
-    combo.click()
-    pg.get_by_role("option", name=option, exact=True).click()
-    deadline = time.time() + 20
-    while combo.input_value() != option and time.time() < deadline:
-        time.sleep(0.2)
-    assert combo.input_value() == option
 
 
 def _fill(dialog, label: str, value: str) -> None:
@@ -75,7 +65,7 @@ def test_sql_canvas_both_ways(page, app_url):
     dialog = page.get_by_role("dialog")
     dialog.wait_for(timeout=30_000)
     _fill(dialog, "Variable", "FLAT")
-    _choose(page, dialog, "How many rows", "zero or more (*)")
+    choose_option(page, dialog, "How many rows", "zero or more (*)")
     _fill(dialog, "DEFINE (the condition a row must meet; empty: every row)", "price = PREV(price)")
     dialog.get_by_role("button", name="Add the term").click()
     value = _editor_value(page, "FLAT*", timeout=30)
@@ -127,7 +117,7 @@ def test_sql_canvas_both_ways(page, app_url):
     frame.locator(".react-flow__node[data-id^='g:']").filter(has_text="one of").first.click(position={"x": 20, "y": 10})
     dialog = page.get_by_role("dialog")
     dialog.wait_for(timeout=30_000)
-    _choose(page, dialog, "How many times", "zero or more (*)")
+    choose_option(page, dialog, "How many times", "zero or more (*)")
     dialog.get_by_role("button", name="Save").click()
     value = _editor_value(page, "RISE)*", timeout=30)
     assert "PATTERN (STRT (DOWN | RISE)* RISE)" in value, value
