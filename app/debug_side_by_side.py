@@ -235,7 +235,7 @@ def _stepped(pair: Pair) -> None:
     d = c.divergence
     name_a, name_b = (escape.markdown(n) for n in pair.names)
     k, beside = STEPPER.controls()
-    jump, line = beside.columns([3, 5], vertical_alignment="center")
+    jump, line = beside.columns([1, 1], vertical_alignment="center")
     jump.button("Jump to where they diverge", key="dbg_sbs_jump", on_click=_jump, args=(pair.diverge_step,),
                 disabled=d is None, icon=":material/call_split:", width="stretch",
                 help="to the first step where the two runs differ")
@@ -299,19 +299,23 @@ def _side_view(t: DebugRun, letter: str, name: str, other: DebugRun, k: int, her
 def _timeline(pair: Pair, k: int) -> Any:
     """Live runs per event of A and B (the compared steps), the diverging step and this step."""
     c = pair.comparison
-    xs = [x.step + 1 for x in c.a]
+    events = len(pair.a.events)
+    a_steps = [x for x in c.a if x.step < events]   # the close step keeps no runs: left out
+    b_steps = [x for x in c.b if x.step < events]
+    xs = [x.step + 1 for x in a_steps]
     fig = go.Figure()
-    for side, name, dash in ((c.a, pair.names[0], "solid"), (c.b, pair.names[1], "dot")):
+    for side, name, dash in ((a_steps, pair.names[0], "solid"), (b_steps, pair.names[1], "dot")):
         fig.add_scatter(x=xs, y=[x.runs for x in side], mode="lines+markers" if len(xs) <= 200 else "lines",
-                        name=escape.plotly(f"{'A' if side is c.a else 'B'}: {name}"), line={"dash": dash, "shape": "hv"},
+                        name=escape.plotly(f"{'A' if side is a_steps else 'B'}: {name}"), line={"dash": dash, "shape": "hv"},
                         customdata=[x.so_far for x in side],
                         hovertemplate="event #%{x}: %{y} live run(s), %{customdata} match(es) so far<extra></extra>")
     d = c.divergence
     if d is not None:
         fig.add_vline(x=d.step + 1, line={"color": "#d62728", "width": 2}, annotation_text="they diverge",
-                      annotation_position="top")
+                      annotation_position="top right")
     fig.add_vline(x=k + 1, line={"color": "#888", "dash": "dash", "width": 1})
-    fig.update_layout(height=260, margin={"l": 50, "r": 10, "t": 30, "b": 40},
-                      xaxis_title="event # (the last: end of stream)", yaxis_title="live runs",
-                      legend={"orientation": "h", "y": 1.15, "x": 0})
+    fig.update_layout(height=280, margin={"l": 50, "r": 10, "t": 50, "b": 50},
+                      xaxis_title="event #" + (f" ({events + 1}: the end of the stream)" if d is not None and
+                                               d.step >= events else ""), yaxis_title="live runs",
+                      legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 1, "xanchor": "right"})
     return fig

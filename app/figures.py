@@ -61,7 +61,7 @@ def with_caption(fig: Any, caption: str) -> Any:
     bottom = fig.layout.margin.b if fig.layout.margin.b is not None else DEFAULT_BOTTOM
     extra = CAPTION_LINE_PX * len(lines) + 10
     fig.add_annotation(name=CAPTION_NAME, text=text, xref="paper", yref="paper", x=0, y=0, xanchor="left",
-                       yanchor="top", yshift=-max(0, bottom - 8), showarrow=False, align="left",
+                       yanchor="top", yshift=-bottom, showarrow=False, align="left",
                        font={"size": 12, "color": "#555"})
     fig.update_layout(margin={"b": bottom + extra})
     if fig.layout.height is not None:
