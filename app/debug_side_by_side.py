@@ -255,6 +255,9 @@ def _stepped(pair: Pair) -> None:
                  + (f"; they first differ at {pair.a.label(d.step)}" if d is not None else "; they never differ")
                  + ".", "dbg_sbs_timeline",
                  f"side-by-side-{pair.sig[2]}-vs-{pair.sig[3]}")
+    if not c.complete:
+        st.caption(f"Live runs are traced for the first {c.traced:,} of {c.total_steps:,} steps (tracing more would "
+                   "take too long); the matches are compared over the whole run.")
     left, right = st.columns(2, gap="medium")
     for col, side, name, other in ((left, pair.a, pair.names[0], pair.b), (right, pair.b, pair.names[1], pair.a)):
         with col:

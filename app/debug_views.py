@@ -172,7 +172,7 @@ def step_views(t: DebugRun) -> None:
         fig = TV.live_automaton_figure(t.graph, step if step.step != "close" else None, path,
                                        height=min(300 + 180 * (rows - 1), AUTOMATON_MAX), focus=auto_focus)
         figures.show(fig, f"The automaton of the pattern ({ENGINE_TITLES.get(t.engine, t.engine)}) at "
-                     f"{TV.step_label(wsteps, k - a)}: the states its live runs are in and the edges this step took.",
+                     f"{t.label(k)}: the states its live runs are in and the edges this step took.",
                      "dbg_automaton", f"automaton-event-{k + 1}")
     else:
         st.caption(f"The {ENGINE_TITLES.get(t.engine, t.engine)} engine moves through no automaton in its trace "
@@ -198,7 +198,7 @@ def step_views(t: DebugRun) -> None:
                        "this step).")
             figures.show(TV.cursor_timeline_figure(wsteps, k - a, m, TV.live_event_ids(step), height=260,
                                                    focus_event=event_focus),
-                         f"The events around {TV.step_label(wsteps, k - a)}, the events the live runs hold"
+                         f"The events around {t.label(k)}, the events the live runs hold"
                          + (f" and match #{no:,}" if m is not None else "") + ".",
                          "dbg_timeline", f"timeline-event-{k + 1}")
     with c2:
@@ -373,7 +373,7 @@ def buffer_view(t: DebugRun, steps: list[Step], j: int, no: int, m: dict[str, An
             rp = TV.retrieval_path(entries, TV.match_ids(m)[-1], mp.found[2].run)
         fig = TV.shared_buffer_figure(entries, TV.stack_order(t.graph, entries), t.seq_of, added, pointed, rp,
                                       max_events=BUFFER_EVENTS)
-        figures.show(fig, f"The shared buffer after {TV.step_label(steps, j)}: one column per state, each entry "
+        figures.show(fig, f"The shared buffer after {t.label(step_index(step, t))}: one column per state, each entry "
                           "pointing to the previous event of the runs that took it.",
                      "dbg_buffer", f"shared-buffer-event-{step_index(step, t) + 1}")
         events = len({e.get("event") for e in entries.values()})
@@ -391,7 +391,7 @@ def buffer_view(t: DebugRun, steps: list[Step], j: int, no: int, m: dict[str, An
         st.markdown("##### Buffers and partial matches")
         src = step if step.step != "close" else next((s for s in reversed(steps) if s.step != "close"), step)
         figures.show(TV.lazy_buffer_figure(src, order, types),
-                     f"The buffers and partial matches after {TV.step_label([src], 0)}.",
+                     f"The buffers and partial matches after {t.label(step_index(src, t))}.",
                      "dbg_lazybuf", f"buffers-event-{step_index(src, t) + 1}")
         ev_order = (src.buffer or {}).get("order")
         here = (f" — here {' → '.join(ev_order[0])} instead of the pattern's {' → '.join(order)}."

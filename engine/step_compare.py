@@ -16,17 +16,20 @@ Step indices are 0-based; ``len(events)`` is the close step (people read ``event
 from __future__ import annotations
 
 import json
+import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 from engine.trace import Step
 
 __all__ = ["StepSummary", "Divergence", "Comparison", "summarize", "first_divergence", "first_match_divergence",
            "compare", "match_identity", "STEP_LIMIT"]
 
-STEP_LIMIT = 5_000   # steps traced on each side to compare the live runs (matches: the whole run)
-TRACE_CHUNK = 500    # steps traced at a time
+STEP_LIMIT = 5_000      # steps traced on each side to compare the live runs (matches: the whole run), at most
+TRACE_SECONDS = 3.0     # and for about this long (a busy run traces slowly: fewer steps then)
+TRACE_CHUNK = 100       # steps traced at a time (each side in turn)
+MAX_IDENTITIES = 100_000  # matches compared by identity; beyond, the number per step
 
 
 def match_identity(m: dict[str, Any]) -> str:
@@ -104,34 +107,43 @@ def first_divergence(a: Sequence[StepSummary], b: Sequence[StepSummary]) -> Dive
     return None
 
 
-def _by_step(run: Any) -> dict[int, Counter[str]]:
-    out: dict[int, Counter[str]] = {}
-    for mk in run.matches:
-        out.setdefault(mk.step, Counter())[match_identity(mk.match)] += 1
-    return out
+def _groups(run: Any) -> Iterator[tuple[int, list[Any]]]:
+    """``(step, the matches it emitted)`` for every step that emitted any, in step order."""
+    matches = run.matches
+    i = 0
+    while i < len(matches):
+        k = matches[i].step
+        j = i
+        while j < len(matches) and matches[j].step == k:
+            j += 1
+        yield k, matches[i:j]
+        i = j
 
 
-def first_match_divergence(run_a: Any, run_b: Any) -> int | None:
+def first_match_divergence(run_a: Any, run_b: Any, identities: int = MAX_IDENTITIES) -> int | None:
     """The first step where two runs (``CheckpointedRun`` s over the same events) emit
     different matches (as multisets of identities), read from their pre-passes: no tracing.
-    None when every step emits the same matches."""
-    steps_a = [mk.step for mk in run_a.matches]
-    steps_b = [mk.step for mk in run_b.matches]
-    if steps_a == steps_b:
-        # same steps, same counts: only the identities can differ; compare them step by step
-        by_a, by_b = _by_step(run_a), _by_step(run_b)
-        for k in sorted(by_a):
-            if by_a[k] != by_b.get(k):
-                return k
-        return None
-    # the first step where the counts differ bounds the answer; identities may differ before it
-    count_a, count_b = Counter(steps_a), Counter(steps_b)
-    bound = min(k for k in set(count_a) | set(count_b) if count_a.get(k) != count_b.get(k))
-    by_a, by_b = _by_step(run_a), _by_step(run_b)
-    for k in sorted(x for x in set(by_a) | set(by_b) if x < bound):
-        if by_a.get(k) != by_b.get(k):
+    None when every step emits the same matches. Steps are walked in order and stop at the
+    first difference; past ``identities`` matches compared by identity, only the number of
+    matches per step is compared (a match's identity costs its conversion to JSON)."""
+    end = object()
+    ga, gb = _groups(run_a), _groups(run_b)
+    xa, xb = next(ga, end), next(gb, end)
+    compared = 0
+    while xa is not end or xb is not end:
+        if xa is end or xb is end or xa[0] != xb[0]:
+            # one side emits at a step where the other emits nothing
+            return min(x[0] for x in (xa, xb) if x is not end)  # type: ignore[index]
+        k, ma = xa  # type: ignore[misc]
+        mb = xb[1]  # type: ignore[index]
+        if len(ma) != len(mb):
             return k
-    return bound
+        if compared < identities:
+            compared += len(ma)
+            if Counter(match_identity(m.match) for m in ma) != Counter(match_identity(m.match) for m in mb):
+                return k
+        xa, xb = next(ga, end), next(gb, end)
+    return None
 
 
 @dataclass
@@ -155,25 +167,30 @@ class Comparison:
         return len(self.a)
 
 
-def _summaries(run: Any, stop: int) -> list[StepSummary]:
-    out: list[StepSummary] = []
-    so_far = 0
+def _summaries(run_a: Any, run_b: Any, stop: int, seconds: float | None) -> tuple[list[StepSummary], list[StepSummary]]:
+    """Both sides' summaries of steps ``0 .. stop-1``, a chunk of each in turn, until ``stop``
+    or until ``seconds`` have passed (then both hold the same number of steps)."""
+    a: list[StepSummary] = []
+    b: list[StepSummary] = []
+    t0 = time.perf_counter()
     for lo in range(0, stop, TRACE_CHUNK):
-        part = summarize(run.steps(lo, min(stop, lo + TRACE_CHUNK)), start=lo, so_far=so_far)
-        if part:
-            so_far = part[-1].so_far
-        out.extend(part)
-    return out
+        hi = min(stop, lo + TRACE_CHUNK)
+        for run, out in ((run_a, a), (run_b, b)):
+            out.extend(summarize(run.steps(lo, hi), start=lo, so_far=out[-1].so_far if out else 0))
+        if seconds is not None and time.perf_counter() - t0 > seconds:
+            break
+    return a, b
 
 
-def compare(run_a: Any, run_b: Any, limit: int = STEP_LIMIT) -> Comparison:
+def compare(run_a: Any, run_b: Any, limit: int = STEP_LIMIT, seconds: float | None = TRACE_SECONDS) -> Comparison:
     """Compare two ``CheckpointedRun`` s over the same events: the first ``limit`` steps of
-    each traced and summarized, the matches compared over the whole run."""
+    each traced and summarized (fewer when tracing them takes more than about ``seconds``;
+    None: no time limit), the matches compared over the whole run."""
     if len(run_a.events) != len(run_b.events):
         raise ValueError("the two runs are over different streams")
     total = run_a.total_steps
     stop = min(total, max(0, limit))
-    a, b = _summaries(run_a, stop), _summaries(run_b, stop)
+    a, b = _summaries(run_a, run_b, stop, seconds)
     first_matches = first_match_divergence(run_a, run_b)
     first_runs = next((x.step for x, y in zip(a, b) if x.runs != y.runs), None)
     traced = first_divergence(a, b)
@@ -181,4 +198,4 @@ def compare(run_a: Any, run_b: Any, limit: int = STEP_LIMIT) -> Comparison:
     if traced is None and first_matches is not None:
         divergence = Divergence(step=first_matches, what="matches")
     return Comparison(a=a, b=b, total_steps=total, divergence=divergence, first_matches=first_matches,
-                      first_runs=first_runs, complete=stop >= total)
+                      first_runs=first_runs, complete=len(a) >= total)

@@ -163,3 +163,36 @@ def test_summarize_numbers_the_close_step_after_the_last_event():
     got = summarize(run.steps(0, run.total_steps))
     assert [x.step for x in got] == list(range(len(STOCK) + 1))
     assert got[-1].so_far == 3
+
+
+def test_a_slow_trace_stops_at_the_time_budget_and_the_matches_are_still_compared_whole():
+    from engine.events import load_events
+    from engine.step_compare import TRACE_CHUNK
+    from sample_streams import generators as G
+
+    events = load_events(G.stocks(3 * TRACE_CHUNK, symbols=2, seed=3, start_price=100, volume=(500, 1500))).events
+    text = ("PATTERN SEQ(Stock a, Stock b) WHERE {s} AND [symbol] AND b.price > a.price WITHIN 5")
+    runs = [CheckpointedRun(choose_run(parse(text.format(s=s)), "nfab", "off"), parse(text.format(s=s)), events)
+            for s in ("skip_till_next_match", "skip_till_any_match")]
+    c = compare(*runs, seconds=0)
+    assert c.traced == TRACE_CHUNK and len(c.b) == TRACE_CHUNK and not c.complete
+    assert c.first_matches == first_match_divergence(*runs)
+    whole = compare(*runs, seconds=None)
+    assert whole.complete and whole.a[:TRACE_CHUNK] == c.a
+    assert whole.first_matches == next(x.step for x, y in zip(whole.a, whole.b) if x.matches != y.matches)
+
+
+def test_past_the_identity_budget_only_the_counts_are_compared():
+    """Two runs that emit one match at the same steps, binding different events at step 3."""
+    from types import SimpleNamespace as NS
+
+    def run(*matches):
+        return NS(matches=[NS(step=k, match={"match": {"a": [i]}}) for k, i in matches])
+
+    one, two = run((1, 1), (3, 2)), run((1, 1), (3, 9))
+    assert first_match_divergence(one, two) == 3
+    assert first_match_divergence(one, two, identities=2) == 3     # both steps within the budget
+    assert first_match_divergence(one, two, identities=1) is None  # step 1 uses it up
+    assert first_match_divergence(one, two, identities=0) is None  # counts only: the same
+    assert first_match_divergence(one, run((1, 1), (3, 2), (3, 2))) == 3
+    assert first_match_divergence(one, run((1, 1), (4, 2))) == 3
