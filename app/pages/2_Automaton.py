@@ -112,9 +112,10 @@ if g.graph.get("omitted"):
                + ". The legend explains them and the Edges table lists them.")
 tall = (fig.layout.height or 0) > SCROLL_AT
 with st.container(height=SCROLL_AT if tall else "content", border=tall):
-    event = figures.show(fig, f"The automaton of the pattern: {g.number_of_nodes()} states, "
-                              f"{g.number_of_edges()} edges" + (" (shared loops and edges to R left out)" if compact else "")
-                         + ".", "au_chart", "automaton", width="content", on_select="rerun", selection_mode="points")
+    event = figures.show(fig, f"The automaton of the pattern as {COMPILERS[engine][0]} runs it: "
+                              f"{g.number_of_nodes()} states, {g.number_of_edges()} edges"
+                              + (" (shared loops and edges to R left out)" if compact else "") + ".",
+                         "au_chart", f"automaton-{engine}", width="content", on_select="rerun", selection_mode="points")
 
 points = []
 try:

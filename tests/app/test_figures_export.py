@@ -83,6 +83,6 @@ def test_the_automaton_page_offers_its_drawing_as_svg():
     ok(at)
     chart = at.get("plotly_chart")[0]
     cfg = json.loads(chart.proto.config)
-    assert cfg["toImageButtonOptions"] == {"format": "svg", "filename": "automaton"}
+    assert cfg["toImageButtonOptions"] == {"format": "svg", "filename": "automaton-nfab"}
     assert cfg.get("displayModeBar") is not False
-    assert _caption_of(chart).startswith("The automaton of the pattern:")
+    assert _caption_of(chart).startswith("The automaton of the pattern as NFA^b (SASE+) runs it:")

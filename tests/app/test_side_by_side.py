@@ -111,3 +111,19 @@ def test_a_link_with_an_unknown_strategy_says_so():
     at = _app({"sbs": "strategy:skip_till_next_match:greedy"})
     assert "dbg_sbs_pair" not in at.session_state
     assert any("does not offer" in w.value for w in at.warning)
+
+
+def test_a_strategy_the_engine_cannot_run_is_refused_with_the_reason():
+    at = AppTest.from_file(DEBUG, default_timeout=120)
+    select_pattern(at, "stocks_sase", "stock_trend_any")
+    at.session_state["dbg_engine"] = "eager"
+    at.run()
+    ok(at)
+    at.selectbox(key="dbg_sbs_strategy_a").set_value("skip_till_any_match")
+    at.selectbox(key="dbg_sbs_strategy_b").set_value("skip_till_next_match")
+    at.button(key="dbg_sbs_run").click().run()
+    ok(at)
+    assert "dbg_sbs_pair" not in at.session_state
+    said = next(w.value for w in at.warning if "could not be made" in w.value)
+    assert "skip_till_any_match only" in said
+    assert "sbs" not in at.query_params
