@@ -196,3 +196,41 @@ def test_past_the_identity_budget_only_the_counts_are_compared():
     assert first_match_divergence(one, two, identities=0) is None  # counts only: the same
     assert first_match_divergence(one, run((1, 1), (3, 2), (3, 2))) == 3
     assert first_match_divergence(one, run((1, 1), (4, 2))) == 3
+
+
+CLICKS = """id,type,ts,user
+1,Click,1,u1
+2,Click,2,u1
+3,Click,3,u1
+4,Add,4,u1
+5,Click,5,u1
+6,Click,6,u1
+7,Click,7,u1
+8,Click,8,u1
+9,Click,9,u1
+10,Add,10,u1
+11,Click,11,u1
+12,Click,12,u1
+13,Pay,13,u1
+14,Click,14,u1
+15,Click,15,u1
+"""
+
+
+def test_lazy_chain_against_eager_shows_the_wasted_partial_matches():
+    """The evaluation-order lesson's stream: eager keeps a partial match for every Click from
+    event #1 on (23 after event #15), the lazy chain only stores the events (0 partial matches
+    in its trace); the first step differs."""
+    import io
+
+    import pandas as pd
+
+    from engine.events import load_events
+
+    events = load_events(pd.read_csv(io.StringIO(CLICKS))).events
+    p = parse("PATTERN SEQ(Click a, Add b, Pay c) WHERE [user] WITHIN 30")
+    lazy, eager = (CheckpointedRun(choose_run(p, e, "off"), p, events) for e in ("lazy-chain", "eager"))
+    c = compare(lazy, eager)
+    assert c.divergence is not None and c.divergence.step == 0 and c.divergence.what == "runs"
+    assert [x.runs for x in c.a[:15]] == [0] * 15
+    assert c.b[14].runs == 23 and len(lazy.matches) == len(eager.matches)
