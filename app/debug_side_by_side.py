@@ -230,7 +230,6 @@ def side_by_side(t: DebugRun, engines: list[str]) -> None:
 
 def _stepped(pair: Pair) -> None:
     """The controls, the shared timeline and the two sides (a fragment: stepping reruns only it)."""
-    ss = _ss()
     c = pair.comparison
     d = c.divergence
     name_a, name_b = (escape.markdown(n) for n in pair.names)
@@ -263,7 +262,6 @@ def _stepped(pair: Pair) -> None:
         with col:
             _side_view(side, "A" if side is pair.a else "B", name, other, k, d is not None and d.step == k)
     _write_url(pair, k)
-    ss["dbg_sbs_shown"] = k
 
 
 def _jump(step: int | None) -> None:
