@@ -33,7 +33,7 @@ from visualizers import escape
 from visualizers import trace_view as TV
 
 __all__ = ["side_by_side", "Pair", "build_pair", "STEPPER", "MODES", "STRATEGIES", "restore_from_url",
-           "url_value"]
+           "url_value", "request"]
 
 MODES = {"strategy": "two strategies of this pattern", "engine": "two engines"}
 STRATEGIES = [s.value for s in Strategy]
@@ -140,6 +140,21 @@ def restore_from_url(engines: list[str]) -> None:
         ss["dbg_sbs_url_step"] = max(0, int(str(st.query_params.get("sbs_event") or "1")) - 1)
     except ValueError:
         pass
+
+
+def request(mode: str, a: str, b: str, step: int | None = None) -> None:
+    """Open the side-by-side view on the next render of the Debug page with ``a`` and ``b``
+    (strategies or engines, as ``mode`` says) at ``step`` (0-based): for a button elsewhere
+    that opens Debug (set the page's pattern and data first)."""
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}")
+    ss = _ss()
+    ss["dbg_sbs_url_done"] = True   # a link's choice does not override this one
+    ss["dbg_sbs_mode"] = mode
+    ss[f"dbg_sbs_{mode}_a"], ss[f"dbg_sbs_{mode}_b"] = a, b
+    ss["dbg_sbs_go"] = True
+    if step is not None:
+        ss["dbg_sbs_url_step"] = max(0, int(step))
 
 
 def _write_url(pair: Pair | None, k: int | None) -> None:

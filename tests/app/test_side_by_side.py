@@ -127,3 +127,22 @@ def test_a_strategy_the_engine_cannot_run_is_refused_with_the_reason():
     said = next(w.value for w in at.warning if "could not be made" in w.value)
     assert "skip_till_any_match only" in said
     assert "sbs" not in at.query_params
+
+
+def test_another_page_can_ask_for_a_pair(monkeypatch):
+    """``request`` (for a button that opens Debug): the pair is run on the page's next render."""
+    from app import debug_side_by_side as S
+
+    asked: dict = {}
+    monkeypatch.setattr(S, "_ss", lambda: asked)
+    S.request("strategy", "strict_contiguity", "skip_till_next_match", step=4)
+    with pytest.raises(ValueError):
+        S.request("pattern", "a", "b")
+    monkeypatch.undo()   # the app below imports the same module
+    at = AppTest.from_file(DEBUG, default_timeout=120)
+    for key, value in asked.items():
+        at.session_state[key] = value
+    at.run()
+    ok(at)
+    assert at.session_state["dbg_sbs_pair"].diverge_step == 4 and at.session_state["dbg_sbs_step"] == 4
+    assert any("They diverge here" in w.value for w in at.warning)
