@@ -23,7 +23,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from app import debug_breaks, debug_data, debug_diff, jobs, runner, state, ui
+from app import debug_breaks, debug_data, debug_diff, debug_side_by_side, jobs, runner, state, ui
 from app.debug_data import MAX_EVENTS
 from app.debug_run import DebugRun, PATH_CAP, WINDOW
 from app.debug_views import ENGINE_TITLES, STEPPER, step_views
@@ -213,4 +213,5 @@ def render() -> None:
     why_not(t)
     if not t.interval:
         debug_diff.diff_view(t, names)
+        debug_side_by_side.side_by_side(t, names)
     _events(t)

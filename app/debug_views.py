@@ -16,7 +16,7 @@ from typing import Any, Sequence
 import pandas as pd
 import streamlit as st
 
-from app import debug_breaks, debug_data, debug_explain, windows_panels
+from app import debug_breaks, debug_data, debug_explain, figures, windows_panels
 from app.debug_filters import Filter, filter_bar
 from app.debug_run import PATH_CAP, WINDOW, DebugRun, MatchPath
 from app.step_controls import Jump, Stepper
@@ -171,7 +171,9 @@ def step_views(t: DebugRun) -> None:
         rows = len({d.get("alternative", 0) for _n, d in t.graph.nodes(data=True)}) or 1
         fig = TV.live_automaton_figure(t.graph, step if step.step != "close" else None, path,
                                        height=min(300 + 180 * (rows - 1), AUTOMATON_MAX), focus=auto_focus)
-        st.plotly_chart(fig, width="stretch", key="dbg_automaton", config={"displaylogo": False})
+        figures.show(fig, f"The automaton of the pattern ({ENGINE_TITLES.get(t.engine, t.engine)}) at "
+                     f"{t.label(k)}: the states its live runs are in and the edges this step took.",
+                     "dbg_automaton", f"automaton-event-{k + 1}")
     else:
         st.caption(f"The {ENGINE_TITLES.get(t.engine, t.engine)} engine moves through no automaton in its trace "
                    "(A-Seq keeps prefix counters per start event instead of runs; the Aggregate page animates "
@@ -194,9 +196,11 @@ def step_views(t: DebugRun) -> None:
             st.markdown("##### Timeline")
             st.caption(f"Events #{a + 1:,}..#{min(a + len(wsteps), len(t.events)):,} (the window traced around "
                        "this step).")
-            st.plotly_chart(TV.cursor_timeline_figure(wsteps, k - a, m, TV.live_event_ids(step), height=260,
-                                                      focus_event=event_focus),
-                            width="stretch", key="dbg_timeline", config={"displaylogo": False})
+            figures.show(TV.cursor_timeline_figure(wsteps, k - a, m, TV.live_event_ids(step), height=260,
+                                                   focus_event=event_focus),
+                         f"The events around {t.label(k)}, the events the live runs hold"
+                         + (f" and match #{no:,}" if m is not None else "") + ".",
+                         "dbg_timeline", f"timeline-event-{k + 1}")
     with c2:
         _highlight(t)
         so_far_tab = f"Matches so far ({n_so_far:,})"
@@ -369,7 +373,9 @@ def buffer_view(t: DebugRun, steps: list[Step], j: int, no: int, m: dict[str, An
             rp = TV.retrieval_path(entries, TV.match_ids(m)[-1], mp.found[2].run)
         fig = TV.shared_buffer_figure(entries, TV.stack_order(t.graph, entries), t.seq_of, added, pointed, rp,
                                       max_events=BUFFER_EVENTS)
-        st.plotly_chart(fig, width="stretch", key="dbg_buffer", config={"displaylogo": False})
+        figures.show(fig, f"The shared buffer after {t.label(step_index(step, t))}: one column per state, each entry "
+                          "pointing to the previous event of the runs that took it.",
+                     "dbg_buffer", f"shared-buffer-event-{step_index(step, t) + 1}")
         events = len({e.get("event") for e in entries.values()})
         st.caption(f"Drawn: the entries of the latest {min(events, BUFFER_EVENTS)} of the {events} buffered events"
                    + (" the filter keeps" if held is not None else "") + "; filter by run or event to draw others.",
@@ -384,8 +390,9 @@ def buffer_view(t: DebugRun, steps: list[Step], j: int, no: int, m: dict[str, An
         types = {c.var: c.type for c in t.pattern.positive}
         st.markdown("##### Buffers and partial matches")
         src = step if step.step != "close" else next((s for s in reversed(steps) if s.step != "close"), step)
-        st.plotly_chart(TV.lazy_buffer_figure(src, order, types), width="stretch", key="dbg_lazybuf",
-                        config={"displaylogo": False})
+        figures.show(TV.lazy_buffer_figure(src, order, types),
+                     f"The buffers and partial matches after {t.label(step_index(src, t))}.",
+                     "dbg_lazybuf", f"buffers-event-{step_index(src, t) + 1}")
         ev_order = (src.buffer or {}).get("order")
         here = (f" — here {' → '.join(ev_order[0])} instead of the pattern's {' → '.join(order)}."
                 if ev_order else ".")

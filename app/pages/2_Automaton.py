@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app import glossary, state, ui
+from app import figures, glossary, state, ui
 from engine.engines.planner import ENGINES, reasons
 from visualizers import escape
 from visualizers.automaton import (CITED_AT, COMPACT_EDGES, COMPILERS, ENGINE_HELP, MANY_STATES, UNCERTAIN,
@@ -112,8 +112,10 @@ if g.graph.get("omitted"):
                + ". The legend explains them and the Edges table lists them.")
 tall = (fig.layout.height or 0) > SCROLL_AT
 with st.container(height=SCROLL_AT if tall else "content", border=tall):
-    event = st.plotly_chart(fig, width="content", key="au_chart", on_select="rerun",
-                            selection_mode="points", config={"displaylogo": False, "displayModeBar": False})
+    event = figures.show(fig, f"The automaton of the pattern as {COMPILERS[engine][0]} runs it: "
+                              f"{g.number_of_nodes()} states, {g.number_of_edges()} edges"
+                              + (" (shared loops and edges to R left out)" if compact else "") + ".",
+                         "au_chart", f"automaton-{engine}", width="content", on_select="rerun", selection_mode="points")
 
 points = []
 try:
