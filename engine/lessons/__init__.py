@@ -16,7 +16,8 @@ The API the Learn page builds on (docs/lessons.md describes the file format)::
 
 Modules: ``model`` (pydantic models, ``LessonError`` / ``Problem``), ``parse`` (files), ``streams``
 (events, hidden variations), ``running`` (guarded runs), ``options`` (a choose option applied),
-``checks`` (the three checks), ``selfcheck`` (a lesson against itself).
+``checks`` (the three checks), ``selfcheck`` (a lesson against itself), ``sql`` (a lesson whose pattern
+is a MATCH_RECOGNIZE query: its stream as a table, its matches as the variables' rows).
 """
 from __future__ import annotations
 

@@ -127,10 +127,30 @@ def lesson_csv(lesson: Lesson, variation: Variation | None = None) -> str:
     return events_csv(lesson_events(lesson, variation))
 
 
-def _parse(text: str) -> Pattern:
+def _parse(text: str) -> Any:
+    """A studio pattern (``Pattern``), or a MATCH_RECOGNIZE query (``LessonQuery``)."""
     from engine.dsl import parse
+    from engine.lessons.sql import is_query, parse_query_text
 
-    return parse(text)
+    return parse_query_text(text) if is_query(text) else parse(text)
+
+
+def _fits(pattern: Any, events: list[Event], text: str) -> None:
+    """``DslError`` when the pattern (or query) names an attribute (a column) the stream lacks."""
+    from engine.dsl import check_schema
+    from engine.events import infer_schema
+    from engine.lessons.sql import LessonQuery, check_query_columns
+
+    if isinstance(pattern, LessonQuery):
+        check_query_columns(pattern, events)
+    else:
+        check_schema(pattern, infer_schema(events), text)
+
+
+def _variables(pattern: Any) -> list[str]:
+    from engine.lessons.sql import LessonQuery
+
+    return list(pattern.variables) if isinstance(pattern, LessonQuery) else [c.var for c in pattern.positive]
 
 
 def lesson_run(lesson: Lesson, limits: Limits = DEFAULT_LIMITS) -> RunOutcome:
@@ -144,8 +164,11 @@ def _run_text(text: str, lesson: Lesson, variation: Variation | None, engine: st
 
 # --------------------------------------------------------------------------- explanations
 
-def _why_not(pattern: Pattern, events: list[Event], spec: str, outcome: RunOutcome) -> tuple[str, dict[str, Any] | None]:
+def _why_not(pattern: Any, events: list[Event], spec: str, outcome: RunOutcome) -> tuple[str, dict[str, Any] | None]:
     from engine.explain import ExplainError, explain_why_not, format_text
+
+    if not isinstance(pattern, Pattern):
+        return _query_why_not(spec, outcome), None
 
     try:
         result = explain_why_not(pattern, events, spec, engine=outcome.requested, match_windows=outcome.match_windows,
@@ -155,14 +178,34 @@ def _why_not(pattern: Pattern, events: list[Event], spec: str, outcome: RunOutco
     return format_text(result), result
 
 
-def _why(pattern: Pattern, events: list[Event], k: int, outcome: RunOutcome) -> tuple[str, dict[str, Any] | None]:
+def _why(pattern: Any, events: list[Event], k: int, outcome: RunOutcome) -> tuple[str, dict[str, Any] | None]:
     from engine.explain import ExplainError, explain_match, format_text
+
+    if not isinstance(pattern, Pattern):
+        from engine.lessons.sql import query_match_text
+
+        m = outcome.matches[k - 1]
+        return (f"match {m.number} takes {query_match_text(m.as_dict())}: each row meets its variable's DEFINE "
+                "condition, and the rows in order fit the PATTERN"), None
 
     try:
         result = explain_match(pattern, events, k, engine=outcome.requested, match_windows=outcome.match_windows)
     except (ExplainError, ValueError, NotImplementedError) as err:
         return f"(no explanation: {err})", None
     return format_text(result), result
+
+
+def _query_why_not(spec: str, outcome: RunOutcome) -> str:
+    """Why events are in no match of a query, in plain words (the query's matches that touch them)."""
+    from engine.lessons.sql import query_match_text
+
+    ids = {i for part in spec.split(";") for i in part.split("=")[-1].split(",") if i}
+    near = [m for m in outcome.matches if ids & {str(i) for _, i in m.labelled}]
+    if not near:
+        return ("no match of the query takes these events: no search that starts at or before them reaches "
+                "the end of the PATTERN with every DEFINE condition met")
+    shown = "; ".join(f"match {m.number}: {query_match_text(m.as_dict())}" for m in near[:3])
+    return f"the query's matches that take some of these events are: {shown}"
 
 
 def _ids_text(ids: Iterable[Any]) -> str:
@@ -228,13 +271,13 @@ def _same_number(a: Any, b: Any) -> bool:
         return False
 
 
-def _missed(pattern: Pattern, events: list[Event], outcome: RunOutcome, k: int, m: dict[str, list[Any]],
+def _missed(pattern: Any, events: list[Event], outcome: RunOutcome, k: int, m: dict[str, list[Any]],
             explain: bool = True) -> Feedback:
     text, detail = _why(pattern, events, k, outcome) if explain else ("", None)
     return Feedback(m, f"match #{k}: {_match_text(m)}", text, detail)
 
 
-def _predict_events(pattern: Pattern, events: list[Event], outcome: RunOutcome, found: list[dict[str, list[Any]]],
+def _predict_events(pattern: Any, events: list[Event], outcome: RunOutcome, found: list[dict[str, list[Any]]],
                     clicked: list[Any]) -> PredictResult:
     in_matches: dict[str, int] = {}
     for k, m in enumerate(found, 1):
@@ -258,7 +301,7 @@ def _predict_events(pattern: Pattern, events: list[Event], outcome: RunOutcome, 
     return PredictResult(ok, msg, n, None, matches=found, wrong=wrong, missed=missed)
 
 
-def _predict_groups(pattern: Pattern, events: list[Event], outcome: RunOutcome, found: list[dict[str, list[Any]]],
+def _predict_groups(pattern: Any, events: list[Event], outcome: RunOutcome, found: list[dict[str, list[Any]]],
                     groups: list[Any]) -> PredictResult:
     keys = {_events_of(m): k for k, m in enumerate(found, 1)}
     guessed: list[frozenset[str]] = []
@@ -309,23 +352,27 @@ def check_write(lesson: Lesson, text: str, limits: Limits = DEFAULT_LIMITS) -> W
     lesson's stream, then on each hidden variation; accepted when they find the same matches
     (by variable and events when both patterns have the same variables, else by events) on every
     one. A pattern that does not parse returns the parser's message with its line and column."""
-    from engine.dsl import DslError, check_schema
-    from engine.events import infer_schema
+    from engine.dsl import DslError
+    from engine.lessons.sql import is_query
 
     ex = lesson.exercise
     if not isinstance(ex, WriteExercise):
         raise ValueError(f"lesson {lesson.id!r} has a {ex.kind} exercise, not a write exercise")
+    if is_query(text) != is_query(ex.reference):
+        want = "a MATCH_RECOGNIZE query (SELECT ... MATCH_RECOGNIZE (...))" if is_query(ex.reference) else \
+            "a pattern (PATTERN ...), not a query"
+        return WriteResult(False, f"this exercise asks for {want}", error=f"expected {want}")
     try:
         mine = _parse(text)
     except DslError as err:
         return WriteResult(False, "your pattern does not parse", error=str(err), line=err.line, column=err.column)
     try:
-        check_schema(mine, infer_schema(lesson_events(lesson)), text)
+        _fits(mine, lesson_events(lesson), text)
     except DslError as err:
         return WriteResult(False, "your pattern does not fit the lesson's stream", error=str(err), line=err.line,
                            column=err.column)
     reference = _parse(ex.reference)
-    by_vars = sorted(c.var for c in mine.positive) == sorted(c.var for c in reference.positive)
+    by_vars = sorted(_variables(mine)) == sorted(_variables(reference))
     streams: list[tuple[Variation | None, str]] = [(None, "the lesson's stream")]
     streams += [(v, f"hidden variation {i + 1}: {v.label()}") for i, v in enumerate(ex.variations)]
     for n, (variation, label) in enumerate(streams, 1):
@@ -353,7 +400,7 @@ def check_write(lesson: Lesson, text: str, limits: Limits = DEFAULT_LIMITS) -> W
 
 
 def _difference(lesson: Lesson, diff: list[tuple[str, str]], mine_keys: dict[str, Any], ref_keys: dict[str, Any],
-                mine: Pattern, reference: Pattern, got: RunOutcome, ref: RunOutcome, events: list[Event], label: str,
+                mine: Any, reference: Any, got: RunOutcome, ref: RunOutcome, events: list[Event], label: str,
                 index: int | None, n: int) -> WriteResult:
     seq = {str(e.id): e.seq for e in events}
 
@@ -371,7 +418,7 @@ def _difference(lesson: Lesson, diff: list[tuple[str, str]], mine_keys: dict[str
                       + ("only in yours" if side == "yours" else "only in the reference's output"))
     else:
         other_pattern, other_run = (reference, ref) if side == "yours" else (mine, got)
-        positive = {c.var for c in other_pattern.positive}
+        positive = set(_variables(other_pattern))
         bound = {v: ids for v, ids in d.items() if ids}
         spec = (";".join(f"{v}={','.join(str(i) for i in ids)}" for v, ids in bound.items()) if set(bound) <= positive
                 else ",".join(str(i) for ids in bound.values() for i in ids))

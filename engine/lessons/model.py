@@ -155,7 +155,8 @@ Exercise = Union[PredictExercise, WriteExercise, ChooseExercise]
 
 class Lesson(_Frozen):
     """One lesson: ``id`` (a short name for links), ``title``, ``order`` in the course, the
-    ``stream``, the ``pattern`` (DSL text; ``pattern_line`` its first line in the file), the
+    ``stream``, the ``pattern`` (DSL text, or a MATCH_RECOGNIZE query; ``pattern_line`` its first
+    line in the file), the
     ``engine`` / ``match_windows`` it runs with, the ``exercise``, ``hints``, the lesson
     ``text`` (markdown), the ``explanation`` shown after the answer and ``papers`` (the
     optional "In the papers" section). ``source``: the file name or upload name."""

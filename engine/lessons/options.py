@@ -7,6 +7,7 @@ lesson's pattern on another engine; ``pattern``: the option is a whole pattern.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from engine.lessons.model import ChooseExercise, Lesson
 from engine.model import Pattern
@@ -23,7 +24,7 @@ class OptionRun:
     """What one option runs: the pattern (model and text) and the engine."""
 
     option: str
-    pattern: Pattern
+    pattern: Pattern | Any  # a MATCH_RECOGNIZE query: engine.lessons.sql.LessonQuery
     text: str
     engine: str
 
@@ -39,7 +40,10 @@ def apply_option(lesson: Lesson, option: str) -> OptionRun:
 def option_run(ex: ChooseExercise, pattern_text: str, engine: str, option: str) -> OptionRun:
     """``apply_option`` for an exercise, the lesson's pattern text and engine."""
     from engine.dsl import DslError, parse, to_text
+    from engine.lessons.sql import is_query
     from engine.model import Strategy
+    if is_query(pattern_text) or (ex.axis == "pattern" and is_query(option)):
+        return _query_option(ex, pattern_text, engine, option)
     if ex.axis == "pattern":
         try:
             pattern = parse(option)
@@ -73,3 +77,31 @@ def option_run(ex: ChooseExercise, pattern_text: str, engine: str, option: str) 
     except DslError as err:
         raise OptionError(f"the pattern with it is refused: {err.message}") from None
     return OptionRun(option, pattern, text, engine)
+
+
+def _query_option(ex: ChooseExercise, pattern_text: str, engine: str, option: str) -> OptionRun:
+    """An option of a lesson whose pattern is a MATCH_RECOGNIZE query: a whole query (axis
+    ``pattern``) or a SQL engine (axis ``engine``); a query has no strategy or window to vary."""
+    from engine.dsl import DslError
+    from engine.engines.planner import choose_query
+    from engine.lessons.sql import is_query, parse_query_text
+    from engine.match import EngineUnsupported
+
+    if ex.axis == "pattern":
+        if not is_query(option):
+            raise OptionError("the lesson's pattern is a query: each option must be a query too")
+        try:
+            return OptionRun(option, parse_query_text(option), option, engine)
+        except DslError as err:
+            raise OptionError(f"does not parse: {err.message}") from None
+    if ex.axis != "engine":
+        raise OptionError(f"a query has no {ex.axis} to change: its PATTERN, DEFINE and AFTER MATCH SKIP say it all; "
+                          "use options that are whole queries (axis pattern)")
+    try:
+        choose_query(option)
+    except (EngineUnsupported, KeyError, ValueError) as err:
+        raise OptionError(f"cannot run a query: {err}") from None
+    try:
+        return OptionRun(option, parse_query_text(pattern_text), pattern_text, option)
+    except DslError as err:
+        raise OptionError(f"the lesson's query does not parse: {err.message}") from None

@@ -182,11 +182,13 @@ def _body(r: _Reader, body: str, first_line: int) -> dict[str, Any]:
 
 
 def _check_pattern(r: _Reader, text: str, key: str) -> Any:
-    """The parsed pattern, or None with a problem at the file line of the pattern's error."""
-    from engine.dsl import DslError, parse
+    """The parsed pattern (or MATCH_RECOGNIZE query), or None with a problem at the file line of
+    the pattern's error."""
+    from engine.dsl import DslError
+    from engine.lessons.checks import _parse
 
     try:
-        return parse(text)
+        return _parse(text)
     except DslError as err:
         base = r.line(key + "#text")
         line = base + (err.line - 1) if base is not None and err.line else r.line(key)
@@ -197,11 +199,11 @@ def _check_pattern(r: _Reader, text: str, key: str) -> Any:
 
 
 def _schema(r: _Reader, pattern: Any, text: str, key: str, events: list[Any]) -> None:
-    from engine.dsl import DslError, check_schema
-    from engine.events import infer_schema
+    from engine.dsl import DslError
+    from engine.lessons.checks import _fits
 
     try:
-        check_schema(pattern, infer_schema(events), text)
+        _fits(pattern, list(events), text)
     except DslError as err:
         base = r.line(key + "#text")
         line = base + (err.line - 1) if base is not None and err.line else r.line(key)
@@ -395,12 +397,19 @@ def parse_lesson(text: str, name: str = "<lesson>") -> Lesson:
         if parsed is not None:
             _schema(r, parsed, pattern_text, "pattern", events)
         if isinstance(exercise, WriteExercise):
-            from engine.dsl import DslError, parse
+            from engine.dsl import DslError
+            from engine.lessons.checks import _parse
 
             try:
-                _schema(r, parse(exercise.reference), exercise.reference, "exercise.reference", events)
+                _schema(r, _parse(exercise.reference), exercise.reference, "exercise.reference", events)
             except DslError:
                 pass  # reported by _exercise
+    if isinstance(pattern_text, str) and isinstance(exercise, WriteExercise):
+        from engine.lessons.sql import is_query
+
+        if is_query(pattern_text) != is_query(exercise.reference):
+            r.add(r.line("exercise.reference"), "the reference must be in the lesson pattern's language: "
+                  + ("a MATCH_RECOGNIZE query" if is_query(pattern_text) else "a pattern, not a query"))
     fields = {k: data[k] for k in ("id", "title", "order", "engine", "match_windows") if k in data}
     sections = _body(r, body, body_line)
     if parsed is not None and isinstance(exercise, ChooseExercise):

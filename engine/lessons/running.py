@@ -67,9 +67,10 @@ def _guard(limits: Limits, holds: Any) -> Any:
                        interval=0.05)
 
 
-def run_pattern(pattern: Pattern, events: Sequence[Event], engine: str = "auto", match_windows: str = "auto",
+def run_pattern(pattern: Any, events: Sequence[Event], engine: str = "auto", match_windows: str = "auto",
                 limits: Limits = DEFAULT_LIMITS) -> RunOutcome:
-    """Run ``pattern`` over ``events`` as ``cep run`` runs it (``engine.run_choice.choose_run``
+    """Run ``pattern`` over ``events`` as ``cep run`` runs it (a MATCH_RECOGNIZE query, an
+    ``engine.lessons.sql.LessonQuery``, on the events as a table; else ``engine.run_choice.choose_run``
     with the data's type rates for ``auto``; interval data on the interval engines; an AGG
     pattern's rows by ``engine.engines.aseq``), under ``limits``."""
     from engine.match import EngineUnsupported, StateExplosion
@@ -77,6 +78,10 @@ def run_pattern(pattern: Pattern, events: Sequence[Event], engine: str = "auto",
     from engine.run_choice import choose_run
 
     events = list(events)
+    from engine.lessons.sql import LessonQuery, run_query_outcome
+
+    if isinstance(pattern, LessonQuery):
+        return run_query_outcome(pattern, events, engine, limits)
     interval = any(e.lower is not None for e in events)
     rates = dict(Counter(e.type for e in events)) if engine == "auto" else None
     state: dict[str, Any] = {}
