@@ -22,7 +22,7 @@ import pandas as pd
 import streamlit as st
 
 import sample_streams
-from app import glossary, jobs, state, ui
+from app import figures, glossary, jobs, state, ui
 from app.step_controls import Jump, Stepper
 from engine.engines.aseq.baseline import BaselineMatcher
 from engine.engines.aseq.engine import AseqMatcher
@@ -243,8 +243,10 @@ def step_views(t: Traced) -> None:
     else:
         b5.markdown(f"**Step {k}**: end of the stream")
     ek = min(k, len(t.events) - 1)
-    st.plotly_chart(AV.timeline_figure(t.events, t.cats, ek, t.window, t.count_window), width="stretch",
-                    key="agg_timeline", config={"displaylogo": False})
+    figures.show(AV.timeline_figure(t.events, t.cats, ek, t.window, t.count_window),
+                 f"The stream at step {k}: each event marked with its role in the aggregation (START can begin a "
+                 "match, UPD extends a prefix, TRIG outputs a value, NEG is a negated event)",
+                 key="agg_timeline", file_name=f"aggregation-timeline-step-{k}")
     left, right = st.columns([3, 2], gap="medium")
     with left:
         st.markdown("##### Prefix counters (one row per live start event)")
@@ -272,8 +274,8 @@ def step_views(t: Traced) -> None:
             st.dataframe(frame, hide_index=True, width="stretch", height=min(38 + 35 * len(frame), 300),
                          key="agg_rows")
     with c2:
-        st.plotly_chart(AV.group_chart(frame, t.func), width="stretch", key="agg_groups",
-                        config={"displaylogo": False})
+        figures.show(AV.group_chart(frame, t.func), f"The {t.func} value output so far, one line per group, "
+                     f"up to step {k}", key="agg_groups", file_name=f"aggregation-values-step-{k}")
 
 
 def pick_example() -> tuple[str, list[Event], str, dict[str, list[int]] | None] | None:
@@ -348,8 +350,9 @@ def render() -> None:
         if t.tree:
             st.markdown("**Shared prefix tree** (one per start event; orange: where a query's matches complete)")
             for g, tree in enumerate(t.tree):
-                st.plotly_chart(AV.pretree_figure(tree), width="stretch", key=f"agg_pretree_{g}",
-                                config={"displaylogo": False})
+                figures.show(AV.pretree_figure(tree), f"Shared prefix tree {g + 1} of {len(t.tree)}: the queries' "
+                             "patterns share their common prefixes; orange marks where a query's matches complete",
+                             key=f"agg_pretree_{g}", file_name=f"aggregation-prefix-tree-{g + 1}")
     every = STEPPER.play_bar("Play keeps to the chosen speed and redraws only the views below; Back, Forward and "
                              "the TRIG buttons stop it.")
     frag = st.fragment(run_every=every)(step_views)

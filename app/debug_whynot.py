@@ -11,6 +11,7 @@ from typing import Any
 
 import streamlit as st
 
+from app import figures
 from app.debug_run import DebugRun
 from app.debug_views import show_match
 from visualizers import escape
@@ -84,9 +85,10 @@ def why_not(t: DebugRun) -> None:
     with st.expander("Pick events on a timeline", expanded=False):
         st.caption(f"Events #{a + 1:,}..#{min(a + len(wsteps), len(t.events)):,} (the window around this step). "
                    "Click an event, or drag a box (or lasso) around several: they are added to the list below.")
-        st.plotly_chart(TV.cursor_timeline_figure(wsteps, len(wsteps) - 1, cursor=False, height=220),
-                        width="stretch", key="dbg_whynot_pick", on_select=_picked_on_timeline,
-                        selection_mode=("points", "box", "lasso"), config={"displaylogo": False})
+        figures.show(TV.cursor_timeline_figure(wsteps, len(wsteps) - 1, cursor=False, height=220),
+                     f"Events #{a + 1:,} to #{min(a + len(wsteps), len(t.events)):,} of the stream, around step {k}",
+                     key="dbg_whynot_pick", file_name=f"why-not-events-{a + 1}-to-{min(a + len(wsteps), len(t.events))}",
+                     on_select=_picked_on_timeline, selection_mode=("points", "box", "lasso"))
     c1, c2, c3 = st.columns([6, 3, 1], vertical_alignment="bottom")
     picked = c1.multiselect("Events (of the window around this step)", ids, key="dbg_whynot_ids",
                             format_func=_event_label(t), max_selections=MAX_PICKED)
@@ -166,6 +168,10 @@ def _answer(t: DebugRun, spec: str, res: dict[str, Any] | None, text: str) -> No
                                         marked=reason.get("event"), marked_label=reason.get("kind"),
                                         match_label="your events" if verdict != "match" else "the match",
                                         cursor=False, height=240, focus_event=debug_explain.figure_focus()[1])
-        st.plotly_chart(fig, width="stretch", key="dbg_whynot_timeline", config={"displaylogo": False})
+        figures.show(fig, ("The events of the match on a timeline" if verdict == "match" else
+                           "The events asked about on a timeline")
+                     + (f"; marked: where the run stops ({reason.get('kind')})" if reason.get("event") is not None
+                        and reason.get("kind") else ""),
+                     key="dbg_whynot_timeline", file_name="why-not-answer-timeline")
         # the answer as a linked tree (its text form in an expander under it)
         debug_explain.why_not(res, text, t.index_of, key="dbg_whynot_tree", height=TREE_HEIGHT)

@@ -9,6 +9,7 @@ from typing import Any
 
 import streamlit as st
 
+from app import figures
 from visualizers import escape
 
 ss = st.session_state
@@ -256,7 +257,9 @@ def automaton() -> None:
     except GraphUnavailable as why:
         st.info(escape.message(why))
         st.stop()
-    st.plotly_chart(automaton_figure(g), width="content", config={"displayModeBar": False})
+    figures.show(automaton_figure(g), "The query's row pattern compiled for the thread matcher: a state per place "
+                 "a variable labels a row, take edges in the order the matcher tries them",
+                 key="sql_automaton", file_name="query-automaton", width="content")
     st.dataframe(edge_table(g), hide_index=True, width="stretch")
 
 

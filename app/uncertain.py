@@ -28,7 +28,7 @@ import pandas as pd
 import streamlit as st
 
 import sample_streams
-from app import glossary, jobs, state, ui
+from app import figures, glossary, jobs, state, ui
 from app.step_controls import Jump, Stepper
 from engine.dsl import DslError, parse
 from engine.model import Pattern, Strategy
@@ -232,8 +232,10 @@ def step_views(c: Computed) -> None:
             window = (now - W + 1, now)
     arrived = len(c.events) if step.step == "close" else k + 1
     ids = [i for ids in (sel or {"match": {}})["match"].values() for i in ids]
-    st.plotly_chart(UV.interval_timeline_figure(event_dicts(c), arrived, frontier, now, window, ids),
-                    width="stretch", key="unc_timeline", config={"displaylogo": False})
+    figures.show(UV.interval_timeline_figure(event_dicts(c), arrived, frontier, now, window, ids),
+                 f"Events with uncertain timestamps after {arrived} arrival{'s' if arrived != 1 else ''}: each square "
+                 "an instant an event may have occurred at, shaded by its probability; red dashed: the frontier",
+                 key="unc_timeline", file_name=f"uncertain-timeline-{arrived}-events")
     st.caption("Each square is an instant an event may have occurred at, shaded by its probability. "
                "Faded: events still to come. Red dashed: the frontier, the latest arrival's earliest instant "
                "minus the largest uncertainty: every event still to come starts there or later, so a result "
@@ -249,8 +251,10 @@ def step_views(c: Computed) -> None:
                          column_config={"confidence": st.column_config.ProgressColumn(
                              "confidence", min_value=0.0, max_value=1.0, format="%.4f"),
                              "from": None, "to": None})
-            st.plotly_chart(UV.range_bars_figure([m for _j, m in so_far], UV.signature_text(sel) if sel else None),
-                            width="stretch", key="unc_ranges", config={"displaylogo": False})
+            figures.show(UV.range_bars_figure([m for _j, m in so_far], UV.signature_text(sel) if sel else None),
+                         f"The {len(so_far)} result{'s' if len(so_far) != 1 else ''} final so far: each one's range "
+                         "of possible times, with its confidence", key="unc_ranges",
+                         file_name=f"uncertain-results-{len(so_far)}")
         else:
             st.caption("No result is final yet at this step.")
     with right:
@@ -333,10 +337,12 @@ def confidence_tab(ex: Any, m: dict[str, Any]) -> None:
                 + f"; {ex.point_matches} point matches.")
     if ex.next:
         c1, c2 = st.columns(2)
-        c1.plotly_chart(UV.confidence_heatmap(ex.cells_any, "as skip_till_any_match: Eq. 1"), width="stretch",
-                        key="unc_heat_any", config={"displaylogo": False})
-        c2.plotly_chart(UV.confidence_heatmap(ex.cells, "skip_till_next_match: with the events in between"),
-                        width="stretch", key="unc_heat", config={"displaylogo": False})
+        figures.show(UV.confidence_heatmap(ex.cells_any, "as skip_till_any_match: Eq. 1"),
+                     "Probability of the worlds by first and last instant, counting every combination of the "
+                     "events", key="unc_heat_any", file_name="uncertain-confidence-any-combination", where=c1)
+        figures.show(UV.confidence_heatmap(ex.cells, "skip_till_next_match: with the events in between"),
+                     "Probability of the worlds by first and last instant, when no other event may fall in between",
+                     key="unc_heat", file_name="uncertain-confidence-next-match", where=c2)
         st.markdown(f"When skipping to the next match, a world counts only if no other event that could take a "
                     f"component lies strictly between its neighbours: {short_fraction(ex.confidence_any)} shrinks to {short_fraction(total)}.")
         if ex.spoilers:
@@ -348,8 +354,8 @@ def confidence_tab(ex: Any, m: dict[str, Any]) -> None:
         else:
             st.caption("No other event can fall in between: the confidence is the same as with every combination.")
     else:
-        st.plotly_chart(UV.confidence_heatmap(ex.cells), width="stretch", key="unc_heat",
-                        config={"displaylogo": False})
+        figures.show(UV.confidence_heatmap(ex.cells), "Probability of the worlds by first and last instant: the "
+                     "cells sum to the result's confidence", key="unc_heat", file_name="uncertain-confidence")
 
 
 def intervals_tab(ex: Any) -> None:
@@ -400,8 +406,9 @@ def nelt_tab(c: Computed, ex: Any, ids: list[Any]) -> None:
                 f"The candidates of {escape.code(ex.vars[i + 1])} "
                 f"that start after {escape.markdown(ids[i])} ends bound it: no instant after it can ever be next (one of them "
                 "always lies in between). It only shrinks as events arrive; move the step slider to watch it.")
-    st.plotly_chart(UV.nelt_figure(member, cands, value if isinstance(value, (int, float)) else None, lo, hi),
-                    width="stretch", key="unc_nelt", config={"displaylogo": False})
+    figures.show(UV.nelt_figure(member, cands, value if isinstance(value, (int, float)) else None, lo, hi),
+                 f"The latest next time after component {i + 1} of the result, with the candidates of the next "
+                 "component that bound it", key="unc_nelt", file_name=f"uncertain-latest-next-time-{i + 1}")
 
 
 def worlds_tab(c: Computed, ex: Any, ids: list[Any]) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 import streamlit as st
 
 import sample_streams
-from app import glossary, jobs, state, ui
+from app import figures, glossary, jobs, state, ui
 from engine.dsl import parse, to_text
 from engine.model import Pattern
 from engine.engines.windows.analysis import is_event_set_pattern, unsound_reason
@@ -50,9 +50,11 @@ def debug_panel(t: Any, k: int) -> None:
                            "counter tests are the necessary conditions (4)–(7) (Theorem 2, Definition 5, with "
                            "the counted-mask fix of the notes' §4.5); partitions follow Definition 6.")
     key_name = ", ".join(plan.key.columns()) if plan is not None and plan.key is not None else ""
-    st.plotly_chart(WV.lanes_figure(steps, k, float(t.pattern.window.size), h, bool(t.time_is_datetime),
-                                    key_name=key_name),
-                    width="stretch", key="mw_lanes", config={"displaylogo": False})
+    figures.show(WV.lanes_figure(steps, k, float(t.pattern.window.size), h, bool(t.time_is_datetime),
+                                 key_name=key_name),
+                 f"Match windows at step {k}: one lane per partition, each window from its first event to the "
+                 "end of the pattern's time window; grey crosses fit no variable",
+                 key="mw_lanes", file_name=f"match-windows-step-{k}")
     here = [w for w in h.windows if w["step"] == k]
     if here:
         st.markdown("**Windows completed on this step:** " + " · ".join(  # ids and partition keys: data
@@ -154,7 +156,9 @@ def learn_panel() -> None:
     m2.metric("events given to the matcher", f"{base['events given to the matcher']} → {best['events given to the matcher']}",
               help="Σ |W| over the calls; baseline → f+p+c")
     m3.metric("matches", str(best["matches"]), help="the same under every combination")
-    st.plotly_chart(WV.pruning_figure(frame), width="stretch", key="mw_pruning_fig", config={"displaylogo": False})
+    figures.show(WV.pruning_figure(frame), "Calls of the matcher and events given to it, without pruning and with "
+                 "each combination of the filter, the partitions and the counter tests (the matches are the same)",
+                 key="mw_pruning_fig", file_name="match-windows-pruning")
     st.dataframe(frame, hide_index=True, width="stretch", key="mw_pruning")
     st.caption("The baseline calls the matcher on the plain window of every event. On the chemotherapy example "
                "that is 14 calls and 100 events without pruning, 3 calls and 15 events with all three tests. "

@@ -6,7 +6,7 @@ from pathlib import Path
 import streamlit as st
 
 import sample_streams
-from app import edit, jobs, limits, run_progress, run_results, runner, sessions, state, ui
+from app import edit, figures, jobs, limits, run_progress, run_results, runner, sessions, state, ui
 from engine.risk import explosion_risk
 from visualizers import escape
 from visualizers.timeline import (ZOOMS, aggregate_figure, aggregate_frame, events_frame, jsonl_text,
@@ -339,10 +339,10 @@ if agg:  # AGG: one value per trigger event (and group), not matches
     rows_df = aggregate_frame(out.matches, is_dt)
     st.markdown(f"**Aggregate** ({n} rows: the value after each triggering event)")
     st.dataframe(rows_df, hide_index=True, width="stretch", height=min(38 + 35 * max(n, 1), 360))
-    if n:
-        st.plotly_chart(aggregate_figure(out.matches, is_dt), width="stretch", key="run_agg_chart",
-                        config={"displaylogo": False})
     agg_stem = stem.removesuffix("-matches") + "-aggregate"
+    if n:
+        figures.show(aggregate_figure(out.matches, is_dt), f"The aggregate's value after each triggering event "
+                     f"({n} row{'s' if n != 1 else ''})", key="run_agg_chart", file_name=f"{agg_stem}-chart")
     d1, d2 = st.columns(2)
     d1.download_button("CSV", rows_df.to_csv(index=False), file_name=f"{agg_stem}.csv", mime="text/csv",
                        key="run_dl_agg_csv", width="stretch")
@@ -389,7 +389,9 @@ zoom = tc2.segmented_control("Zoom to", list(ZOOMS), default="matches", key="run
                              label_visibility="collapsed") or "matches"
 fig = timeline_figure(loaded.events, out.matches, is_dt, highlight=k, order=order if out.matches else None,
                       zoom=zoom)
-st.plotly_chart(fig, width="stretch", key="run_timeline", config={"displaylogo": False})
+figures.show(fig, f"The stream on a timeline with the pattern's {n} match{'es' if n != 1 else ''}"
+             + (f"; match #{k + 1} ringed in orange" if k is not None else ""),
+             key="run_timeline", file_name=stem.removesuffix("-matches") + "-timeline")
 st.caption((f"Match #{k + 1}: its events are ringed in orange with their variable; events inside its span that "
             "it skipped are grey crosses. " if k is not None else "")
            + ("The timeline shows the first 5,000 events and 200 matches. "
