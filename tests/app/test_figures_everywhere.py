@@ -56,3 +56,46 @@ def test_every_figures_show_call_gives_a_caption_a_key_and_a_file_name():
         assert "file_name" in keywords or len(call.args) >= 4, where
         caption = call.args[1] if len(call.args) >= 2 else next(k.value for k in call.keywords if k.arg == "caption")
         assert not (isinstance(caption, ast.Constant) and not caption.value), f"{where}: an empty caption"
+
+
+def _exported(at) -> dict[str, str]:
+    """file name -> caption of every chart drawn with an export name."""
+    import json
+
+    from app import figures
+
+    out = {}
+    for chart in at.get("plotly_chart"):
+        cfg = json.loads(chart.proto.config)
+        name = cfg.get("toImageButtonOptions", {}).get("filename")
+        if name:
+            spec = json.loads(chart.proto.spec)
+            out[name] = next((a["text"] for a in spec["layout"].get("annotations", [])
+                              if a.get("name") == figures.CAPTION_NAME), "")
+    return out
+
+
+def test_the_query_automaton_exports_with_its_caption(no_spark_warmup):
+    from streamlit.testing.v1 import AppTest
+
+    from sample_streams.sql_queries import presets
+
+    at = AppTest.from_file(str(APP / "pages" / "2_Automaton.py"), default_timeout=90)
+    at.session_state["lang"] = "sql"
+    at.session_state["sql_preset"] = "v_shape"
+    at.session_state["sql_text"] = presets()["v_shape"].text
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert _exported(at)["query-automaton"].startswith("The query's row pattern compiled for the thread matcher")
+
+
+def test_the_aggregate_pages_charts_export_with_their_captions(no_spark_warmup):
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(APP / "pages" / "7_Aggregate.py"), default_timeout=120)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    shown = _exported(at)
+    timeline = [n for n in shown if n.startswith("aggregation-timeline-step-")]
+    assert timeline and shown[timeline[0]].startswith("The stream at step ")
+    assert any(n.startswith("aggregation-values-step-") for n in shown), shown
