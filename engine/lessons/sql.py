@@ -94,18 +94,48 @@ def check_query_columns(query: LessonQuery, events: Sequence[Event]) -> None:
 
 @dataclass(frozen=True)
 class QueryMatch:
-    """One match of a query: MATCH_NUMBER (per partition), the partition key and the event ids
-    each variable took (excluded rows included), in row order."""
+    """One match of a query, shaped like the studio's ``engine.match.Match``: ``bindings`` maps
+    each pattern variable (in pattern order) to the ids of the rows it labelled (excluded rows
+    included; a variable that labelled none maps to ``()``), ``start`` / ``end`` the first and
+    last row's time, ``start_seq`` / ``end_seq`` their places in the stream. ``number`` is
+    MATCH_NUMBER() (per partition), ``partition`` the PARTITION BY key, ``labelled`` the
+    (variable, id) of each matched row in row order (CLASSIFIER())."""
 
     number: int
     partition: tuple[Any, ...]
-    labelled: tuple[tuple[str, Any], ...]  # (variable, event id) per matched row
+    labelled: tuple[tuple[str, Any], ...]
+    bindings: tuple[tuple[str, tuple[Any, ...]], ...] = ()
+    start: Any = None
+    end: Any = None
+    start_seq: int = -1
+    end_seq: int = -1
+
+    @property
+    def key(self) -> tuple[tuple[str, tuple[Any, ...]], ...]:
+        return self.bindings
 
     def as_dict(self) -> dict[str, list[Any]]:
-        out: dict[str, list[Any]] = {}
-        for var, event_id in self.labelled:
-            out.setdefault(var, []).append(event_id)
-        return out
+        """``{variable: [ids]}`` for the variables that labelled a row, in pattern order."""
+        return {v: list(ids) for v, ids in self.bindings if ids}
+
+    def ids(self, var: str) -> tuple[Any, ...]:
+        for v, ids in self.bindings:
+            if v == var:
+                return ids
+        raise KeyError(var)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"match": self.as_dict(), "start": self.start, "end": self.end}
+
+
+def _query_match(number: int, key: tuple[Any, ...], labelled: tuple[tuple[str, Any], ...], order: list[str],
+                 by_id: dict[Any, Event]) -> QueryMatch:
+    bindings = tuple((v, tuple(i for label, i in labelled if label == v)) for v in order)
+    events = [by_id[i] for _label, i in labelled if i in by_id]
+    first = min(events, key=lambda e: e.seq) if events else None
+    last = max(events, key=lambda e: e.seq) if events else None
+    return QueryMatch(number, key, labelled, bindings, first.ts if first else None, last.ts if last else None,
+                      first.seq if first else -1, last.seq if last else -1)
 
 
 def run_query_outcome(query: LessonQuery, events: Sequence[Event], engine: str = "auto",
@@ -140,10 +170,12 @@ def run_query_outcome(query: LessonQuery, events: Sequence[Event], engine: str =
     except (SqlRunError, StateExplosion, RunStopped, RecursionError) as err:
         out.error = f"stopped: {err}"
         return out
+    by_id = {e.id: e for e in events}
+    order = query.variables
     for key, m in result.matches:
         rows = keyed[key]
         labelled = tuple((label, rows[m.start + i]["id"]) for i, label in enumerate(m.labels))
-        out.matches.append(QueryMatch(m.number, tuple(key), labelled))
+        out.matches.append(_query_match(m.number, tuple(key), labelled, order, by_id))
     out.stats = {k: v for k, v in result.stats.items() if k not in ("engine", "seconds")}
     out.stats.setdefault("runs_created", result.stats.get("define_evaluations", 0))
     return out
