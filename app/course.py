@@ -116,40 +116,54 @@ def lesson_link(lesson_id: str, exercise: bool = False) -> str:
 
 # --------------------------------------------------------------------------- the teacher's upload
 
+def _uploaded_file() -> None:
+    """The uploader's callback: a new file is validated; a good lesson is added and opened."""
+    ss = _ss()
+    up = ss.get("crs_upload")
+    ss.pop("crs_upload_problems", None)
+    ss.pop("crs_upload_added", None)
+    if up is None:
+        return
+    data = up.getvalue()
+    if len(data) > MAX_UPLOAD:
+        ss["crs_upload_problems"] = (up.name, [f"the file is {len(data):,} bytes; a lesson file may have at most "
+                                               f"{MAX_UPLOAD:,}"])
+        return
+    try:
+        lesson = lesson_from_upload(data, up.name)
+    except LessonError as err:
+        ss["crs_upload_problems"] = (up.name, [
+            (f"line {p.line}" if p.line is not None else "the whole file", p.message) for p in err.problems[:20]])
+        return
+    _uploaded()[lesson.id] = lesson
+    ss["crs_upload_added"] = lesson.id
+    go_to(lesson.id)
+
+
 def upload_panel() -> None:
     """Upload a lesson file: validated (line-numbered problems in plain words), then added to the
     course for this session and opened."""
-    with st.expander("Add your own lesson", icon=":material/upload_file:"):
+    ss = _ss()
+    with st.expander("Add your own lesson", icon=":material/upload_file:",
+                     expanded=bool(ss.get("crs_upload_problems") or ss.get("crs_upload_added"))):
         st.caption("A lesson is one markdown file with a small header: its title, stream, pattern and exercise "
                    "(the format is described in the project's lessons guide). It is checked here and added to "
                    "the course for this session.")
-        up = st.file_uploader("Lesson file (.md)", type=["md"], key="crs_upload")
-        if up is None:
-            return
-        data = up.getvalue()
-        if len(data) > MAX_UPLOAD:
-            st.error(f"The file {escape.code(up.name)} is {len(data):,} bytes; a lesson file may have at most "
-                     f"{MAX_UPLOAD:,}.", icon=":material/error:")
-            return
-        try:
-            lesson = lesson_from_upload(data, up.name)
-        except LessonError as err:
-            st.error(f"The lesson {escape.code(up.name)} cannot be used:", icon=":material/error:")
-            for p in err.problems[:20]:
-                where = f"line {p.line}" if p.line is not None else "the whole file"
-                st.markdown(f"- **{where}**: {escape.markdown(p.message)}")
-            return
-        mine = _uploaded()
-        ss = _ss()
-        if ss.get("crs_upload_seen") != up.file_id:
-            ss["crs_upload_seen"] = up.file_id
-            mine[lesson.id] = lesson
-            ss["crs_lesson"] = lesson.id
-            ss["crs_pick"] = lesson.id
-            write_url()
-        st.success(f"Added {escape.markdown(lesson.title)} to the course for this session. Its link: "
-                   f"{escape.code(lesson_link(lesson.id))} (the file is not stored: in another session, "
-                   "upload it again).", icon=":material/check_circle:")
+        st.file_uploader("Lesson file (.md)", type=["md"], key="crs_upload", on_change=_uploaded_file)
+        problems = ss.get("crs_upload_problems")
+        if problems:
+            name, items = problems
+            st.error(f"The lesson {escape.code(name)} cannot be used:", icon=":material/error:")
+            for item in items:
+                if isinstance(item, tuple):
+                    st.markdown(f"- **{item[0]}**: {escape.markdown(item[1])}")
+                else:
+                    st.markdown(f"- {escape.markdown(item)}")
+        added = find_lesson(ss.get("crs_upload_added"))
+        if added is not None:
+            st.success(f"Added {escape.markdown(added.title)} to the course for this session. Its link: "
+                       f"{escape.code(lesson_link(added.id))} (the file is not stored: in another session, "
+                       "upload it again).", icon=":material/check_circle:")
 
 
 # --------------------------------------------------------------------------- the page

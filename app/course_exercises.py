@@ -141,8 +141,9 @@ def _choose_result(lesson: Lesson, result: Any) -> None:
 
 def _check(lesson: Lesson, result: Any, ok: bool) -> None:
     _ss()[_key("result", lesson)] = result
-    if ok:
+    if ok and lesson.id not in course.solved():
         course.mark_solved(lesson.id)
+        st.rerun()  # the lesson list (drawn before the exercise) shows the new mark
 
 
 def _predict(lesson: Lesson, ex: PredictExercise) -> None:
