@@ -65,13 +65,18 @@ def find_lesson(lesson_id: str | None) -> Lesson | None:
 # --------------------------------------------------------------------------- progress and the URL
 
 def _restore() -> None:
-    """Once per session: the lesson and the solved lessons the URL names."""
+    """Once per session: the lesson and the solved lessons the URL names (later, the lesson a
+    followed link names)."""
     ss = _ss()
-    if ss.get("crs_url_done"):
-        return
-    ss["crs_url_done"] = True
     q = st.query_params
     ids = {lesson.id for lesson in all_lessons()}
+    if ss.get("crs_url_done"):
+        # a link followed inside the session (the lesson's link): open the lesson it names
+        want = q.get("lesson")
+        if want and want in ids and want != ss.get("crs_url_lesson"):
+            ss["crs_lesson"] = want
+        return
+    ss["crs_url_done"] = True
     ss["crs_solved"] = [i for i in str(q.get("solved") or "").split(",") if i in ids]
     want = q.get("lesson")
     if want in ids:
@@ -101,6 +106,7 @@ def write_url() -> None:
     """The lesson shown and the solved lessons into the URL (only changed keys are sent)."""
     q = st.query_params
     want = {"lesson": current_id() or "", "solved": ",".join(solved())}
+    _ss()["crs_url_lesson"] = want["lesson"]
     for k, v in want.items():
         if not v:
             if k in q:

@@ -88,6 +88,15 @@ def _figure(lesson: Lesson, key: str) -> None:
                + (" Below the types, one row per match joins the events it took." if matches else ""))
 
 
+def _share_link(lesson: Lesson) -> None:
+    """A link to the lesson and its exercise (its address is the one to share)."""
+    label = "Link to this lesson and its exercise"
+    try:
+        st.page_link("pages/5_Learn.py", label=label, icon=":material/link:", query_params={"lesson": lesson.id})
+    except Exception:  # noqa: BLE001 - the page runs on its own (outside the multipage app)
+        st.caption(f"{label}: the Learn page with {escape.code(course.lesson_link(lesson.id))}")
+
+
 def lesson_view(lesson: Lesson, number: int, next_id: str | None) -> None:
     """The lesson ``number`` of the course."""
     st.header(f"{number}. {escape.markdown(lesson.title)}", anchor=f"lesson-{lesson.id}")
@@ -107,8 +116,8 @@ def lesson_view(lesson: Lesson, number: int, next_id: str | None) -> None:
     if c1.button("Open in Debug", key=f"crs_debug_{lesson.id}", icon=":material/bug_report:",
                  help="step through this lesson's run event by event, with its pattern, stream and engine set"):
         open_in_debug(lesson, option)
-    c2.markdown(f"[Link to this lesson]({course.lesson_link(lesson.id)}) · "
-                f"[to its exercise]({course.lesson_link(lesson.id, exercise=True)})")
+    with c2:
+        _share_link(lesson)
     if next_id is not None:
         c3.button("Next lesson", key=f"crs_next_{lesson.id}", icon=":material/arrow_forward:",
                   on_click=course.go_to, args=(next_id,))
