@@ -92,8 +92,13 @@ def _feedback(items: list[Feedback], title: str) -> None:
             st.code(f.explanation.rstrip(), language=None, wrap_lines=True)
 
 
+def _sentence(message: str) -> str:
+    """The check's one-line verdict, escaped, as a sentence (capital first letter)."""
+    return escape.markdown(message[:1].upper() + message[1:])
+
+
 def _right(lesson: Lesson, message: str) -> None:
-    st.success(f"Accepted: {escape.markdown(message)}", icon=":material/check_circle:")
+    st.success(f"Accepted. {_sentence(message)}", icon=":material/check_circle:")
     if lesson.explanation.strip():
         st.markdown(lesson.explanation)
 
@@ -105,7 +110,7 @@ def _predict_result(lesson: Lesson, result: Any) -> None:
     if result.correct:
         _right(lesson, result.message)
         return
-    st.error(f"Not yet: {escape.markdown(result.message)}", icon=":material/cancel:")
+    st.error(_sentence(result.message), icon=":material/cancel:")
     _feedback(result.wrong, "Why these are no match")
     _feedback(result.missed, "Matches you did not pick, and why they match")
 
@@ -117,7 +122,7 @@ def _write_result(lesson: Lesson, result: Any) -> None:
     where = ""
     if result.error and result.line is not None:
         where = f" (line {result.line}" + (f", column {result.column}" if result.column else "") + ")"
-    st.error(f"Not yet{where}: {escape.markdown(result.message)}", icon=":material/cancel:")
+    st.error(_sentence(result.message) + where, icon=":material/cancel:")
     if result.difference is not None:
         side = {"yours": "found by your pattern only", "reference": "found by the lesson's pattern only"}
         st.markdown(f"**The first different match**, on {escape.markdown(result.stream or 'the stream')}, "
@@ -130,7 +135,7 @@ def _choose_result(lesson: Lesson, result: Any) -> None:
     if result.correct:
         _right(lesson, result.message)
     else:
-        st.error(f"Not yet: {escape.markdown(result.message)}", icon=":material/cancel:")
+        st.error(_sentence(result.message), icon=":material/cancel:")
         return
     rows = [{"option": o.option, "matches": o.count, "partial runs created": o.runs_created,
              "gives what is asked": "yes" if o.right else "no"} for o in result.options]
@@ -240,7 +245,7 @@ def hints_view(lesson: Lesson) -> None:
         return
     key = _key("hints", lesson)
     shown = int(_ss().get(key, 0))
-    for n, hint in enumerate(lesson.hints[:shown], 1):
+    for hint in lesson.hints[:shown]:
         st.info(hint, icon=":material/lightbulb:")
     if shown < len(lesson.hints):
         left = len(lesson.hints) - shown

@@ -69,7 +69,7 @@ def open_in_debug(lesson: Lesson, option: str | None = None) -> None:
         st.info("Open the Debug page to step through this lesson.", icon=":material/bug_report:")
 
 
-def _figure(lesson: Lesson, key: str) -> None:
+def _figure(lesson: Lesson) -> None:
     """The timeline; a predict exercise on events takes the chart's selection as its guess."""
     events = lesson_events(lesson)
     if course_exercises.clicks_events(lesson):  # the chart's selection (kept from the last run) as the guess
@@ -106,7 +106,7 @@ def lesson_view(lesson: Lesson, number: int, next_id: str | None) -> None:
         st.markdown(lesson.text)  # the teacher's markdown; raw HTML is never allowed
     if lesson.papers.strip():
         glossary.in_the_papers(lesson.papers)
-    _figure(lesson, lesson.id)
+    _figure(lesson)
     st.markdown("**The pattern**")
     st.code(lesson.pattern.strip(), language="sql")
     course_exercises.exercise_view(lesson)
