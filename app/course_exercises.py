@@ -51,19 +51,27 @@ def picked_events(lesson: Lesson) -> list[str]:
 
 
 def take_selection(lesson: Lesson, selection: Any) -> None:
-    """A new chart selection (points clicked, a box or lasso) becomes the picked events: called
-    before the events list is drawn, so the list shows it."""
+    """A new chart selection adds its events to the picked ones (a click on one picked event
+    drops it): called before the events list is drawn, so the list shows it."""
     try:
         points = selection["selection"]["points"]
     except (KeyError, TypeError):
         return
     ids = [str(p.get("customdata")) for p in points if isinstance(p, dict) and p.get("customdata") is not None]
     seen = _key("selseen", lesson)
-    if not ids or _ss().get(seen) == ids:
+    if not ids:  # the selection cleared (a click on empty space or on the selected point)
+        _ss().pop(seen, None)
+        return
+    if _ss().get(seen) == ids:
         return
     _ss()[seen] = ids
+    picked = picked_events(lesson)
+    if len(ids) == 1 and ids[0] in picked:
+        picked.remove(ids[0])
+    else:
+        picked.extend(i for i in ids if i not in picked)
     known = [str(e.id) for e in lesson_events(lesson)]
-    _ss()[_key("events", lesson)] = [i for i in known if i in set(ids)]
+    _ss()[_key("events", lesson)] = [i for i in known if i in set(picked)]
 
 
 def chosen_option(lesson: Lesson) -> str | None:
@@ -157,6 +165,8 @@ def _predict(lesson: Lesson, ex: PredictExercise) -> None:
         by_text = {str(e.id): e for e in events}
         key = _key("events", lesson)
         _ss()[key] = [i for i in _ss().get(key, []) if i in by_text]
+        st.caption("Click an event on the timeline to pick it (click it again to drop it), or drag a box around "
+                   "several; or pick them in the list.")
         st.multiselect("The events that take part in a match (click them on the timeline, or pick them here)",
                        list(by_text), key=key, format_func=lambda i: CV.event_label(by_text[i]),
                        placeholder="Pick events")

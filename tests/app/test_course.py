@@ -253,3 +253,23 @@ def test_open_in_debug_from_a_choose_exercise_applies_the_chosen_engine():
     assert at.title[0].value == "Debug"
     assert at.selectbox(key="dbg_engine").value == "lazy-chain"
     assert at.selectbox(key="dbg_lesson").value == lesson.id
+
+
+@pytest.mark.parametrize("lesson_id", [lesson.id for lesson in LESSONS])
+def test_every_lesson_speaks_plain_words_outside_in_the_papers(lesson_id):
+    import re
+
+    from tests.app.test_plain_words import JARGON
+    from tests.app.test_plain_words import _texts as page_texts
+
+    at = _learn(lesson_id)
+    lesson = BY_ID[lesson_id]
+    for _ in lesson.hints:
+        at.button(key=f"crs_hint_button_{lesson_id}").click().run()
+    _ok(at)
+    tab = at.tabs[0]  # the course (Explore is checked by tests/app/test_plain_words.py)
+    shown = [(t, p) for t, p in page_texts(tab)]
+    offenders = [(pat, t[:160]) for t, papers in shown if not papers for pat in JARGON if re.search(pat, t)]
+    assert not offenders, offenders
+    if lesson.papers.strip():
+        assert any(e.label == "In the papers" for e in tab.expander)

@@ -71,3 +71,25 @@ def test_debug_says_so_when_the_link_names_an_unknown_lesson():
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     assert any("gone" in w.value for w in at.warning)
+
+
+def test_a_chart_click_adds_an_event_and_a_second_click_drops_it(monkeypatch):
+    from app import course_exercises as CE
+
+    lesson = BY_ID["seq-and-variables"]
+    state: dict = {}
+    monkeypatch.setattr(CE, "_ss", lambda: state)
+
+    def click(*ids: str, n: int = 0) -> list[str]:
+        CE.take_selection(lesson, {"selection": {"points": [{"customdata": i, "n": n} for i in ids]}})
+        return state.get(f"crs_events_{lesson.id}", [])
+
+    assert click("3") == ["3"]
+    assert click("1") == ["1", "3"]          # added, in stream order
+    assert click("4", "5") == ["1", "3", "4", "5"]  # a box: both added
+    assert click("3") == ["1", "4", "5"]     # a picked event clicked again: dropped
+    CE.take_selection(lesson, None)          # no selection: nothing changes
+    assert state[f"crs_events_{lesson.id}"] == ["1", "4", "5"]
+    assert click("3") == ["1", "4", "5"]     # the same selection again (no new click): nothing changes
+    assert click() == ["1", "4", "5"]        # the selection cleared
+    assert click("3") == ["1", "3", "4", "5"]  # then the same event clicked again: picked
