@@ -1,5 +1,5 @@
-"""One lesson of the course: its text (the teacher's markdown, never raw HTML), its stream as a
-timeline, its pattern, its exercise (``app.course_exercises``), the "In the papers" section,
+"""One lesson of the course: its stream as a timeline, its pattern, its text (the teacher's
+markdown, never raw HTML), its exercise (``app.course_exercises``), the "In the papers" section,
 links, and Open in Debug (the Debug page with the lesson's pattern, data, engine, strategy and
 step set).
 
@@ -102,13 +102,13 @@ def lesson_view(lesson: Lesson, number: int, next_id: str | None) -> None:
     st.header(f"{number}. {escape.markdown(lesson.title)}", anchor=f"lesson-{lesson.id}")
     if lesson.id in course.solved():
         st.success("Solved.", icon=":material/check_circle:")
+    _figure(lesson)  # the lesson texts speak of "the timeline above" and "the pattern above"
+    st.markdown("**The pattern**")
+    st.code(lesson.pattern.strip(), language="sql")
     if lesson.text.strip():
         st.markdown(lesson.text)  # the teacher's markdown; raw HTML is never allowed
     if lesson.papers.strip():
         glossary.in_the_papers(lesson.papers)
-    _figure(lesson)
-    st.markdown("**The pattern**")
-    st.code(lesson.pattern.strip(), language="sql")
     course_exercises.exercise_view(lesson)
     st.divider()
     c1, c2, c3 = st.columns([2, 2, 2], vertical_alignment="center")

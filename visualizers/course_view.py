@@ -105,8 +105,9 @@ def stream_figure(events: Sequence[Any], picked: Collection[Any] = (), matches: 
     categories = [escape.plotly(t) for t in types] + rows
     fig.update_layout(
         title={"text": title, "font": {"size": 14}}, height=height or 140 + 42 * len(categories),
-        margin={"l": 10, "r": 10, "t": 40, "b": 30}, showlegend=False, clickmode="event+select",
-        dragmode="select", plot_bgcolor="white",
-        yaxis={"categoryorder": "array", "categoryarray": list(reversed(categories)), "gridcolor": "#eee"},
+        margin={"l": 10, "r": 10, "t": 48, "b": 30}, showlegend=False,
+        plot_bgcolor="white",
+        yaxis={"categoryorder": "array", "categoryarray": list(reversed(categories)), "gridcolor": "#eee",
+               "range": [-0.6, len(categories) - 0.25]},  # room for the ids above the top row
         xaxis={"title": "time", "gridcolor": "#eee", "zeroline": False})
     return fig

@@ -40,8 +40,12 @@ def test_a_student_goes_through_three_lessons_and_keeps_the_progress(page, app_u
     page.goto(f"{app_url}/Learn")
     _lesson(page, "1. Events and streams")
 
-    # lesson 1: a wrong guess, explained
-    _pick_events(page, ["1 · Temp at 1"])
+    # lesson 1: a wrong guess (event 1 clicked on the timeline), explained
+    chart = page.locator("[data-testid=stPlotlyChart]").first
+    chart.locator(".scatterlayer .trace").first.locator("path.point").first.click(force=True)
+    box = page.locator("[data-testid=stMultiSelect]").filter(has_text="The events that take part in a match")
+    box.get_by_text("1 · Temp at 1", exact=True).wait_for()
+    _idle(page)
     page.get_by_role("button", name="Check").first.click()
     page.get_by_text("Why these are no match").wait_for()
     _idle(page)
