@@ -92,3 +92,20 @@ def test_a_student_goes_through_three_lessons_and_keeps_the_progress(page, app_u
     assert page.get_by_text(re.compile(r"^2 of \d+ lessons solved")).count() == 1
     _no_exception(page)
     _shot(page, "course-reloaded", height=1300)
+
+
+def test_open_in_debug_steps_through_the_lessons_run(page, app_url):
+    page.goto(f"{app_url}/Learn?lesson=seq-and-variables")
+    _lesson(page, "2. SEQ and variables")
+    _shot(page, "course-lesson", height=1400)
+    page.get_by_role("button", name="Open in Debug").click()
+    page.get_by_role("heading", name="Debug", exact=True).first.wait_for(timeout=120_000)
+    page.get_by_text(re.compile(r"events traced")).first.wait_for(timeout=120_000)
+    _idle(page)
+    _no_exception(page)
+    assert "data=lesson" in page.url and "lesson=seq-and-variables" in page.url and "event=3" in page.url, page.url
+    data = page.locator("[data-testid=stRadio]").filter(has_text="Generated stream").first
+    assert data.get_by_role("radio", name="Lesson", exact=True).is_checked()
+    assert page.get_by_text("5 events of the lesson SEQ and variables.").count() == 1
+    assert page.locator("[data-testid=stCode]").filter(has_text="PATTERN SEQ(Login l, Buy b)").count() >= 1
+    _shot(page, "course-open-in-debug", height=1400)
