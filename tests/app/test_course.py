@@ -273,3 +273,20 @@ def test_every_lesson_speaks_plain_words_outside_in_the_papers(lesson_id):
     assert not offenders, offenders
     if lesson.papers.strip():
         assert any(e.label == "In the papers" for e in tab.expander)
+
+
+@pytest.mark.parametrize("lesson_id", [lesson.id for lesson in LESSONS])
+def test_every_lesson_opens_in_debug_on_its_own_stream(lesson_id):
+    from engine.lessons import lesson_events
+
+    lesson = BY_ID[lesson_id]
+    at = AppTest.from_file(HOME, default_timeout=180)
+    at.run()
+    at.switch_page("pages/5_Learn.py").run()
+    at.radio(key="crs_pick").set_value(lesson_id).run()
+    at.button(key=f"crs_debug_{lesson_id}").click().run()
+    _ok(at)
+    assert at.title[0].value == "Debug"
+    assert not at.error, [e.value for e in at.error]
+    assert at.selectbox(key="dbg_lesson").value == lesson_id
+    assert any(c.value.startswith(f"{len(lesson_events(lesson))} events of the lesson") for c in at.caption)
