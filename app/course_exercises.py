@@ -82,9 +82,10 @@ def chosen_option(lesson: Lesson) -> str | None:
 
 
 def written_text(lesson: Lesson) -> str:
-    """The pattern the learner wrote last (the exercise's start text before they write)."""
+    """The pattern the learner wrote last (before they write: the exercise's start text, else the
+    lesson's pattern, which the questions ask to change)."""
     ex = lesson.exercise
-    start = ex.start if isinstance(ex, WriteExercise) else ""
+    start = (ex.start or lesson.pattern.strip()) if isinstance(ex, WriteExercise) else ""
     return _ss().get(_key("written", lesson), start)
 
 
@@ -184,9 +185,7 @@ def _predict(lesson: Lesson, ex: PredictExercise) -> None:
         else:
             result = check_predict(lesson, guess)
             _check(lesson, result, result.correct)
-    if c2.button("Reveal the answer", key=_key("reveal_button", lesson), icon=":material/visibility:"):
-        _ss()[_key("reveal", lesson)] = True
-        st.rerun()
+    _reveal_button(lesson, c2)
     result = _ss().get(_key("result", lesson))
     if result is not None:
         _predict_result(lesson, result)
@@ -198,6 +197,13 @@ def _predict(lesson: Lesson, ex: PredictExercise) -> None:
                 f"{'it' if ex.ask == 'value' else 'them'} step by step.", icon=":material/visibility:")
         if lesson.explanation.strip():
             st.markdown(lesson.explanation)
+
+
+def _reveal_button(lesson: Lesson, where: Any) -> None:
+    """Reveal the answer (the timeline then draws the matches)."""
+    if where.button("Reveal the answer", key=_key("reveal_button", lesson), icon=":material/visibility:"):
+        _ss()[_key("reveal", lesson)] = True
+        st.rerun()  # the timeline, drawn above, shows the matches
 
 
 def _number(text: str) -> Any:
@@ -222,31 +228,46 @@ def _write(lesson: Lesson, ex: WriteExercise) -> None:
     text = written_text(lesson)
     pattern_editor.editor(text, key=_key("editor", lesson), version=f"{lesson.id}", height=140,
                           label="Your pattern", on_change=_editor_sent, args=(lesson,))
-    if st.button("Check", key=_key("check", lesson), type="primary", icon=":material/task_alt:"):
+    c1, c2 = st.columns(2)
+    if c1.button("Check", key=_key("check", lesson), type="primary", icon=":material/task_alt:"):
         written = written_text(lesson)
         if not written.strip():
             st.warning("Write a pattern first.")
         else:
             result = check_write(lesson, written)
             _check(lesson, result, result.accepted)
+    _reveal_button(lesson, c2)
     result = _ss().get(_key("result", lesson))
     if result is not None:
         _write_result(lesson, result)
+    if _ss().get(_key("reveal", lesson)) and not (result is not None and result.accepted):
+        st.info("An answer (yours may differ and still be right: it is checked by what it finds):",
+                icon=":material/visibility:")
+        st.code(ex.reference.strip(), language="sql")
+        if lesson.explanation.strip():
+            st.markdown(lesson.explanation)
 
 
 def _choose(lesson: Lesson, ex: ChooseExercise) -> None:
     st.radio("Your choice", list(ex.options), key=_key("option", lesson), index=None,
              format_func=escape.markdown)
-    if st.button("Check", key=_key("check", lesson), type="primary", icon=":material/task_alt:"):
+    c1, c2 = st.columns(2)
+    if c1.button("Check", key=_key("check", lesson), type="primary", icon=":material/task_alt:"):
         option = _ss().get(_key("option", lesson))
         if option is None:
             st.warning("Choose an option first.")
         else:
             result = check_choose(lesson, option)
             _check(lesson, result, result.correct)
+    _reveal_button(lesson, c2)
     result = _ss().get(_key("result", lesson))
     if result is not None:
         _choose_result(lesson, result)
+    if _ss().get(_key("reveal", lesson)) and not (result is not None and result.correct):
+        st.info(f"The answer: {escape.markdown(ex.answer)}. Open in Debug to step through its run.",
+                icon=":material/visibility:")
+        if lesson.explanation.strip():
+            st.markdown(lesson.explanation)
 
 
 def hints_view(lesson: Lesson) -> None:

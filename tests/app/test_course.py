@@ -290,3 +290,25 @@ def test_every_lesson_opens_in_debug_on_its_own_stream(lesson_id):
     assert not at.error, [e.value for e in at.error]
     assert at.selectbox(key="dbg_lesson").value == lesson_id
     assert any(c.value.startswith(f"{len(lesson_events(lesson))} events of the lesson") for c in at.caption)
+
+
+def test_reveal_a_write_exercise_shows_an_answer_and_a_choose_exercise_its_option():
+    lesson = BY_ID["and-or"]
+    at = _learn(lesson.id)
+    at.button(key=f"crs_reveal_button_{lesson.id}").click().run()
+    _ok(at)
+    assert any(c.value == lesson.exercise.reference.strip() for c in at.code)
+    lesson = BY_ID["windows"]
+    at = _learn(lesson.id)
+    at.button(key=f"crs_reveal_button_{lesson.id}").click().run()
+    _ok(at)
+    assert any(f"The answer: {lesson.exercise.answer}." in i.value for i in at.info)
+    assert lesson.id not in _solved(at)  # revealed is not solved
+
+
+def test_the_editor_starts_with_the_lessons_pattern_to_change():
+    from tests.app.test_pattern_editor import editor_args
+
+    lesson = BY_ID["predicates"]
+    at = _learn(lesson.id)
+    assert editor_args(at, f"crs_editor_{lesson.id}")["text"] == (lesson.exercise.start or lesson.pattern.strip())
