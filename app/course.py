@@ -220,12 +220,22 @@ def render() -> None:
         ss["crs_lesson"] = ids[0]
     if ss.get("crs_pick") != ss["crs_lesson"]:
         ss["crs_pick"] = ss["crs_lesson"]
+    from app import course_present
+
+    if course_present.active():
+        write_url()
+        k = ids.index(ss["crs_lesson"])
+        lesson = lessons[k]
+        course_present.view(lesson, k + 1, len(ids), ids[k - 1] if k > 0 else None,
+                            ids[k + 1] if k + 1 < len(ids) else None)
+        return
     left, right = st.columns([1, 3], gap="medium")
     with left:
         done = len([i for i in solved() if i in ids])
         st.progress(done / len(ids), text=f"{done} of {len(ids)} lessons solved")
         st.radio("Lessons", ids, key="crs_pick", format_func=_label(lessons), on_change=_picked,
                  label_visibility="collapsed")
+        course_present.toggle()
         upload_panel()
     if ss.get("crs_missing"):
         right.warning(f"The link names the lesson {escape.code(ss['crs_missing'])}, which this course does not "

@@ -11,7 +11,7 @@ from typing import Any
 
 import streamlit as st
 
-from app import course, course_exercises, glossary
+from app import course, course_exercises, figures, glossary
 from engine.lessons import ChooseExercise, Lesson, lesson_events, lesson_run
 from engine.lessons.running import RunOutcome
 from visualizers import course_view as CV
@@ -78,14 +78,16 @@ def _figure(lesson: Lesson) -> None:
     matches = revealed_matches(lesson) if shown else []
     picked = course_exercises.picked_events(lesson)
     fig = CV.stream_figure(events, picked=picked, matches=matches)
-    config = {"displaylogo": False, "toImageButtonOptions": {"filename": f"lesson-{lesson.id}"}}
-    if course_exercises.clicks_events(lesson):
-        st.plotly_chart(fig, width="stretch", key=f"crs_fig_{lesson.id}", on_select="rerun",
-                        selection_mode=("points", "box", "lasso"), config=config)
-    else:
-        st.plotly_chart(fig, width="stretch", key=f"crs_fig_{lesson.id}", config=config)
-    st.caption("Each dot is an event (its number above it), one row per event type, left to right in time."
-               + (" Below the types, one row per match joins the events it took." if matches else ""))
+    caption = figure_caption(lesson, bool(matches))
+    chart = ({"on_select": "rerun", "selection_mode": ("points", "box", "lasso")}
+             if course_exercises.clicks_events(lesson) else {})
+    figures.show(fig, caption, f"crs_fig_{lesson.id}", f"lesson-{lesson.id}", **chart)
+
+
+def figure_caption(lesson: Lesson, matches_shown: bool) -> str:
+    """What the lesson's timeline shows, in the figure and under it (so a slide made from it says it)."""
+    return (f"{lesson.title}: each dot is an event (its number above it), one row per event type, left to right "
+            "in time." + (" Below the types, one row per match joins the events it took." if matches_shown else ""))
 
 
 def _share_link(lesson: Lesson) -> None:

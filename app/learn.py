@@ -212,8 +212,11 @@ def lazy_view() -> None:
 
 
 def render() -> None:
-    from app import course
+    from app import course, course_present
 
+    if course_present.active():  # the lesson alone, on a slide
+        course.render()
+        return
     st.title("Learn")
     st.caption("How pattern matching works, one short lesson at a time: read, predict or write, and the "
                "engine checks your answer. Explore has the experiments to play with.")

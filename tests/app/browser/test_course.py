@@ -109,3 +109,25 @@ def test_open_in_debug_steps_through_the_lessons_run(page, app_url):
     assert page.get_by_text("5 events of the lesson SEQ and variables.").count() == 1
     assert page.locator("[data-testid=stCode]").filter(has_text="PATTERN SEQ(Login l, Buy b)").count() >= 1
     _shot(page, "course-open-in-debug", height=1400)
+
+
+def test_presentation_mode_moves_with_the_arrow_keys(page, app_url):
+    """A teacher opens a lesson straight on the projector from its link (``present=1``): the
+    lesson alone in large type, Right / Left move through the course, Esc leaves."""
+    from engine.lessons import course as load_course
+    from tests.browser_support import ROOT
+
+    lessons = load_course(str(ROOT / "lessons"))
+    page.goto(f"{app_url}/Learn?lesson={lessons[0].id}&present=1")
+    _lesson(page, f"1. {lessons[0].title}")
+    assert page.locator("[data-testid=stSidebar]").is_hidden()
+    page.get_by_role("heading", name=f"1. {lessons[0].title}").first.click()  # the page has the keyboard's focus
+    page.keyboard.press("ArrowRight")
+    _lesson(page, f"2. {lessons[1].title}")
+    assert re.search(rf"lesson={re.escape(lessons[1].id)}", page.url) and "present=1" in page.url
+    page.keyboard.press("ArrowLeft")
+    _lesson(page, f"1. {lessons[0].title}")
+    _shot(page, "course-presentation")
+    page.keyboard.press("Escape")
+    page.locator("[data-testid=stRadio]").filter(has_text="Events and streams").first.wait_for()
+    assert "present=1" not in page.url
