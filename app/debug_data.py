@@ -1,14 +1,16 @@
 """The Debug page's inputs: the pattern (the shared one or a preset), the data (a sample, a
-generated stream, an upload) and the view kept in the URL.
+generated stream, an upload, a course lesson's stream) and the view kept in the URL.
 
 The URL (``st.query_params``) holds the pattern text, the data choice (a sample's name; a
-generated stream's generator, size, seed and rates; an upload by its file name only), the
+generated stream's generator, size, seed and rates; an upload by its file name only; a course
+lesson's id), the
 engine, the match-windows mode, the event shown (1-based, as the slider), the highlighted
 match and the breakpoints: opening the URL restores the view and a refresh keeps it. Session keys are prefixed
 ``dbg_``.
 """
 from __future__ import annotations
 
+import zlib
 from typing import Any
 
 import streamlit as st
@@ -24,8 +26,9 @@ __all__ = ["MAX_EVENTS", "DEFAULT_EVENTS", "data_picker", "pattern_picker", "res
 MAX_EVENTS = 200_000       # events the page runs at most (a larger upload is cut, and the page says so)
 DEFAULT_EVENTS = 300       # a generated stream's default size
 MAX_GENERATED = 200_000
-URL_KEYS = ("pattern", "data", "sample", "gen", "n", "seed", "rates", "file", "engine", "windows", "event", "match",
-            "break")
+URL_KEYS = ("pattern", "data", "sample", "gen", "n", "seed", "rates", "file", "lesson", "engine", "windows", "event",
+            "match", "break")
+SOURCES = {"sample": "Sample", "generated": "Generated stream", "upload": "Upload", "lesson": "Lesson"}
 
 
 def _ss() -> Any:
@@ -50,8 +53,10 @@ def restore_from_url() -> None:
         if not state.commit_text(text, "load"):
             ss["dbg_url_error"] = "the pattern in the link does not parse; the current pattern is shown instead"
     data = q.get("data")
-    if data in ("sample", "generated", "upload"):
+    if data in SOURCES:
         ss["dbg_source"] = data
+    if data == "lesson" and q.get("lesson"):
+        ss["dbg_lesson"] = str(q["lesson"])[:64]
     if data == "sample" and q.get("sample") in sample_streams.names():
         ss["dbg_sample"] = q["sample"]
         ss["dbg_sample_for"] = state.sample_name()
@@ -161,11 +166,12 @@ def parse_rates(text: str) -> dict[str, float]:
 
 
 def data_picker() -> tuple[str, LoadResult, dict[str, str]] | None:
-    """Sample, generated stream or upload; returns (data key, loaded, its URL parameters)
-    or None."""
+    """Sample, generated stream, upload or a lesson's stream; returns (data key, loaded, its URL
+    parameters) or None."""
     ss = _ss()
-    kind = st.radio("Data", ["sample", "generated", "upload"], horizontal=True, key="dbg_source",
-                    format_func={"sample": "Sample", "generated": "Generated stream", "upload": "Upload"}.get)
+    kind = st.radio("Data", list(SOURCES), horizontal=True, key="dbg_source", format_func=SOURCES.get)
+    if kind == "lesson":
+        return _lesson_data()
     if kind == "sample":
         smp, src = ui.sample_picker("dbg")
         name = src.label
@@ -219,6 +225,46 @@ def data_picker() -> tuple[str, LoadResult, dict[str, str]] | None:
                f"{escape.code(mapping.ts_col or mapping.lower_col)}, id {escape.code(mapping.id_col or '(row number)')} "
                "(change them on the Run page's column mapping).")
     return src.key, loaded, {"data": "upload", "file": up.name}
+
+
+def _lesson_data() -> tuple[str, LoadResult, dict[str, str]] | None:
+    """A course lesson's small stream (the Learn page's lessons, this session's uploads too)."""
+    from app import course
+    from engine.lessons import lesson_csv
+
+    ss = _ss()
+    lessons = course.all_lessons()
+    ids = [lesson.id for lesson in lessons]
+    if not ids:
+        st.info("The course has no lessons.")
+        return None
+    named = ss.get("dbg_lesson")
+    if named and named not in ids:
+        st.warning(f"The link names the lesson {escape.code(named)}, which the course does not have (an uploaded "
+                   "lesson must be uploaded again on the Learn page in a new session).", icon=":material/link_off:")
+        return None
+    if ss.get("dbg_lesson") not in ids:
+        ss["dbg_lesson"] = ids[0]
+    titles = {lesson.id: lesson.title for lesson in lessons}
+    lesson_id = st.selectbox("Lesson", ids, key="dbg_lesson", format_func=lambda i: titles.get(i, i),
+                             help="the small stream of a lesson of the course (Learn page)")
+    lesson = lessons[ids.index(lesson_id)]
+    text = lesson_csv(lesson)
+    try:
+        loaded = sessions.cached("debug-data", f"lesson:{lesson.source}:{zlib.crc32(text.encode())}", lambda: _load_csv(text))
+    except ValueError as err:
+        ui.error(err)
+        return None
+    st.caption(f"{len(loaded.events)} events of the lesson {escape.markdown(lesson.title)}.")
+    return f"lesson:{lesson_id}:{zlib.crc32(text.encode())}", loaded, {"data": "lesson", "lesson": lesson_id}
+
+
+def _load_csv(text: str) -> LoadResult:
+    import io
+
+    import pandas as pd
+
+    return load_events(pd.read_csv(io.StringIO(text)))
 
 
 def pattern_picker() -> None:

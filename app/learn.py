@@ -1,6 +1,7 @@
-"""The Learn page: the papers' ideas shown on small runs.
+"""The Learn page: the course (``app.course``: lessons with exercises the engine checks) and,
+under Explore, the papers' ideas shown on small runs.
 
-Each view has a short text citing the paper section it illustrates:
+Each Explore view has a short text citing the paper section it illustrates:
 
 1. *One stream, four strategies* (SASE+ §3.4, §4.5 step 3, §6.3): the stock example under
    strict contiguity, partition contiguity, skip till next match and skip till any match,
@@ -211,8 +212,23 @@ def lazy_view() -> None:
 
 
 def render() -> None:
+    from app import course, course_present
+
+    if course_present.active():  # the lesson alone, on a slide
+        course.render()
+        return
     st.title("Learn")
-    st.caption("How pattern matching works, each idea on a small run you can change.")
+    st.caption("How pattern matching works, one short lesson at a time: read, predict or write, and the "
+               "engine checks your answer. Explore has the experiments to play with.")
+    lessons_tab, explore_tab = st.tabs(["Course", "Explore"])
+    with lessons_tab:
+        course.render()
+    with explore_tab:
+        explore()
+
+
+def explore() -> None:
+    """The experiments: four strategies side by side, lazy vs eager, match windows, preferment."""
     strategies_view()
     st.divider()
     lazy_view()

@@ -1,4 +1,4 @@
-"""Learn: the papers' ideas on small runs (strategies side by side, lazy vs eager)."""
+"""Learn: the course (lessons with checked exercises) and the experiments (strategies side by side, lazy vs eager)."""
 from __future__ import annotations
 
 from app import learn, ui

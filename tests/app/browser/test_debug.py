@@ -130,6 +130,7 @@ def test_debug_plays_a_few_steps(page, app_url):
 
 def test_learn_shows_the_four_strategies_with_their_counts(page, app_url):
     page.goto(f"{app_url}/Learn")
+    page.get_by_role("tab", name="Explore").click()  # the experiments, beside the course
     page.get_by_role("heading", name="One stream, four strategies").wait_for()
     _idle(page)
     _no_exception(page)

@@ -177,6 +177,7 @@ def test_hostile_pattern_and_cells_on_every_page(browser, app_url):
             _go(pg, name)
             text = _check(pg, watch, name)
             if name == "Learn":  # the current pattern on its sample: refused, its text escaped
+                pg.get_by_role("tab", name="Explore").click()  # the experiments, beside the course
                 pg.locator("[data-testid=stRadio]").filter(has_text="Pattern and stream").first \
                     .get_by_text("the current pattern on its sample").click()
                 _idle(pg, settle=1.5)

@@ -56,6 +56,7 @@ def test_debug_shows_why_windows_were_skipped_on_the_chemo_preset(page, app_url)
 
 def test_learn_pruning_view_shows_the_calls_saved(page, app_url):
     page.goto(f"{app_url}/Learn")
+    page.get_by_role("tab", name="Explore").click(timeout=120_000)  # the experiments, beside the course
     page.get_by_role("heading", name="Pruning by match windows").wait_for(timeout=120_000)
     _idle(page, settle=1.5)
     _no_exception(page)
