@@ -49,6 +49,8 @@ def restore_from_url() -> None:
     if not any(k in q for k in URL_KEYS):
         return
     text = q.get("pattern")
+    if text and q.get("data") == "lesson" and _query_lesson(text, q.get("lesson")):
+        return
     if text and text.strip() != state.text().strip():
         if not state.commit_text(text, "load"):
             ss["dbg_url_error"] = "the pattern in the link does not parse; the current pattern is shown instead"
@@ -148,6 +150,31 @@ def _generate(kind: str, n: int, seed: int, skew: str) -> LoadResult:
     else:
         df = G.skewed_types(n, parse_rates(skew), seed=seed)
     return load_events(df)
+
+
+def _query_lesson(text: str, lesson_id: Any) -> bool:
+    """A link to a lesson whose pattern is a MATCH_RECOGNIZE query: the query's debugger on the
+    lesson's stream as its table (kept as the SQL views' upload). False when ``text`` is no query."""
+    from engine.engines.sql.detect import is_sql
+
+    if not is_sql(text):
+        return False
+    from app import course
+    from engine.lessons import lesson_csv
+
+    ss = _ss()
+    ss["lang"] = "sql"
+    ss["sql_text"] = text
+    lesson = next((x for x in course.all_lessons() if x.id == str(lesson_id or "")[:64]), None)
+    if lesson is None:
+        ss["dbg_url_error"] = "the link names a lesson the course does not have; the query runs on its preset table"
+        return True
+    try:
+        ss["sql_upload_path"] = runner.save_upload(f"lesson-{lesson.id}.csv", lesson_csv(lesson).encode())
+        ss["sql_upload_name"] = f"the lesson {lesson.title}"
+    except runner.RunError as err:
+        ss["dbg_url_error"] = str(err)
+    return True
 
 
 def parse_rates(text: str) -> dict[str, float]:

@@ -288,6 +288,11 @@ def test_every_lesson_opens_in_debug_on_its_own_stream(lesson_id):
     _ok(at)
     assert at.title[0].value == "Debug"
     assert not at.error, [e.value for e in at.error]
+    if lesson.pattern.lstrip().upper().startswith("SELECT"):  # a query: the SQL debugger on the lesson's table
+        assert at.session_state["lang"] == "sql" and at.session_state["sql_text"] == lesson.pattern.strip()
+        assert any(c.value.startswith(f"Table `the lesson {lesson.title}`: {len(lesson_events(lesson))} rows")
+                   for c in at.caption)
+        return
     assert at.selectbox(key="dbg_lesson").value == lesson_id
     assert any(c.value.startswith(f"{len(lesson_events(lesson))} events of the lesson") for c in at.caption)
 
