@@ -317,3 +317,24 @@ def test_the_editor_starts_with_the_lessons_pattern_to_change():
     lesson = BY_ID["predicates"]
     at = _learn(lesson.id)
     assert editor_args(at, f"crs_editor_{lesson.id}")["text"] == (lesson.exercise.start or lesson.pattern.strip())
+
+
+@pytest.mark.parametrize("button, mode, pair, source", [
+    ("lrn_strat_debug", "strategy", ("skip_till_next_match", "skip_till_any_match"), "sample"),
+    ("lrn_lazy_debug", "engine", ("lazy-chain", "eager"), "generated"),
+])
+def test_the_explore_experiments_open_debug_side_by_side(button, mode, pair, source):
+    """Every example has its step-through: the strategies and the evaluation-order experiments open
+    the Debug page on their pattern and stream with the two strategies / engines side by side."""
+    at = AppTest.from_file(HOME, default_timeout=180)
+    at.run()
+    at.switch_page("pages/5_Learn.py").run()
+    _ok(at)
+    at.button(key=button).click().run()
+    _ok(at)
+    assert at.title[0].value == "Debug"
+    assert at.radio(key="dbg_source").value == source
+    assert at.session_state["dbg_sbs_mode"] == mode
+    assert (at.session_state[f"dbg_sbs_{mode}_a"], at.session_state[f"dbg_sbs_{mode}_b"]) == pair
+    assert at.session_state["dbg_sbs_pair"] is not None  # the pair is stepped at once
+    assert str(at.query_params["sbs"]).strip("[]'") == f"{mode}:{pair[0]}:{pair[1]}"
