@@ -253,12 +253,13 @@ def render() -> None:
 
 def explore() -> None:
     """The experiments: four strategies side by side, lazy vs eager, match windows, preferment."""
+    from app import learn_sql
+
+    learn_sql.follow_debug_request()
     strategies_view()
     st.divider()
     lazy_view()
     st.divider()
     windows_panels.learn_panel()  # pruning by match windows
     st.divider()
-    from app import learn_sql
-
     learn_sql.preferment_view()  # MATCH_RECOGNIZE: preferment and backtracking

@@ -59,6 +59,27 @@ def preferment_view() -> None:
                            "result": c.reason} for c in cands], hide_index=True, width="stretch")
             got = run_query(q, table).rows
             st.caption("Match: " + (", ".join(f"{k} = {v}" for k, v in got[0].items()) if got else "none"))
+            st.button("Step through it in Debug", key=f"lrn_sql_debug_{quantifier}", icon=":material/bug_report:",
+                      on_click=open_in_debug, args=(_query(prices, quantifier),))
     st.caption("Flink 2.3 implements greedy quantifiers *without* giving rows back (possessive): with "
                "20, 13, 14, 5, 3 its `A B+ C` finds no match, because B keeps 13, 14 and 5 and no C follows "
                "(docs/flink.md).")
+
+
+def open_in_debug(query: str) -> None:
+    """The Debug page on ``query`` (its rows are inline): the query's debugger, searches and all
+    (a button's callback: the page switches on the next run)."""
+    ss["lang"] = "sql"
+    ss["sql_text"] = query
+    ss["lrn_goto_debug"] = True
+
+
+def follow_debug_request() -> None:
+    """Switch to the Debug page when a button asked for it (outside a callback, where switching works)."""
+    if ss.pop("lrn_goto_debug", False):
+        from streamlit.errors import StreamlitAPIException
+
+        try:
+            st.switch_page("pages/4_Debug.py")
+        except StreamlitAPIException:  # the page runs on its own (outside the multipage app)
+            st.info("Open the Debug page to step through the query.", icon=":material/bug_report:")

@@ -161,5 +161,14 @@ def learn_panel() -> None:
                  key="mw_pruning_fig", file_name="match-windows-pruning")
     st.dataframe(frame, hide_index=True, width="stretch", key="mw_pruning")
     st.caption("The baseline calls the matcher on the plain window of every event. On the chemotherapy example "
-               "that is 14 calls and 100 events without pruning, 3 calls and 15 events with all three tests. "
-               "Step through the windows on the Debug page with the engine **match-windows**.")
+               "that is 14 calls and 100 events without pruning, 3 calls and 15 events with all three tests.")
+    if st.button("Step through the windows in Debug", key="mw_learn_debug", icon=":material/bug_report:"):
+        from streamlit.errors import StreamlitAPIException
+
+        st.session_state.pop("dbg_url_done", None)  # the Debug page reads its URL again
+        params = {"pattern": to_text(p).strip(), "data": "sample", "sample": sample,
+                  "engine": "auto" if inner == "auto" else inner, "windows": "on", "event": "1"}
+        try:
+            st.switch_page("pages/4_Debug.py", query_params=params)
+        except StreamlitAPIException:  # the page runs on its own (outside the multipage app)
+            st.info("Open the Debug page to step through the windows.", icon=":material/bug_report:")

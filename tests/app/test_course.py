@@ -338,3 +338,27 @@ def test_the_explore_experiments_open_debug_side_by_side(button, mode, pair, sou
     assert (at.session_state[f"dbg_sbs_{mode}_a"], at.session_state[f"dbg_sbs_{mode}_b"]) == pair
     assert at.session_state["dbg_sbs_pair"] is not None  # the pair is stepped at once
     assert str(at.query_params["sbs"]).strip("[]'") == f"{mode}:{pair[0]}:{pair[1]}"
+
+
+def test_the_match_windows_experiment_opens_debug_on_its_windows():
+    at = AppTest.from_file(HOME, default_timeout=180)
+    at.run()
+    at.switch_page("pages/5_Learn.py").run()
+    at.button(key="mw_learn_debug").click().run()
+    _ok(at)
+    assert at.title[0].value == "Debug"
+    assert at.session_state["dbg_match_windows"] == "on"
+    assert at.radio(key="dbg_source").value == "sample" and at.session_state["dbg_sample"] == "chemo"
+
+
+def test_the_preferment_experiment_opens_the_query_debugger():
+    at = AppTest.from_file(HOME, default_timeout=180)
+    at.run()
+    at.switch_page("pages/5_Learn.py").run()
+    at.button(key="lrn_sql_debug_B+?").click().run()
+    _ok(at)
+    if at.title[0].value != "Debug":  # the switch happens on the run after the button's callback
+        at.run()
+    _ok(at)
+    assert at.title[0].value == "Debug"
+    assert at.session_state["lang"] == "sql" and "PATTERN (A B+? C)" in at.session_state["sql_text"]
