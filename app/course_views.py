@@ -120,6 +120,38 @@ def lesson_view(lesson: Lesson, number: int, next_id: str | None) -> None:
         open_in_debug(lesson, option)
     with c2:
         _share_link(lesson)
+    exercise = lesson.exercise
+    if isinstance(exercise, ChooseExercise) and exercise.axis in ("strategy", "engine"):
+        a, b = _pair(exercise, option)
+        if st.button(f"Step through {a} and {b} side by side", key=f"crs_sbs_{lesson.id}",
+                     icon=":material/compare_arrows:",
+                     help="the Debug page steps both over this lesson's stream and marks the first event where "
+                          "they differ"):
+            open_side_by_side(lesson, exercise.axis, a, b)
     if next_id is not None:
         c3.button("Next lesson", key=f"crs_next_{lesson.id}", icon=":material/arrow_forward:",
                   on_click=course.go_to, args=(next_id,))
+
+
+def _pair(exercise: ChooseExercise, option: str | None) -> tuple[str, str]:
+    """The two options to step side by side: the one chosen and another (the first two when none is)."""
+    options = list(exercise.options)
+    first = option if option in options else options[0]
+    second = next(o for o in options if o != first)
+    return first, second
+
+
+def open_side_by_side(lesson: Lesson, axis: str, a: str, b: str) -> None:
+    """Switch to the Debug page on the lesson's stream with ``a`` and ``b`` (two strategies or two
+    engines) stepped side by side."""
+    from streamlit.errors import StreamlitAPIException
+
+    from app import debug_side_by_side
+
+    _ss().pop("dbg_url_done", None)
+    debug_side_by_side.request(axis, a, b)
+    params = {**debug_params(lesson), "sbs": debug_side_by_side.url_value(axis, a, b)}
+    try:
+        st.switch_page(DEBUG_PAGE, query_params=params)
+    except StreamlitAPIException:  # the page runs on its own (outside the multipage app)
+        st.info("Open the Debug page to step through them side by side.", icon=":material/bug_report:")

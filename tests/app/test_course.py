@@ -362,3 +362,20 @@ def test_the_preferment_experiment_opens_the_query_debugger():
     _ok(at)
     assert at.title[0].value == "Debug"
     assert at.session_state["lang"] == "sql" and "PATTERN (A B+? C)" in at.session_state["sql_text"]
+
+
+@pytest.mark.parametrize("lesson_id, axis", [("strategies", "strategy"), ("evaluation-order", "engine")])
+def test_a_choose_lesson_steps_two_options_side_by_side(lesson_id, axis):
+    lesson = BY_ID[lesson_id]
+    at = AppTest.from_file(HOME, default_timeout=180)
+    at.run()
+    at.switch_page("pages/5_Learn.py").run()
+    at.radio(key="crs_pick").set_value(lesson.id).run()
+    at.button(key=f"crs_sbs_{lesson.id}").click().run()
+    _ok(at)
+    assert at.title[0].value == "Debug"
+    assert at.radio(key="dbg_source").value == "lesson"
+    assert at.session_state["dbg_sbs_mode"] == axis
+    options = list(lesson.exercise.options)
+    assert (at.session_state[f"dbg_sbs_{axis}_a"], at.session_state[f"dbg_sbs_{axis}_b"]) == (options[0], options[1])
+    assert at.session_state["dbg_sbs_pair"] is not None
