@@ -129,7 +129,7 @@ def _summary(t: DebugRun, engine: str) -> None:
 
 def _events(t: DebugRun) -> None:
     """The events around the current step, a page at a time (full values)."""
-    with st.expander(f"Events ({len(t.events):,}) and the traced window's download"):
+    with st.expander(f"Events ({len(t.events):,}), the traced window's download and the figures' format"):
         pages = max(1, -(-len(t.events) // EVENTS_PAGE))
         here = min(int(_ss().get("dbg_step", 0)), max(len(t.events) - 1, 0)) // EVENTS_PAGE + 1
         page = int(st.number_input(f"page (of {pages:,}, {EVENTS_PAGE} events each; opens at this step's)", 1, pages,
@@ -137,6 +137,10 @@ def _events(t: DebugRun) -> None:
         rows = t.events_frame_rows((page - 1) * EVENTS_PAGE, page * EVENTS_PAGE)
         st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", height=400)
         _download(t)
+        from app import figures
+        from app.debug_views import FIGURE_FORMAT
+
+        figures.format_control(FIGURE_FORMAT)
 
 
 def _download(t: DebugRun) -> None:
@@ -212,6 +216,19 @@ def render() -> None:
     st.divider()
     why_not(t)
     if not t.interval:
-        debug_diff.diff_view(t, names)
-        debug_side_by_side.side_by_side(t, names)
+        compare_views(t, names)
     _events(t)
+
+
+def compare_views(t: DebugRun, names: list[str]) -> None:
+    """Two runs compared, in one collapsed box (the page stays within three screens): stepped side
+    by side (two strategies or two engines), or their matches (another pattern, strategy or engine)."""
+    ss = _ss()
+    open_now = ss.get(debug_side_by_side.HOLDER) is not None or bool(ss.get("dbg_sbs_go"))
+    with st.expander("Step two runs side by side, or compare with another pattern, strategy or engine",
+                     expanded=open_now, icon=":material/splitscreen:"):
+        steps, matches = st.tabs(["Step two runs side by side", "Compare the matches"])
+        with steps:
+            debug_side_by_side.side_by_side(t, names, framed=False)
+        with matches:
+            debug_diff.diff_view(t, names, framed=False)

@@ -8,6 +8,8 @@ did not find it (computed on demand: a why-not is a search). Session keys ``dbg_
 """
 from __future__ import annotations
 
+import contextlib
+
 from typing import Any
 
 import pandas as pd
@@ -52,7 +54,7 @@ def _compare(t: DebugRun, text: str, engine: str, windows: str) -> None:
     ss.pop("dbg_diff_answer", None)
 
 
-def diff_view(t: DebugRun, engines: list[str]) -> None:
+def diff_view(t: DebugRun, engines: list[str], framed: bool = True) -> None:
     """Compare (collapsed): pattern B (the page's pattern to start with), engine and
     match-windows mode B; the result."""
     from app import state
@@ -66,7 +68,11 @@ def diff_view(t: DebugRun, engines: list[str]) -> None:
     if got is not None and got[0] is not None:
         counts = got[0][2].counts
         title += f" — {counts['a']:,} only in A, {counts['b']:,} only in B, {counts['both']:,} in both"
-    with st.expander(title, expanded=False, icon=":material/difference:"):
+    frame = (st.expander(title, expanded=False, icon=":material/difference:") if framed
+             else contextlib.nullcontext())
+    with frame:
+        if not framed:
+            st.caption(title)
         ss.setdefault("dbg_diff_text", state.text())
         c1, c2 = st.columns([3, 2], gap="medium")
         text = c1.text_area("Pattern B (change the strategy, a predicate …)", key="dbg_diff_text", height=140,

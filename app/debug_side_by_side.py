@@ -15,6 +15,8 @@ The choice and the step are kept in the URL (``sbs``: ``strategy:A:B`` or ``engi
 """
 from __future__ import annotations
 
+import contextlib
+
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -210,7 +212,7 @@ def _compute(t: DebugRun, mode: str, a: str, b: str) -> None:
     ss[STEPPER.playing_key] = False
 
 
-def side_by_side(t: DebugRun, engines: list[str]) -> None:
+def side_by_side(t: DebugRun, engines: list[str], framed: bool = True) -> None:
     """The collapsed view under the page's steps: the choice, then both runs stepped together."""
     ss = _ss()
     restore_from_url(engines)
@@ -223,7 +225,11 @@ def side_by_side(t: DebugRun, engines: list[str]) -> None:
         d = pair.comparison.divergence
         title += (" — they differ first at " + escape.markdown(pair.a.label(d.step)) if d is not None
                   else " — they never differ")
-    with st.expander(title, expanded=pair is not None, icon=":material/splitscreen:"):
+    frame = (st.expander(title, expanded=pair is not None, icon=":material/splitscreen:") if framed
+             else contextlib.nullcontext())
+    with frame:
+        if not framed:
+            st.caption(title)
         mode, a, b = _choices(t, engines)
         go_now = st.button("Step side by side", key="dbg_sbs_run", type="primary", icon=":material/splitscreen:")
         if go_now or ss.pop("dbg_sbs_go", False):

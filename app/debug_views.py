@@ -37,6 +37,7 @@ RUNS_SHOWN = 50            # live runs listed (the table says how many more)
 EXPLAIN_LINES = 8          # lines of "why it fired" shown whole; a longer text scrolls in a box
 EXPLAIN_HEIGHT = 200       # px: that box (the page stays within three screens at a match of 100k events)
 CHAIN_SHOWN = 6            # moves of "Its run" shown before it is collapsed
+FIGURE_FORMAT = "dbg_fig_format"  # one SVG/PNG choice for the page's figures (app.figures)
 ENGINE_TITLES = {"auto": "auto (the engine Run would choose)", **{s.name: s.title for s in planner.SPECS
                                                           if s.language == "dsl"}}
 
@@ -173,7 +174,7 @@ def step_views(t: DebugRun) -> None:
                                        height=min(300 + 180 * (rows - 1), AUTOMATON_MAX), focus=auto_focus)
         figures.show(fig, f"The automaton of the pattern ({ENGINE_TITLES.get(t.engine, t.engine)}) at "
                      f"{t.label(k)}: the states its live runs are in and the edges this step took.",
-                     "dbg_automaton", f"automaton-event-{k + 1}")
+                     "dbg_automaton", f"automaton-event-{k + 1}", format_key=FIGURE_FORMAT)
     else:
         st.caption(f"The {ENGINE_TITLES.get(t.engine, t.engine)} engine moves through no automaton in its trace "
                    "(A-Seq keeps prefix counters per start event instead of runs; the Aggregate page animates "
@@ -200,7 +201,7 @@ def step_views(t: DebugRun) -> None:
                                                    focus_event=event_focus),
                          f"The events around {t.label(k)}, the events the live runs hold"
                          + (f" and match #{no:,}" if m is not None else "") + ".",
-                         "dbg_timeline", f"timeline-event-{k + 1}")
+                         "dbg_timeline", f"timeline-event-{k + 1}", format_key=FIGURE_FORMAT)
     with c2:
         _highlight(t)
         so_far_tab = f"Matches so far ({n_so_far:,})"
@@ -375,7 +376,7 @@ def buffer_view(t: DebugRun, steps: list[Step], j: int, no: int, m: dict[str, An
                                       max_events=BUFFER_EVENTS)
         figures.show(fig, f"The shared buffer after {t.label(step_index(step, t))}: one column per state, each entry "
                           "pointing to the previous event of the runs that took it.",
-                     "dbg_buffer", f"shared-buffer-event-{step_index(step, t) + 1}")
+                     "dbg_buffer", f"shared-buffer-event-{step_index(step, t) + 1}", format_key=FIGURE_FORMAT)
         events = len({e.get("event") for e in entries.values()})
         st.caption(f"Drawn: the entries of the latest {min(events, BUFFER_EVENTS)} of the {events} buffered events"
                    + (" the filter keeps" if held is not None else "") + "; filter by run or event to draw others.",
@@ -392,7 +393,7 @@ def buffer_view(t: DebugRun, steps: list[Step], j: int, no: int, m: dict[str, An
         src = step if step.step != "close" else next((s for s in reversed(steps) if s.step != "close"), step)
         figures.show(TV.lazy_buffer_figure(src, order, types),
                      f"The buffers and partial matches after {t.label(step_index(src, t))}.",
-                     "dbg_lazybuf", f"buffers-event-{step_index(src, t) + 1}")
+                     "dbg_lazybuf", f"buffers-event-{step_index(src, t) + 1}", format_key=FIGURE_FORMAT)
         ev_order = (src.buffer or {}).get("order")
         here = (f" — here {' → '.join(ev_order[0])} instead of the pattern's {' → '.join(order)}."
                 if ev_order else ".")

@@ -20,7 +20,7 @@ import streamlit as st
 
 from visualizers import escape
 
-__all__ = ["show", "config", "with_caption", "file_stem", "FORMATS", "CAPTION_NAME"]
+__all__ = ["show", "format_control", "config", "with_caption", "file_stem", "FORMATS", "CAPTION_NAME"]
 
 FORMATS = ("svg", "png")
 FORMAT_TITLES = {"svg": "SVG", "png": "PNG"}
@@ -48,9 +48,10 @@ def config(file_name: str, fmt: str = "svg", **extra: Any) -> dict[str, Any]:
     return {"displaylogo": False, "toImageButtonOptions": options, **extra}
 
 
-def with_caption(fig: Any, caption: str) -> Any:
+def with_caption(fig: Any, caption: str, keep_height: bool = False) -> Any:
     """``fig`` with ``caption`` written under its plot (escaped for plotly, wrapped; the
-    bottom margin, and the height when the figure has one, grow to hold it). A figure that
+    bottom margin, and the height when the figure has one, grow to hold it; with
+    ``keep_height`` the height stays and the plot gives the caption its room). A figure that
     already has the caption is returned unchanged (a rerun draws the same figure again)."""
     if not caption:
         return fig
@@ -64,27 +65,43 @@ def with_caption(fig: Any, caption: str) -> Any:
                        yanchor="top", yshift=-bottom, showarrow=False, align="left",
                        font={"size": 12, "color": "#555"})
     fig.update_layout(margin={"b": bottom + extra})
-    if fig.layout.height is not None:
+    if fig.layout.height is not None and not keep_height:
         fig.update_layout(height=fig.layout.height + extra)
     return fig
 
 
 def show(fig: Any, caption: str, key: str, file_name: str, *, where: Any = None, width: Any = "stretch",
-         modebar: bool = True, **chart: Any) -> Any:
+         modebar: bool = True, format_key: str | None = None, **chart: Any) -> Any:
     """Draw ``fig`` (into ``where``, a column or container; the page by default) with
     ``caption`` in it and the camera downloading ``file_name`` as the format chosen under the
-    chart (session key ``<key>_format``). ``chart``: more ``st.plotly_chart`` arguments
-    (``on_select``, ``selection_mode`` ...). Returns what ``st.plotly_chart`` returns."""
+    chart (session key ``<key>_format``), or, with ``format_key``, as the page-wide choice that
+    :func:`format_control` draws once (no control under the chart, and the figure keeps its
+    height: a page of several figures stays short). ``chart``: more ``st.plotly_chart`` arguments (``on_select``,
+    ``selection_mode`` ...). Returns what ``st.plotly_chart`` returns."""
     box = where if where is not None else st
-    fmt_key = f"{key}_format"
+    fmt_key = format_key or f"{key}_format"
     fmt = st.session_state.get(fmt_key) or "svg"
     cfg = config(file_name, fmt, **({} if modebar else {"displayModeBar": False}))
-    got = box.plotly_chart(with_caption(fig, caption), width=width, key=key, config=cfg, **chart)
-    if modebar:
+    got = box.plotly_chart(with_caption(fig, caption, keep_height=format_key is not None), width=width, key=key,
+                           config=cfg, **chart)
+    if modebar and format_key is None:
         left, right = box.columns([2, 5], vertical_alignment="center")
-        left.segmented_control("Download as", list(FORMATS), key=fmt_key, default="svg",
-                               format_func=FORMAT_TITLES.get, label_visibility="collapsed",
-                               help="the format the camera in the chart's toolbar downloads (hover over the chart)")
+        _format_choice(left, fmt_key)
         right.caption(f"The camera in the chart's toolbar downloads this figure with its caption as "
                       f"{escape.markdown(file_stem(file_name))}.{fmt}.")
     return got
+
+
+def _format_choice(where: Any, key: str) -> None:
+    where.segmented_control("Download as", list(FORMATS), key=key, default="svg",
+                            format_func=FORMAT_TITLES.get, label_visibility="collapsed",
+                            help="the format the camera in the chart's toolbar downloads (hover over the chart)")
+
+
+def format_control(key: str, where: Any = None) -> None:
+    """One choice of SVG or PNG for every figure of a page drawn with ``format_key=key``."""
+    box = where if where is not None else st
+    left, right = box.columns([1, 4], vertical_alignment="center")
+    _format_choice(left, key)
+    right.caption("The camera in each chart's toolbar (hover over a chart) downloads it with its caption in this "
+                  "format.")

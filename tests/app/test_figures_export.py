@@ -68,13 +68,14 @@ def test_the_debug_pages_figures_export_with_their_captions():
     captions = {json.loads(c.proto.config)["toImageButtonOptions"]["filename"]: _caption_of(c) for c in charts}
     assert captions["automaton-event-1"].startswith("The automaton of the pattern (NFA^b (SASE+)) at event #1 (id 1)")
     assert captions["shared-buffer-event-1"].startswith("The shared buffer after event #1 (id 1)")
-    # PNG chosen under the automaton: its camera now gives a PNG
-    at.segmented_control(key="dbg_automaton_format").set_value("png").run()
+    # one choice for the page's figures (no control under each chart: the page stays short)
+    assert not [s for s in at.get("segmented_control") if s.key in ("dbg_automaton_format", "dbg_timeline_format")]
+    at.segmented_control(key="dbg_fig_format").set_value("png").run()
     ok(at)
-    cfg = next(json.loads(c.proto.config) for c in at.get("plotly_chart")
-               if json.loads(c.proto.config).get("toImageButtonOptions", {}).get("filename") == "automaton-event-1")
-    assert cfg["toImageButtonOptions"]["format"] == "png"
-    assert any("automaton-event-1.png" in c.value for c in at.caption)
+    configs = {json.loads(c.proto.config).get("toImageButtonOptions", {}).get("filename"): json.loads(c.proto.config)
+               for c in at.get("plotly_chart")}
+    for name in ("automaton-event-1", "timeline-event-1", "shared-buffer-event-1"):
+        assert configs[name]["toImageButtonOptions"]["format"] == "png", name
 
 
 def test_the_automaton_page_offers_its_drawing_as_svg():
