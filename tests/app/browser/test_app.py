@@ -217,13 +217,13 @@ def test_design_typo_in_a_predicate_shows_the_suggestion(page, app_url):
 
 
 def test_typed_text_is_the_pattern_on_the_run_page(browser, app_url):
-    """The Design -> Run race in the browser, 10 times (as the AppTest): fresh session, type a pattern
+    """The Design -> Run race in the browser, 6 times (the AppTest runs it more): fresh session, type a pattern
     without WITHIN on Design, apply, go to Run with one click: exactly that text, its error.
     Every third time the person looked at the window form first. The click waits until the
     page has settled: a click on another page while the canvas redraws can be turned back
     by the canvas' echo (see the note at the top of this module)."""
     typed = "PATTERN SEQ(Stock a, Stock b)\nWHERE skip_till_next_match AND a.prise > 1"
-    for attempt in range(10):
+    for attempt in range(6):
         pg = new_page(browser)
         pg.goto(f"{app_url}/Design")
         editor_box(pg)
