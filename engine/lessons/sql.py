@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from engine.events import Event
+from engine.match import Match
 
 __all__ = ["LessonQuery", "QueryMatch", "is_query", "parse_query_text", "events_table", "check_query_columns",
            "run_query_outcome", "query_match_text"]
@@ -110,22 +111,14 @@ class QueryMatch:
     start_seq: int = -1
     end_seq: int = -1
 
-    @property
-    def key(self) -> tuple[tuple[str, tuple[Any, ...]], ...]:
-        return self.bindings
+    # the studio match's own readers (they read only ``bindings``, ``start``, ``end`` and ``as_dict``)
+    key = Match.key
+    ids = Match.ids
+    to_json = Match.to_json
 
     def as_dict(self) -> dict[str, list[Any]]:
         """``{variable: [ids]}`` for the variables that labelled a row, in pattern order."""
         return {v: list(ids) for v, ids in self.bindings if ids}
-
-    def ids(self, var: str) -> tuple[Any, ...]:
-        for v, ids in self.bindings:
-            if v == var:
-                return ids
-        raise KeyError(var)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"match": self.as_dict(), "start": self.start, "end": self.end}
 
 
 def _query_match(number: int, key: tuple[Any, ...], labelled: tuple[tuple[str, Any], ...], order: list[str],
