@@ -17,9 +17,7 @@ from engine.lessons.running import RunOutcome
 from visualizers import course_view as CV
 from visualizers import escape
 
-__all__ = ["lesson_view", "debug_params", "open_in_debug", "revealed_matches", "DEBUG_PAGE"]
-
-DEBUG_PAGE = "pages/4_Debug.py"
+__all__ = ["lesson_view", "debug_params", "open_in_debug", "revealed_matches"]
 
 
 def _ss() -> Any:
@@ -59,14 +57,9 @@ def debug_params(lesson: Lesson, option: str | None = None) -> dict[str, str]:
 
 def open_in_debug(lesson: Lesson, option: str | None = None) -> None:
     """Switch to the Debug page with the lesson's state in its URL (read again on arrival)."""
-    from streamlit.errors import StreamlitAPIException
+    from app import debug_data
 
-    _ss().pop("dbg_url_done", None)  # the Debug page reads its URL again
-    params = debug_params(lesson, option)
-    try:
-        st.switch_page(DEBUG_PAGE, query_params=params)
-    except StreamlitAPIException:  # the page runs on its own (outside the multipage app)
-        st.info("Open the Debug page to step through this lesson.", icon=":material/bug_report:")
+    debug_data.open_debug(debug_params(lesson, option), "step through this lesson")
 
 
 def _figure(lesson: Lesson) -> None:
@@ -144,14 +137,6 @@ def _pair(exercise: ChooseExercise, option: str | None) -> tuple[str, str]:
 def open_side_by_side(lesson: Lesson, axis: str, a: str, b: str) -> None:
     """Switch to the Debug page on the lesson's stream with ``a`` and ``b`` (two strategies or two
     engines) stepped side by side."""
-    from streamlit.errors import StreamlitAPIException
-
     from app import debug_side_by_side
 
-    _ss().pop("dbg_url_done", None)
-    debug_side_by_side.request(axis, a, b)
-    params = {**debug_params(lesson), "sbs": debug_side_by_side.url_value(axis, a, b)}
-    try:
-        st.switch_page(DEBUG_PAGE, query_params=params)
-    except StreamlitAPIException:  # the page runs on its own (outside the multipage app)
-        st.info("Open the Debug page to step through them side by side.", icon=":material/bug_report:")
+    debug_side_by_side.open_debug(debug_params(lesson), axis, a, b)

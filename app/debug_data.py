@@ -21,7 +21,7 @@ from engine.events import LoadResult, load_events
 from visualizers import escape
 
 __all__ = ["MAX_EVENTS", "DEFAULT_EVENTS", "data_picker", "pattern_picker", "restore_from_url", "write_url",
-           "url_step", "set_url_step"]
+           "url_step", "set_url_step", "open_debug"]
 
 MAX_EVENTS = 200_000       # events the page runs at most (a larger upload is cut, and the page says so)
 DEFAULT_EVENTS = 300       # a generated stream's default size
@@ -36,6 +36,18 @@ def _ss() -> Any:
 
 
 # --------------------------------------------------------------------------- the URL
+
+def open_debug(params: dict[str, str], what: str = "step through it") -> None:
+    """Switch to the Debug page on the view ``params`` names (its URL keys, ``URL_KEYS``), read
+    again on arrival; outside the multipage app (a page run on its own) an info says to open it."""
+    from streamlit.errors import StreamlitAPIException
+
+    _ss().pop("dbg_url_done", None)  # the Debug page reads its URL again
+    try:
+        st.switch_page("pages/4_Debug.py", query_params=params)
+    except StreamlitAPIException:
+        st.info(f"Open the Debug page to {what}.", icon=":material/bug_report:")
+
 
 def restore_from_url() -> None:
     """Once per session: the view the URL names (pattern, data, engine, step) into session

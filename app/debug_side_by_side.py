@@ -159,6 +159,15 @@ def request(mode: str, a: str, b: str, step: int | None = None) -> None:
         ss["dbg_sbs_url_step"] = max(0, int(step))
 
 
+def open_debug(params: dict[str, str], mode: str, a: str, b: str) -> None:
+    """Switch to the Debug page on ``params`` (its URL: pattern, data, engine, event) with ``a``
+    and ``b`` (two strategies or two engines, as ``mode`` says) stepped side by side."""
+    from app import debug_data
+
+    request(mode, a, b)
+    debug_data.open_debug({**params, "sbs": url_value(mode, a, b)}, "step through them side by side")
+
+
 def _write_url(pair: Pair | None, k: int | None) -> None:
     q = st.query_params
     if pair is None:

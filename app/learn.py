@@ -23,7 +23,7 @@ import pandas as pd
 import streamlit as st
 
 import sample_streams
-from app import glossary, jobs, state, ui, windows_panels
+from app import debug_side_by_side, glossary, jobs, state, ui, windows_panels
 from engine.dsl import parse, to_text
 from engine.model import Pattern
 from visualizers import escape
@@ -146,8 +146,8 @@ def strategies_view() -> None:
                "side by side on the Debug page: it marks the first event where they differ.")
     if st.button("Step through skip till next match and skip till any match side by side", key="lrn_strat_debug",
                  icon=":material/bug_report:"):
-        open_debug_side_by_side({"pattern": to_text(p).strip(), "data": "sample", "sample": sample, "engine": "nfab",
-                                 "event": "1"}, "strategy", "skip_till_next_match", "skip_till_any_match")
+        params = {"pattern": to_text(p).strip(), "data": "sample", "sample": sample, "engine": "nfab", "event": "1"}
+        debug_side_by_side.open_debug(params, "strategy", "skip_till_next_match", "skip_till_any_match")
 
 
 def lazy_view() -> None:
@@ -214,25 +214,10 @@ def lazy_view() -> None:
                "instances alive after the event. Step through the same stream with the lazy chain and the eager "
                "matcher side by side on the Debug page to see the wasted partial matches event by event.")
     if st.button("Step through lazy chain and eager side by side", key="lrn_lazy_debug", icon=":material/bug_report:"):
-        open_debug_side_by_side({"pattern": pattern_text.strip(), "data": "generated", "gen": "skewed", "n": str(n),
-                                 "seed": str(seed), "rates": rates_text, "engine": "lazy-chain", "event": "1"},
-                                "engine", "lazy-chain", "eager")
+        params = {"pattern": pattern_text.strip(), "data": "generated", "gen": "skewed", "n": str(n),
+                  "seed": str(seed), "rates": rates_text, "engine": "lazy-chain", "event": "1"}
+        debug_side_by_side.open_debug(params, "engine", "lazy-chain", "eager")
 
-
-def open_debug_side_by_side(params: dict[str, str], mode: str, a: str, b: str) -> None:
-    """Switch to the Debug page on ``params`` (its URL: pattern, data, engine, event) with the
-    side-by-side view of ``a`` and ``b`` (two strategies or two engines, as ``mode`` says) open."""
-    from streamlit.errors import StreamlitAPIException
-
-    from app import debug_side_by_side
-
-    st.session_state.pop("dbg_url_done", None)  # the Debug page reads its URL again
-    debug_side_by_side.request(mode, a, b)
-    try:
-        st.switch_page("pages/4_Debug.py",
-                       query_params={**params, "sbs": debug_side_by_side.url_value(mode, a, b)})
-    except StreamlitAPIException:  # the page runs on its own (outside the multipage app)
-        st.info("Open the Debug page to step through them side by side.", icon=":material/bug_report:")
 
 
 def render() -> None:

@@ -163,12 +163,7 @@ def learn_panel() -> None:
     st.caption("The baseline calls the matcher on the plain window of every event. On the chemotherapy example "
                "that is 14 calls and 100 events without pruning, 3 calls and 15 events with all three tests.")
     if st.button("Step through the windows in Debug", key="mw_learn_debug", icon=":material/bug_report:"):
-        from streamlit.errors import StreamlitAPIException
+        from app import debug_data
 
-        st.session_state.pop("dbg_url_done", None)  # the Debug page reads its URL again
-        params = {"pattern": to_text(p).strip(), "data": "sample", "sample": sample,
-                  "engine": "auto" if inner == "auto" else inner, "windows": "on", "event": "1"}
-        try:
-            st.switch_page("pages/4_Debug.py", query_params=params)
-        except StreamlitAPIException:  # the page runs on its own (outside the multipage app)
-            st.info("Open the Debug page to step through the windows.", icon=":material/bug_report:")
+        debug_data.open_debug({"pattern": to_text(p).strip(), "data": "sample", "sample": sample, "engine": inner,
+                               "windows": "on", "event": "1"}, "step through the windows")
