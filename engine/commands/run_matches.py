@@ -65,7 +65,10 @@ def run_in_process(request: RunRequest) -> int:
 def _run_whole(request: RunRequest, limit: int | None) -> int:
     args, pattern = request.args, request.pattern
     assert pattern is not None
-    events, warnings = load_data(args, pattern, request.text, request)
+    from engine.type_filter import bindable_types
+
+    # rows of types no component binds never become events (seq keeps their place in the stream)
+    events, warnings = load_data(args, pattern, request.text, request, types=bindable_types(pattern))
     for w in warnings:
         print(w, file=sys.stderr)
     rates = dict(Counter(e.type for e in events)) if args.engine == "auto" else None

@@ -1,9 +1,11 @@
 """``load_events``: read a file (or take a DataFrame), validate it with the rules, sort
 stably by ts and build the events; ``LoadResult`` holds them with the report and schema.
 
-A small plain CSV/TSV file is read without pandas (``small_csv``: the same rules over a
-``columns.Table``, the same event assembly); every other input, and a small file holding
-something ``small_csv`` is unsure of, goes through pandas (imported then).
+A small plain CSV/TSV file is read without pandas or pyarrow (``small_csv``: the same rules
+over a ``columns.Table``, the same event assembly); a bigger one with pyarrow's CSV reader
+(``arrow_csv``: the same typing, vectorised); every other input, and a file holding something
+those two are unsure of, goes through pandas (imported then). With ``types``, events are
+built only for rows of those event types (the rest are validated and counted, never built).
 """
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ from engine.events.lines import CsvLines, LineIndex, with_lines
 from engine.events.mapping import UNIT_SECONDS, ColumnMapping, guess_mapping
 from engine.events.records import Event, assemble_events, columns_schema
 from engine.events.report import DataError, ValidationIssue, ValidationReport, unsorted_issue
-from engine.events.small_csv import TextTable, Unsure, read_small_csv
+from engine.events.small_csv import SMALL_BYTES, TextTable, Unsure, read_small_csv
 from engine.events.sources import resolve_format
 from engine.events.validation import check_table, numeric_issues
 
@@ -46,6 +48,7 @@ class LoadResult:
     rows: list[int] = field(default_factory=list)
     ids_are_rows: bool = False
     lines: LineIndex | None = None
+    events_skipped: int = 0  # valid rows of other types than ``load_events(types=...)`` asked for
 
     def seconds_to_ts(self, seconds: float) -> float:
         """A duration in seconds (``WITHIN 1 hour`` = 3600) in the unit of ``ts``: seconds
@@ -60,7 +63,8 @@ class LoadResult:
 
 
 def load_events(source: str | os.PathLike[str] | pd.DataFrame,
-                mapping: ColumnMapping | None = None, fmt: str | None = None) -> LoadResult:
+                mapping: ColumnMapping | None = None, fmt: str | None = None, *,
+                types: frozenset[str] | None = None) -> LoadResult:
     """Load and validate events from CSV, TSV, JSON Lines, Parquet or a pandas DataFrame.
 
     ``fmt`` ("csv", "tsv", "jsonl"/"json"/"ndjson", "parquet") overrides the file extension;
@@ -68,6 +72,12 @@ def load_events(source: str | os.PathLike[str] | pd.DataFrame,
     errors are not loaded and are listed in the report; input not sorted by ts is sorted
     stably (ties keep file order) with a warning. Raises ``DataError`` when the input as a
     whole is unusable (file not found, unreadable, unknown format, missing column).
+
+    ``types``: build events only for rows of these event types (a pattern that only binds
+    them, where the others cannot change its matches); ``seq`` stays the position in the
+    whole sorted stream (count windows count every event), ``rows`` stays indexed by ``seq``,
+    the report counts every row, ``events_skipped`` counts the valid rows not built. A reader
+    that cannot filter (pandas) builds them all, which is equally correct.
     """
     if isinstance(source, (str, os.PathLike)):
         path = Path(source)
@@ -79,8 +89,12 @@ def load_events(source: str | os.PathLike[str] | pd.DataFrame,
         if kind in ("csv", "tsv"):
             sep = "," if kind == "csv" else "\t"
             table = read_small_csv(path, sep)
+            if table is None and _size(path) > SMALL_BYTES:
+                from engine.events.arrow_csv import read_arrow_csv
+
+                table = read_arrow_csv(path, sep)
             if table is not None:
-                result = load_table(table, mapping, CsvLines(path, sep))
+                result = load_table(table, mapping, CsvLines(path, sep), types)
                 if result is not None:
                     return result
         return load_with_pandas(path, kind, mapping)
@@ -91,10 +105,17 @@ def load_events(source: str | os.PathLike[str] | pd.DataFrame,
     raise TypeError(f"source must be a path or a pandas DataFrame, not {type(source).__name__}")
 
 
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
 def load_table(table: TextTable, mapping: ColumnMapping | None,
-               lines: LineIndex | None) -> LoadResult | None:
-    """``load_events`` of a small CSV file read without pandas (``small_csv``); None for
-    interval events and for a time value ``small_csv`` is unsure of (read with pandas)."""
+               lines: LineIndex | None, types: frozenset[str] | None = None) -> LoadResult | None:
+    """``load_events`` of a CSV file read without pandas (``small_csv``, ``arrow_csv``); None
+    for interval events and for a time value the reader is unsure of (read with pandas)."""
     if mapping is None:
         mapping = guess_mapping(table.columns)
     if mapping.is_interval:
@@ -110,14 +131,26 @@ def load_table(table: TextTable, mapping: ColumnMapping | None,
     order = kept if was_sorted else kept[sorted(range(len(ts)), key=ts.__getitem__)]
     if not was_sorted:
         ts = chk.ts[order].tolist()
-    types = chk.types[order].tolist()
+    rows = chk.row_numbers[order].tolist()
+    seqs: list[int] | None = None
+    if types is not None:  # only rows that can bind a variable become events; seq stays their position
+        wanted = np.isin(chk.types[order], np.array(sorted(types), dtype=object))
+        if not wanted.all():
+            at = np.flatnonzero(wanted)
+            seqs = at.tolist()
+            order = order[at]
+            ts = [ts[k] for k in seqs]
+    event_types = chk.types[order].tolist()
     pick = order.tolist()
     names = chk.attr_columns
     columns = [table.attr_values(c, pick) for c in names]
-    events = assemble_events(chk.ids[order].tolist(), types, ts, names, [v for v, _ in columns])
-    return _result(events, columns_schema(types, names, columns), chk.row_numbers[order].tolist(), was_sorted,
-                   [it for _, _, it in chk.issues], [], chk.n, chk.n - len(kept), mapping,
-                   "datetime" in chk.time_kinds.values(), chk.ids_are_rows, lines)
+    events = assemble_events(chk.ids[order].tolist(), event_types, ts, names, [v for v, _ in columns], seqs=seqs)
+    result = _result(events, columns_schema(event_types, names, columns), rows, was_sorted,
+                     [it for _, _, it in chk.issues], [], chk.n, chk.n - len(kept), mapping,
+                     "datetime" in chk.time_kinds.values(), chk.ids_are_rows, lines)
+    result.events_skipped = len(rows) - len(events)
+    result.report.rows_loaded = len(rows)
+    return result
 
 
 def load_with_pandas(path: Path, kind: str, mapping: ColumnMapping | None) -> LoadResult:

@@ -99,9 +99,11 @@ def infer_schema(events: Iterable[Event]) -> dict[str, dict[str, str]]:
 
 def assemble_events(ids: Sequence[Any], types: Sequence[str], ts: Sequence[float], names: Sequence[str],
                     columns: Sequence[Sequence[Any]], seq_start: int = 0,
-                    lower: Sequence[float] | None = None, upper: Sequence[float] | None = None) -> list[Event]:
+                    lower: Sequence[float] | None = None, upper: Sequence[float] | None = None,
+                    seqs: Sequence[int] | None = None) -> list[Event]:
     """Events from columns of plain values (attribute ``names[k]`` in ``columns[k]``; None
-    = absent from ``attrs``); ``seq`` counts from ``seq_start``. The garbage collector is
+    = absent from ``attrs``); ``seq`` counts from ``seq_start``, or is ``seqs[k]`` (the
+    stream positions of events picked from a longer stream). The garbage collector is
     paused while a million small objects appear."""
     n = len(ids)
     gc_was_enabled = gc.isenabled()
@@ -114,7 +116,8 @@ def assemble_events(ids: Sequence[Any], types: Sequence[str], ts: Sequence[float
                           for vals in zip(*columns)]
         else:
             attr_dicts = [{} for _ in range(n)]
-        seqs = range(seq_start, seq_start + n)
+        if seqs is None:
+            seqs = range(seq_start, seq_start + n)
         if lower is not None and upper is not None:
             return list(map(Event, ids, types, ts, seqs, attr_dicts, lower, upper))
         return list(map(Event, ids, types, ts, seqs, attr_dicts))

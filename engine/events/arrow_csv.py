@@ -1,0 +1,267 @@
+"""A CSV/TSV file read with pyarrow's CSV reader and typed as pandas would type it.
+
+``small_csv`` reads a small file without pandas, cell by cell in Python; this module reads a
+file of any size that ``load_events`` reads whole (up to ``sources.BATCH_ABOVE_BYTES``) with
+pyarrow: every column as text (explicit types: nothing is inferred by the reader), then each
+column typed with vectorised tests that decide exactly as ``small_csv._type_column`` decides
+(which types the cells as pandas' reader does). The result is a ``small_csv.TextTable``, so the
+same rules and the same event assembly (``load.load_table``) run on it, and
+``tests/events/test_arrow_csv.py`` compares events and reports with the pandas path on random
+and broken files.
+
+It reads only what it is sure of and otherwise returns None (the caller reads with pandas):
+the conditions of ``small_csv`` (UTF-8 without a byte-order mark, no carriage return or NUL, no
+blank line, the same number of fields in every record, a plain header, at least one row, no
+cell it is unsure of), except that a cell may be quoted when the quotes wrap the whole cell and
+hold no quote, separator or line break (``"AAPL"``: both readers take the text between them).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from engine.events.small_csv import _FALSE, _TRUE, TextColumn, TextTable, Unsure, _certainly_text
+from engine.events.columns import T_MISSING, T_NUMBER
+from engine.events.sources import check_csv_header
+
+__all__ = ["read_arrow_csv", "ArrowTextColumn"]
+
+# RE2 (pyarrow's regex engine) spellings of small_csv's patterns: \d is ASCII there; Python's
+# \s under re.ASCII is [ \t\n\r\f\v] (RE2's \s lacks \v), so the class is written out.
+_INT_RE = r"^[+-]?[0-9]{1,18}$"
+_NUMBERISH_RE = r"^[ \t\n\r\f\v]*[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]*)?[ \t\n\r\f\v]*$"
+_FLOAT_RE = (r"^[+-]?(?:(?P<w>[0-9]*)\.(?P<f>[0-9]*)(?:[eE](?P<e>[+-]?[0-9]+))?"
+             r"|(?P<w2>[0-9]+)[eE](?P<e2>[+-]?[0-9]+))$")
+_BOOLS = sorted(_TRUE | _FALSE)
+
+
+class ArrowTextColumn(TextColumn):
+    """A ``TextColumn`` that also keeps its Arrow array: times and codes come from it
+    vectorised instead of cell by cell."""
+
+    def __init__(self, kind: str, cells: list[Any], numbers: np.ndarray | None = None, text: Any = None) -> None:
+        super().__init__(kind, cells)
+        self.numbers = numbers  # float64 values (NaN for missing) of an int or float column
+        self.text = text        # the Arrow strings ("" for missing) of a text column
+
+    def parse_time(self) -> tuple[np.ndarray, np.ndarray]:
+        if self.numbers is None:
+            return super().parse_time()
+        values = self.numbers
+        codes = np.where(np.isnan(values), T_MISSING, T_NUMBER).astype(np.int8)
+        return values.copy(), codes
+
+    def factorize(self) -> tuple[np.ndarray, list[Any]]:
+        if self.text is None:
+            return super().factorize()
+        import pyarrow.compute as pc
+
+        # first appearance order, as ``TextColumn.factorize``; "" (missing) is code -1
+        encoded = pc.dictionary_encode(self.text)
+        codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.intp)
+        uniques = encoded.dictionary.to_pylist()
+        if "" not in uniques:
+            return codes, uniques
+        empty = uniques.index("")
+        codes = np.where(codes == empty, -1, codes - (codes > empty))
+        return codes, uniques[:empty] + uniques[empty + 1:]
+
+
+def read_arrow_csv(path: Path, sep: str = ",") -> TextTable | None:
+    """The file as a ``TextTable``; None when it holds something this module is unsure of (see
+    the module). Raises ``DataError`` for a repeated header name, as the other readers do."""
+    try:
+        if not path.is_file() or path.suffix.lower() not in (".csv", ".tsv"):
+            return None
+        data = path.read_bytes()
+    except OSError:
+        return None
+    if data.startswith(b"\xef\xbb\xbf") or b"\r" in data or b"\x00" in data or b"\n\n" in data \
+            or data.startswith(b"\n") or not _plain_quotes(data, sep):
+        return None
+    check_csv_header(path, sep)
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    first = data.split(b"\n", 1)[0]
+    try:
+        names = [n[1:-1] if len(n) >= 2 and n[0] == n[-1] == '"' else n for n in first.decode("utf-8").split(sep)]
+    except UnicodeDecodeError:
+        return None
+    if len(names) < 2 or any(not name or name != name.strip() for name in names) or len(set(names)) < len(names):
+        return None  # (with two columns or more, a line of blanks is a record of one field: refused below)
+    try:
+        table = pcsv.read_csv(
+            pa.BufferReader(data),
+            read_options=pcsv.ReadOptions(use_threads=True, block_size=1 << 22),
+            parse_options=pcsv.ParseOptions(delimiter=sep, quote_char='"', double_quote=False,
+                                            escape_char=False, newlines_in_values=False,
+                                            ignore_empty_lines=False),
+            convert_options=pcsv.ConvertOptions(column_types={n: pa.string() for n in names},
+                                                strings_can_be_null=False, quoted_strings_can_be_null=False,
+                                                check_utf8=True))
+    except (pa.ArrowInvalid, pa.ArrowException, UnicodeDecodeError):
+        return None  # a record with more or fewer fields, bad UTF-8 ...: the pandas path names it
+    records = data.count(b"\n") + (0 if data.endswith(b"\n") else 1) - 1
+    if table.num_rows == 0 or table.num_rows != records or table.column_names != names:
+        return None
+    try:
+        columns = {name: _type_column(table.column(name).combine_chunks()) for name in names}
+    except Unsure:
+        return None
+    return TextTable(names=names, data=columns, n=table.num_rows)
+
+
+def _plain_quotes(data: bytes, sep: str) -> bool:
+    """Every quote opens a cell (after a separator or a line break) or closes one (before
+    them), as many open as close: no quote inside a cell, no escaped quote."""
+    quotes = data.count(b'"')
+    if not quotes:
+        return True
+    s = sep.encode()
+    opens = data.count(s + b'"') + data.count(b'\n"') + data.startswith(b'"')
+    closes = data.count(b'"' + s) + data.count(b'"\n') + data.endswith(b'"')
+    return quotes == 2 * opens == 2 * closes
+
+
+def _type_column(arr: Any) -> ArrowTextColumn:
+    """``small_csv._type_column`` on an Arrow string array, vectorised; raises ``Unsure``."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    present = pc.not_equal(arr, "")
+    all_present = pc.all(present).as_py()
+    n_present = pc.sum(present).as_py() or 0
+
+    def every(mask: Any) -> bool:
+        return pc.sum(pc.and_(mask, present)).as_py() == n_present if n_present else True
+
+    def text_column() -> ArrowTextColumn:
+        cells = arr.to_pylist()
+        if not all_present:
+            cells = [c if c != "" else None for c in cells]
+        return ArrowTextColumn("text", cells, text=arr)
+
+    ints = _plain_ints(arr, present)
+    if ints is not None:
+        return _int_column(ints, present, all_present)
+    floats = _plain_decimals(arr, present)
+    if floats is not None:
+        return _float_column(floats, all_present)
+    is_bool = pc.is_in(arr, value_set=pa.array(_BOOLS))
+    numberish = pc.match_substring_regex(arr, _NUMBERISH_RE)
+    maybe_text = pc.and_(present, pc.invert(pc.or_(numberish, is_bool)))
+    if pc.any(maybe_text).as_py():
+        candidates = pc.unique(pc.filter(arr, maybe_text)).to_pylist()
+        if any(_certainly_text(c) for c in candidates):
+            return text_column()
+    is_int = pc.match_substring_regex(arr, _INT_RE)
+    if every(is_int):
+        ints = pc.cast(pc.replace_substring_regex(pc.if_else(present, arr, "0"), r"^\+", ""), pa.int64())
+        return _int_column(ints, present, all_present)
+    if every(is_bool):
+        truth = pc.is_in(arr, value_set=pa.array(sorted(_TRUE))).to_pylist()
+        if not all_present:
+            truth = [None if c == "" else t for c, t in zip(arr.to_pylist(), truth)]
+        return ArrowTextColumn("bool", truth)
+    short_int = pc.and_(is_int, pc.less_equal(pc.utf8_length(pc.utf8_ltrim(arr, "+-")), 15))
+    number = pc.or_(short_int, _float_cells(arr))
+    if pc.any(pc.and_(is_bool, present)).as_py():
+        if every(pc.or_(pc.or_(is_bool, is_int), number)):
+            return text_column()
+        raise Unsure("bool and other cells")
+    if not every(number):
+        raise Unsure("a cell pandas may read otherwise")
+    return _float_column(pc.cast(pc.if_else(present, arr, "nan"), pa.float64()), all_present)
+
+
+def _int_column(ints: Any, present: Any, all_present: bool) -> ArrowTextColumn:
+    """The int column of int64 values (0 where a cell is missing)."""
+    import pyarrow.compute as pc
+
+    values = ints.to_numpy().astype(np.float64)
+    cells = ints.to_pylist()
+    if not all_present:
+        mask = pc.invert(present).to_numpy(zero_copy_only=False)
+        values[mask] = np.nan
+        cells = [None if m else c for c, m in zip(cells, mask.tolist())]
+    return ArrowTextColumn("int", cells, values)
+
+
+def _float_column(floats: Any, all_present: bool) -> ArrowTextColumn:
+    """The float column of float64 values (NaN where a cell is missing)."""
+    values = floats.to_numpy()
+    cells = values.tolist()
+    if not all_present:
+        cells = [None if c != c else c for c in cells]
+    return ArrowTextColumn("float", cells, values)
+
+
+def _plain_ints(arr: Any, present: Any) -> Any:
+    """Fast path: int64 values when every present cell is ``-?[0-9]{1,18}`` as Arrow's own
+    integer parser reads it (it refuses ``+5``, which the general path then takes); else None."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    cells = pc.if_else(present, arr, "0")
+    if not pc.all(pc.ascii_is_decimal(pc.utf8_ltrim(cells, "-"))).as_py():
+        return None  # (checked first: a cast that fails costs as much as fifty that do not)
+    try:
+        ints = pc.cast(cells, pa.int64())
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
+    longest = pc.max(pc.utf8_length(arr)).as_py() or 0
+    if longest > 18 and (pc.max(pc.utf8_length(pc.utf8_ltrim(arr, "-"))).as_py() or 0) > 18:
+        return None
+    return ints
+
+
+def _plain_decimals(arr: Any, present: Any) -> Any:
+    """Fast path: float64 values when every present cell is a sign (at most one), digits and at
+    most one point, 1 to 15 digits (a number pandas and Python read the same, as
+    ``small_csv._float_cell`` requires); else None."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    cells = pc.if_else(present, arr, "0")
+    unsigned = pc.utf8_ltrim(cells, "+-")
+    if pc.max(pc.subtract(pc.utf8_length(cells), pc.utf8_length(unsigned))).as_py() > 1:
+        return None
+    if pc.max(pc.count_substring(unsigned, ".")).as_py() > 1:
+        return None
+    digits = pc.replace_substring(unsigned, ".", "")
+    if not pc.all(pc.ascii_is_decimal(digits)).as_py() or pc.max(pc.utf8_length(digits)).as_py() > 15:
+        return None
+    try:
+        return pc.cast(pc.if_else(present, arr, "nan"), pa.float64())
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
+
+
+def _float_cells(arr: Any) -> Any:
+    """Per cell: a decimal that pandas and Python read as the same float (``small_csv._float_cell``:
+    at most 15 digits, a power of ten up to 22, an exponent of at most 4 characters)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    shape = pc.match_substring_regex(arr, _FLOAT_RE)
+    if not pc.any(shape).as_py():
+        return shape
+    parts = pc.extract_regex(pc.if_else(shape, arr, "0.0"), _FLOAT_RE)
+    whole = pc.coalesce(parts.field("w"), parts.field("w2"))
+    frac = pc.coalesce(parts.field("f"), "")
+    exp = pc.coalesce(parts.field("e"), parts.field("e2"), "")
+    whole, frac, exp = (pc.if_else(pc.is_null(x), "", x) for x in (whole, frac, exp))
+    # "." alone and ".e5" have no digit: not numbers ("1." and ".5" are)
+    digits = pc.add(pc.utf8_length(whole), pc.utf8_length(frac))
+    exp_len = pc.utf8_length(exp)
+    exp_ok = pc.less_equal(exp_len, 4)
+    exp_value = pc.cast(pc.if_else(pc.and_(exp_ok, pc.greater(exp_len, 0)),
+                                   pc.replace_substring_regex(exp, r"^\+", ""), "0"), pa.int64())
+    power = pc.subtract(exp_value, pc.utf8_length(frac).cast(pa.int64()))
+    ok = pc.and_(pc.and_(shape, pc.greater(digits, 0)), pc.less_equal(digits, 15))
+    ok = pc.and_(pc.and_(ok, exp_ok), pc.less_equal(pc.abs(power), 22))
+    return pc.fill_null(ok, False)
+
