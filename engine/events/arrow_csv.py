@@ -24,6 +24,7 @@ import numpy as np
 
 from engine.events.small_csv import _FALSE, _TRUE, TextColumn, TextTable, Unsure, _certainly_text
 from engine.events.columns import T_MISSING, T_NUMBER
+from engine.events.arrow_values import numbers_of, scalar
 from engine.events.sources import check_csv_header
 
 __all__ = ["read_arrow_csv", "ArrowTextColumn"]
@@ -34,7 +35,8 @@ _INT_RE = r"^[+-]?[0-9]{1,18}$"
 _NUMBERISH_RE = r"^[ \t\n\r\f\v]*[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]*)?[ \t\n\r\f\v]*$"
 _FLOAT_RE = (r"^[+-]?(?:(?P<w>[0-9]*)\.(?P<f>[0-9]*)(?:[eE](?P<e>[+-]?[0-9]+))?"
              r"|(?P<w2>[0-9]+)[eE](?P<e2>[+-]?[0-9]+))$")
-_BOOLS = sorted(_TRUE | _FALSE)
+_TRUE_RE = "^(?:" + "|".join(sorted(_TRUE)) + ")$"
+_BOOL_RE = "^(?:" + "|".join(sorted(_TRUE | _FALSE)) + ")$"  # (pa.array of a list would import pandas)
 
 
 class ArrowTextColumn(TextColumn):
@@ -60,7 +62,7 @@ class ArrowTextColumn(TextColumn):
 
         # first appearance order, as ``TextColumn.factorize``; "" (missing) is code -1
         encoded = pc.dictionary_encode(self.text)
-        codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.intp)
+        codes = numbers_of(encoded.indices).astype(np.intp)
         uniques = encoded.dictionary.to_pylist()
         if "" not in uniques:
             return codes, uniques
@@ -131,7 +133,7 @@ def _type_column(arr: Any) -> ArrowTextColumn:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    present = pc.not_equal(arr, "")
+    present = pc.not_equal(arr, scalar(""))
     all_present = pc.all(present).as_py()
     n_present = pc.sum(present).as_py() or 0
 
@@ -150,7 +152,7 @@ def _type_column(arr: Any) -> ArrowTextColumn:
     floats = _plain_decimals(arr, present)
     if floats is not None:
         return _float_column(floats, all_present)
-    is_bool = pc.is_in(arr, value_set=pa.array(_BOOLS))
+    is_bool = pc.match_substring_regex(arr, _BOOL_RE)
     numberish = pc.match_substring_regex(arr, _NUMBERISH_RE)
     maybe_text = pc.and_(present, pc.invert(pc.or_(numberish, is_bool)))
     if pc.any(maybe_text).as_py():
@@ -159,14 +161,14 @@ def _type_column(arr: Any) -> ArrowTextColumn:
             return text_column()
     is_int = pc.match_substring_regex(arr, _INT_RE)
     if every(is_int):
-        ints = pc.cast(pc.replace_substring_regex(pc.if_else(present, arr, "0"), r"^\+", ""), pa.int64())
+        ints = pc.cast(pc.replace_substring_regex(pc.if_else(present, arr, scalar("0")), r"^\+", ""), pa.int64())
         return _int_column(ints, present, all_present)
     if every(is_bool):
-        truth = pc.is_in(arr, value_set=pa.array(sorted(_TRUE))).to_pylist()
+        truth = pc.match_substring_regex(arr, _TRUE_RE).to_pylist()
         if not all_present:
             truth = [None if c == "" else t for c, t in zip(arr.to_pylist(), truth)]
         return ArrowTextColumn("bool", truth)
-    short_int = pc.and_(is_int, pc.less_equal(pc.utf8_length(pc.utf8_ltrim(arr, "+-")), 15))
+    short_int = pc.and_(is_int, pc.less_equal(pc.utf8_length(pc.utf8_ltrim(arr, "+-")), scalar(15)))
     number = pc.or_(short_int, _float_cells(arr))
     if pc.any(pc.and_(is_bool, present)).as_py():
         if every(pc.or_(pc.or_(is_bool, is_int), number)):
@@ -174,17 +176,17 @@ def _type_column(arr: Any) -> ArrowTextColumn:
         raise Unsure("bool and other cells")
     if not every(number):
         raise Unsure("a cell pandas may read otherwise")
-    return _float_column(pc.cast(pc.if_else(present, arr, "nan"), pa.float64()), all_present)
+    return _float_column(pc.cast(pc.if_else(present, arr, scalar("nan")), pa.float64()), all_present)
 
 
 def _int_column(ints: Any, present: Any, all_present: bool) -> ArrowTextColumn:
     """The int column of int64 values (0 where a cell is missing)."""
     import pyarrow.compute as pc
 
-    values = ints.to_numpy().astype(np.float64)
+    values = numbers_of(ints).astype(np.float64)
     cells = ints.to_pylist()
     if not all_present:
-        mask = pc.invert(present).to_numpy(zero_copy_only=False)
+        mask = numbers_of(pc.invert(present))
         values[mask] = np.nan
         cells = [None if m else c for c, m in zip(cells, mask.tolist())]
     return ArrowTextColumn("int", cells, values)
@@ -192,7 +194,7 @@ def _int_column(ints: Any, present: Any, all_present: bool) -> ArrowTextColumn:
 
 def _float_column(floats: Any, all_present: bool) -> ArrowTextColumn:
     """The float column of float64 values (NaN where a cell is missing)."""
-    values = floats.to_numpy()
+    values = numbers_of(floats)
     cells = values.tolist()
     if not all_present:
         cells = [None if c != c else c for c in cells]
@@ -205,7 +207,7 @@ def _plain_ints(arr: Any, present: Any) -> Any:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    cells = pc.if_else(present, arr, "0")
+    cells = pc.if_else(present, arr, scalar("0"))
     if not pc.all(pc.ascii_is_decimal(pc.utf8_ltrim(cells, "-"))).as_py():
         return None  # (checked first: a cast that fails costs as much as fifty that do not)
     try:
@@ -225,7 +227,7 @@ def _plain_decimals(arr: Any, present: Any) -> Any:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    cells = pc.if_else(present, arr, "0")
+    cells = pc.if_else(present, arr, scalar("0"))
     unsigned = pc.utf8_ltrim(cells, "+-")
     if pc.max(pc.subtract(pc.utf8_length(cells), pc.utf8_length(unsigned))).as_py() > 1:
         return None
@@ -235,7 +237,7 @@ def _plain_decimals(arr: Any, present: Any) -> Any:
     if not pc.all(pc.ascii_is_decimal(digits)).as_py() or pc.max(pc.utf8_length(digits)).as_py() > 15:
         return None
     try:
-        return pc.cast(pc.if_else(present, arr, "nan"), pa.float64())
+        return pc.cast(pc.if_else(present, arr, scalar("nan")), pa.float64())
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None
 
@@ -249,19 +251,19 @@ def _float_cells(arr: Any) -> Any:
     shape = pc.match_substring_regex(arr, _FLOAT_RE)
     if not pc.any(shape).as_py():
         return shape
-    parts = pc.extract_regex(pc.if_else(shape, arr, "0.0"), _FLOAT_RE)
+    parts = pc.extract_regex(pc.if_else(shape, arr, scalar("0.0")), _FLOAT_RE)
     whole = pc.coalesce(parts.field("w"), parts.field("w2"))
-    frac = pc.coalesce(parts.field("f"), "")
-    exp = pc.coalesce(parts.field("e"), parts.field("e2"), "")
-    whole, frac, exp = (pc.if_else(pc.is_null(x), "", x) for x in (whole, frac, exp))
+    frac = pc.coalesce(parts.field("f"), scalar(""))
+    exp = pc.coalesce(parts.field("e"), parts.field("e2"), scalar(""))
+    whole, frac, exp = (pc.if_else(pc.is_null(x), scalar(""), x) for x in (whole, frac, exp))
     # "." alone and ".e5" have no digit: not numbers ("1." and ".5" are)
     digits = pc.add(pc.utf8_length(whole), pc.utf8_length(frac))
     exp_len = pc.utf8_length(exp)
-    exp_ok = pc.less_equal(exp_len, 4)
-    exp_value = pc.cast(pc.if_else(pc.and_(exp_ok, pc.greater(exp_len, 0)),
-                                   pc.replace_substring_regex(exp, r"^\+", ""), "0"), pa.int64())
+    exp_ok = pc.less_equal(exp_len, scalar(4))
+    exp_value = pc.cast(pc.if_else(pc.and_(exp_ok, pc.greater(exp_len, scalar(0))),
+                                   pc.replace_substring_regex(exp, r"^\+", ""), scalar("0")), pa.int64())
     power = pc.subtract(exp_value, pc.utf8_length(frac).cast(pa.int64()))
-    ok = pc.and_(pc.and_(shape, pc.greater(digits, 0)), pc.less_equal(digits, 15))
-    ok = pc.and_(pc.and_(ok, exp_ok), pc.less_equal(pc.abs(power), 22))
-    return pc.fill_null(ok, False)
+    ok = pc.and_(pc.and_(shape, pc.greater(digits, scalar(0))), pc.less_equal(digits, scalar(15)))
+    ok = pc.and_(pc.and_(ok, exp_ok), pc.less_equal(pc.abs(power), scalar(22)))
+    return pc.fill_null(ok, scalar(False))
 

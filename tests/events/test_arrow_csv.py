@@ -139,3 +139,20 @@ def test_types_build_only_those_events_and_keep_their_stream_positions(tmp_path:
         [(e.id, e.seq, e.ts, e.attrs) for e in whole.events if e.type in "AB"]
     assert some.events_skipped == 1 and some.rows == whole.rows
     assert some.report.rows_loaded == whole.report.rows_loaded == 5
+
+
+def test_a_run_on_a_file_read_by_arrow_imports_no_pandas(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    path = tmp_path / "r.csv"
+    path.write_text("id,type,ts,x,name\n" + "".join(f'{i},"{"ABC"[i % 3]}",{i},{i % 7 / 4},n{i % 3}\n'
+                                                   for i in range(60_000)))
+    assert path.stat().st_size > SMALL_BYTES
+    args = ["run", "PATTERN SEQ(A a, B b) WHERE b.x > a.x WITHIN 3", "--data", str(path), "--format", "count"]
+    code = ("import sys; from engine.commands.cli import main; "
+            f"rc = main({args!r}); "
+            "print('pandas' in sys.modules, 'pyarrow' in sys.modules, file=sys.stderr); sys.exit(rc)")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert run.returncode == 0 and run.stderr.split() == ["False", "True"], run.stderr
+    assert int(run.stdout) > 0
