@@ -95,8 +95,10 @@ def _run_batches(args: argparse.Namespace, pattern: Pattern, text: str, data: st
     from engine.dsl import DslError, check_schema
     from engine.events import BatchReader, DataError
 
+    from engine.type_filter import bindable_types
+
     try:
-        reader = BatchReader(data, mapping)
+        reader = BatchReader(data, mapping, types=bindable_types(pattern))
         batches = iter(reader)
         first = next(batches, None)
     except DataError as err:

@@ -231,8 +231,9 @@ def _plain_decimals(arr: Any, present: Any) -> Any:
     unsigned = pc.utf8_ltrim(cells, "+-")
     if pc.max(pc.subtract(pc.utf8_length(cells), pc.utf8_length(unsigned))).as_py() > 1:
         return None
-    if pc.max(pc.count_substring(unsigned, ".")).as_py() > 1:
-        return None
+    points = pc.count_substring(unsigned, ".")
+    if pc.max(points).as_py() > 1 or not pc.sum(points).as_py():
+        return None  # (no point anywhere: integers, some signed "+5", which the general path types)
     digits = pc.replace_substring(unsigned, ".", "")
     if not pc.all(pc.ascii_is_decimal(digits)).as_py() or pc.max(pc.utf8_length(digits)).as_py() > 15:
         return None

@@ -24,6 +24,10 @@ counting on from the batch before. What differs from loading the whole file, and
   values compare the same.
 
 A JSON array (not JSON Lines) cannot be read in batches (``can_batch``).
+
+A plain CSV/TSV file is read with pyarrow's streaming reader (``arrow_batches``: the same
+batches, typed as pandas types them, without pandas); ``types`` builds events only of those event
+types (``load_events`` says how ``seq`` and the rows stay), every row still validated.
 """
 from __future__ import annotations
 
@@ -33,18 +37,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING
 
-from engine.events.formats import read_csv_batches, read_jsonl_batches, read_parquet_batches
+import numpy as np
+
 from engine.events.sources import BATCH_ABOVE_BYTES, BATCH_ABOVE_ROWS, can_batch, is_json_array, resolve_format, wants_batches
-from engine.events.frames import build_events
 from engine.events.lines import CsvLines, LineIndex, with_lines
 from engine.events.load import exact_columns
 from engine.events.mapping import ID_COL, ROW_COL, TS_COL, UNIT_SECONDS, ColumnMapping, TimeKind, guess_mapping
-from engine.events.records import Event
+from engine.events.records import Event, assemble_events, columns_schema
 from engine.events.report import DataError, ValidationIssue, ValidationReport, location, show_value
-from engine.events.validation import numeric_issues, validate_frame
+from engine.events.small_csv import TextTable, Unsure
+from engine.events.validation import check_table, numeric_issues, validate_frame
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
 
 __all__ = ["BatchReader", "EventBatch", "Unsorted", "can_batch", "wants_batches", "BATCH_ROWS",
            "MAX_ISSUES", "DUP_WINDOW", "BATCH_ABOVE_BYTES", "BATCH_ABOVE_ROWS"]
@@ -68,6 +75,7 @@ class EventBatch:
     rows: list[int]
     issues: list[ValidationIssue]
     schema: dict[str, dict[str, str]]
+    seq_start: int = 0  # the seq of the batch's first valid row (``rows[seq - seq_start]``)
 
     @property
     def errors(self) -> list[ValidationIssue]:
@@ -79,18 +87,36 @@ class _Frame:
     """One raw batch: the frame, each frame row's input row (None: ``offset`` + position),
     issues of lines that are not records, and the line of a row where the reader knows it."""
 
-    df: pd.DataFrame
+    df: pd.DataFrame | None
     offset: int
     rows: np.ndarray | None = None
     issues: list[ValidationIssue] = field(default_factory=list)
     lines: Any = None  # JsonlBatch (line_of) or None
+    table: TextTable | None = None  # a CSV batch typed by ``arrow_csv`` (``df`` is None then)
+    text: Any = None                # that batch's cells as text (an Arrow table), for pandas if needed
 
     def line_of(self, row: int) -> int | None:
         return None if self.lines is None else self.lines.line_of(row)
 
     def raw(self, column: str, row: int) -> Any:
         pos = row - self.offset if self.rows is None else int(np.searchsorted(self.rows, row))
-        return self.df[column].iloc[pos]
+        if self.table is not None:
+            return self.table.column(column).raw(pos)
+        return self.df[column].iloc[pos]  # type: ignore[index]
+
+
+@dataclass
+class _Kept:
+    """The valid rows of a batch typed by ``arrow_csv``: what the order and duplicate checks read
+    (``frame[TS_COL]`` ... as the validated pandas frame gives them)."""
+
+    columns: dict[str, np.ndarray]
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self.columns[name]
+
+    def __len__(self) -> int:
+        return len(self.columns[ROW_COL])
 
 
 class BatchReader:
@@ -103,7 +129,7 @@ class BatchReader:
 
     def __init__(self, source: str | os.PathLike[str], mapping: ColumnMapping | None = None,
                  fmt: str | None = None, *, batch_rows: int | None = None, max_issues: int | None = None,
-                 dup_window: int | None = None) -> None:
+                 dup_window: int | None = None, types: frozenset[str] | None = None) -> None:
         path = Path(source)
         if not path.exists():
             raise DataError(f"file not found: '{path}'")
@@ -117,6 +143,8 @@ class BatchReader:
         self.batch_rows = max(1, int(BATCH_ROWS if batch_rows is None else batch_rows))
         self.max_issues = MAX_ISSUES if max_issues is None else max_issues
         self.dup_window = max(1, int(DUP_WINDOW if dup_window is None else dup_window))
+        self.types = types
+        self.events_skipped = 0
         self.time_kinds: dict[str, TimeKind] = {}
         self.ids_are_rows: bool | None = None
         self.rows_read = self.rows_loaded = self.rows_rejected = 0
@@ -191,8 +219,7 @@ class BatchReader:
                     suspect.setdefault(tt, set()).update(bad)
         if not suspect or not batch.events:
             return []
-        seq0 = batch.events[0].seq
-        found = numeric_issues(batch.events, suspect, rows=_Shifted(batch.rows, seq0))
+        found = numeric_issues(batch.events, suspect, rows=_Shifted(batch.rows, batch.seq_start))
         found = self._with_lines(found, self._line_source)
         self.add_issues(found)
         return found
@@ -206,8 +233,16 @@ class BatchReader:
             self.add_issues(raw.issues)
             self.rows_read += len(raw.issues)
             self.rows_rejected += len(raw.issues)
+            if raw.table is not None:
+                batch = self._table_batch(raw, seq)
+                if batch is not None:
+                    seq += len(batch.rows)
+                    yield batch
+                    continue
+                raw = self._as_frame(raw)  # a time cell arrow_csv is unsure of: pandas reads this batch
+            assert raw.df is not None
             if not len(raw.df):
-                yield EventBatch(events=[], rows=[], issues=list(raw.issues), schema={})
+                yield EventBatch(events=[], rows=[], issues=list(raw.issues), schema={}, seq_start=seq)
                 continue
             df = self._with_columns(raw.df, raw)
             vf, issues = validate_frame(df, self.mapping, row_offset=raw.offset if raw.rows is None else 0,
@@ -220,8 +255,9 @@ class BatchReader:
             self._check_order(frame, raw)
             issues = self._cross_batch_duplicates(frame, issues, raw)
             issues = self._with_lines(issues, raw)
-            events, schema = build_events(frame, vf.attr_columns, seq_start=seq)
-            seq += len(events)
+            from engine.events.frames import build_events
+
+            events, schema = build_events(frame, vf.attr_columns, seq_start=seq)  # (every type: pandas batches)
             self._merge_schema(schema)
             self.add_issues(issues)
             self.rows_read += vf.rows_read
@@ -229,12 +265,77 @@ class BatchReader:
             self.rows_rejected += vf.rows_rejected
             self.events_read += len(events)
             yield EventBatch(events=events, rows=frame[ROW_COL].tolist(), issues=list(raw.issues) + issues,
-                             schema=schema)
+                             schema=schema, seq_start=seq)
+            seq += len(events)
+
+    def _table_batch(self, raw: _Frame, seq: int) -> EventBatch | None:
+        """A batch typed by ``arrow_csv``: the rules over its ``TextTable``, events built only
+        for the wanted types; None when the rules meet a time cell the typing is unsure of."""
+        table = raw.table
+        assert table is not None
+        self._decide_columns(table.columns)
+        m = self.mapping
+        assert m is not None
+        row_numbers = np.arange(raw.offset, raw.offset + len(table), dtype=np.int64)
+        try:
+            chk = check_table(table, m, row_numbers, self.time_kinds)
+        except Unsure:
+            return None
+        self.time_kinds = dict(chk.time_kinds)
+        if self.ids_are_rows is None:
+            self.ids_are_rows = chk.ids_are_rows
+        assert chk.types is not None and chk.ids is not None
+        kept = np.flatnonzero(~chk.bad)
+        frame = _Kept({TS_COL: chk.ts[kept], ROW_COL: chk.row_numbers[kept], ID_COL: chk.ids[kept]})
+        issues = [it for _, _, it in chk.issues]
+        self._check_order(frame, raw)
+        issues = self._cross_batch_duplicates(frame, issues, raw)
+        pick = kept
+        seqs: list[int] | None = None
+        if self.types is not None:
+            wanted = np.flatnonzero(np.isin(chk.types[kept], np.array(sorted(self.types), dtype=object)))
+            if len(wanted) < len(kept):
+                pick = kept[wanted]
+                seqs = (wanted + seq).tolist()
+        event_types = chk.types[pick].tolist()
+        names = chk.attr_columns
+        columns = [table.attr_values(c, pick.tolist()) for c in names]
+        events = assemble_events(chk.ids[pick].tolist(), event_types, chk.ts[pick].tolist(), names,
+                                 [v for v, _ in columns], seq_start=seq, seqs=seqs)
+        schema = columns_schema(event_types, names, columns)
+        self._merge_schema(schema)
+        self.add_issues(issues)
+        self.rows_read += chk.n
+        self.rows_loaded += len(kept)
+        self.rows_rejected += chk.n - len(kept)
+        self.events_read += len(events)
+        self.events_skipped += len(kept) - len(events)
+        return EventBatch(events=events, rows=frame[ROW_COL].tolist(), issues=issues, schema=schema,
+                          seq_start=seq)
+
+    def _as_frame(self, raw: _Frame) -> _Frame:
+        """The batch read by pandas from its text (``arrow_batches.pandas_frame``)."""
+        from engine.events.arrow_batches import pandas_frame
+
+        assert raw.text is not None and raw.table is not None
+        return _Frame(df=pandas_frame(raw.text, "," if self.kind == "csv" else "\t", raw.table.names), offset=raw.offset)
 
     def _frames(self) -> Iterator[_Frame]:
+        from engine.events.formats import read_csv_batches, read_jsonl_batches, read_parquet_batches
+
         offset = 0
         if self.kind in ("csv", "tsv"):
             sep = "," if self.kind == "csv" else "\t"
+            names = self._arrow_names(sep)
+            if names is not None:
+                from engine.events.arrow_batches import arrow_csv_batches
+
+                for tb in arrow_csv_batches(self.path, sep, names, self.batch_rows):
+                    if tb.table is not None:
+                        yield _Frame(df=None, offset=tb.offset, table=tb.table, text=tb.text)
+                    else:
+                        yield _Frame(df=tb.frame, offset=tb.offset)
+                return
             for df in read_csv_batches(self.path, sep, self.batch_rows,
                                        exact_columns(self.path, sep, self.mapping)):
                 yield _Frame(df=df, offset=offset)
@@ -247,23 +348,45 @@ class BatchReader:
                 yield _Frame(df=df, offset=offset)
                 offset += len(df)
 
+    def _arrow_names(self, sep: str) -> list[str] | None:
+        """The header when the file is read with the Arrow batches (a plain file of point
+        events: interval bounds are read as exact text by pandas); else None."""
+        from engine.events.arrow_batches import plain_header
+        from engine.events.sources import check_csv_header
+
+        names = plain_header(self.path, sep)
+        if names is None:
+            return None
+        check_csv_header(self.path, sep)
+        if (self.mapping or guess_mapping(names)).is_interval:
+            return None
+        return names
+
+    def _decide_columns(self, columns: list[str]) -> None:
+        """The mapping (guessed from the first batch's columns) and the attribute columns."""
+        if self.mapping is None:
+            self.mapping = guess_mapping(columns)
+        m = self.mapping
+        if self._columns is None:
+            self._columns = [c for c in columns if c not in m.mapped_columns()]
+            self._has_id_column = m.id_col is not None and m.id_col in columns
+
     def _with_columns(self, df: pd.DataFrame, raw: _Frame) -> pd.DataFrame:
         """Decide the mapping and the columns on the first batch; JSON Lines batches get the
         mapped columns the first batch had (as missing values) when their records lack them."""
-        if self.mapping is None:
-            self.mapping = guess_mapping([str(c) for c in df.columns])
+        first = self._columns is None
+        self._decide_columns([str(c) for c in df.columns])
         m = self.mapping
-        if self._columns is None:
-            self._columns = [str(c) for c in df.columns if c not in m.mapped_columns()]
-            self._has_id_column = m.id_col is not None and m.id_col in df.columns
-        elif self.kind == "jsonl":
+        assert m is not None
+        if not first and self.kind == "jsonl":
+            assert self._columns is not None
             required = [m.type_col, *m.time_columns] + ([m.id_col] if self._has_id_column else [])
             missing = [c for c in required if c not in df.columns]
             if missing:
                 df = df.assign(**{c: None for c in missing})
             if m.id_col is not None and not self._has_id_column and m.id_col in df.columns:
-                first = int(df[m.id_col].notna().to_numpy().argmax())
-                row = int(raw.rows[first]) if raw.rows is not None else raw.offset + first
+                at = int(df[m.id_col].notna().to_numpy().argmax())
+                row = int(raw.rows[at]) if raw.rows is not None else raw.offset + at
                 line = raw.line_of(row)
                 raise DataError(f"'{self.path.name}': the id key '{m.id_col}' first appears on "
                                 f"{'line ' + str(line) if line else 'data row ' + str(row + 1)}, after "
@@ -283,14 +406,14 @@ class BatchReader:
         return location(row, self._line(row, raw)) or f"data row {row + 1}"
 
     def _check_order(self, frame: pd.DataFrame, raw: _Frame) -> None:
-        ts = frame[TS_COL].to_numpy()
+        ts = np.asarray(frame[TS_COL])
         if not len(ts):
             return
         prev = np.empty_like(ts)
         prev[1:] = ts[:-1]
         prev[0] = ts[0] if self._last is None else self._last[0]
         back = np.flatnonzero(ts < prev)
-        rows = frame[ROW_COL].to_numpy()
+        rows = np.asarray(frame[ROW_COL])
         col = (self.mapping.lower_col if self.mapping.is_interval else self.mapping.ts_col)  # type: ignore[union-attr]
         if back.size:
             k = int(back[0])

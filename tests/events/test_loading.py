@@ -487,7 +487,7 @@ def test_every_public_name_resolves_and_records_need_no_pandas():
             "assert 'pandas' not in sys.modules and 'numpy' not in sys.modules, 'pandas imported'; "
             "from engine.events import load_events, can_batch, wants_batches, numeric_issues; "
             "assert 'pandas' not in sys.modules, 'pandas imported by the loader'; "
-            "from engine.events import validate_frame, BatchReader; assert 'pandas' in sys.modules")
+            "from engine.events import validate_frame, BatchReader; assert 'pandas' not in sys.modules")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
 

@@ -1,0 +1,203 @@
+"""A CSV/TSV file read in batches with pyarrow's streaming reader, in bounded memory.
+
+``BatchReader`` reads a big file a batch of ``batch_rows`` rows at a time. For a plain CSV/TSV file
+(the conditions of ``arrow_csv``, checked here while streaming through the file once:
+UTF-8 without a byte-order mark, no carriage return or NUL, no blank line, every quote wrapping a
+whole cell and no quoted line break) the batches come from ``pyarrow.csv.open_csv``, every column
+read as text, cut into batches of exactly ``batch_rows`` records (the chunks pandas' reader would
+give), each typed by ``arrow_csv`` as pandas types a chunk (``TextBatch.table``). A batch holding a
+cell ``arrow_csv`` is unsure of is handed to pandas' reader as the text it was
+(``TextBatch.frame``), so every batch is typed as before. Memory holds one batch of text and
+its events, whatever the file's size.
+"""
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from engine.events.arrow_csv import _type_column
+from engine.events.small_csv import TextTable, Unsure
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+__all__ = ["TextBatch", "plain_header", "arrow_csv_batches"]
+
+_CHUNK = 8 << 20  # bytes read at a time by the checks
+
+
+@dataclass
+class TextBatch:
+    """One batch of a CSV file: typed by ``arrow_csv`` (``table``), or read by pandas from its
+    text (``frame``) where that typing was unsure; ``offset`` is its first input row."""
+
+    offset: int
+    table: TextTable | None = None
+    frame: pd.DataFrame | None = None
+    text: Any = None  # the batch's cells as an Arrow table of strings (for pandas, if needed)
+
+    def __len__(self) -> int:
+        return self.table.n if self.table is not None else len(self.frame)  # type: ignore[arg-type]
+
+
+def plain_header(path: Path, sep: str) -> list[str] | None:
+    """The header's names when the file is plain enough for the Arrow batches (see the module)
+    and every record has as many fields as the header (pandas' reader names the line of one
+    that has not: such a file is left to it), else None. Reads the file once, ``_CHUNK`` bytes
+    at a time, counting with numpy."""
+    try:
+        f = path.open("rb")
+    except OSError:
+        return None
+    with f:
+        first = f.read(_CHUNK)
+        if first.startswith(b"\xef\xbb\xbf") or first.startswith(b"\n") or not first:
+            return None
+        header = first.split(b"\n", 1)[0]
+        try:
+            names = [n[1:-1] if len(n) >= 2 and n[0] == n[-1] == '"' else n
+                     for n in header.decode("utf-8").split(sep)]
+        except UnicodeDecodeError:
+            return None
+        if len(names) < 2 or any(not n or n != n.strip() or '"' in n for n in names) or len(set(names)) < len(names):
+            return None
+        fields = _FieldCount(ord(sep), len(names) - 1)
+        last = b""
+        chunk = first
+        while chunk:
+            if b"\r" in chunk or b"\x00" in chunk or b"\n\n" in last[-1:] + chunk or not fields.add(chunk):
+                return None
+            last = chunk
+            chunk = f.read(_CHUNK)
+        if not fields.end(last.endswith(b"\n")):
+            return None
+    return names
+
+
+class _FieldCount:
+    """Per line: an even number of quotes, each opening quote at the start of a cell and each
+    closing one at its end (no line break inside quotes, no quote inside a cell, as
+    ``arrow_csv`` requires), and exactly ``seps`` separators outside quotes; and at least one
+    record after the header."""
+
+    def __init__(self, sep: int, seps: int) -> None:
+        self.sep, self.seps = sep, seps
+        self.parity = 0       # quotes so far on the current line, modulo 2
+        self.on_line = 0      # separators outside quotes so far on the current line
+        self.before = 10      # the byte before the chunk (a line break at the start of the file)
+        self.closing = False  # the chunk before ended with a closing quote: a cell's end must follow
+        self.breaks = 0
+
+    def add(self, chunk: bytes) -> bool:
+        data = np.frombuffer(chunk, dtype=np.uint8)
+        if self.closing and data[0] not in (10, self.sep):
+            return False
+        breaks = np.flatnonzero(data == 10)
+        quotes = np.flatnonzero(data == 34)
+        seps = np.flatnonzero(data == self.sep)
+        if quotes.size:
+            if np.any((np.searchsorted(quotes, breaks) + self.parity) % 2):
+                return False  # a line break inside quotes
+            outside = seps[(np.searchsorted(quotes, seps) + self.parity) % 2 == 0]
+            opening = (np.arange(quotes.size) + self.parity) % 2 == 0
+            before = data[np.maximum(quotes - 1, 0)]
+            before[quotes == 0] = self.before
+            last = len(data) - 1
+            after = data[np.minimum(quotes + 1, last)]
+            at_end = quotes == last
+            ok = np.where(opening, (before == self.sep) | (before == 10),
+                          (after == self.sep) | (after == 10) | at_end)
+            if not ok.all():
+                return False
+            self.closing = bool(at_end[-1] and not opening[-1])
+        else:
+            outside = seps
+            self.closing = False
+        per_line = np.bincount(np.searchsorted(breaks, outside), minlength=breaks.size + 1)
+        per_line[0] += self.on_line
+        if np.any(per_line[:-1] != self.seps):
+            return False
+        self.on_line = int(per_line[-1])
+        self.parity = int((self.parity + quotes.size) % 2)
+        self.before = int(data[-1])
+        self.breaks += int(breaks.size)
+        return True
+
+    def end(self, ends_with_break: bool) -> bool:
+        """The last line (without a line break at the end of the file) is complete too, and
+        there is a record after the header."""
+        records = self.breaks - (1 if ends_with_break else 0)
+        return self.parity == 0 and records >= 1 and (ends_with_break or self.on_line == self.seps)
+
+
+def arrow_csv_batches(path: Path, sep: str, names: list[str], batch_rows: int) -> Iterator[TextBatch]:
+    """The file's records in batches of ``batch_rows`` (the last one shorter), each typed (see the
+    module). Raises ``DataError`` (through ``csv_failure``) for what the reader refuses."""
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    from engine.events.report import DataError
+    from engine.events.sources import short_error
+
+    try:
+        reader = pcsv.open_csv(
+            str(path),
+            read_options=pcsv.ReadOptions(use_threads=True, block_size=1 << 22),
+            parse_options=pcsv.ParseOptions(delimiter=sep, quote_char='"', double_quote=False, escape_char=False,
+                                            newlines_in_values=False, ignore_empty_lines=False),
+            convert_options=pcsv.ConvertOptions(column_types={n: pa.string() for n in names},
+                                                strings_can_be_null=False, quoted_strings_can_be_null=False))
+    except (pa.ArrowInvalid, pa.ArrowException, OSError) as e:
+        raise DataError(f"cannot read '{path.name}' as {'CSV' if sep == ',' else 'TSV'}: {short_error(e)}") from None
+    offset = 0
+    pending: list[Any] = []
+    held = 0
+    try:
+        for rb in reader:
+            pending.append(rb)
+            held += rb.num_rows
+            while held >= batch_rows:
+                table = pa.Table.from_batches(pending)
+                yield _typed(table.slice(0, batch_rows), offset, sep, names)
+                offset += batch_rows
+                rest = table.slice(batch_rows)
+                pending = rest.to_batches()
+                held = rest.num_rows
+    except (pa.ArrowInvalid, pa.ArrowException) as e:
+        raise DataError(f"cannot read '{path.name}' as {'CSV' if sep == ',' else 'TSV'}: {short_error(e)}") from None
+    if held:
+        yield _typed(pa.Table.from_batches(pending), offset, sep, names)
+
+
+def _typed(table: Any, offset: int, sep: str, names: list[str]) -> TextBatch:
+    """A batch typed by ``arrow_csv``; a column it is unsure of sends the batch to pandas."""
+    try:
+        columns = {name: _type_column(table.column(name).combine_chunks()) for name in names}
+    except Unsure:
+        return TextBatch(offset=offset, frame=pandas_frame(table, sep, names), text=table)
+    return TextBatch(offset=offset, table=TextTable(names=names, data=columns, n=table.num_rows), text=table)
+
+
+def pandas_frame(table: Any, sep: str, names: list[str]) -> pd.DataFrame:
+    """pandas' reading of a batch's text (the chunk ``read_csv_batches`` would give): the
+    cells written back as CSV text (a cell holding the separator quoted, as it was)."""
+    import warnings
+
+    import pandas as pd
+
+    from engine.events.formats import CSV_OPTIONS
+
+    columns = [table.column(n).to_pylist() for n in names]
+    out = io.StringIO()
+    out.write(sep.join(names) + "\n")
+    for row in zip(*columns):
+        out.write(sep.join(f'"{c}"' if sep in c else c for c in row) + "\n")
+    out.seek(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", pd.errors.DtypeWarning)
+        return pd.read_csv(out, sep=sep, **CSV_OPTIONS)
