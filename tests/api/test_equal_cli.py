@@ -1,0 +1,56 @@
+"""The API on every input kind gives what ``cep run --format jsonl`` prints: presets of the
+sample streams (matches), an AGG pattern (rows) and interval data (signatures)."""
+from __future__ import annotations
+
+import pytest
+
+import engine
+from tests.api.conftest import SAMPLES, cli_jsonl
+
+KINDS = ("csv", "jsonl", "parquet", "pandas", "arrow", "records")
+
+#: preset -> (its sample, options of the API, the same as cep run flags)
+CASES = {
+    "trades__three_tickers": ("trades", {}, []),
+    "stocks_sase__stock_trend": ("stocks_sase", {}, []),
+    "rfid__shoplifting": ("rfid", {"engine": "nfab"}, ["--engine", "nfab"]),
+    "clicks__login_count": ("clicks", {}, []),  # AGG: rows
+    "cluster__query1": ("cluster", {"lower_col": "lower", "upper_col": "upper", "ts_col": None},
+                        ["--lower-col", "lower", "--upper-col", "upper"]),  # interval data: signatures
+}
+
+
+def _preset(name: str) -> str:
+    return (SAMPLES / "presets" / f"{name}.cep").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("preset", list(CASES))
+def test_every_input_kind_equals_cep_run(preset, forms, capsys):
+    sample, options, flags = CASES[preset]
+    data = forms(sample)
+    text = _preset(preset)
+    expected = cli_jsonl(capsys, ["run", f"preset:{sample}/{preset.split('__')[1]}", "--data", f"sample:{sample}",
+                                  *flags])
+    assert expected.strip(), "the preset finds something on its sample"
+    got = engine.run(text, f"sample:{sample}", **options)
+    assert got.to_jsonl() == expected
+    for kind in KINDS:
+        if kind in ("csv", "jsonl", "parquet"):  # the CLI on the same file
+            assert cli_jsonl(capsys, ["run", text, "--data", data[kind], *flags]) == expected, kind
+        result = engine.run(engine.parse(text), data[kind], **options)
+        assert result.to_jsonl() == expected, kind
+        assert len(result) == len(expected.splitlines())
+
+
+def test_kinds_of_results(forms):
+    trades = engine.run(_preset("trades__three_tickers"), "sample:trades")
+    assert trades.kind == "matches" and len(trades) > 0
+    frame = trades.to_pandas()
+    assert list(frame.columns) == ["match", "start", "end", *trades.variables]
+    assert trades.to_arrow().num_rows == len(trades) == len(list(trades))
+    rows = engine.run(_preset("clicks__login_count"), "sample:clicks")
+    assert rows.kind == "rows" and list(rows.to_pandas().columns) == ["ts", "event", "group", "value"]
+    signatures = engine.run(_preset("cluster__query1"), "sample:cluster")
+    assert signatures.kind == "signatures"
+    assert list(signatures.to_pandas().columns)[:5] == ["match", "range_lo", "range_hi", "confidence",
+                                                        "confidence_exact"]
