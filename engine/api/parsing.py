@@ -11,12 +11,12 @@ PATTERN SEQ(Buy b, Sell s) WHERE b.sym = s.sym WITHIN 10
 >>> engine.parse("PATTERN SEQ(Buy b, Sell s) WHERE b.sym = c.sym")
 Traceback (most recent call last):
 ...
-engine.dsl.errors.DslError: line 1, column 42: unknown variable `c` ...
+engine.dsl.errors.DslError: line 1, column 42: undefined variable `c` ...
 >>> try:
-...     engine.parse("PATTERN SEQ(Buy b,\\n  Sell)")
+...     engine.parse("PATTERN SEQ(Buy b, Sell s)\\nWHERE b.price > s.")
 ... except engine.DslError as err:
 ...     print(err.line, err.column)
-2 7
+2 19
 >>> q = engine.parse("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts MEASURES A.ts AS at "
 ...                  "PATTERN (A B) DEFINE B AS B.v > A.v)")
 >>> q.kind

@@ -18,14 +18,14 @@ MATCH_RECOGNIZE query) as ``cep run`` gives them, in its order.
 >>> rows = [{"type": "A", "ts": 1, "x": 1}, {"type": "B", "ts": 2, "x": 1}, {"type": "B", "ts": 4, "x": 1}]
 >>> result = engine.run("PATTERN SEQ(A a, B b) WHERE a.x = b.x", rows)
 >>> result
-<Result: 2 matches of PATTERN SEQ(A a, B b) WHERE a.x = b.x (engine nfab)>
+<Result: 2 matches of PATTERN SEQ(A a, B b) WHERE a.x = b.x (engine lazy-chain)>
 >>> result.to_pandas()
    match  start  end    a    b
-0      1      1    2  [0]  [1]
-1      2      1    4  [0]  [2]
+0      1    1.0  2.0  [0]  [1]
+1      2    1.0  4.0  [0]  [2]
 >>> print(result.to_jsonl(), end="")
-{"match": {"a": [0], "b": [1]}, "start": 1, "end": 2}
-{"match": {"a": [0], "b": [2]}, "start": 1, "end": 4}
+{"match": {"a": [0], "b": [1]}, "start": 1.0, "end": 2.0}
+{"match": {"a": [0], "b": [2]}, "start": 1.0, "end": 4.0}
 """
 from __future__ import annotations
 

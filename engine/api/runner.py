@@ -20,7 +20,7 @@ message; a pattern that cannot be read raises ``DslError`` / ``SqlError`` with i
 ...                     [{"type": "A", "ts": 1, "x": 1}, {"type": "B", "ts": 2, "x": 1},
 ...                      {"type": "B", "ts": 3, "x": 2}])
 >>> len(result), result.to_records()
-(1, [{'match': {'a': [0], 'b': [1]}, 'start': 1, 'end': 2}])
+(1, [{'match': {'a': [0], 'b': [1]}, 'start': 1.0, 'end': 2.0}])
 >>> engine.run("PATTERN SEQ(A a, B b)", [{"type": "A", "ts": 1}], max_runs=0)
 Traceback (most recent call last):
 ...
