@@ -9,6 +9,8 @@ from typing import Any
 def __getattr__(name: str) -> Any:
     import engine.api as api
 
+    if name == "api":
+        return api
     if name in api.__all__:
         return getattr(api, name)
     raise AttributeError(f"module 'engine' has no attribute {name!r}")
