@@ -25,8 +25,9 @@ from engine.commands.arguments import CommandError
 
 __all__ = ["API_ONLY", "run_arguments", "option_names"]
 
-#: flags of ``cep run`` that are about writing its output (the API returns a result instead)
-_OUTPUT_FLAGS = frozenset({"pattern", "more", "data", "format", "out", "stats", "help"})
+#: flags of ``cep run`` that are about writing its output (the API returns a result instead; its
+#: events are ``result.all_events()``)
+_OUTPUT_FLAGS = frozenset({"pattern", "more", "data", "format", "out", "stats", "help", "with_events"})
 
 #: options of the API that ``cep run`` has no flag for: ``strategy`` (the pattern's selection
 #: strategy overridden, as the Automaton page does)

@@ -5,6 +5,7 @@ rows collected instead of written: the same loader and its messages, the same en
 from __future__ import annotations
 
 import time
+from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from engine.commands.arguments import CommandError
@@ -37,12 +38,7 @@ def _events_loader(request: RunRequest) -> Any:
     from engine.commands.arguments import load_data
 
     def load() -> list[Any]:
-        args = request.args
-        saved = args.read
-        try:
-            events, _ = load_data(args, request.pattern, request.text, request)  # type: ignore[arg-type]
-        finally:
-            args.read = saved
+        events, _ = load_data(request.args, request.pattern, request.text, request)  # type: ignore[arg-type]
         return events
 
     return load
@@ -53,44 +49,93 @@ def run_matches(parsed: ParsedPattern, request: RunRequest, warnings: list[str])
     for a big one (``read=``), every match kept."""
     from engine.api.result import Result
     from engine.commands.arguments import load_data
-    from engine.commands.request import memory_limit, read_events, run_guard
+    from engine.commands.request import memory_limit, run_guard
     from engine.commands.run_matches import _close, _holds, _matcher, _run_events
+    from engine.events import DataError
     from engine.memory import RunStopped, guarding
 
     args, pattern = request.args, parsed.model
     limit = memory_limit(args)
+    collector = _Collector()
     events: list[Any] | None = None
+    reader = None
     if request.reads_in_batches():
-        state = {"events": 0}
-        stream, more, reader = read_events(request, pattern, request.text, state)
-        warnings += more
-        rates = None  # as cep run: the planner's rates come from the first batch there; here none
-        source: Any = stream
+        source, rates, reader = _batches(request, parsed, collector)
     else:
         events, more = load_data(args, pattern, request.text, request)
         warnings += more
-        rates = dict(__import__("collections").Counter(e.type for e in events)) if args.engine == "auto" else None
+        rates = dict(Counter(e.type for e in events))
         source = events
-        reader = None
-    matcher, choice = _matcher(args, pattern, rates)
+    matcher, choice = _matcher(args, pattern, rates if args.engine == "auto" else None)
     guard = run_guard(args, holds=lambda: _holds(matcher, pattern, len(events) if events is not None else None),
                       where=lambda: f"after {matcher.stats.events:,} events", limit=limit)
-    collector = _Collector()
     try:
         guard.check()
     except RunStopped as err:
         raise CommandError(f"stopped after loading the data: {err}", status=1) from None
     t0 = time.perf_counter()
     with guarding(guard):
-        _run_events(matcher, source, collector, guard, choice)  # type: ignore[arg-type]
-        _close(matcher, collector, choice)  # type: ignore[arg-type]
+        try:
+            _run_events(matcher, source, collector, guard, choice)  # type: ignore[arg-type]
+            _close(matcher, collector, choice)  # type: ignore[arg-type]
+        except DataError as err:  # e.g. Unsorted, a ragged line, met while reading on
+            raise CommandError(f"{request.label}: {err}") from None
     if reader is not None:
         report = reader.report()
         if report.issues or report.omitted:
             warnings.append(report.format())
+        warnings += _late_schema_warnings(parsed, reader)
     return Result("matches", parsed, collector.matches, choice.engine, warnings, request=request,
                   events=events, loader=_events_loader(request), seconds=time.perf_counter() - t0,
                   stats=matcher.stats.as_dict())
+
+
+def _batches(request: RunRequest, parsed: ParsedPattern, collector: _Collector) -> tuple[Any, dict[str, int], Any]:
+    """A big file in batches, as ``cep run`` reads it (``run_matches._run_batches``): the names
+    checked against the columns first, the type rates of the first batch for the planner, a
+    batch holding a rejected row stopping the run with the whole file's report (unless
+    ``skip_bad_rows``). Returns (the events as they come, the rates, the reader)."""
+    from itertools import chain
+
+    from engine.commands.run_matches import _refuse
+    from engine.dsl import DslError, check_schema
+    from engine.events import BatchReader, DataError
+
+    args, pattern = request.args, parsed.model
+    try:
+        reader = BatchReader(request.data, request.column_mapping())
+        batches = iter(reader)
+        first = next(batches, None)
+    except DataError as err:
+        raise CommandError(f"{request.label}: {err}") from None
+    if first is None:
+        raise CommandError(f"{request.label}: no rows")
+    column_schema = {t: {c: "mixed" for c in reader.columns} for t in first.schema}
+    try:
+        check_schema(pattern, column_schema, request.text)
+    except DslError as err:
+        if reader.kind != "jsonl":  # JSON Lines records may gain keys later
+            raise CommandError(str(err)) from None
+    numeric = pattern.numeric_attrs()
+
+    def events() -> Any:
+        for batch in chain([first], batches):
+            errors = batch.errors + [i for i in reader.numeric_issues(batch, numeric) if i.severity == "error"]
+            if errors and not args.skip_bad_rows:
+                _refuse(args, reader, batches, numeric, errors, collector)  # type: ignore[arg-type]
+            yield from batch.events
+
+    return events(), dict(Counter(e.type for e in first.events)), reader
+
+
+def _late_schema_warnings(parsed: ParsedPattern, reader: Any) -> list[str]:
+    """The schema warnings of a file read in batches, known after the whole file (``cep run``)."""
+    from engine.dsl import DslError, check_schema
+
+    try:
+        return check_schema(parsed.model, reader.schema(), parsed.text)
+    except DslError as err:
+        return [f"{err}\n(found after reading the whole file: comparisons with the missing attribute were false)"]
 
 
 def run_signatures(parsed: ParsedPattern, request: RunRequest, warnings: list[str]) -> Result:

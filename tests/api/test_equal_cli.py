@@ -54,3 +54,23 @@ def test_kinds_of_results(forms):
     assert signatures.kind == "signatures"
     assert list(signatures.to_pandas().columns)[:5] == ["match", "range_lo", "range_hi", "confidence",
                                                         "confidence_exact"]
+
+
+def test_read_in_batches_equals_cep_run(capsys, tmp_path):
+    text = _preset("trades__three_tickers")
+    data = str(SAMPLES / "data" / "trades.csv")
+    expected = cli_jsonl(capsys, ["run", text, "--data", data, "--read", "batches"])
+    result = engine.run(text, data, read="batches")
+    assert result.to_jsonl() == expected and result.events is None
+    assert len(result.all_events()) == 400  # loaded again, whole, for explain and the timeline
+    assert str(result.explain(1)).startswith("match #1")
+    bad = tmp_path / "bad.csv"
+    bad.write_text("type,ts,x\nA,1,1\nB,2,oops\nB,3,2\n", encoding="utf-8")
+    from engine.commands.cli import main
+
+    capsys.readouterr()
+    assert main(["run", "PATTERN SEQ(A a, B b) WHERE b.x > a.x", "--data", str(bad), "--read", "batches"]) == 2
+    cli = capsys.readouterr().err
+    with pytest.raises(engine.CommandError) as err:
+        engine.run("PATTERN SEQ(A a, B b) WHERE b.x > a.x", str(bad), read="batches")
+    assert cli == f"cep: {err.value}\n"
