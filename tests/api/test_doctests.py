@@ -2,17 +2,16 @@
 from __future__ import annotations
 
 import doctest
-import importlib
-import os
 from pathlib import Path
 
 import pytest
 
+import engine.api
+from engine.api import data, explain, options, parsing, render, result, run_paths, run_sql, runner
+
 ROOT = Path(__file__).resolve().parents[2]
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
-MODULES = ["engine.api", "engine.api.parsing", "engine.api.runner", "engine.api.result", "engine.api.options",
-           "engine.api.data", "engine.api.render", "engine.api.explain", "engine.api.run_paths",
-           "engine.api.run_sql"]
+MODULES = [engine.api, parsing, runner, result, options, data, render, explain, run_paths, run_sql]
 
 
 def test_docs_api_md(monkeypatch):
@@ -23,8 +22,8 @@ def test_docs_api_md(monkeypatch):
     assert failed == 0
 
 
-@pytest.mark.parametrize("name", MODULES)
-def test_module_docstrings(name, monkeypatch):
+@pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)
+def test_module_docstrings(module, monkeypatch):
     monkeypatch.chdir(ROOT)
-    failed, _tried = doctest.testmod(importlib.import_module(name), optionflags=FLAGS, verbose=False)
+    failed, _tried = doctest.testmod(module, optionflags=FLAGS, verbose=False)
     assert failed == 0

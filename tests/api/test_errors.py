@@ -91,3 +91,10 @@ def test_parse_raises_only_the_dsl_error(text):
     except engine.DslError as err:
         if err.line is not None:
             assert 1 <= err.line <= text.count("\n") + 1
+
+
+def test_spark_option_values():
+    with pytest.raises(engine.CommandError, match="spark must be True or a master URL"):
+        engine.run("PATTERN SEQ(Trade a, Trade b)", "sample:trades", spark=2)
+    with pytest.raises(engine.CommandError, match="name two masters"):
+        engine.run("PATTERN SEQ(Trade a, Trade b)", "sample:trades", spark="local[1]", master="local[2]")
