@@ -296,8 +296,8 @@ def run_on_spark(parsed: ParsedPattern, request: RunRequest, warnings: list[str]
 
             options = {"max_runs": args.max_runs} if args.max_runs is not None else {}
             choice = choose_run(pattern, engine, args.match_windows or "auto", interval=ev.is_interval)
-            res = run_matches_on_spark(pattern, ev, engine=engine, spark=spark, collect=True,
-                                       factory=(spark_factory if choice.windows else default_factory)(engine, **options))
+            factory = (spark_factory if choice.windows else default_factory)(engine, **options)
+            res = run_matches_on_spark(pattern, ev, engine=engine, spark=spark, collect=True, factory=factory)
             warnings += [f"warning: {w}" for w in res.warnings]
             matches = res.to_matches()
             interval = bool(getattr(res, "interval", False))

@@ -29,13 +29,12 @@ engine.commands.arguments.CommandError: --max-runs must be a positive whole numb
 from __future__ import annotations
 
 import argparse
-from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from engine.commands.arguments import CommandError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from engine.api.parsing import ParsedPattern, ParsedQuery
+    from engine.api.parsing import ParsedPattern
     from engine.api.result import Result
     from engine.commands.request import RunRequest
 
@@ -114,7 +113,3 @@ def build_api_request(parsed: ParsedPattern, data: Any, args: argparse.Namespace
         request.mapping_error = err
     return request
 
-
-def type_counts(events: list[Any]) -> dict[str, int]:
-    """Events per type: the rates ``cep run`` gives the planner under ``engine="auto"``."""
-    return dict(Counter(e.type for e in events))
