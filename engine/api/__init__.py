@@ -13,9 +13,8 @@ is used (the ``cep`` commands start without it). tests/api/test_public_names.py 
 ``Explanation``        ``cep explain``'s answer (text, JSON)
 ``Trace``              ``cep trace``'s records
 ``Automaton``          the Automaton page's figure of a pattern
-``CommandError``       what ``cep`` reports (``.status``: 2 bad input, 1 a stopped run)
+``CommandError``       what ``cep`` reports: options, data, engines (``.status``: 2 bad input, 1 a stopped run)
 ``DslError``           a pattern that cannot be read (``line``, ``column``); ``SqlError`` for a query
-``DataError``          data that cannot be used (``engine.events``)
 ``PatternError``       a pattern the engines refuse (``engine.model``)
 =====================  ==================================================================
 """
@@ -38,7 +37,6 @@ _WHERE = {
     "CommandError": "engine.commands.arguments",
     "DslError": "engine.dsl.errors",
     "SqlError": "engine.engines.sql.errors",
-    "DataError": "engine.events.report",
     "PatternError": "engine.model",
 }
 

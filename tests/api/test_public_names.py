@@ -9,7 +9,7 @@ import engine
 import engine.api
 
 FROZEN = ["parse", "run", "option_names", "ParsedPattern", "ParsedQuery", "Result", "Explanation", "Trace",
-          "Automaton", "CommandError", "DslError", "SqlError", "DataError", "PatternError"]
+          "Automaton", "CommandError", "DslError", "SqlError", "PatternError"]
 
 #: methods and attributes of the objects the API returns
 FROZEN_MEMBERS = {
