@@ -123,10 +123,22 @@ def parse(text: str) -> ParsedPattern | ParsedQuery:
 
 
 def as_parsed(pattern: Any) -> ParsedPattern | ParsedQuery:
-    """``pattern`` as :func:`parse` gives it: a parsed pattern or query as it is, text parsed,
-    an ``engine.model.Pattern`` checked and printed."""
+    """``pattern`` as :func:`parse` gives it: a parsed pattern or query as it is; text parsed; a
+    file (``pathlib.Path``: ``.cep``, ``.json`` or ``.sql``) or ``"preset:SAMPLE/NAME"`` read as
+    ``cep run`` reads its PATTERN argument; an ``engine.model.Pattern`` checked and printed."""
+    import os
+
     if isinstance(pattern, (ParsedPattern, ParsedQuery)):
         return pattern
+    if isinstance(pattern, os.PathLike) or (isinstance(pattern, str) and pattern.startswith("preset:")):
+        from engine.commands.arguments import CommandError, read_pattern
+
+        if isinstance(pattern, os.PathLike) and not os.path.isfile(pattern):
+            raise CommandError(f"pattern file not found: {os.fspath(pattern)}")
+        text, origin = read_pattern(os.fspath(pattern))
+        if origin.endswith(".json"):
+            return _from_json(text, origin)
+        return parse(text)
     if isinstance(pattern, str):
         return parse(pattern)
     from engine.model import Pattern
@@ -136,5 +148,18 @@ def as_parsed(pattern: Any) -> ParsedPattern | ParsedQuery:
 
         model = pattern.check()
         return ParsedPattern(model, to_text(model))
-    raise TypeError(f"the pattern must be its text, engine.parse(text) or an engine.model.Pattern, "
+    raise TypeError(f"the pattern must be its text, a file, engine.parse(text) or an engine.model.Pattern, "
                     f"not {type(pattern).__name__}")
+
+
+def _from_json(text: str, origin: str) -> ParsedPattern:
+    """A pattern in JSON (the model's own form), as ``cep run PATTERN.json`` reads it."""
+    from engine.commands.arguments import CommandError
+    from engine.dsl.printer import to_text
+    from engine.model import Pattern, PatternError
+
+    try:
+        model = Pattern.model_validate_json(text).check()
+    except (ValueError, PatternError) as err:
+        raise CommandError(f"{origin}: invalid pattern JSON: {err}") from None
+    return ParsedPattern(model, to_text(model))

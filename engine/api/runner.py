@@ -42,7 +42,8 @@ __all__ = ["run", "build_api_request"]
 
 
 def run(pattern: Any, data: Any = None, **options: Any) -> Result:
-    """Run ``pattern`` (its text, :func:`engine.parse`'s result or an ``engine.model.Pattern``)
+    """Run ``pattern`` (its text, :func:`engine.parse`'s result, an ``engine.model.Pattern``, a
+    ``pathlib.Path`` to a pattern file or ``"preset:SAMPLE/NAME"``)
     over ``data`` (a path or ``sample:NAME``, a pandas DataFrame, a pyarrow Table, or an
     iterable of dicts) with ``cep run``'s options (``engine=``, ``match_windows=``, ``max_runs=``,
     ``skip_bad_rows=``, ``type_col=`` ... ``upper_col=``, ``u_max=``, ``min_confidence=``,

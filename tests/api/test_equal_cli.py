@@ -74,3 +74,25 @@ def test_read_in_batches_equals_cep_run(capsys, tmp_path):
     with pytest.raises(engine.CommandError) as err:
         engine.run("PATTERN SEQ(A a, B b) WHERE b.x > a.x", str(bad), read="batches")
     assert cli == f"cep: {err.value}\n"
+
+
+def test_pattern_files_and_presets_as_cep_run_reads_them(tmp_path, capsys):
+    from pathlib import Path
+
+    from engine.dsl.printer import to_text
+
+    expected = cli_jsonl(capsys, ["run", "preset:stocks_sase/stock_trend", "--data", "sample:stocks_sase"])
+    assert engine.run("preset:stocks_sase/stock_trend", "sample:stocks_sase").to_jsonl() == expected
+    cep = SAMPLES / "presets" / "stocks_sase__stock_trend.cep"
+    assert engine.run(cep, "sample:stocks_sase").to_jsonl() == expected
+    model = engine.parse(cep.read_text(encoding="utf-8")).model
+    as_json = tmp_path / "trend.json"
+    as_json.write_text(model.model_dump_json(), encoding="utf-8")
+    assert cli_jsonl(capsys, ["run", str(as_json), "--data", "sample:stocks_sase"]) == expected
+    assert engine.run(as_json, "sample:stocks_sase").to_jsonl() == expected
+    assert engine.run(model, "sample:stocks_sase").to_jsonl() == expected
+    assert to_text(engine.run(as_json, "sample:stocks_sase").pattern.model) == to_text(model)
+    with pytest.raises(engine.CommandError, match="unknown preset 'nope'"):
+        engine.run("preset:stocks_sase/nope", "sample:stocks_sase")
+    with pytest.raises(engine.CommandError, match="pattern file not found"):
+        engine.run(Path(tmp_path / "missing.cep"), "sample:stocks_sase")
