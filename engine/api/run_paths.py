@@ -163,7 +163,7 @@ def run_signatures(parsed: ParsedPattern, request: RunRequest, warnings: list[st
     state: dict[str, Any] = {"events": 0, "loaded": None}
     if events is None:
         if mapping.u_max is None:
-            raise CommandError("read='batches' on interval data needs u_max (the widest interval allowed): "
+            raise CommandError("--read batches on interval data needs --u-max (the widest interval allowed): "
                                "without it U_max is derived from the whole file")
         events, more, reader = read_events(request, pattern, text, state, force_batches=True)
         warnings += more
@@ -211,7 +211,7 @@ def run_rows(parsed: ParsedPattern, request: RunRequest, warnings: list[str]) ->
     state: dict[str, Any] = {"events": 0, "loaded": None}
     events, more, reader = read_events(request, pattern, request.text, state)
     interval_refusal = ("AGG patterns are aggregated over point timestamps; this data has uncertainty intervals "
-                        "(map a point time column with ts_col)")
+                        "(map a point time column with --ts-col)")
     if reader is None and any(e.lower is not None for e in events[:1000]):
         raise CommandError(interval_refusal)
     warnings += more

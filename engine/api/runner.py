@@ -13,7 +13,8 @@ a MATCH_RECOGNIZE query               its output rows (``engine.engines.sql``)
 
 What ``cep run`` prints on stderr (the validation report, notes) is in ``result.warnings``.
 Problems are ``CommandError`` (``.status``: 2 bad input, 1 a stopped run) with ``cep run``'s
-message; a pattern that cannot be read raises ``DslError`` / ``SqlError`` with its line and column.
+message, which names an option by its flag (``--max-runs`` for ``max_runs=``); a pattern that
+cannot be read raises ``DslError`` / ``SqlError`` with its line and column.
 
 >>> import engine
 >>> result = engine.run("PATTERN SEQ(A a, B b) WHERE a.x = b.x",
@@ -87,7 +88,7 @@ def run(pattern: Any, data: Any = None, **options: Any) -> Result:
         from engine.commands.arguments import load_data
 
         load_data(args, model, request.text, request)  # the data's own problems are reported first
-        raise CommandError("min_confidence applies to interval data (lower_col/upper_col) only")
+        raise CommandError("--min-confidence applies to interval data (--lower-col/--upper-col) only")
     from engine.api.run_paths import run_matches
 
     return run_matches(parsed, request, warnings)  # type: ignore[arg-type]

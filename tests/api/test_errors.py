@@ -98,3 +98,11 @@ def test_spark_option_values():
         engine.run("PATTERN SEQ(Trade a, Trade b)", "sample:trades", spark=2)
     with pytest.raises(engine.CommandError, match="name two masters"):
         engine.run("PATTERN SEQ(Trade a, Trade b)", "sample:trades", spark="local[1]", master="local[2]")
+
+
+def test_min_confidence_on_point_data_is_cep_runs_refusal(capsys):
+    with pytest.raises(engine.CommandError) as err:
+        engine.run("PATTERN SEQ(Trade a, Trade b)", "sample:trades", min_confidence=0.5)
+    status, cli = _cli_error(capsys, ["run", "PATTERN SEQ(Trade a, Trade b)", "--data", "sample:trades",
+                                      "--min-confidence", "0.5"])
+    assert status == err.value.status and cli == f"cep: {err.value}"
