@@ -55,6 +55,8 @@ def run(pattern: Any, data: Any = None, **options: Any) -> Result:
     args = run_arguments(options)
     parsed = as_parsed(pattern)
     if parsed.kind == "sql":
+        if args.strategy is not None:
+            raise CommandError("strategy= overrides a pattern's strategy; a MATCH_RECOGNIZE query has none")
         from engine.api.run_sql import run_query
 
         return run_query(parsed, data, args)  # type: ignore[arg-type]
