@@ -178,11 +178,11 @@ class TypedMatchSink:
     def __len__(self) -> int:
         return len(self.rows)
 
-    def batch(self) -> pa.RecordBatch:
+    def columns(self) -> list[list[Any]]:
+        """The collected matches as one list of values per column of ``shape.schema``; then empty."""
         rows, self.rows = self.rows, []
         shape = self.shape
-        schema = shape.arrow_schema()
-        columns: list[list[Any]] = [[] for _ in schema.names]
+        columns: list[list[Any]] = [[] for _ in shape.schema.fields]
         nkeys = len(shape.key_names)
         for m, key, events in rows:
             values: list[Any] = list(key) + [None] * (nkeys - len(key))
@@ -195,5 +195,10 @@ class TypedMatchSink:
                 values.append(events)
             for col, v in zip(columns, values):
                 col.append(v)
-        arrays = [pa.array(col, type=field.type) for col, field in zip(columns, schema)]
+        return columns
+
+    def batch(self) -> pa.RecordBatch:
+        """The collected matches as one Arrow batch; then empty."""
+        schema = self.shape.arrow_schema()
+        arrays = [pa.array(col, type=field.type) for col, field in zip(self.columns(), schema)]
         return pa.RecordBatch.from_arrays(arrays, schema=schema)
