@@ -48,8 +48,12 @@ def _schema(key_fields: list[tuple[str, Any]], variables: list[tuple[str, bool]]
     from pyspark.sql import types as T
 
     id_type = T.LongType() if id_long else T.StringType()
-    taken = {n.lower() for n, _ in key_fields} | {"match_id", "range_lo", "range_hi", "confidence",
-                                                  "confidence_exact"}
+    fixed = {"match_id", "range_lo", "range_hi", "confidence", "confidence_exact"}
+    for n, _ in key_fields:
+        if n.lower() in fixed:
+            raise ValueError(f"the partition key attribute {n!r} would be a column of the same name as a column "
+                             f"every row has; rename the attribute in the data and the pattern")
+    taken = {n.lower() for n, _ in key_fields} | fixed
     for var, _ in variables:
         if var.lower() in taken:
             raise ValueError(f"the variable {var!r} would be a column of the same name as another column of the "

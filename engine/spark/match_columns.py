@@ -66,10 +66,14 @@ def match_shape(pattern: Pattern, ev: Any, key_columns: list[tuple[str, Any]], w
     from pyspark.sql import types as T
 
     variables = tuple((c.var, bool(c.kleene)) for c in pattern.positive)
-    taken = {n.lower(): f"the partition key column {n!r}" for n, _ in key_columns}
-    taken.update({n: f"the column {n!r} every match row has" for n in FIXED_COLUMNS})
+    taken = {n: f"the column {n!r} every match row has" for n in FIXED_COLUMNS}
     if with_events:
         taken["events"] = "the column 'events' (with_events)"
+    for n, _ in key_columns:
+        if n.lower() in taken:
+            raise ValueError(f"the partition key attribute {n!r} would be a column of the same name as "
+                             f"{taken[n.lower()]}; rename the attribute in the data and the pattern")
+        taken[n.lower()] = f"the partition key column {n!r}"
     for var, _ in variables:
         if var.lower() in taken:
             raise ValueError(f"the variable {var!r} would be a column of the same name as {taken[var.lower()]}; "

@@ -143,8 +143,13 @@ def test_typed_columns(spark, keyed):
     event = types["events"]["a"].dataType
     assert [f.name for f in event.fields] == ["id", "type", "ts", "key", "value"]
     assert types["events"]["b"].dataType == T.ArrayType(event, True)
+    from engine.spark.match_columns import stable_id
+    from engine.spark.match_rows import match_json
+
     by_id = pdf.set_index("id")
     for r in rows[:20]:
+        bindings = (("a", (r["a"],)), ("b", tuple(r["b"])), ("c", (r["c"],)))
+        assert r["match_id"] == stable_id(match_json(bindings))
         assert r["events"]["a"]["id"] == r["a"] and r["events"]["a"]["value"] == by_id.loc[r["a"], "value"]
         assert [e["id"] for e in r["events"]["b"]] == list(r["b"])
         assert r["key"] == by_id.loc[r["a"], "key"]
@@ -190,7 +195,7 @@ def test_bad_rows_fail_at_the_action_or_are_left_out(spark, keyed):
     from engine.spark import match
 
     pdf, _, _ = keyed
-    bad = pdf.head(40).astype({"ts": "object"})
+    bad = pdf.head(40).astype({"ts": str})  # a text time column: numbers, and one word
     bad.loc[5, "ts"] = "soon"
     df = spark.createDataFrame(bad)
     text = "PATTERN SEQ(A a, B b) WHERE [key] WITHIN 5"
@@ -217,6 +222,26 @@ def test_refusals_name_what_and_why(spark, keyed):
         match(df, "PATTERN SEQ(A a, B b) WITHIN 5", ts_col="tstamp")
     with pytest.raises(ValueError, match="time chunks are not valid"):
         match(df, "PATTERN SEQ(A a, B b) WHERE skip_till_next_match WITHIN 5", mode="time-chunked")
+    renamed = df.withColumnRenamed("key", "start")
+    with pytest.raises(ValueError, match="partition key attribute 'start'"):
+        match(renamed, "PATTERN SEQ(A a, B b) WHERE [start] WITHIN 5")
+    spaced = df.withColumn("lo", df["ts"]).withColumn("hi", df["ts"] + 2).drop("ts")
+    with pytest.raises(ValueError, match="need U_max"):
+        match(spaced, "PATTERN SEQ(A a, B b) WITHIN 5", lower_col="lo", upper_col="hi", mode="time-chunked")
+
+
+def test_column_options_over_a_mapping():
+    """``type_col=``, ``ts_col=`` ... over ``mapping`` (a ColumnMapping or a dict); none: guessed later."""
+    from engine.spark.lazy_match import CHUNK_WINDOWS, _chunk_size, column_mapping
+
+    assert column_mapping(["kind", "t", "id"]) is None
+    got = column_mapping(["kind", "t", "id"], type_col="kind", ts_col="t")
+    assert (got.type_col, got.ts_col, got.id_col) == ("kind", "t", "id")
+    got = column_mapping(["kind", "t"], {"type_col": "kind", "ts_col": "t", "id_col": None}, ts_unit="ms")
+    assert (got.type_col, got.id_col, got.ts_unit) == ("kind", None, "ms")
+    assert _chunk_size(10.0, None) == CHUNK_WINDOWS * 10.0 and _chunk_size(10.0, 3) == 10.0
+    with pytest.raises(ValueError, match="chunk_size must be a positive"):
+        _chunk_size(10.0, 0)
 
 
 # --------------------------------------------------------------------------- presets, AGG, intervals

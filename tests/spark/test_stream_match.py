@@ -74,3 +74,7 @@ def test_what_a_stream_cannot_do_is_refused(spark, stream_dir):
         match(events, "PATTERN SEQ(A a, B b) WHERE [key] WITHIN 5 events")
     with pytest.raises(DataError, match="needs an id column"):
         match(events.drop("id"), "PATTERN SEQ(A a, B b) WHERE [key] WITHIN 5")
+    from engine.spark.stream_match import match_stream
+
+    with pytest.raises(ValueError, match="AGG patterns on a stream"):
+        match_stream(events, parse("PATTERN SEQ(A a, B b) WHERE [key] AGG COUNT WITHIN 5"))
