@@ -35,10 +35,10 @@ from typing import Any, Iterator
 import numpy as np
 import pyarrow as pa
 
-from engine.events import ID_COL, LOWER_COL, ROW_COL, TS_COL, TYPE_COL, UPPER_COL, ColumnMapping, DataError
+from engine.events import ROW_COL, TS_COL, ColumnMapping, DataError
 from engine.events import ValidationReport, guess_mapping
 from engine.spark.read.assemble import _expected_issues
-from engine.spark.read.columns import _BLOCK, _FILE, _INFO, _KIND, _SEG, JSON_COL, SEQ_COL
+from engine.spark.read.columns import _BLOCK, _FILE, _INFO, _KIND, _SEG, SEQ_COL
 from engine.spark.read.events import SparkEvents
 from engine.spark.read.kinds import _spark_decision
 from engine.spark.read.validate import _out_schema, _Plan, _validate_partition
@@ -180,7 +180,3 @@ def renumber(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         i = rb.schema.get_field_index(SEQ_COL)
         yield rb.set_column(i, SEQ_COL, pa.array(np.arange(start, start + n, dtype=np.int64)))
         start += n
-
-
-# the canonical columns a consumer may read
-CANONICAL = (ROW_COL, SEQ_COL, TYPE_COL, TS_COL, ID_COL, LOWER_COL, UPPER_COL, JSON_COL)
