@@ -1,5 +1,6 @@
 """Spark execution. The only package of ``engine`` that imports pyspark; import its modules
-explicitly (``from engine.spark import pipeline``).
+explicitly (``from engine.spark import pipeline``). ``engine.spark.match`` (the lazy DataFrame
+API, docs/spark_api.md) is loaded on first use, so importing this package imports no pyspark.
 
 | module             | what it holds                                                              |
 |--------------------|----------------------------------------------------------------------------|
@@ -18,4 +19,23 @@ explicitly (``from engine.spark import pipeline``).
 | ``streaming``      | ``cep stream``: Structured Streaming over a directory                      |
 | ``stream_files``   | what ``cep stream`` does with each file (no Spark)                         |
 | ``daemon``         | the Python worker daemon that preloads the engine                          |
+| ``lazy_match``     | ``match``: a pattern on a DataFrame as a transformation (no Spark job)     |
+| ``lazy_events``    | ``lazy_events``: a DataFrame's events validated inside the tasks           |
+| ``match_columns``  | the typed match rows of ``match`` (key columns, ids per variable, events)  |
+| ``lazy_intervals`` | ``match`` over interval data (the interval plans, lazily)                  |
+| ``stream_match``   | ``match`` on a Structured Streaming DataFrame (state across micro-batches) |
 """
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["match"]
+
+
+def __getattr__(name: str) -> Any:
+    """``match`` from ``lazy_match``, imported on first use (pyspark with it)."""
+    if name == "match":
+        from engine.spark.lazy_match import match
+
+        return match
+    raise AttributeError(f"module 'engine.spark' has no attribute {name!r}")
