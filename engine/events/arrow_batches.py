@@ -145,14 +145,19 @@ def arrow_csv_batches(path: Path, sep: str, names: list[str], batch_rows: int) -
     from engine.events.sources import short_error
 
     try:
+        # a Python file: given a path (or an Arrow file), the reader reads ahead through the whole
+        # file and holds it (120 MB for a 120 MB file); from a Python file it holds a few blocks
+        source = path.open("rb")
         reader = pcsv.open_csv(
-            str(path),
+            source,
             read_options=pcsv.ReadOptions(use_threads=True, block_size=1 << 22),
             parse_options=pcsv.ParseOptions(delimiter=sep, quote_char='"', double_quote=False, escape_char=False,
                                             newlines_in_values=False, ignore_empty_lines=False),
             convert_options=pcsv.ConvertOptions(column_types={n: pa.string() for n in names},
                                                 strings_can_be_null=False, quoted_strings_can_be_null=False))
     except (pa.ArrowInvalid, pa.ArrowException, OSError) as e:
+        if "source" in locals():
+            source.close()
         raise DataError(f"cannot read '{path.name}' as {'CSV' if sep == ',' else 'TSV'}: {short_error(e)}") from None
     offset = 0
     pending: list[Any] = []
@@ -170,6 +175,8 @@ def arrow_csv_batches(path: Path, sep: str, names: list[str], batch_rows: int) -
                 held = rest.num_rows
     except (pa.ArrowInvalid, pa.ArrowException) as e:
         raise DataError(f"cannot read '{path.name}' as {'CSV' if sep == ',' else 'TSV'}: {short_error(e)}") from None
+    finally:
+        source.close()
     if held:
         yield _typed(pa.Table.from_batches(pending), offset, sep, names)
 

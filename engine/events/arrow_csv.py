@@ -32,6 +32,7 @@ __all__ = ["read_arrow_csv", "ArrowTextColumn"]
 # RE2 (pyarrow's regex engine) spellings of small_csv's patterns: \d is ASCII there; Python's
 # \s under re.ASCII is [ \t\n\r\f\v] (RE2's \s lacks \v), so the class is written out.
 _INT_RE = r"^[+-]?[0-9]{1,18}$"
+_MAX_DIGITS = 60  # digits of a decimal read here (more: pandas decides)
 _NUMBERISH_RE = r"^[ \t\n\r\f\v]*[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]*)?[ \t\n\r\f\v]*$"
 _FLOAT_RE = (r"^[+-]?(?:(?P<w>[0-9]*)\.(?P<f>[0-9]*)(?:[eE](?P<e>[+-]?[0-9]+))?"
              r"|(?P<w2>[0-9]+)[eE](?P<e2>[+-]?[0-9]+))$")
@@ -168,6 +169,8 @@ def _type_column(arr: Any) -> ArrowTextColumn:
         if not all_present:
             truth = [None if c == "" else t for c, t in zip(arr.to_pylist(), truth)]
         return ArrowTextColumn("bool", truth)
+    # an integer cell of 16 digits or more in a float column: pandas re-reads the column as text
+    # to keep it exact (``formats._rounds_integers``): left to it
     short_int = pc.and_(is_int, pc.less_equal(pc.utf8_length(pc.utf8_ltrim(arr, "+-")), scalar(15)))
     number = pc.or_(short_int, _float_cells(arr))
     if pc.any(pc.and_(is_bool, present)).as_py():
@@ -222,8 +225,8 @@ def _plain_ints(arr: Any, present: Any) -> Any:
 
 def _plain_decimals(arr: Any, present: Any) -> Any:
     """Fast path: float64 values when every present cell is a sign (at most one), digits and at
-    most one point, 1 to 15 digits (a number pandas and Python read the same, as
-    ``small_csv._float_cell`` requires); else None."""
+    most one point (in some cell), at least one digit: a decimal that Arrow's parser, Python's and
+    pandas' ``round_trip`` all read as the nearest float; else None."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -235,8 +238,11 @@ def _plain_decimals(arr: Any, present: Any) -> Any:
     if pc.max(points).as_py() > 1 or not pc.sum(points).as_py():
         return None  # (no point anywhere: integers, some signed "+5", which the general path types)
     digits = pc.replace_substring(unsigned, ".", "")
-    if not pc.all(pc.ascii_is_decimal(digits)).as_py() or pc.max(pc.utf8_length(digits)).as_py() > 15:
+    if not pc.all(pc.ascii_is_decimal(digits)).as_py() or pc.max(pc.utf8_length(digits)).as_py() > _MAX_DIGITS:
         return None
+    integer_digits = pc.if_else(pc.equal(points, scalar(0)), pc.utf8_length(digits), scalar(0))
+    if pc.max(integer_digits).as_py() > 15:
+        return None  # an integer a float64 may round, beside decimals: pandas keeps it exact
     try:
         return pc.cast(pc.if_else(present, arr, scalar("nan")), pa.float64())
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
@@ -244,8 +250,10 @@ def _plain_decimals(arr: Any, present: Any) -> Any:
 
 
 def _float_cells(arr: Any) -> Any:
-    """Per cell: a decimal that pandas and Python read as the same float (``small_csv._float_cell``:
-    at most 15 digits, a power of ten up to 22, an exponent of at most 4 characters)."""
+    """Per cell: a decimal that pandas (``round_trip``, ``formats.CSV_OPTIONS``) and Python read
+    as the same float: a power of ten up to 300 (no overflow, no subnormal) and an exponent of at
+    most 4 characters (``small_csv._float_cell`` also limits the digits to 15 and the power to 22,
+    for pandas' default parser)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -264,7 +272,7 @@ def _float_cells(arr: Any) -> Any:
     exp_value = pc.cast(pc.if_else(pc.and_(exp_ok, pc.greater(exp_len, scalar(0))),
                                    pc.replace_substring_regex(exp, r"^\+", ""), scalar("0")), pa.int64())
     power = pc.subtract(exp_value, pc.utf8_length(frac).cast(pa.int64()))
-    ok = pc.and_(pc.and_(shape, pc.greater(digits, scalar(0))), pc.less_equal(digits, scalar(15)))
-    ok = pc.and_(pc.and_(ok, exp_ok), pc.less_equal(pc.abs(power), scalar(22)))
+    ok = pc.and_(pc.and_(shape, pc.greater(digits, scalar(0))), pc.less_equal(digits, scalar(_MAX_DIGITS)))
+    ok = pc.and_(pc.and_(ok, exp_ok), pc.less_equal(pc.abs(power), scalar(300)))
     return pc.fill_null(ok, scalar(False))
 

@@ -321,8 +321,6 @@ class BatchReader:
         return _Frame(df=pandas_frame(raw.text, "," if self.kind == "csv" else "\t", raw.table.names), offset=raw.offset)
 
     def _frames(self) -> Iterator[_Frame]:
-        from engine.events.formats import read_csv_batches, read_jsonl_batches, read_parquet_batches
-
         offset = 0
         if self.kind in ("csv", "tsv"):
             sep = "," if self.kind == "csv" else "\t"
@@ -336,14 +334,20 @@ class BatchReader:
                     else:
                         yield _Frame(df=tb.frame, offset=tb.offset)
                 return
+            from engine.events.formats import read_csv_batches
+
             for df in read_csv_batches(self.path, sep, self.batch_rows,
                                        exact_columns(self.path, sep, self.mapping)):
                 yield _Frame(df=df, offset=offset)
                 offset += len(df)
         elif self.kind == "jsonl":
+            from engine.events.formats import read_jsonl_batches
+
             for b in read_jsonl_batches(self.path, self.batch_rows):
                 yield _Frame(df=b.frame, offset=b.first_row, rows=b.rows, issues=b.issues, lines=b)
         else:
+            from engine.events.formats import read_parquet_batches
+
             for df in read_parquet_batches(self.path, self.batch_rows):
                 yield _Frame(df=df, offset=offset)
                 offset += len(df)

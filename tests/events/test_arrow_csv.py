@@ -156,3 +156,23 @@ def test_a_run_on_a_file_read_by_arrow_imports_no_pandas(tmp_path: Path) -> None
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert run.returncode == 0 and run.stderr.split() == ["False", "True"], run.stderr
     assert int(run.stdout) > 0
+
+
+@pytest.mark.parametrize("cells", [
+    ["0.0009262069381373861", "0.7447351298199736", "1.2345678901234567e-05"],  # as repr writes floats
+    ["9007199254740993", "0.5"],                     # an integer a float64 would round, beside a decimal
+    ["12345678901234567.5", "1"],
+])
+def test_long_decimals_are_the_nearest_float_in_both_paths(tmp_path: Path, cells: list[str]) -> None:
+    path = tmp_path / "data.csv"
+    path.write_text("type,ts,x\n" + "".join(f"A,{k},{c}\n" for k, c in enumerate(cells)))
+    _assert_same(path)
+    values = [e.attrs["x"] for e in load_with_pandas(path, "csv", None).events]
+    assert values == [int(c) if c.isdigit() and abs(int(c)) >= 2**53 else float(c) for c in cells]
+
+
+def test_repr_floats_with_small_exponents_take_the_arrow_path(tmp_path: Path) -> None:
+    path = tmp_path / "data.csv"
+    path.write_text("type,ts,y\nA,1,1.9789738814335323e-07\nA,2,3.8871548723062865e-05\nA,3,0.5\n")
+    assert read_arrow_csv(path) is not None
+    assert _assert_same(path)
