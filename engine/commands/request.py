@@ -62,7 +62,7 @@ class RunRequest:
 
         mode = "batches" if force else (getattr(self.args, "read", "auto") or "auto")
         try:
-            batched = mode == "batches" or (mode == "auto" and wants_batches(self.data))
+            batched = mode == "batches" or (mode == "auto" and (wants_batches(self.data) or self._streams_sorted()))
         except (DataError, OSError):
             batched = False
         if batched and not can_batch(self.data):
@@ -71,6 +71,18 @@ class RunRequest:
                                    f"use JSON Lines, CSV or Parquet)")
             batched = False
         return batched
+
+    def _streams_sorted(self) -> bool:
+        """A plain CSV/TSV file above ``STREAM_ABOVE_BYTES`` whose times are sorted numbers: read in
+        batches by default too (the events of a whole read, in bounded memory)."""
+        from pathlib import Path
+
+        from engine.events.arrow_batches import STREAM_ABOVE_BYTES, sorted_csv
+
+        path = Path(self.data)
+        if path.suffix.lower() not in (".csv", ".tsv") or not path.is_file() or self.mapping is None:
+            return False
+        return path.stat().st_size > STREAM_ABOVE_BYTES and sorted_csv(path, self.mapping)
 
     def column_mapping(self) -> ColumnMapping:
         """The column mapping (the flags' problem raised as it was found)."""

@@ -208,3 +208,60 @@ def pandas_frame(table: Any, sep: str, names: list[str]) -> pd.DataFrame:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", pd.errors.DtypeWarning)
         return pd.read_csv(out, sep=sep, **CSV_OPTIONS)
+
+
+#: a plain CSV/TSV file above this size whose times are sorted numbers is read in batches by
+#: default (``sorted_csv``): the same events in bounded memory
+STREAM_ABOVE_BYTES = 1 << 20
+
+
+def sorted_csv(path: Path, mapping: Any = None) -> bool:
+    """A plain CSV/TSV file (``plain_header``) of point events whose time column holds only
+    numbers, sorted (ties allowed): read in batches, it gives the events a whole read gives (which
+    sorts) without holding them. Streams the time column alone; False at the first doubt (a
+    missing, text or date-time value, or one out of order)."""
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    from engine.events.arrow_csv import _plain_decimals, _plain_ints
+    from engine.events.arrow_values import numbers_of, scalar
+    from engine.events.mapping import guess_mapping
+
+    sep = "\t" if path.suffix.lower() == ".tsv" else ","
+    names = plain_header(path, sep)
+    if names is None:
+        return False
+    m = mapping or guess_mapping(names)
+    if m.is_interval or m.ts_col not in names:
+        return False
+    import pyarrow.compute as pc
+
+    last = None
+    with path.open("rb") as source:
+        try:
+            reader = pcsv.open_csv(
+                source, read_options=pcsv.ReadOptions(use_threads=True, block_size=1 << 22),
+                parse_options=pcsv.ParseOptions(delimiter=sep, quote_char='"', double_quote=False, escape_char=False,
+                                                newlines_in_values=False, ignore_empty_lines=False),
+                convert_options=pcsv.ConvertOptions(column_types={n: pa.string() for n in names},
+                                                    include_columns=[m.ts_col], strings_can_be_null=False,
+                                                    quoted_strings_can_be_null=False))
+            for rb in reader:
+                cells = rb.column(0)
+                present = pc.not_equal(cells, scalar(""))
+                if not pc.all(present).as_py():
+                    return False
+                typed = _plain_ints(cells, present)
+                if typed is None:
+                    typed = _plain_decimals(cells, present)
+                if typed is None:
+                    return False
+                values = numbers_of(typed)
+                if not len(values):
+                    continue
+                if (last is not None and values[0] < last) or bool((values[1:] < values[:-1]).any()):
+                    return False
+                last = values[-1]
+        except (pa.ArrowInvalid, pa.ArrowException, OSError):
+            return False
+    return True
