@@ -11,11 +11,13 @@ same bars as CSV. Measured, each in its own process, interleaved round by round:
 - **OpenCEP process**: the wall time of its whole process (import, read, parse, match);
 - **CEP Studio matching**: ``feed``/``close`` of the matcher ``cep run`` chooses, after loading;
 - **CEP Studio load**: ``load_events`` with the pattern's types (what ``cep run`` does);
-- **cep run**: the wall time of ``cep run PATTERN --data FILE --format count``.
+- **cep run**: the wall time of ``cep run PATTERN --data FILE --format count``; with ``--base DIR``
+  (a copy of an earlier revision: ``git archive REV | tar -x -C DIR``) that revision's too, in the
+  same rounds.
 
 Match counts must be equal (the script says so when they are not). Prints a Markdown table.
 
-    python benchmarks/opencep_day.py --opencep DIR [--days 110] [--rounds 2] [--out FILE]
+    python benchmarks/opencep_day.py --opencep DIR [--days 110] [--rounds 2] [--base DIR] [--out FILE]
 """
 from __future__ import annotations
 
@@ -148,6 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--days", type=int, default=110)
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--patterns", default=",".join(PATTERNS))
+    ap.add_argument("--base", help="a copy of an earlier revision: its cep run is timed in the same rounds")
     ap.add_argument("--out")
     a = ap.parse_args(argv)
     if not a.opencep or not (Path(a.opencep) / "CEP.py").is_file():
@@ -171,6 +174,13 @@ def main(argv: list[str] | None = None) -> int:
                                       str(ours), "--format", "count"], check=True, capture_output=True, text=True,
                                      env=env)
                 cep_wall = time.perf_counter() - t0
+                if a.base:
+                    t0 = time.perf_counter()
+                    base_run = subprocess.run([sys.executable, "-m", "engine.commands.cli", "run", str(pat), "--data",
+                                               str(ours), "--format", "count"], check=True, capture_output=True,
+                                              text=True, env=dict(env, PYTHONPATH=a.base), cwd=a.base)
+                    b["cep_run_base"] = min(b.get("cep_run_base", float("inf")), time.perf_counter() - t0)
+                    c["base"] = int(base_run.stdout.strip())
                 c.update(opencep=oc["matches"], ours=mine["matches"], cep_run=int(run.stdout.strip()))
                 for key, value in (("opencep_match", oc["run"] - oc["parse"]), ("opencep_process", oc_wall),
                                    ("ours_match", mine["match"]), ("ours_load", mine["load"]),
@@ -180,15 +190,16 @@ def main(argv: list[str] | None = None) -> int:
     lines = [f"{events:,} events ({a.days} days × 455 minutes × 3 tickers); best of {a.rounds} rounds; "
              f"load average {os.getloadavg()[0]:.1f} at the end.", "",
              "| pattern | matches (OpenCEP / ours) | OpenCEP matching s | ours matching s | × matching | "
-             "ours load s | OpenCEP process s | cep run s | × process | engine |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "ours load s | OpenCEP process s | cep run s | × process | cep run @base s | × base | engine |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for name, b in best.items():
         c = counts[name]
-        same = "" if c["opencep"] == c["ours"] == c["cep_run"] else " **(differ)**"
+        same = "" if c["opencep"] == c["ours"] == c["cep_run"] == c.get("base", c["ours"]) else " **(differ)**"
         lines.append(f"| {name} | {c['opencep']:,} / {c['ours']:,}{same} | {b['opencep_match']:.2f} | "
                      f"{b['ours_match']:.3f} | {b['opencep_match'] / b['ours_match']:.1f}× | {b['ours_load']:.3f} | "
                      f"{b['opencep_process']:.2f} | {b['cep_run']:.2f} | {b['opencep_process'] / b['cep_run']:.1f}× | "
-                     f"{b['engine']} |")
+                     + (f"{b['cep_run_base']:.2f} | {b['cep_run_base'] / b['cep_run']:.2f}× | " if "cep_run_base" in b
+                        else "— | — | ") + f"{b['engine']} |")
     text = "\n".join(lines)
     print(text)
     if a.out:
