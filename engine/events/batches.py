@@ -290,19 +290,9 @@ class BatchReader:
         issues = [it for _, _, it in chk.issues]
         self._check_order(frame, raw)
         issues = self._cross_batch_duplicates(frame, issues, raw)
-        pick = kept
-        seqs: list[int] | None = None
-        if self.types is not None:
-            wanted = np.flatnonzero(np.isin(chk.types[kept], np.array(sorted(self.types), dtype=object)))
-            if len(wanted) < len(kept):
-                pick = kept[wanted]
-                seqs = (wanted + seq).tolist()
-        event_types = chk.types[pick].tolist()
-        names = chk.attr_columns
-        columns = [table.attr_values(c, pick.tolist()) for c in names]
-        events = assemble_events(chk.ids[pick].tolist(), event_types, chk.ts[pick].tolist(), names,
-                                 [v for v, _ in columns], seq_start=seq, seqs=seqs)
-        schema = columns_schema(event_types, names, columns)
+        from engine.events.load import table_events
+
+        events, schema = table_events(table, chk, kept, chk.ts[kept].tolist(), self.types, seq_start=seq)
         self._merge_schema(schema)
         self.add_issues(issues)
         self.rows_read += chk.n

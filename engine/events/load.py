@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -132,25 +132,45 @@ def load_table(table: TextTable, mapping: ColumnMapping | None,
     if not was_sorted:
         ts = chk.ts[order].tolist()
     rows = chk.row_numbers[order].tolist()
-    seqs: list[int] | None = None
-    if types is not None:  # only rows that can bind a variable become events; seq stays their position
-        wanted = np.isin(chk.types[order], np.array(sorted(types), dtype=object))
-        if not wanted.all():
-            at = np.flatnonzero(wanted)
-            seqs = at.tolist()
-            order = order[at]
-            ts = [ts[k] for k in seqs]
-    event_types = chk.types[order].tolist()
-    pick = order.tolist()
-    names = chk.attr_columns
-    columns = [table.attr_values(c, pick) for c in names]
-    events = assemble_events(chk.ids[order].tolist(), event_types, ts, names, [v for v, _ in columns], seqs=seqs)
-    result = _result(events, columns_schema(event_types, names, columns), rows, was_sorted,
+    events, schema = table_events(table, chk, order, ts, types)
+    result = _result(events, schema, rows, was_sorted,
                      [it for _, _, it in chk.issues], [], chk.n, chk.n - len(kept), mapping,
                      "datetime" in chk.time_kinds.values(), chk.ids_are_rows, lines)
     result.events_skipped = len(rows) - len(events)
     result.report.rows_loaded = len(rows)
     return result
+
+
+def table_events(table: TextTable, chk: Any, order: np.ndarray, ts: list[float], types: Any,
+                 seq_start: int = 0) -> tuple[list[Event], dict[str, dict[str, str]]]:
+    """The events of a checked ``TextTable``'s valid rows ``order`` (in stream order, times ``ts``)
+    and the schema. ``types`` (a set of types, or ``type_filter.Bindable``): events only for rows
+    that can bind a component, ``seq`` their position among ``order`` (+ ``seq_start``); the schema
+    covers every row of those types, as if all had been built (a row left out by an element-wise
+    filter still says which attributes its type has)."""
+    from engine.type_filter import Bindable, rows_that_can_bind
+
+    names = chk.attr_columns
+    seqs: list[int] | None = None
+    if types is not None:
+        typed = np.flatnonzero(np.isin(chk.types[order], np.array(sorted(types), dtype=object)))
+        if len(typed) < len(order):
+            seqs = (typed + seq_start).tolist()
+            order = order[typed]
+            ts = [ts[k] for k in typed.tolist()]
+    event_types = chk.types[order].tolist()
+    columns = [table.attr_values(c, order.tolist()) for c in names]
+    schema = columns_schema(event_types, names, columns)
+    values = [v for v, _ in columns]
+    ids = chk.ids[order].tolist()
+    if isinstance(types, Bindable) and types.filters_rows:  # and their element-wise filters
+        can = np.flatnonzero(rows_that_can_bind(types, table, order, chk.types[order]))
+        if len(can) < len(order):
+            pick = can.tolist()
+            seqs = [seqs[k] for k in pick] if seqs is not None else [seq_start + k for k in pick]
+            ids, event_types, ts = [ids[k] for k in pick], [event_types[k] for k in pick], [ts[k] for k in pick]
+            values = [[v[k] for k in pick] for v in values]
+    return assemble_events(ids, event_types, ts, names, values, seq_start=seq_start, seqs=seqs), schema
 
 
 def load_with_pandas(path: Path, kind: str, mapping: ColumnMapping | None) -> LoadResult:
