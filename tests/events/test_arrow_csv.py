@@ -9,54 +9,22 @@ two column typings must agree cell for cell.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from engine.events import ColumnMapping, DataError, load_events
+from engine.events import ColumnMapping, load_events
 from engine.events.arrow_csv import read_arrow_csv
-from engine.events.lines import CsvLines
-from engine.events.load import load_table, load_with_pandas
+from engine.events.load import load_with_pandas
 from engine.events.small_csv import SMALL_BYTES, read_small_csv
 from tests.events.test_small_csv import BROKEN, _snapshot, csv_files
-
-
-def _arrow_and_pandas(path: Path, mapping: ColumnMapping | None, sep: str) -> tuple[Any, Any] | None:
-    try:
-        table = read_arrow_csv(path, sep)
-    except DataError as err:
-        arrow: Any = ("DataError", str(err))
-    else:
-        if table is None:
-            return None
-        try:
-            res = load_table(table, mapping, CsvLines(path, sep))
-        except DataError as err:
-            arrow = ("DataError", str(err))
-        else:
-            if res is None:
-                return None
-            arrow = _snapshot(res)
-    try:
-        pandas: Any = _snapshot(load_with_pandas(path, "csv" if sep == "," else "tsv", mapping))
-    except DataError as err:
-        pandas = ("DataError", str(err))
-    return arrow, pandas
+from tests.events.test_small_csv import _assert_same as _same_as_pandas
 
 
 def _assert_same(path: Path, mapping: ColumnMapping | None = None, sep: str = ",") -> bool:
-    got = _arrow_and_pandas(path, mapping, sep)
-    if got is None:
+    if not _same_as_pandas(path, mapping, sep, read_arrow_csv):
         return False
-    arrow, pandas = got
-    if arrow != pandas:
-        text = path.read_text(encoding="utf-8", errors="replace")
-        for key in (arrow if isinstance(arrow, dict) else {}):
-            if isinstance(pandas, dict) and arrow[key] != pandas[key]:
-                raise AssertionError(f"{key} differs for\n{text!r}\narrow: {arrow[key]!r}\npandas: {pandas[key]!r}")
-        raise AssertionError(f"differ for\n{text!r}\narrow: {arrow!r}\npandas: {pandas!r}")
     small = read_small_csv(path, sep) if path.suffix in (".csv", ".tsv") else None
     if small is not None:
         table = read_arrow_csv(path, sep)

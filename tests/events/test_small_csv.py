@@ -45,11 +45,12 @@ def _snapshot(res: LoadResult) -> dict[str, Any]:
     }
 
 
-def _both(path: Path, mapping: ColumnMapping | None = None, sep: str = ",") -> tuple[Any, Any] | None:
-    """(small path, pandas path) results or errors; None when the small path declines."""
+def _both(path: Path, mapping: ColumnMapping | None = None, sep: str = ",",
+          read: Any = read_small_csv) -> tuple[Any, Any] | None:
+    """(``read``'s path, pandas path) results or errors; None when ``read`` declines."""
     kind = "csv" if sep == "," else "tsv"
     try:
-        table = read_small_csv(path, sep)
+        table = read(path, sep)
     except DataError as err:
         small: Any = ("DataError", str(err))
     else:
@@ -70,8 +71,9 @@ def _both(path: Path, mapping: ColumnMapping | None = None, sep: str = ",") -> t
     return small, big
 
 
-def _assert_same(path: Path, mapping: ColumnMapping | None = None, sep: str = ",") -> bool:
-    got = _both(path, mapping, sep)
+def _assert_same(path: Path, mapping: ColumnMapping | None = None, sep: str = ",",
+                 read: Any = read_small_csv) -> bool:
+    got = _both(path, mapping, sep, read)
     if got is None:
         return False
     small, big = got
@@ -79,8 +81,8 @@ def _assert_same(path: Path, mapping: ColumnMapping | None = None, sep: str = ",
         text = path.read_text(encoding="utf-8", errors="replace")
         for key in (small if isinstance(small, dict) else {}):
             if isinstance(big, dict) and small[key] != big[key]:
-                raise AssertionError(f"{key} differs for\n{text!r}\nsmall: {small[key]!r}\npandas: {big[key]!r}")
-        raise AssertionError(f"differ for\n{text!r}\nsmall: {small!r}\npandas: {big!r}")
+                raise AssertionError(f"{key} differs for\n{text!r}\n{read.__name__}: {small[key]!r}\npandas: {big[key]!r}")
+        raise AssertionError(f"differ for\n{text!r}\n{read.__name__}: {small!r}\npandas: {big!r}")
     return True
 
 
