@@ -32,13 +32,14 @@ EMIT_MODES = ("trig", "changes")
 
 class AseqMatcher(MatcherBase):
     """A-Seq for one pattern (see the module docstring). Options: ``emit`` (``trig`` |
-    ``changes``), ``max_runs`` (the guard: live prefix counters + snapshot rows)."""
+    ``changes``), ``max_runs`` (the guard: live prefix counters + snapshot rows),
+    ``share_starts`` (False: one counter vector per START always, engine/engines/aseq/shared_starts.py)."""
 
     name = "aseq"
     unit = "prefix counters"
 
     def __init__(self, pattern: Pattern, tracer: Tracer = None, *, emit: str = "trig",
-                 max_runs: int | None = None, **_: Any) -> None:
+                 max_runs: int | None = None, share_starts: bool = True, **_: Any) -> None:
         super().__init__(pattern, tracer)
         if emit not in EMIT_MODES:
             raise ValueError(f"emit must be one of {', '.join(EMIT_MODES)}")
@@ -60,7 +61,8 @@ class AseqMatcher(MatcherBase):
             self.stats.extra["fallback"] = self.fallback
             return
         limit = max_runs if max_runs is not None else DEFAULT_MAX_LIVE
-        self.counters = Counters([(None, self.plan, None)], tracer=tracer, max_live=limit, on_explode=self.explode)
+        self.counters = Counters([(None, self.plan, None)], tracer=tracer, max_live=limit, on_explode=self.explode,
+                                 share_starts=share_starts)
         self.last_seq = -1
         self._rows = 0
         self.stats.extra.update(mode="SEM" if self.counters.sem else "DPC")
