@@ -78,7 +78,10 @@ class AseqMatcher(MatcherBase):
         self.stats.events += 1
         self.last_seq = e.seq
         rows: list[AggRow] = []
-        if plan.window is not None:
+        ex = c.expiry
+        # fast path: inlines expire_to's test (nothing leaves) and its coordinate; parity:
+        # tests/engines/aseq/test_shared_starts.py (emit changes, equal timestamps, count windows)
+        if plan.window is not None and ex and ex[0].exp <= (e.seq if plan.count_window else e.ts):
             changes = c.expire_to(c.coord(e), emit=self.emit == "changes")
             rows += self._change_rows(changes, e.ts if plan.count_window else None, e.seq)
         if c.relevant(e.type):
@@ -125,8 +128,13 @@ class AseqMatcher(MatcherBase):
         st.runs_created = c.next_id
         st.runs_alive = c.live
         st.runs_peak = c.peak
-        st.extra.update(rows=self._rows, counter_updates=c.updates, counter_resets=c.resets,
-                        prefix_counters_live=c.live, prefix_counters_peak=c.peak, partitions=len(c.parts))
+        extra = st.extra  # item by item: ``update(**kw)`` builds a dict per event
+        extra["rows"] = self._rows
+        extra["counter_updates"] = c.updates
+        extra["counter_resets"] = c.resets
+        extra["prefix_counters_live"] = c.live
+        extra["prefix_counters_peak"] = c.peak
+        extra["partitions"] = len(c.parts)
 
     # ------------------------------------------------------------------ trace
 

@@ -37,6 +37,7 @@ class SharedFeed:
     order: list[int]
     queries: list[QuerySpec]
     window: float | None
+    count_window: bool
     parts: dict[Any, PartitionState]
     expiry: deque[Any]
     members: list[dict[Any, set[Any]]]
@@ -95,12 +96,13 @@ class SharedFeed:
         ops, starts, terms, trig, n_resets = plan
         if not ops and not starts and not trig:
             return []
-        coord = self.now_coord = self.coord(e)
+        coord = self.now_coord = e.seq if self.count_window else e.ts   # self.coord(e), inlined
         part = self.parts.get(pkey)
         olds: list[tuple[int, int]] = []
         if part is not None:
             pool: StartPool = part.pool
-            olds = [(j, pool.value(j)) for j in terms]
+            if terms:
+                olds = [(j, pool.value(j)) for j in terms]
             if ops:
                 vectors = pool.update(ops)
                 self.updates += len(ops) * vectors
@@ -137,8 +139,11 @@ class SharedFeed:
             groups = part.groups if part is not None else self.groups_of(e)
             for j in trig:
                 for qi in self.trig_nodes[j]:
+                    # self.value(qi, g) for an unchopped COUNT (the only query here), inlined:
+                    # the group's running count; parity: test_shared_starts (against the per-START path)
                     g = groups[qi]
-                    out.append((qi, g, self.value(qi, g)))
+                    tot = self.tot[qi].get(g)
+                    out.append((qi, g, Val(tot.count if tot is not None else 0)))
         return out
 
     def _add_count(self, groups: tuple, j: int, dc: int) -> None:
