@@ -81,14 +81,18 @@ class AseqMatcher(MatcherBase):
         ex = c.expiry
         # fast path: inlines expire_to's test (nothing leaves) and its coordinate; parity:
         # tests/engines/aseq/test_shared_starts.py (emit changes, equal timestamps, count windows)
+        changed = False
         if plan.window is not None and ex and ex[0].exp <= (e.seq if plan.count_window else e.ts):
             changes = c.expire_to(c.coord(e), emit=self.emit == "changes")
             rows += self._change_rows(changes, e.ts if plan.count_window else None, e.seq)
+            changed = True
         if c.relevant(e.type):
             for _qi, g, v in c.feed(e, plan.part(e)):
                 rows.append(AggRow(e.ts, e.id, _group(g), finish(plan.func, plan.kind, v), seq=e.seq))
-        self._rows += len(rows)
-        self._sync()
+            changed = True
+        if changed:  # an event no position or negation takes, with nothing leaving, changes no counter
+            self._rows += len(rows)
+            self._sync()
         return rows
 
     def attach_tracer(self, tracer: Tracer, last: Event | None = None) -> None:
