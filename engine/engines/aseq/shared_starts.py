@@ -120,16 +120,20 @@ class StartPool:
     def _back_vectors(self) -> list[list[int]]:
         """The back STARTs' own vectors now: the log walked backwards, ``Q = P(entry, now)``
         as columns, ``Q ← Q · M_e`` per entry (a column gets its children's columns,
-        ascending depth, then zeroes if reset), a START's vector = Q's columns at its roots."""
+        ascending depth, then zeroes if reset), a START's vector = Q's columns at its roots.
+        The lists are read-only (a column of Q is replaced, never changed in place)."""
         n = self.n
         zero = [0] * n
         q = [[1 if r == c else 0 for r in range(n)] for c in range(n)]
         out: list[list[int]] = []
         for ops, roots in reversed(self.log):
             if roots is not None:
-                v = list(zero)
-                for c in roots:
-                    v = [a + b for a, b in zip(v, q[c])]
+                if len(roots) == 1:
+                    v = q[roots[0]]
+                else:
+                    v = zero
+                    for c in roots:
+                        v = [a + b for a, b in zip(v, q[c])]
                 out.append(v)
             for j, p, u, r in reversed(ops):
                 if u:
@@ -142,9 +146,10 @@ class StartPool:
     def _flip(self) -> None:
         vecs = self._back_vectors()
         n = self.n
-        suf: list[list[int]] = [[0] * n for _ in range(len(vecs) + 1)]
+        acc = [0] * n
+        suf: list[list[int]] = [acc] * (len(vecs) + 1)
         for i in range(len(vecs) - 1, -1, -1):
-            suf[i] = [a + b for a, b in zip(vecs[i], suf[i + 1])]
+            acc = suf[i] = [a + b for a, b in zip(vecs[i], acc)]
         self.fmarks, self.fsuf, self.fi = self.bmarks, suf, 0
         self.cols = [[1 if r == c else 0 for r in range(n)] for c in range(n)]
         self.sb = [0] * n
@@ -163,5 +168,5 @@ class StartPool:
                     if k:
                         v = [a + k * b for a, b in zip(v, cols[c])]
                 out.append((self.fmarks[i], v))
-        out.extend(zip(self.bmarks, self._back_vectors()))
+        out.extend((m, list(v)) for m, v in zip(self.bmarks, self._back_vectors()))
         return out
