@@ -29,7 +29,11 @@ TRIG the result is ``⊕_d ⊕_{rows r of d, r.exp > now} r ⊗ value(d)`` (engi
 
 This module holds ``Counters`` (building the PreTree, expiry, values, the event, START
 trees, snapshots, the views); the state it keeps is in ``prefix_tree`` and the in-place
-update of one event (RR and Lemma 1) in ``counter_updates``.
+update of one event (RR and Lemma 1) in ``counter_updates``. Where every START's vector
+changes by the same map (COUNT, a window, no START-anchored predicate, no Chop-Connect, no
+tracer) the STARTs share their counters instead (``shared_starts``, ``shared_feed``: the same
+outputs, O(nodes) per event instead of O(live STARTs)); a tracer or the views turn them back
+into START trees.
 """
 from __future__ import annotations
 

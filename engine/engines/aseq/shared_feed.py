@@ -14,6 +14,7 @@ from collections import deque
 from typing import Any, Callable
 
 from engine.events import Event
+from engine.sentinel import Sentinel
 from engine.engines.aseq.plan import NegSpec
 from engine.engines.aseq.prefix_tree import GroupTotals, Node, PartitionState, QuerySpec, Tree
 from engine.engines.aseq.shared_starts import PlainOp, StartMark, StartPool
@@ -26,7 +27,7 @@ __all__ = ["SharedFeed", "EventPlan"]
 #: and how many of its ops reset.
 EventPlan = tuple[tuple[PlainOp, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...], int]
 
-_UNSEEN = object()
+_UNSEEN = Sentinel("aseq.UNSEEN")  # a type whose plan is not cached yet
 
 
 class SharedFeed:

@@ -17,7 +17,9 @@ the two-stacks technique (no subtraction, so resets are fine):
   ``M_e`` like one START's vector);
 - the sum over live STARTs is ``P(flip, now) · fsuf[fi] + sb``; a START leaving is
   ``fi += 1``; when the front is empty and a START must leave, a *flip* walks the log
-  backwards once (``Q ← Q · M_e``) to turn the back into a front.
+  backwards once (``Q ← Q · M_e``) to turn the back into a front; a log grown past a few
+  entries per live START and node (a long window, few STARTs) is folded into the front the
+  same way, so the memory stays O(live STARTs · nodes).
 
 Per event this costs O(nodes · updated nodes) instead of O(live STARTs · updated nodes):
 independent of the window. ``vectors()`` gives every live START's own vector (for the
@@ -58,7 +60,12 @@ def apply_ops(vec: list[int], ops: tuple[PlainOp, ...]) -> None:
 class StartPool:
     """The live STARTs of one partition, shared (see the module docstring)."""
 
-    __slots__ = ("n", "fmarks", "fsuf", "fi", "cols", "sb", "log", "bmarks")
+    __slots__ = ("n", "fmarks", "fsuf", "fi", "cols", "sb", "log", "bmarks", "check_at")
+
+    #: the log may hold this many entries per live START and node (plus LOG_SLACK) before it is
+    #: folded into the front: memory stays O(live STARTs · nodes) however long the window
+    LOG_PER_START = 4
+    LOG_SLACK = 64
 
     def __init__(self, n: int) -> None:
         self.n = n
@@ -69,6 +76,7 @@ class StartPool:
         self.sb = [0] * n
         self.log: list[tuple[tuple[PlainOp, ...], tuple[int, ...] | None]] = []
         self.bmarks: list[StartMark] = []
+        self.check_at = self.LOG_SLACK   # the log length at which to look at its size again
 
     def __len__(self) -> int:
         return len(self.fmarks) - self.fi + len(self.bmarks)
@@ -83,7 +91,19 @@ class StartPool:
                 vec[j] = (0 if r else vec[j]) + (vec[p] if u else 0)
         if self.bmarks:
             self.log.append((ops, None))
+            if len(self.log) >= self.check_at:
+                self._bound_log()
         return 1 + (len(cols) if cols is not None else 0)
+
+    def _bound_log(self) -> None:
+        """Fold everything into a new front when the log outgrows the live STARTs (a long window
+        with few STARTs): every START's vector now, as suffix sums; costs O(log + STARTs) per fold,
+        so O(1) per logged event amortised."""
+        limit = self.LOG_SLACK + self.LOG_PER_START * self.n * len(self)
+        if len(self.log) > limit:
+            self._front_from(self.vectors())
+            limit = self.LOG_SLACK + self.LOG_PER_START * self.n * len(self)
+        self.check_at = limit + 1
 
     def add_start(self, mark: StartMark, ops: tuple[PlainOp, ...]) -> None:
         """A new START (after its own event's update ``ops``, already applied)."""
@@ -144,16 +164,20 @@ class StartPool:
         return out
 
     def _flip(self) -> None:
-        vecs = self._back_vectors()
+        self._front_from(list(zip(self.bmarks, self._back_vectors())))
+
+    def _front_from(self, live: list[tuple[StartMark, list[int]]]) -> None:
+        """Every live START (oldest first, with its vector now) becomes the front; the back is empty."""
         n = self.n
         acc = [0] * n
-        suf: list[list[int]] = [acc] * (len(vecs) + 1)
-        for i in range(len(vecs) - 1, -1, -1):
-            acc = suf[i] = [a + b for a, b in zip(vecs[i], acc)]
-        self.fmarks, self.fsuf, self.fi = self.bmarks, suf, 0
-        self.cols = [[1 if r == c else 0 for r in range(n)] for c in range(n)]
+        suf: list[list[int]] = [acc] * (len(live) + 1)
+        for i in range(len(live) - 1, -1, -1):
+            acc = suf[i] = [a + b for a, b in zip(live[i][1], acc)]
+        self.fmarks, self.fsuf, self.fi = [m for m, _v in live], suf, 0
+        self.cols = [[1 if r == c else 0 for r in range(n)] for c in range(n)] if live else None
         self.sb = [0] * n
         self.log, self.bmarks = [], []
+        self.check_at = self.LOG_SLACK
 
     def vectors(self) -> list[tuple[StartMark, list[int]]]:
         """Every live START with its own counter vector now, oldest first."""

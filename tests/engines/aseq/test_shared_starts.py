@@ -118,10 +118,21 @@ def test_unsharing_mid_stream_gives_the_per_start_trees(text, ev, cut, by_tracer
 
 @SETTINGS
 @given(st.integers(2, 5), st.lists(st.tuples(st.integers(0, 3), st.booleans(), st.booleans(), st.booleans()),
-                                   max_size=60), st.randoms(use_true_random=False))
-def test_the_pool_keeps_every_starts_vector(n, steps, rnd):
+                                   max_size=60), st.randoms(use_true_random=False), st.booleans())
+def test_the_pool_keeps_every_starts_vector(n, steps, rnd, fold_often):
     """StartPool against one explicit vector per START on a chain of ``n`` nodes: random
-    maps (adds, resets), STARTs and departures; the sums and each START's vector."""
+    maps (adds, resets), STARTs and departures; the sums and each START's vector (also with
+    the log folded into the front at almost every event)."""
+    saved = StartPool.LOG_PER_START, StartPool.LOG_SLACK
+    if fold_often:
+        StartPool.LOG_PER_START, StartPool.LOG_SLACK = 0, 1
+    try:
+        _pool_against_vectors(n, steps, rnd)
+    finally:
+        StartPool.LOG_PER_START, StartPool.LOG_SLACK = saved
+
+
+def _pool_against_vectors(n, steps, rnd):
     pool = StartPool(n)
     own: list[tuple[StartMark, list[int]]] = []
     for k, (node, add, reset, start) in enumerate(steps):
@@ -147,3 +158,19 @@ def test_make_stream_rows_feed_the_shared_path():
     ev = make_stream([{"id": i, "type": t, "ts": i} for i, t in enumerate("AABCABBA")])
     p = parse("PATTERN SEQ(A a, !C c, B b) AGG COUNT WITHIN 3")
     assert [r[3] for r in _rows(p, ev)] == [r[3] for r in _rows(p, ev, share_starts=False)] == ["2", "1", "2"]
+
+
+def test_the_log_stays_bounded_in_a_long_window_with_few_starts():
+    """One START an hour in a window of a day, an update every second: the log is folded
+    into the front, so the pool holds O(live STARTs · nodes) whatever the stream's length."""
+    rows = [{"id": i, "type": "A" if i % 3600 == 0 else "B", "ts": i} for i in range(20_000)]
+    ev = make_stream(rows)
+    p = parse("PATTERN SEQ(A a, B b) AGG COUNT WITHIN 86400")
+    m = AseqMatcher(p)
+    longest = 0
+    for e in ev:
+        m.feed(e)
+        pool = m.counters.parts[None].pool
+        longest = max(longest, len(pool.log))
+    assert m.counters.shared and longest <= StartPool.LOG_SLACK + StartPool.LOG_PER_START * 2 * 6 + 1
+    assert _rows(p, ev) == _rows(p, ev, share_starts=False)
