@@ -193,7 +193,9 @@ def table(rows: list[dict[str, Any]]) -> str:
 def workload_rows(events: list[Event]) -> tuple[str, str]:
     """Shared (PreTree / Chop-Connect) vs unshared A-Seq, Fig. 16's two axes."""
     def run(qs: list[Query], share: bool) -> tuple[float, int]:
-        m = WorkloadMatcher(qs, share=share)
+        # one counter vector per START on both sides, as in the paper (§4 shares across queries;
+        # counters shared across STARTs would also change what a "counter update" is)
+        m = WorkloadMatcher(qs, share=share, share_starts=False)
         t0 = time.perf_counter()
         for e in events:
             m.feed(e)

@@ -29,7 +29,11 @@ TRIG the result is ``⊕_d ⊕_{rows r of d, r.exp > now} r ⊗ value(d)`` (engi
 
 This module holds ``Counters`` (building the PreTree, expiry, values, the event, START
 trees, snapshots, the views); the state it keeps is in ``prefix_tree`` and the in-place
-update of one event (RR and Lemma 1) in ``counter_updates``.
+update of one event (RR and Lemma 1) in ``counter_updates``. Where every START's vector
+changes by the same map (COUNT, a window, no START-anchored predicate, no Chop-Connect, no
+tracer) the STARTs share their counters instead (``shared_starts``, ``shared_feed``: the same
+outputs, O(nodes) per event instead of O(live STARTs)); a tracer or the views turn them back
+into START trees.
 """
 from __future__ import annotations
 
@@ -41,6 +45,7 @@ from engine.engines.aseq.counter_updates import CounterUpdates, UpdateOp
 from engine.engines.aseq.plan import NegSpec, Position, QueryPlan
 from engine.engines.aseq.prefix_tree import (ALL, VALUE, Channel, GroupTotals, Node, PartitionState, QuerySpec,
                                              Snapshot, Tree, jsonable_key, max_of, min_of, tree_id)
+from engine.engines.aseq.shared_feed import EventPlan, SharedFeed
 from engine.engines.aseq.values import Val, ZERO, exact_term, finish, shown_values, valid_value
 
 __all__ = ["Counters", "Node", "Tree", "QuerySpec", "DEFAULT_MAX_LIVE", "ALL"]
@@ -52,7 +57,7 @@ MAX_ROWS_LISTED = 500
 Tracer = Any
 
 
-class Counters(CounterUpdates):
+class Counters(SharedFeed, CounterUpdates):
     """The prefix counters of a sharing group of queries (see the module docstring).
 
     ``feed(e, partition)`` returns ``(query index, group, Val)`` for every output (the group
@@ -61,11 +66,12 @@ class Counters(CounterUpdates):
 
     def __init__(self, specs: list[tuple[str | None, QueryPlan, list[int] | None]], *,
                  tracer: Tracer = None, max_live: int = DEFAULT_MAX_LIVE,
-                 on_explode: Callable[[str, str], None] | None = None) -> None:
+                 on_explode: Callable[[str, str], None] | None = None, share_starts: bool = True) -> None:
         first = specs[0][1]
         self.window = first.window
         self.count_window = first.count_window
         self.key = first.key
+        self.shared = False
         self.tracer = tracer
         self.max_live = max_live
         self.on_explode = on_explode
@@ -89,6 +95,24 @@ class Counters(CounterUpdates):
         self.updates = 0
         self.resets = 0
         self.now_coord: float | None = None
+        # the STARTs' counters shared (engine/engines/aseq/shared_starts.py) where every START's
+        # vector changes by the same map: COUNT, a window, no START-anchored predicate, no
+        # Chop-Connect snapshot, no trace (a tracer or a view of the rows un-shares them)
+        self.shared = (share_starts and tracer is None and self.window is not None and not self.channels
+                       and not any(q.chopped for q in self.queries)
+                       and not any(n.anchored or any(r.anchored for r in n.resets) for n in self.nodes))
+        self._shared_cache: dict[str, EventPlan | None] = {}
+
+    @property
+    def tracer(self) -> Tracer:
+        return self._tracer
+
+    @tracer.setter
+    def tracer(self, tracer: Tracer) -> None:
+        """A tracer reports per START: shared counters are un-shared first."""
+        self._tracer = tracer
+        if tracer is not None and self.shared:
+            self.unshare()
 
     # ------------------------------------------------------------------ building
 
@@ -191,6 +215,8 @@ class Counters(CounterUpdates):
     def expire_to(self, now: float, emit: bool = False) -> list[tuple[float, int, Any, Val, Val]]:
         """Remove the trees with ``exp <= now`` (SEM step 4). With ``emit``, return for every
         expiry time, query and group: (exp, query, group, Val before, Val after)."""
+        if self.shared:
+            return self._expire_shared(now, emit)
         out: list[tuple[float, int, Any, Val, Val]] = []
         ex = self.expiry
         while ex and ex[0].exp <= now:
@@ -321,6 +347,8 @@ class Counters(CounterUpdates):
     def feed(self, e: Event, pkey: Any) -> list[tuple[int, Any, Val]]:
         """Process one event of partition ``pkey`` (expiry is the caller's: ``expire_to``
         first). Returns ``(query, group, Val)`` for every query the event is a TRIG of."""
+        if self.shared:
+            return self._feed_shared(e, pkey)
         fit, negs = self._candidates(e.type)
         if not fit and not negs:
             return []
@@ -503,6 +531,7 @@ class Counters(CounterUpdates):
 
     def rows(self, limit: int = MAX_ROWS_LISTED) -> list[dict[str, Any]]:
         """The live trees as rows of the prefix-counter table (for trace_state), oldest first."""
+        self.unshare()
         out = []
         for pk, part in self.parts.items():
             ts = ([part.glob] if part.glob is not None else []) + list(part.trees)

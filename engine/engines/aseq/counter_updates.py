@@ -46,7 +46,7 @@ class CounterUpdates:
 
         Fast path: inlines ``_apply``'s loop over the trees with no anchored test (every
         reset fires), no channel values and no trace; parity test:
-        tests/test_aseq_prefix_counters.py::test_the_plain_update_equals_the_general_one."""
+        tests/engines/aseq/test_prefix_counters.py::test_the_plain_update_equals_the_general_one."""
         plain = [(j, p, u, bool(rsts), term, root) for j, p, u, _ua, rsts, _chs, root, term in ops]
         multi = self.multi_root
         n_ops = n_resets = 0

@@ -32,13 +32,14 @@ EMIT_MODES = ("trig", "changes")
 
 class AseqMatcher(MatcherBase):
     """A-Seq for one pattern (see the module docstring). Options: ``emit`` (``trig`` |
-    ``changes``), ``max_runs`` (the guard: live prefix counters + snapshot rows)."""
+    ``changes``), ``max_runs`` (the guard: live prefix counters + snapshot rows),
+    ``share_starts`` (False: one counter vector per START always, engine/engines/aseq/shared_starts.py)."""
 
     name = "aseq"
     unit = "prefix counters"
 
     def __init__(self, pattern: Pattern, tracer: Tracer = None, *, emit: str = "trig",
-                 max_runs: int | None = None, **_: Any) -> None:
+                 max_runs: int | None = None, share_starts: bool = True, **_: Any) -> None:
         super().__init__(pattern, tracer)
         if emit not in EMIT_MODES:
             raise ValueError(f"emit must be one of {', '.join(EMIT_MODES)}")
@@ -60,7 +61,8 @@ class AseqMatcher(MatcherBase):
             self.stats.extra["fallback"] = self.fallback
             return
         limit = max_runs if max_runs is not None else DEFAULT_MAX_LIVE
-        self.counters = Counters([(None, self.plan, None)], tracer=tracer, max_live=limit, on_explode=self.explode)
+        self.counters = Counters([(None, self.plan, None)], tracer=tracer, max_live=limit, on_explode=self.explode,
+                                 share_starts=share_starts)
         self.last_seq = -1
         self._rows = 0
         self.stats.extra.update(mode="SEM" if self.counters.sem else "DPC")
@@ -76,14 +78,21 @@ class AseqMatcher(MatcherBase):
         self.stats.events += 1
         self.last_seq = e.seq
         rows: list[AggRow] = []
-        if plan.window is not None:
+        ex = c.expiry
+        # fast path: inlines expire_to's test (nothing leaves) and its coordinate; parity:
+        # tests/engines/aseq/test_shared_starts.py (emit changes, equal timestamps, count windows)
+        changed = False
+        if plan.window is not None and ex and ex[0].exp <= (e.seq if plan.count_window else e.ts):
             changes = c.expire_to(c.coord(e), emit=self.emit == "changes")
             rows += self._change_rows(changes, e.ts if plan.count_window else None, e.seq)
+            changed = True
         if c.relevant(e.type):
             for _qi, g, v in c.feed(e, plan.part(e)):
                 rows.append(AggRow(e.ts, e.id, _group(g), finish(plan.func, plan.kind, v), seq=e.seq))
-        self._rows += len(rows)
-        self._sync()
+            changed = True
+        if changed:  # an event no position or negation takes, with nothing leaving, changes no counter
+            self._rows += len(rows)
+            self._sync()
         return rows
 
     def attach_tracer(self, tracer: Tracer, last: Event | None = None) -> None:
@@ -123,8 +132,13 @@ class AseqMatcher(MatcherBase):
         st.runs_created = c.next_id
         st.runs_alive = c.live
         st.runs_peak = c.peak
-        st.extra.update(rows=self._rows, counter_updates=c.updates, counter_resets=c.resets,
-                        prefix_counters_live=c.live, prefix_counters_peak=c.peak, partitions=len(c.parts))
+        extra = st.extra  # item by item: ``update(**kw)`` builds a dict per event
+        extra["rows"] = self._rows
+        extra["counter_updates"] = c.updates
+        extra["counter_resets"] = c.resets
+        extra["prefix_counters_live"] = c.live
+        extra["prefix_counters_peak"] = c.peak
+        extra["partitions"] = len(c.parts)
 
     # ------------------------------------------------------------------ trace
 

@@ -154,10 +154,11 @@ class PartitionState:
     expiry) order, its global tree (DPC), its groups per query, and per (query, piece) the
     trees that carry a snapshot of that piece (Chop-Connect)."""
 
-    __slots__ = ("trees", "glob", "groups", "cnets")
+    __slots__ = ("trees", "glob", "groups", "cnets", "pool")
 
     def __init__(self, groups: tuple) -> None:
         self.trees: deque[Tree] = deque()
+        self.pool: Any = None   # the shared STARTs (engine/engines/aseq/shared_starts.py) instead of trees
         self.glob: Tree | None = None
         self.groups = groups
         self.cnets: dict[tuple[int, int], deque[Tree]] = {}  # (query, piece) -> trees with that snapshot

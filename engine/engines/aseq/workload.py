@@ -152,14 +152,15 @@ def sharing_plan(plans: list[QueryPlan], chop: bool = True) -> list[list[int] | 
 class WorkloadMatcher(MatcherBase):
     """All queries of a workload over one stream; rows tagged with the query's name (see
     the module docstring). ``share=False`` runs every query on its own counters (the
-    unshared reference); ``chops`` fixes the cut points of named queries."""
+    unshared reference); ``chops`` fixes the cut points of named queries; ``share_starts=False``
+    keeps one counter vector per START (engine/engines/aseq/shared_starts.py)."""
 
     name = "aseq-workload"
     unit = "prefix counters"
 
     def __init__(self, queries: list[Query], tracer: Tracer = None, *, emit: str = "trig", share: bool = True,
                  chop: bool = True, chops: dict[str, list[int]] | None = None, max_runs: int | None = None,
-                 **_: Any) -> None:
+                 share_starts: bool = True, **_: Any) -> None:
         if not queries:
             raise ValueError("an empty workload")
         super().__init__(queries[0].pattern, tracer)
@@ -200,7 +201,7 @@ class WorkloadMatcher(MatcherBase):
                     if queries[i].name in chops:
                         cuts[k] = list(chops[queries[i].name]) or None
             specs = [(queries[i].name, plans[i], cuts[k]) for k, i in enumerate(members)]
-            c = Counters(specs, tracer=tracer, max_live=limit, on_explode=self.explode)
+            c = Counters(specs, tracer=tracer, max_live=limit, on_explode=self.explode, share_starts=share_starts)
             self.groups.append((members, c, _Group(mplans[0], gkey)))
         self.last_seq = -1
         self._rows = 0
