@@ -22,19 +22,22 @@ class Case:
     pattern: str
     data: str            # "points" or "intervals"
     mode: str | None     # the Spark mode the run must report (None: AGG rows, mode not checked)
+    spark_data: str | None = None  # the data on Spark, when not ``data``
 
 
 CASES = [
     Case("keyed", "PATTERN SEQ(A a, B b, C c) WHERE [k] AND b.v >= a.v WITHIN 8", "points", "keyed"),
-    Case("time-chunked", "PATTERN SEQ(A a, B b, C c) WHERE b.v >= a.v + 5 WITHIN 6", "points", "time-chunked"),
+    # a directory: read by Spark's reader on the cluster (a small file is read on the driver)
+    Case("time-chunked", "PATTERN SEQ(A a, B b, C c) WHERE b.v >= a.v + 5 WITHIN 6", "points", "time-chunked",
+         "points_dir"),
     Case("agg", "PATTERN SEQ(A a, B b) WHERE [k] AGG COUNT GROUP BY k WITHIN 6", "points", None),
     Case("interval", "PATTERN SEQ(A a, B b, C c) WHERE [k] AND b.v >= a.v WITHIN 8", "intervals", "keyed"),
 ]
 
 
 def write_data(folder: Path) -> dict[str, list[str]]:
-    """The two files (600 point events over 5 keys; 300 interval events over 4 keys) and the
-    mapping arguments of each."""
+    """The two files (600 point events over 5 keys; 300 interval events over 4 keys), a
+    directory holding the first, and the ``--data`` and mapping arguments of each."""
     rng = random.Random(27)
     points = folder / "points.csv"
     with open(points, "w", newline="", encoding="utf-8") as fh:
@@ -55,14 +58,18 @@ def write_data(folder: Path) -> dict[str, list[str]]:
         w = csv.writer(fh)
         w.writerow(["id", "type", "lower", "upper", "k", "v"])
         w.writerows(rows)
-    return {"points": ["--data", str(points)],
+    folder_of_points = folder / "points_dir"
+    folder_of_points.mkdir(exist_ok=True)
+    (folder_of_points / "part-0.csv").write_bytes(points.read_bytes())
+    return {"points": ["--data", str(points)], "points_dir": ["--data", str(folder_of_points)],
             "intervals": ["--data", str(intervals), "--type-col", "type", "--id-col", "id",
                           "--lower-col", "lower", "--upper-col", "upper"]}
 
 
 def command(case: Case, data: dict[str, list[str]], out: Path, *spark: str) -> list[str]:
     """``cep run`` arguments for ``case``, writing JSON Lines to ``out``; ``spark``: the Spark flags."""
-    return ["run", case.pattern, *data[case.data], "--format", "jsonl", "--out", str(out), "--stats", *spark]
+    source = data[case.spark_data or case.data] if spark else data[case.data]
+    return ["run", case.pattern, *source, "--format", "jsonl", "--out", str(out), "--stats", *spark]
 
 
 def expected(folder: Path, data: dict[str, list[str]]) -> dict[str, str]:
