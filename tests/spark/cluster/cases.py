@@ -35,6 +35,10 @@ CASES = [
 ]
 
 
+# a matcher failing inside a task (its state guard): the run stops with the matcher's own message
+EXPLOSION = "cep: stopped: StateExplosion: state explosion in `nfab`"
+
+
 def write_data(folder: Path) -> dict[str, list[str]]:
     """The two files (600 point events over 5 keys; 300 interval events over 4 keys), a
     directory holding the first, and the ``--data`` and mapping arguments of each."""
@@ -119,6 +123,7 @@ def start_runs(backend: str, folder: Path, data: dict[str, list[str]], flags: li
         path = folder / f"{case.name}.{backend}.jsonl"
         outs[case.name] = path
         runs.append(command(case, data, path, *flags))
+    runs.append(command(CASES[0], data, folder / f"explosion.{backend}.jsonl", *flags, "--max-runs", "2"))
     runs_path, report_path = folder / f"{backend}.runs.json", folder / f"{backend}.report.json"
     runs_path.write_text(json.dumps(runs), encoding="utf-8")
     env = dict(os.environ)

@@ -69,7 +69,9 @@ def loopback_runs(tmp_path_factory):
             cluster.wait()
             started["standalone"] = cases.start_runs(
                 "standalone", data_folder, data, ["--master", cluster.url],
-                {"PYSPARK_PYTHON": cluster.python, "SPARK_LOCAL_IP": "127.0.0.1", "CEP_SPARK_MASTER": cluster.url})
+                {"PYSPARK_PYTHON": cluster.python, "SPARK_LOCAL_IP": "127.0.0.1", "CEP_SPARK_MASTER": cluster.url,
+                 # a failing task is not retried (the failure case would cost four attempts)
+                 "PYSPARK_SUBMIT_ARGS": "--conf spark.task.maxFailures=1 pyspark-shell"})
         except Exception as err:  # noqa: BLE001 - reported by the standalone test
             outcomes["standalone"].error = err
         for backend, runs in started.items():
