@@ -24,6 +24,9 @@ import pyspark
 
 SPARK_HOME = Path(pyspark.__file__).parent
 START_TIMEOUT = 120.0
+# short-lived JVMs on two cores: the client compiler only (far less JIT work), a serial collector;
+# in JDK_JAVA_OPTIONS, which every java launched with that environment reads (the executors too)
+QUICK_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 
 
 def free_port() -> int:
@@ -49,6 +52,7 @@ def cluster_env(python: str, folder: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "SPARK_REMOTE", "CEP_SPARK_MASTER",
                                                             "CEP_SPARK_REMOTE")}
     env.update(SPARK_HOME=str(SPARK_HOME), SPARK_LOCAL_IP="127.0.0.1", PYSPARK_PYTHON=python,
+               JDK_JAVA_OPTIONS=QUICK_JVM, SPARK_DAEMON_MEMORY="256m",
                PYSPARK_DRIVER_PYTHON=python, SPARK_LOG_DIR=str(folder / "logs"),
                SPARK_PID_DIR=str(folder / "pids"), SPARK_WORKER_DIR=str(folder / "work"))
     return env
@@ -180,8 +184,9 @@ def launch_connect_server(folder: Path, stack: ExitStack, master: str = "local[2
     folder.mkdir(parents=True, exist_ok=True)
     python = worker_python(folder)
     env = cluster_env(python, folder)
+    env.pop("SPARK_DAEMON_MEMORY")  # a driver needs more than a Master or a Worker
     port = free_port()
-    argv = [str(SPARK_HOME / "bin" / "spark-submit"), "--master", master,
+    argv = [str(SPARK_HOME / "bin" / "spark-submit"), "--master", master, "--driver-memory", "1g",
             "--class", "org.apache.spark.sql.connect.service.SparkConnectServer",
             "--conf", "spark.connect.grpc.binding.address=127.0.0.1",
             "--conf", f"spark.connect.grpc.binding.port={port}",

@@ -14,7 +14,7 @@ import pytest
 
 from engine.spark.session import java_version
 from tests.spark.cluster import cases
-from tests.spark.cluster.cluster_support import launch_cluster, launch_connect_server
+from tests.spark.cluster.cluster_support import QUICK_JVM, launch_cluster, launch_connect_server
 
 
 @dataclass
@@ -71,7 +71,8 @@ def loopback_runs(tmp_path_factory):
                 "standalone", data_folder, data, ["--master", cluster.url],
                 {"PYSPARK_PYTHON": cluster.python, "SPARK_LOCAL_IP": "127.0.0.1", "CEP_SPARK_MASTER": cluster.url,
                  # a failing task is not retried (the failure case would cost four attempts)
-                 "PYSPARK_SUBMIT_ARGS": "--conf spark.task.maxFailures=1 pyspark-shell"})
+                 "PYSPARK_SUBMIT_ARGS": "--conf spark.task.maxFailures=1 --conf spark.executor.memory=512m pyspark-shell",
+                 "JDK_JAVA_OPTIONS": QUICK_JVM})
         except Exception as err:  # noqa: BLE001 - reported by the standalone test
             outcomes["standalone"].error = err
         for backend, runs in started.items():
