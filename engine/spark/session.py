@@ -273,6 +273,7 @@ def _build_remote(url: str, conf: dict[str, str] | None, app_name: str) -> Any:
         from pyspark.sql.connect.session import SparkSession as RemoteSession
     except ImportError as e:
         raise SparkUnavailable(f"the Spark Connect client is not installed ({e}); pip install -e .") from None
+    _reachable(url)
     try:
         spark = RemoteSession.builder.remote(url).appName(app_name).create()
     except Exception as e:  # noqa: BLE001 - a malformed address, a missing package
@@ -292,6 +293,37 @@ def _build_remote(url: str, conf: dict[str, str] | None, app_name: str) -> Any:
             pass
         raise SparkUnavailable(f"Spark Connect at {url} did not answer: {_first_line(e)}") from None
     return spark
+
+
+CONNECT_PORT = 15002  # Spark Connect's default port
+CONNECT_TIMEOUT = 10.0
+
+
+def connect_address(url: str) -> tuple[str, int]:
+    """``(host, port)`` of an ``sc://host[:port][/;params]`` address; raises ``SparkUnavailable``
+    for a malformed one."""
+    rest = url.strip()[len("sc://"):]
+    hostport = rest.split("/", 1)[0]
+    host, sep, port = hostport.rpartition(":") if not hostport.endswith("]") else (hostport, "", "")
+    if not sep:
+        host, port = hostport, str(CONNECT_PORT)
+    host = host.strip("[]")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise SparkUnavailable(f"{url!r} is not a Spark Connect address (sc://HOST:PORT)")
+    return host, int(port)
+
+
+def _reachable(url: str) -> None:
+    """Fail at once, with the reason, when nothing listens at the address (the Connect client
+    itself retries for minutes)."""
+    import socket
+
+    host, port = connect_address(url)
+    try:
+        socket.create_connection((host, port), timeout=CONNECT_TIMEOUT).close()
+    except OSError as err:
+        raise SparkUnavailable(f"cannot reach the Spark Connect server at {host}:{port} "
+                               f"({err.strerror or err})") from None
 
 
 def _first_line(err: BaseException) -> str:
@@ -317,11 +349,11 @@ def get_spark(master: str | None = None, conf: dict[str, str] | None = None,
             session = _remote.get(want)
             if session is not None and not getattr(session, "is_stopped", False):
                 return session
+            session = _build_remote(want, conf, app_name)
             if _session is not None:  # one kind of session per process (see the module)
                 _session.stop()
                 _session, _master = None, None
             os.environ["SPARK_CONNECT_MODE_ENABLED"] = "1"
-            session = _build_remote(want, conf, app_name)
             _remote[want] = session
             return session
     with _lock:
@@ -370,14 +402,16 @@ def start_in_background(master: str | None = None, conf: dict[str, str] | None =
 
 
 def stop_spark(master: str | None = None) -> None:
-    """Stop the classic session (tests and the CLI call it at exit); with an ``sc://``
-    ``master``, close that Connect session instead."""
+    """Stop the sessions of this process (tests and the CLI call it at exit); with an ``sc://``
+    ``master``, close that Connect session only."""
     global _session, _master
     _wait_background()
     with _lock:
         if master is not None and is_remote(master):
             _stop_remote(master.strip())
             return
+        if _remote:
+            _stop_remote()
         if _session is not None:
             _session.stop()
         _session = None

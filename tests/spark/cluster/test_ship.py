@@ -78,3 +78,22 @@ def test_a_cluster_session_uses_pysparks_daemon_and_the_clusters_python(monkeypa
     assert "spark.python.daemon.module" not in cluster and "spark.pyspark.python" not in cluster
     monkeypatch.setenv("PYSPARK_PYTHON", "/opt/py/bin/python")
     assert session.session_settings("yarn")["spark.pyspark.python"] == "/opt/py/bin/python"
+
+
+def test_a_spark_connect_address_nothing_listens_at_fails_at_once(monkeypatch):
+    import socket
+    import time
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    monkeypatch.delenv("SPARK_CONNECT_MODE_ENABLED", raising=False)
+    t0 = time.monotonic()
+    with pytest.raises(session.SparkUnavailable, match=f"cannot reach the Spark Connect server at 127.0.0.1:{port}"):
+        session.get_spark(f"sc://127.0.0.1:{port}")
+    assert time.monotonic() - t0 < 10
+    assert "SPARK_CONNECT_MODE_ENABLED" not in os.environ  # this process's classic Spark is untouched
+    assert session.connect_address("sc://h.example") == ("h.example", 15002)
+    assert session.connect_address("sc://h:443/;token=x") == ("h", 443)
+    with pytest.raises(session.SparkUnavailable, match="not a Spark Connect address"):
+        session.connect_address("sc://h:port")
