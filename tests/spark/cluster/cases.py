@@ -134,3 +134,20 @@ def start_runs(backend: str, folder: Path, data: dict[str, list[str]], flags: li
         proc = subprocess.Popen([sys.executable, str(HERE / "run_many.py"), str(runs_path), str(report_path)],
                                 env=env, stdout=subprocess.DEVNULL, stderr=err, stdin=subprocess.DEVNULL, cwd=folder)
     return Runs(backend, folder, outs, report_path, proc, stderr_path)
+
+
+def bindings(jsonl: str) -> list[list[list]]:
+    """The bindings of each match of ``cep run --format jsonl`` output (variables a, b, c), sorted."""
+    out = []
+    for line in jsonl.splitlines():
+        m = json.loads(line)["match"]
+        out.append([list(m[v]) for v in ("a", "b", "c")])
+    return sorted(out)
+
+
+def check_lazy(lazy: dict, want: dict[str, str]) -> None:
+    """``engine.spark.match`` on the backend found the in-process matches of the point cases."""
+    by_pattern = {c.pattern: c for c in CASES if c.data == "points" and "AGG" not in c.pattern}
+    assert len(lazy) == 2, sorted(lazy)
+    for pattern, got in lazy.items():
+        assert got == bindings(want[by_pattern[pattern].name]), by_pattern[pattern].name

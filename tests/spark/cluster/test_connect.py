@@ -31,3 +31,5 @@ def test_connect_runs_equal_in_process(loopback_runs):
     assert app["matches"] == len(want["keyed"].splitlines())
     assert app["cluster"] == app["info_cluster"] == run.url
     assert any(f"on {run.url}" in t for t in app["texts"])
+    # the lazy DataFrame API (engine.spark.match) on the same session, over a DataFrame read there
+    cases.check_lazy(run.report["lazy"], want)

@@ -32,3 +32,5 @@ def test_cluster_runs_equal_in_process(loopback_runs):
     assert app["matches"] == len(want["keyed"].splitlines())
     assert app["cluster"] == app["info_cluster"] == f"{run.url} (2 executors)"
     assert any(f"on {run.url} (2 executors)" in t for t in app["texts"]) and app["stages"] > 0
+    # the lazy DataFrame API (engine.spark.match) on the same session, over a DataFrame read there
+    cases.check_lazy(run.report["lazy"], want)
