@@ -6,8 +6,11 @@ then report where the workers imported the engine from.
 ``RUNS.json``: a list of argument lists for ``cep run`` (each with its own ``--out``).
 ``REPORT.json``: ``{"status": [exit codes], "workers": [{"engine": file, "python": exe}],
 "master": url, "app": the Run page's Spark run of the first command's pattern and data
-(app.runner.run_spark: matches, where it ran, its progress texts)}``. The cluster tests start it as a subprocess: a process holds one classic
-SparkSession, and pyspark runs one kind of session (classic or Connect) per process.
+(app.runner.run_spark: matches, where it ran, its progress texts), "lazy": the bindings
+engine.spark.match finds for the point-data patterns}``.
+
+The cluster tests start it as a subprocess: a process holds one classic SparkSession, and
+pyspark runs one kind of session (classic or Connect) per process.
 """
 from __future__ import annotations
 
