@@ -53,6 +53,7 @@ def cluster_env(python: str, folder: Path) -> dict[str, str]:
                                                             "CEP_SPARK_REMOTE")}
     env.update(SPARK_HOME=str(SPARK_HOME), SPARK_LOCAL_IP="127.0.0.1", PYSPARK_PYTHON=python,
                JDK_JAVA_OPTIONS=QUICK_JVM, SPARK_DAEMON_MEMORY="256m",
+               SPARK_MASTER_OPTS="-Dspark.master.rest.enabled=false",  # no REST server on its fixed port
                PYSPARK_DRIVER_PYTHON=python, SPARK_LOG_DIR=str(folder / "logs"),
                SPARK_PID_DIR=str(folder / "pids"), SPARK_WORKER_DIR=str(folder / "work"))
     return env
