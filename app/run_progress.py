@@ -28,6 +28,7 @@ class LiveProgress:
     runs: int | None = None           # live partial matches (runs), when the engine counts them
     where: str = "in-process"         # in-process | spark
     spark: Any = None                 # engine.spark.progress.GroupProgress, on Spark
+    cluster: str = ""                 # the cluster or Spark Connect server given at `cep serve` ("" local)
     phase: str = "starting"           # what the run does now, in a few words
     started: float = field(default_factory=time.monotonic)
 
@@ -106,7 +107,10 @@ def panel() -> None:
         if job.status == "queued":
             st.info("Waiting for a free run slot (other sessions are running)…", icon=":material/hourglass_top:")
         elif live is not None:
-            st.progress(live.fraction, text=f"Running {live.where}: {live.phase}…")
+            from visualizers import escape
+
+            where = live.where + (f" on {escape.markdown(live.cluster)}" if live.cluster else "")
+            st.progress(live.fraction, text=f"Running {where}: {live.phase}…")
             cols = st.columns(len(live.lines()) + 1)
             for col, (label, value) in zip(cols, live.lines()):
                 col.metric(label, value)

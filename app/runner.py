@@ -292,6 +292,11 @@ def replay_stats(pattern: Pattern, loaded: LoadResult, guard: MemoryGuard | None
     return {} if out.stopped else out.stats
 
 
+# On a cluster the app reads every file it offers on the driver, up to this size (uploads are at most
+# 100 MiB): the files are on the app's machine, which the cluster's executors may not see.
+CLUSTER_LOCAL_BYTES = 1 << 30
+
+
 def spark_partitions(rows: int, parallelism: int) -> int:
     """Few partitions for small inputs: each task costs a Python worker's start-up
     (``engine.spark.pipeline.partitions_for``, which the background warm-up uses too)."""
@@ -306,15 +311,19 @@ def run_spark(pattern: Pattern, src: Source, mapping: ColumnMapping, rows: int =
     """Run on Spark (``engine.spark.pipeline.run``) with progress from the status tracker.
     A file up to ``LOCAL_BYTES`` is read on the driver and the matches come back in one
     Spark action (``collect``): a sample answers in about a second on a warm session.
+    On a cluster or a Spark Connect server given at ``cep serve`` every file is read on the
+    driver (the app's files are on the app's machine, which the cluster may not see).
     ``guard`` (time limit, Stop, memory) is checked while the run is polled; when it stops
-    the run, the run's Spark jobs are cancelled (``cancelJobGroup``) and a RunError says why.
+    the run, the run's Spark jobs are cancelled (``engine.spark.progress.RunTracker``: a job
+    group, or a Spark Connect tag) and a RunError says why.
     ``engine``: the matcher each partition runs (the planner's names); ``live``
     (``app.run_progress.LiveProgress``): stages and tasks done (``engine.spark.progress``)."""
     progress = on_progress or (lambda f, s: None)
     try:
         from engine.spark.local_source import LOCAL_BYTES
         from engine.spark.pipeline import PipelineError, run
-        from engine.spark.session import SparkUnavailable, get_spark
+        from engine.spark.progress import RunTracker
+        from engine.spark.session import SparkUnavailable, describe, get_spark, is_local, master_of, parallelism
     except ImportError as err:
         raise RunError(f"Spark is not available: {err}") from None
     progress(0.02, "starting Spark (the first start takes a while)…")
@@ -324,51 +333,50 @@ def run_spark(pattern: Pattern, src: Source, mapping: ColumnMapping, rows: int =
         raise RunError(str(err)) from None
     except Exception as err:  # noqa: BLE001
         raise RunError(f"Spark did not start: {_message(err)}") from None
-    sc = spark.sparkContext
-    n = spark_partitions(rows, sc.defaultParallelism)
+    local = is_local(master_of(spark))
+    where = "" if local else describe(spark)
+    n = spark_partitions(rows, parallelism(spark))
     box: dict[str, Any] = {}
-    group = f"cep-run-{time.time_ns()}"
+    tracker = RunTracker(spark, f"cep-run-{time.time_ns()}")
 
     def work() -> None:
         try:
-            sc.setJobGroup(group, "CEP Studio run", interruptOnCancel=True)
+            tracker.begin()
             box["result"] = run(pattern, src.path, engine=engine, mapping=mapping, data_format=src.fmt, spark=spark,
-                                partitions=n, collect=True, local_bytes=LOCAL_BYTES)
+                                partitions=n, collect=True, local_bytes=LOCAL_BYTES if local else CLUSTER_LOCAL_BYTES)
             r = box["result"]
             box["matches"] = r.to_matches()
         except BaseException as e:  # noqa: BLE001 - re-raised on the caller's thread
             box["error"] = e
+        finally:
+            tracker.end()
 
     t = threading.Thread(target=work, name="cep-studio-spark-run", daemon=True)
     t0 = time.perf_counter()
     t.start()
-    from engine.spark.progress import group_progress
-
-    seen: dict[int, tuple[int, int]] = {}
+    on = f" on {where}" if where else ""
     best = 0.05
-    progress(best, "reading and validating the data…")
+    progress(best, f"reading and validating the data{on}…")
     if live is not None:
         live.where, live.phase = "spark", "reading and validating the data"
+        live.cluster = where
     while t.is_alive():
         t.join(poll)
         if guard is not None:
             try:
                 guard.check()
             except RunStopped as err:
-                try:
-                    sc.cancelJobGroup(group)
-                except Exception:  # noqa: BLE001 - the run is abandoned either way
-                    pass
+                tracker.cancel()
                 raise RunError(f"stopped: {err}") from None
-        now = group_progress(sc, group, seen)
+        now = tracker.progress()
         done, total = now.tasks_done, now.tasks
         if live is not None:
             live.spark = now
             if now.stages:
                 live.phase = "matching"
-        frac = 0.05 + 0.9 * (done / total if total else 0.0) * (1 - 0.5 ** max(1, len(seen)))
+        frac = 0.05 + 0.9 * (done / total if total else 0.0) * (1 - 0.5 ** max(1, now.stages))
         best = max(best, min(frac, 0.97))
-        progress(best, f"Spark: {len(seen)} stage(s), {done}/{total} tasks done…")
+        progress(best, f"Spark{on}: {now.stages} stage(s), {done}/{total} tasks done…")
     secs = time.perf_counter() - t0
     err = box.get("error")
     if err is not None:
@@ -380,7 +388,7 @@ def run_spark(pattern: Pattern, src: Source, mapping: ColumnMapping, rows: int =
     matches: list[Match] = box["matches"]
     out = Outcome(matches=matches, engine="spark", mode=r.mode, seconds=secs, events=int(r.events.count),
                   warnings=list(r.warnings), info={**r.info, "spark_seconds": round(r.seconds, 3),
-                                                   "partitions_requested": n})
+                                                   "partitions_requested": n, **({"cluster": where} if where else {})})
     rep = r.events.report
     if rep is not None and getattr(rep, "rows_rejected", 0):
         out.warnings.append(f"Spark rejected {rep.rows_rejected} row(s): {rep.summary()}")

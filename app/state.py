@@ -316,4 +316,24 @@ def spark_status() -> str:
         from engine.spark import session as S
     except ImportError:
         return "unavailable"
-    return "ready" if getattr(S, "_session", None) is not None else "not started"
+    return "ready" if S.running_session() is not None else "not started"
+
+
+def spark_cluster() -> str:
+    """Where the app's Spark runs when ``cep serve`` named a cluster or a Spark Connect server
+    (``CEP_SPARK_MASTER``): its address, with its executors once the session runs; "" when
+    Spark runs in this process (local)."""
+    try:
+        from engine.spark import session as S
+    except ImportError:
+        return ""
+    master = S.default_master()
+    if S.is_local(master):
+        return ""
+    running = S.running_session()
+    if running is not None:
+        try:
+            return S.describe(running)
+        except Exception:  # noqa: BLE001 - a session stopping
+            pass
+    return master

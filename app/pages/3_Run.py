@@ -203,7 +203,9 @@ matcher = rc2.selectbox("Engine", choices.usable, key="run_matcher",
                         format_func=lambda n: "auto (the best engine for this pattern)" if n == "auto" else n,
                         help="auto picks the engine; the others are every engine that can run this pattern "
                              "on this data")
-rc3.caption(f"{len(loaded.events):,} events loaded · Spark session: {escape.message(state.spark_status())}. "
+cluster = state.spark_cluster()
+rc3.caption(f"{len(loaded.events):,} events loaded · Spark session"
+            + (f" on {escape.markdown(cluster)}" if cluster else "") + f": {escape.message(state.spark_status())}. "
             + ("Small data runs in-process by default (Spark's job start-up costs seconds); "
                "Spark gives the same matches." if small else "Large data runs on Spark by default."))
 if choices.refused:

@@ -53,7 +53,11 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--max-runs", type=int, default=None, help="state guard: live runs + buffer entries limit")
     p.add_argument("--skip-bad-rows", action="store_true", help="run without rows the validation rejected")
     p.add_argument("--spark", action="store_true", help="run on Spark")
-    p.add_argument("--master", default=None, help="Spark master URL (default CEP_SPARK_MASTER or local[*])")
+    p.add_argument("--master", default=None,
+                   help="Spark master URL: local[N], spark://HOST:PORT, yarn, k8s://... (implies --spark; "
+                        "default CEP_SPARK_MASTER or local[*])")
+    p.add_argument("--remote", default=None, metavar="sc://HOST:PORT",
+                   help="run on a Spark Connect server (implies --spark)")
     p.add_argument("--with-events", action="store_true", help="(Spark) add the events' attributes")
     add_run_args(p)  # --max-memory, --read, --time-limit
     p.add_argument("--min-confidence", type=float, default=None, metavar="X",
@@ -78,10 +82,28 @@ def wants_aggregate(args: argparse.Namespace) -> bool:
     return pattern is None or pattern.aggregate is not None
 
 
+def spark_target(args: argparse.Namespace) -> None:
+    """``--master`` / ``--remote``: checked before any work; either implies ``--spark`` and
+    ends up in ``args.master`` (an ``sc://`` address is a Spark Connect server)."""
+    master, remote = getattr(args, "master", None), getattr(args, "remote", None)
+    if master is not None and remote is not None:
+        raise CommandError("give --master or --remote, not both")
+    if remote is not None:
+        if not remote.strip().lower().startswith("sc://"):
+            raise CommandError(f"--remote takes a Spark Connect address sc://HOST:PORT, not {remote!r}")
+        args.master = remote.strip()
+    if args.master is not None:
+        if not args.master.strip():
+            raise CommandError("--master is empty")
+        args.spark = True
+
+
 def run(args: argparse.Namespace) -> int:
     """``cep run``: build the request, then run it on its one path (see the module)."""
     from engine.commands.arguments import read_pattern
     from engine.engines.sql.detect import is_sql, is_sql_file
+
+    spark_target(args)
 
     if not getattr(args, "more", None):
         text, origin = read_pattern(args.pattern)

@@ -1,10 +1,16 @@
 """``cep run --spark``: the request (engine/commands/run.py) run on Spark, matches or AGG
 rows, with the same output contract as in process. Only this module of the commands imports
-``engine.spark`` (and only when called)."""
+``engine.spark`` (and only when called).
+
+``--master`` / ``--remote`` (or ``CEP_SPARK_MASTER``) choose where: ``local[*]`` by default,
+a cluster's master URL, or a Spark Connect server (``sc://HOST:PORT``). Off this machine, a
+data file on this machine's disk up to ``LOCAL_BYTES`` is read here and sent to the cluster
+with the job (its executors may not see this disk); a bigger one, a directory or a glob must
+be at a path the executors can read (HDFS, S3, a shared mount)."""
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from engine.commands.arguments import CommandError
 from engine.commands.errors import preparing
@@ -13,11 +19,30 @@ from engine.commands.stats import print_stats
 if TYPE_CHECKING:  # pragma: no cover
     from engine.commands.request import RunRequest
 
-__all__ = ["run_aggregate_on_spark", "run_matches_on_spark"]
+__all__ = ["run_aggregate_on_spark", "run_matches_on_spark", "read_for"]
 
 
 def _spark_unavailable(err: Exception) -> CommandError:
     return CommandError(f"Spark is not available: {err}")
+
+
+def read_for(data: Any, mapping: Any, spark: Any) -> Any:
+    """The events of ``data`` for a run on ``spark`` (see the module): read here and sent with
+    the job when the session is not local and ``data`` is a small local file, else by Spark."""
+    import os
+
+    from engine.spark.io import read_events
+    from engine.spark.local_source import LOCAL_BYTES, read_local
+    from engine.spark.session import is_local, master_of
+
+    if not is_local(master_of(spark)) and isinstance(data, (str, os.PathLike)):
+        try:
+            small = os.path.isfile(data) and os.path.getsize(data) <= LOCAL_BYTES
+        except OSError:
+            small = False
+        if small:
+            return read_local(data, mapping, None, spark)
+    return read_events(data, mapping, spark=spark)
 
 
 def run_matches_on_spark(request: RunRequest) -> int:
@@ -28,7 +53,6 @@ def run_matches_on_spark(request: RunRequest) -> int:
 
     try:
         from engine.spark.errors import PipelineError
-        from engine.spark.io import read_events
         from engine.spark.pipeline import Progress, default_factory, jsonl_lines, numeric_issues, run
         from engine.spark.session import SparkUnavailable, get_spark
     except ImportError as err:
@@ -45,7 +69,7 @@ def run_matches_on_spark(request: RunRequest) -> int:
     fmt = opts.get("format") or "table"
     try:
         with preparing(request.label), Progress(spark):
-            ev = read_events(data, mapping, spark=spark)
+            ev = read_for(data, mapping, spark)
             report = ev.report
             numeric = numeric_issues(ev, pattern)
             issues = list(report.issues) + numeric
@@ -113,7 +137,6 @@ def run_aggregate_on_spark(request: RunRequest) -> int:
     try:
         from engine.spark.aseq import run
         from engine.spark.errors import PipelineError
-        from engine.spark.io import read_events
         from engine.spark.pipeline import Progress, numeric_issues
         from engine.spark.session import SparkUnavailable, get_spark
     except ImportError as err:
@@ -128,7 +151,7 @@ def run_aggregate_on_spark(request: RunRequest) -> int:
         raise CommandError(str(err)) from None
     try:
         with preparing(request.label), Progress(spark):
-            ev = read_events(data, mapping, spark=spark)
+            ev = read_for(data, mapping, spark)
             issues = list(ev.report.issues) + numeric_issues(ev, pattern)
             errors = [i for i in issues if i.severity == "error"]
             if errors and not getattr(args, "skip_bad_rows", False):

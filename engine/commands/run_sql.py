@@ -52,6 +52,9 @@ def _run_on_spark(args: argparse.Namespace, query: Any, origin: str, engine: str
         raise CommandError("--spark reads the table from --data FILE (a query's own VALUES runs in process)")
     from engine.commands.arguments import resolve_data
     path, _hint = resolve_data(args.data)
+    if args.master and args.master.strip().lower().startswith("sc://"):
+        raise CommandError("MATCH_RECOGNIZE queries do not run on Spark Connect yet (their plan uses "
+                           "Spark's RDD interface, which Connect has not got): use --master")
     from engine.spark.sql_query import run_query_on_spark
 
     t0 = time.perf_counter()

@@ -6,6 +6,11 @@ server are offered only from ``--data-dir DIR`` (default: none, and the Run page
 option). The app's runs get ``--time-limit`` seconds, ``--max-memory`` of resident memory
 and at most ``--run-slots`` of them run at once (the others wait in a queue).
 
+``--spark-master URL`` (a standalone, YARN or Kubernetes master) or ``--spark-remote
+sc://HOST:PORT`` (a Spark Connect server) makes the Run page's Spark option run there; the
+address is fixed at start-up (never typed in the page) and reaches the app as
+``CEP_SPARK_MASTER``, which ``engine.spark.session.get_spark`` reads.
+
 The settings reach the app through environment variables (``ENV_*`` below; ``app.limits``
 reads them). Streamlit is started from the repository root, where it reads
 ``.streamlit/config.toml``, and gets the security settings as flags too, so they hold from
@@ -28,6 +33,7 @@ ENV_DATA_DIR = "CEP_DATA_DIR"
 ENV_TIME_LIMIT = "CEP_RUN_TIME_LIMIT"
 ENV_MAX_MEMORY = "CEP_MAX_MEMORY"
 ENV_RUN_SLOTS = "CEP_RUN_SLOTS"
+ENV_SPARK_MASTER = "CEP_SPARK_MASTER"  # engine.spark.session.default_master
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_TIME_LIMIT = 60.0
@@ -50,7 +56,32 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                         "(2GB, 800MB, 50%%, off; default 2 GB or half the machine's memory)")
     p.add_argument("--run-slots", default=str(DEFAULT_RUN_SLOTS), metavar="N",
                    help=f"at most N app runs at once; the others wait (default {DEFAULT_RUN_SLOTS})")
+    p.add_argument("--spark-master", default=None, metavar="URL",
+                   help="the Run page's Spark option runs on this cluster: spark://HOST:PORT, yarn, "
+                        "k8s://https://HOST:PORT (default: Spark inside the app, local[*])")
+    p.add_argument("--spark-remote", default=None, metavar="sc://HOST:PORT",
+                   help="the Run page's Spark option runs on this Spark Connect server")
     return p
+
+
+def spark_master(args: argparse.Namespace) -> str | None:
+    """The cluster or Spark Connect address the app's Spark runs on (None: unchanged)."""
+    from engine.commands.arguments import CommandError
+
+    master, remote = getattr(args, "spark_master", None), getattr(args, "spark_remote", None)
+    if master is not None and remote is not None:
+        raise CommandError("give --spark-master or --spark-remote, not both")
+    if remote is not None:
+        if not remote.strip().lower().startswith("sc://"):
+            raise CommandError(f"--spark-remote takes a Spark Connect address sc://HOST:PORT, not {remote!r}")
+        return remote.strip()
+    if master is not None:
+        if not master.strip():
+            raise CommandError("--spark-master is empty")
+        if master.strip().lower().startswith("sc://"):
+            raise CommandError("--spark-master takes a master URL; give a Spark Connect address to --spark-remote")
+        return master.strip()
+    return None
 
 
 def _is_loopback(host: str) -> bool:
@@ -120,6 +151,9 @@ def launch_settings(args: argparse.Namespace) -> tuple[list[str], dict[str, str]
             raise CommandError(f"--max-memory: {err}") from None
         env[ENV_MAX_MEMORY] = "off" if limit is None else str(limit)
     env[ENV_RUN_SLOTS] = str(_slots(args.run_slots))
+    master = spark_master(args)
+    if master is not None:
+        env[ENV_SPARK_MASTER] = master
     cmd = [sys.executable, "-m", "streamlit", "run", str(APP),
            "--server.address", args.host, "--server.port", str(args.port),
            "--server.headless", "true", "--server.enableXsrfProtection", "true",
@@ -136,6 +170,8 @@ def run(args: argparse.Namespace) -> int:
         print(warning, file=sys.stderr)
     else:
         print(f"cep serve: http://{args.host}:{args.port} (this machine only)", file=sys.stderr)
+    if env.get(ENV_SPARK_MASTER):
+        print(f"cep serve: Spark runs on {env[ENV_SPARK_MASTER]}", file=sys.stderr)
     try:
         return subprocess.call(cmd, env=env, cwd=cwd)
     except KeyboardInterrupt:

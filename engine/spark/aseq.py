@@ -187,7 +187,7 @@ def run(pattern: Pattern, source: Any, engine: str = "auto", *, emit: str = "tri
     ``mode`` forces a mode (a forced mode must be valid for the pattern)."""
     from pyspark.sql import functions as F
 
-    from engine.spark.session import get_spark
+    from engine.spark.session import get_spark, parallelism
 
     t0 = time.perf_counter()
     spark = spark or get_spark()
@@ -228,7 +228,7 @@ def run(pattern: Pattern, source: Any, engine: str = "auto", *, emit: str = "tri
             else:
                 r = ev.df.agg(F.min(TS_COL), F.max(TS_COL)).collect()[0]
                 lo, hi = float(r[0] or 0.0), float(r[1] or 0.0)
-            target = 4 * max(1, spark.sparkContext.defaultParallelism)
+            target = 4 * parallelism(spark)
             size = max(float(chunk_size), W) if chunk_size is not None else max((hi - lo) / target if hi > lo else W,
                                                                               2.0 * W)
             coord = F.col(SEQ_COL).cast("double") if count_window else F.col(TS_COL)

@@ -222,27 +222,61 @@ def _match_partition(task: _Task, batches: Iterator[pa.RecordBatch]) -> Iterator
 
 class Progress:
     """A line per finished Spark stage on stderr, by polling ``sc.statusTracker()`` in a
-    thread (no SparkListener, nothing on stdout)."""
+    thread (no SparkListener, nothing on stdout). On Spark Connect (no SparkContext) the
+    stages come from the server's progress reports (``registerProgressHandler``), after a
+    first line naming the server."""
 
     def __init__(self, spark: Any, stream: Any = None, interval: float = 0.25, label: str = "spark"):
-        self.sc = spark.sparkContext
+        from engine.spark.session import is_connect, master_of
+
+        self.spark = spark
+        self.connect = is_connect(spark)
+        self.sc = None if self.connect else spark.sparkContext
+        self.master = master_of(spark)
         self.stream = stream or sys.stderr
         self.interval = interval
         self.label = label
         self._stop = threading.Event()
         self._seen: dict[int, tuple[str, int, float]] = {}
+        self._done: set[int] = set()
         self._thread: threading.Thread | None = None
 
     def __enter__(self) -> "Progress":
+        if self.connect:
+            print(f"[{self.label}] running on {self.master}", file=self.stream, flush=True)
+            try:
+                self.spark.registerProgressHandler(self._on_connect)
+            except Exception:  # noqa: BLE001 - an older server: no stage lines
+                pass
+            return self
+        if not self.master.startswith("local"):
+            print(f"[{self.label}] running on {self.master}", file=self.stream, flush=True)
         self._thread = threading.Thread(target=self._loop, name="cep-spark-progress", daemon=True)
         self._thread.start()
         return self
 
     def __exit__(self, *exc: Any) -> None:
+        if self.connect:
+            try:
+                self.spark.removeProgressHandler(self._on_connect)
+            except Exception:  # noqa: BLE001
+                pass
+            return
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=5)
         self._poll(final=True)
+
+    def _on_connect(self, stages: Any, inflight_tasks: int, operation_id: Any, done: bool) -> None:
+        """A Spark Connect progress report: a line per stage the first time it is done."""
+        try:
+            for st in stages or ():
+                if st.done and st.stage_id not in self._done:
+                    self._done.add(st.stage_id)
+                    print(f"[{self.label}] stage {st.stage_id}: {st.num_completed_tasks}/{st.num_tasks} tasks",
+                          file=self.stream, flush=True)
+        except Exception:  # noqa: BLE001 - progress must never break a run
+            pass
 
     def _loop(self) -> None:
         while not self._stop.wait(self.interval):
@@ -252,6 +286,7 @@ class Progress:
                 return
 
     def _poll(self, final: bool = False) -> None:
+        assert self.sc is not None
         tr = self.sc.statusTracker()
         active = set(tr.getActiveStageIds())
         for sid in active:
@@ -324,7 +359,9 @@ def _chunk_size(ev: SparkEvents, w: float, count: bool, spark: Any, chunk_size: 
         lo, hi = float(r[0] or 0.0), float(r[1] or 0.0)
     if chunk_size is not None:
         return lo, max(float(chunk_size), w)
-    target = 4 * max(1, spark.sparkContext.defaultParallelism)
+    from engine.spark.session import parallelism
+
+    target = 4 * parallelism(spark)
     span = hi - lo
     # at least 2W so that an event is in at most ~1.5 chunks on average
     return lo, max(span / target if span > 0 else w, 2.0 * w)
@@ -461,10 +498,10 @@ def warm_up(pattern: Pattern | str, source: str | os.PathLike[str], mapping: Any
     compiles that path and every core gets a Python worker that has imported the engine.
     Returns the seconds of each round."""
     from engine.spark.local_source import LOCAL_BYTES
-    from engine.spark.session import get_spark
+    from engine.spark.session import get_spark, parallelism
 
     spark = spark or get_spark()
-    n = partitions_for(0, spark.sparkContext.defaultParallelism)
+    n = partitions_for(0, parallelism(spark))
     times = []
     for _ in range(max(1, rounds)):
         t0 = time.perf_counter()

@@ -197,7 +197,9 @@ def _global_seq(spark: Any, data: Any, cached: list[Any]) -> Any:
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
-    n = max(1, spark.sparkContext.defaultParallelism)
+    from engine.spark.session import parallelism
+
+    n = parallelism(spark)
     srt = (data.repartitionByRange(n, F.col(TS_COL), F.col(ROW_COL))
            .sortWithinPartitions(TS_COL, ROW_COL)
            .withColumn("__cep_pid", F.spark_partition_id())
