@@ -42,9 +42,18 @@ def test_serve_hands_the_cluster_to_the_app(monkeypatch):
         serve.launch_settings(_serve_args("--spark-master", "sc://h:1"))
 
 
+def _no_session_yet(monkeypatch):
+    """The page as a fresh app process sees it: no session yet (a test before may have left this
+    process's local session running)."""
+    from engine.spark import session
+
+    monkeypatch.setattr(session, "running_session", lambda: None)
+
+
 @pytest.mark.parametrize("address", ["spark://127.0.0.1:7077", "sc://127.0.0.1:15002"])
 def test_run_page_shows_where_spark_runs(monkeypatch, address):
     monkeypatch.setenv("CEP_SPARK_MASTER", address)
+    _no_session_yet(monkeypatch)
     at = AppTest.from_file(RUN, default_timeout=60)
     at.run()
     assert not at.exception, [e.value for e in at.exception]
@@ -55,6 +64,7 @@ def test_run_page_shows_where_spark_runs(monkeypatch, address):
 
 def test_run_page_names_no_cluster_when_spark_is_local(monkeypatch):
     monkeypatch.delenv("CEP_SPARK_MASTER", raising=False)
+    _no_session_yet(monkeypatch)
     at = AppTest.from_file(RUN, default_timeout=60)
     at.run()
     assert not at.exception
