@@ -390,6 +390,8 @@ def _column(arr: Any) -> ArrowColumn | None:
 
     if isinstance(arr, pa.ChunkedArray):
         if pa.types.is_dictionary(arr.type):
+            if supported_type(arr.type) is None or any(_repeated_categories(c.dictionary) for c in arr.chunks):
+                return None
             arr = pc.cast(arr, arr.type.value_type)  # the unified categories' values
             return ArrowColumn("category", arr.combine_chunks())
         arr = arr.combine_chunks()
@@ -397,9 +399,8 @@ def _column(arr: Any) -> ArrowColumn | None:
     if kind is None:
         return None
     if kind == "category":
-        dictionary = arr.dictionary
-        if dictionary.null_count or len(pc.unique(dictionary)) != len(dictionary):
-            return None  # pandas refuses repeated or missing categories
+        if _repeated_categories(arr.dictionary):
+            return None
         arr = pc.cast(arr, arr.type.value_type)
     elif kind == "timestamp":
         nums = _buffer(arr, np.int64)
@@ -421,6 +422,13 @@ def _column(arr: Any) -> ArrowColumn | None:
         if flat.null_count and not (pa.types.is_string(flat.type) or pa.types.is_large_string(flat.type)):
             return None  # pandas makes every list of the column floats (or objects) then
     return ArrowColumn(kind, arr)
+
+
+def _repeated_categories(dictionary: Any) -> bool:
+    """A dictionary pandas refuses as categories: a repeated or missing value."""
+    import pyarrow.compute as pc
+
+    return bool(dictionary.null_count) or len(pc.unique(dictionary)) != len(dictionary)
 
 
 def _plain_pandas_note(schema: Any) -> bool:

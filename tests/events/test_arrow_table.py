@@ -21,10 +21,10 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from engine.events import ColumnMapping, DataError
+from engine.events import BatchReader, ColumnMapping, DataError
 from engine.events.arrow_table import arrow_batch_table, load_arrow, read_arrow_table, read_parquet_arrow
 from engine.events.load import load_with_pandas
-from tests.events.test_small_csv import _snapshot
+from tests.events.test_small_csv import _plain, _snapshot
 
 
 def _both(path: Path, mapping: ColumnMapping | None) -> tuple[Any, Any] | None:
@@ -44,10 +44,12 @@ def _both(path: Path, mapping: ColumnMapping | None) -> tuple[Any, Any] | None:
     return arrow, pandas
 
 
-def _assert_same(path: Path, mapping: ColumnMapping | None = None) -> bool:
+def _assert_same(path: Path, mapping: ColumnMapping | None = None) -> Any:
+    """The Arrow path's result (a snapshot, or the ``DataError``), checked equal to the pandas
+    path's; None when the Arrow path declines."""
     got = _both(path, mapping)
     if got is None:
-        return False
+        return None
     arrow, pandas = got
     if arrow != pandas:
         shown = pq.read_table(path).to_pydict()
@@ -55,7 +57,7 @@ def _assert_same(path: Path, mapping: ColumnMapping | None = None) -> bool:
             if isinstance(pandas, dict) and arrow[key] != pandas[key]:
                 raise AssertionError(f"{key} differs for\n{shown!r}\narrow: {arrow[key]!r}\npandas: {pandas[key]!r}")
         raise AssertionError(f"differ for\n{shown!r}\narrow: {arrow!r}\npandas: {pandas!r}")
-    return True
+    return arrow
 
 
 # --------------------------------------------------------------------------- random tables
@@ -167,8 +169,15 @@ def test_arrow_path_equals_pandas_path(tmp_path: Path, spec: tuple[pa.Table, Col
     table, mapping = spec
     path = tmp_path / "data.parquet"
     pq.write_table(table, path, row_group_size=row_group)
-    read = _assert_same(path, mapping)
-    event("arrow path" if read else "declined: read with pandas")
+    arrow = _assert_same(path, mapping)
+    if arrow is None:
+        event("declined: read with pandas")
+    elif isinstance(arrow, dict):
+        event("arrow path")
+        event("events loaded" if arrow["events"] else "no event loaded")
+        event("some row rejected" if arrow["report"]["rows_rejected"] else "no row rejected")
+    else:
+        event("arrow path: refused as a whole (DataError)")
 
 
 # --------------------------------------------------------------------------- chosen tables
@@ -209,7 +218,7 @@ CHOSEN: dict[str, pa.Table] = {
 
 @pytest.mark.parametrize("name", sorted(CHOSEN))
 def test_chosen_tables_take_the_arrow_path_and_match(tmp_path: Path, name: str) -> None:
-    assert _assert_same(_write(tmp_path, CHOSEN[name])), f"{name}: the Arrow path declined"
+    assert _assert_same(_write(tmp_path, CHOSEN[name])) is not None, f"{name}: the Arrow path declined"
 
 
 @pytest.mark.parametrize("table", [
@@ -236,7 +245,7 @@ def test_a_file_pandas_wrote_matches(tmp_path: Path) -> None:
     path = tmp_path / "data.parquet"
     pd.DataFrame({"type": ["A", "B", None], "ts": [1.5, 2.5, 3.0], "id": pd.array([1, None, 3], dtype="Int64"),
                   "x": ["a", None, "c"]}).to_parquet(path)
-    assert _assert_same(path)
+    assert _assert_same(path) is not None
     indexed = tmp_path / "indexed.parquet"
     pd.DataFrame({"type": ["A"], "ts": [1]}, index=pd.Index(["r"], name="k")).to_parquet(indexed)
     assert read_arrow_table(pq.read_table(indexed)) is None  # an index column: pandas reads it as the index
@@ -274,3 +283,73 @@ def test_the_arrow_path_imports_no_pandas(tmp_path: Path) -> None:
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
     assert run.stdout.split() == ["True", "5", "1", "False"], run.stdout
+
+
+# --------------------------------------------------------------------------- batches
+
+class _ArrowBatches(BatchReader):
+    """``BatchReader`` with Parquet batches given as ``arrow_batch_table`` tables (how the
+    reader would carry them), each one it declines read by pandas."""
+
+    def _frames(self) -> Any:
+        from engine.events.batches import _Frame
+        from engine.events.formats import arrow_to_pandas
+
+        offset = 0
+        for batch in pq.ParquetFile(self.path).iter_batches(batch_size=self.batch_rows):
+            table = arrow_batch_table(batch)
+            if table is None:
+                yield _Frame(df=arrow_to_pandas(batch), offset=offset)
+            else:
+                yield _Frame(df=None, offset=offset, table=table)  # type: ignore[arg-type]
+            offset += batch.num_rows
+
+    def _as_frame(self, raw: Any) -> Any:
+        from engine.events.batches import _Frame
+
+        return _Frame(df=raw.table.pandas_frame(), offset=raw.offset)
+
+
+def _batches(reader: BatchReader) -> Any:
+    out: list[Any] = []
+    try:
+        for b in reader:
+            out.append(([(_plain(e.id), e.type, _plain(e.ts), e.seq, sorted((k, _plain(v)) for k, v in e.attrs.items()))
+                         for e in b.events], b.rows, [i.model_dump() for i in b.issues], b.schema, b.seq_start))
+    except DataError as err:
+        out.append(("DataError", str(err)))
+    return out, reader.report().model_dump(), reader.schema(), reader.time_is_datetime, reader.ids_are_rows
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                    HealthCheck.too_slow])
+@given(parquet_tables(), st.integers(1, 4))
+def test_arrow_batches_equal_pandas_batches(tmp_path: Path, spec: tuple[pa.Table, ColumnMapping | None],
+                                            batch_rows: int) -> None:
+    table, mapping = spec
+    if not len(table):
+        return
+    path = tmp_path / "data.parquet"
+    pq.write_table(table, path)
+    arrow = _batches(_ArrowBatches(path, mapping, batch_rows=batch_rows))
+    pandas = _batches(BatchReader(path, mapping, batch_rows=batch_rows))
+    assert arrow == pandas, table.to_pydict()
+    event("arrow batches" if read_arrow_table(table) is not None else "declined: pandas batches")
+
+
+@settings(max_examples=150, deadline=None)
+@given(parquet_tables(), st.sampled_from([frozenset({"A"}), frozenset({"A", "B"}), frozenset({"Z"})]))
+def test_types_build_the_events_of_those_types_only(spec: tuple[pa.Table, ColumnMapping | None],
+                                                    types: frozenset[str]) -> None:
+    table, mapping = spec
+    try:
+        whole, some = load_arrow(table, mapping), load_arrow(table, mapping, types=types)
+    except DataError:
+        return
+    if whole is None:
+        assert some is None
+        return
+    assert [(e.id, e.type, e.ts, e.seq, e.attrs) for e in some.events] == \
+        [(e.id, e.type, e.ts, e.seq, e.attrs) for e in whole.events if e.type in types]
+    assert some.rows == whole.rows and some.report.rows_loaded == whole.report.rows_loaded
+    assert some.events_skipped == len(whole.events) - len(some.events)
