@@ -11,9 +11,9 @@ tables written to Parquet through both paths.
 It reads only what it is sure of and otherwise declines (``read_arrow_table`` returns None, or a
 column raises ``small_csv.Unsure`` while the rules run, and ``load_arrow`` returns None): the
 caller then takes the pandas path. Sure means every column is one of: integers, floats,
-booleans, strings (plain, large, or dictionary-encoded with a string dictionary), time stamps in
-the years pandas holds in nanoseconds (naive, UTC or a fixed offset), dates in that range, the
-null type, and lists of integers, floats, booleans or strings (no null inside a list of numbers
+booleans, decimals (floats in pandas' values), strings (plain, large, or dictionary-encoded
+with a string dictionary), time stamps in the years pandas holds in nanoseconds (naive, UTC or
+a fixed offset), dates in that range, the null type, and lists of integers, floats, booleans or strings (no null inside a list of numbers
 or booleans: pandas turns the whole column's lists into floats or objects then); a pandas
 schema note (a file pandas wrote) only with a plain range index and string column names; a
 type or time column only of the types whose pandas reading is plain here.
@@ -110,11 +110,11 @@ class ArrowColumn:
 
     @property
     def is_object(self) -> bool:
-        return self.kind in ("date", "null", "list")
+        return self.kind in ("date", "null", "list", "decimal")
 
     @property
     def is_text(self) -> bool:
-        return self.kind in ("string", "date", "null", "list")
+        return self.kind in ("string", "date", "null", "list", "decimal")
 
     @property
     def is_float(self) -> bool:
@@ -172,8 +172,18 @@ class ArrowColumn:
             return lookup[codes if keep is None else codes[keep]].tolist()
         if k == "null":
             return [None] * (self.n if keep is None else len(keep))
+        if k == "decimal":
+            floats = self._decimals()
+            return floats if keep is None else [floats[i] for i in keep.tolist()]
         texts = self._texts()
         return texts if keep is None else [texts[i] for i in keep.tolist()]
+
+    def _decimals(self) -> list[float | None]:
+        """decimal: each value as the float ``values.normalize`` makes of a ``Decimal``."""
+        got = self._cache.get("decimals")
+        if got is None:
+            got = self._cache["decimals"] = [None if v is None else float(v) for v in self.arr.to_pylist()]
+        return got
 
     def _texts(self) -> list[Any]:
         """timestamp / date / list: the text pandas' values become (``values.normalize``)."""
@@ -200,7 +210,7 @@ class ArrowColumn:
             return _Shown(self._texts()[i].replace("T", " ", 1))  # str(pandas.Timestamp)
         if k == "date":
             return _EPOCH.date() + _dt.timedelta(days=int(self._numbers()[i]))
-        if k == "list":
+        if k in ("list", "decimal"):
             return self.arr[i].as_py()
         return self._plain(np.array([i]))[0]
 
@@ -211,7 +221,7 @@ class ArrowColumn:
             out[:] = [_EPOCH.date() + _dt.timedelta(days=d) for d in days]
             if self.valid is not None:
                 out[~self.valid] = None
-        elif self.kind == "list":
+        elif self.kind in ("list", "decimal"):
             out[:] = self.arr.to_pylist()
         elif self.kind == "category":
             out[:] = self._plain()
@@ -247,7 +257,7 @@ class ArrowColumn:
             return plain_kind({str, float} if some_null else {str}) if len(values) else plain_kind(())
         if k == "null" or not len(values) or (valid is not None and not valid.any()):
             return None  # object values all None
-        return "string"  # dates and lists normalized to text
+        return "number" if k == "decimal" else "string"  # decimals as floats, dates and lists as text
 
     def infinite(self) -> np.ndarray:
         if self.kind == "float":
@@ -286,6 +296,10 @@ class ArrowColumn:
             codes[np.isinf(arr)] = T_INFINITE
             values[finite] = arr[finite]
             return values, codes
+        if k == "decimal":  # pandas.to_numeric of the Decimal objects: their floats
+            arr = np.array([np.nan if v is None else v for v in self._decimals()], dtype=np.float64)
+            codes[~np.isnan(arr)] = T_NUMBER
+            return arr, codes
         if k in ("timestamp", "date"):
             nums = self._numbers().astype(np.int64)
             ns = nums * (86400 * 10**9 if k == "date" else _NS[self.arr.type.unit])
@@ -373,6 +387,8 @@ def supported_type(typ: Any) -> str | None:
         return None
     if t.is_date32(typ) or t.is_date64(typ):
         return "date"
+    if t.is_decimal(typ):
+        return "decimal"
     if t.is_null(typ):
         return "null"
     if t.is_list(typ) or t.is_large_list(typ):
