@@ -13,8 +13,8 @@ column raises ``small_csv.Unsure`` while the rules run, and ``load_arrow`` retur
 caller then takes the pandas path. Sure means every column is one of: integers, floats,
 booleans, decimals (floats in pandas' values), strings (plain, large, or dictionary-encoded
 with a string dictionary), time stamps in the years pandas holds in nanoseconds (naive, UTC or
-a fixed offset), dates in that range, the null type, and lists of integers, floats, booleans or strings (no null inside a list of numbers
-or booleans: pandas turns the whole column's lists into floats or objects then); a pandas
+a fixed offset), dates in that range, the null type, and lists of integers, floats, booleans or strings (a null inside a list of numbers
+makes every number of the column's lists a float, as pandas does); a pandas
 schema note (a file pandas wrote) only with a plain range index and string column names; a
 type or time column only of the types whose pandas reading is plain here.
 
@@ -104,6 +104,7 @@ class ArrowColumn:
         self.arr = arr
         self.n = len(arr)
         self.valid = _valid(arr)
+        self.inner_nan = False  # list: a number inside some list is null (see ``_lists``)
         self._cache: dict[str, Any] = {}
 
     # -- what pandas' dtype says
@@ -178,6 +179,18 @@ class ArrowColumn:
         texts = self._texts()
         return texts if keep is None else [texts[i] for i in keep.tolist()]
 
+    def _lists(self) -> list[Any]:
+        """list: each list as pandas' numpy array's ``tolist`` gives it (numbers as floats, null
+        as NaN, when a number inside some list of the column is null)."""
+        got = self._cache.get("lists")
+        if got is None:
+            got = self.arr.to_pylist()
+            if self.inner_nan:
+                nan = float("nan")
+                got = [None if v is None else [nan if x is None else float(x) for x in v] for v in got]
+            self._cache["lists"] = got
+        return got
+
     def _decimals(self) -> list[float | None]:
         """decimal: each value as the float ``values.normalize`` makes of a ``Decimal``."""
         got = self._cache.get("decimals")
@@ -190,7 +203,7 @@ class ArrowColumn:
         got = self._cache.get("texts")
         if got is None:
             if self.kind == "list":
-                got = [None if v is None else json.dumps(v, default=str) for v in self.arr.to_pylist()]
+                got = [None if v is None else json.dumps(v, default=str) for v in self._lists()]
             elif self.kind == "date":
                 got = _with_none([_date_text(d) for d in self._numbers().tolist()], self.valid)
             else:
@@ -210,7 +223,9 @@ class ArrowColumn:
             return _Shown(self._texts()[i].replace("T", " ", 1))  # str(pandas.Timestamp)
         if k == "date":
             return _EPOCH.date() + _dt.timedelta(days=int(self._numbers()[i]))
-        if k in ("list", "decimal"):
+        if k == "list":
+            return self._lists()[i]
+        if k == "decimal":
             return self.arr[i].as_py()
         return self._plain(np.array([i]))[0]
 
@@ -221,7 +236,9 @@ class ArrowColumn:
             out[:] = [_EPOCH.date() + _dt.timedelta(days=d) for d in days]
             if self.valid is not None:
                 out[~self.valid] = None
-        elif self.kind in ("list", "decimal"):
+        elif self.kind == "list":
+            out[:] = self._lists()
+        elif self.kind == "decimal":
             out[:] = self.arr.to_pylist()
         elif self.kind == "category":
             out[:] = self._plain()
@@ -434,9 +451,11 @@ def _column(arr: Any) -> ArrowColumn | None:
             if np.any((ms % 86_400_000 != 0) & (valid if valid is not None else True)):
                 return None  # a date64 holding a time of day
     elif kind == "list":
+        col = ArrowColumn(kind, arr)
         flat = arr.flatten()
-        if flat.null_count and not (pa.types.is_string(flat.type) or pa.types.is_large_string(flat.type)):
-            return None  # pandas makes every list of the column floats (or objects) then
+        if flat.null_count and (pa.types.is_integer(flat.type) or pa.types.is_floating(flat.type)):
+            col.inner_nan = True  # pandas makes every list of the column floats, null NaN
+        return col
     return ArrowColumn(kind, arr)
 
 

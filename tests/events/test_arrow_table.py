@@ -87,10 +87,11 @@ def _column(draw: Any, n: int, role: str) -> pa.Array:
     kinds = {
         "type": ["string", "string", "large_string", "dictionary", "int", "bool", "null", "float"],
         "ts": ["int", "float", "timestamp", "timestamp", "date", "time_text", "bool", "null", "big_int", "decimal"],
-        "id": ["int", "big_int", "whole_float", "float", "string", "list_int", "dictionary", "decimal"],
+        "id": ["int", "big_int", "whole_float", "float", "string", "list_int", "list_int_null", "dictionary",
+               "decimal"],
         "attr": ["int", "int8", "uint64", "big_int", "float", "float32", "whole_float", "bool", "string",
                  "large_string", "dictionary", "timestamp", "date", "date64", "null", "list_int", "list_str",
-                 "list_float", "list_int_null", "struct", "decimal", "time_text"],
+                 "list_float", "list_int_null", "list_bool_null", "struct", "decimal", "time_text"],
     }[role]
     kind = draw(st.sampled_from(kinds))
     nulls = draw(st.booleans())
@@ -130,12 +131,14 @@ def _column(draw: Any, n: int, role: str) -> pa.Array:
     if kind == "list_int":
         return pa.array(_values(draw, n, st.lists(_BIG_INTS, max_size=3), nulls), pa.list_(pa.int64()))
     if kind == "list_int_null":
-        return pa.array(_values(draw, n, st.lists(st.none() | _SMALL_INTS, max_size=3), nulls), pa.list_(pa.int64()))
+        return pa.array(_values(draw, n, st.lists(st.none() | _BIG_INTS, max_size=3), nulls), pa.list_(pa.int64()))
+    if kind == "list_bool_null":
+        return pa.array(_values(draw, n, st.lists(st.none() | st.booleans(), max_size=3), nulls), pa.list_(pa.bool_()))
     if kind == "list_str":
         return pa.array(_values(draw, n, st.lists(st.none() | st.sampled_from(_WORDS), max_size=3), nulls),
                         pa.list_(pa.string()))
     if kind == "list_float":
-        return pa.array(_values(draw, n, st.lists(_FLOATS, max_size=3), nulls), pa.list_(pa.float64()))
+        return pa.array(_values(draw, n, st.lists(st.none() | _FLOATS, max_size=3), nulls), pa.list_(pa.float64()))
     if kind == "struct":
         return pa.array(_values(draw, n, st.fixed_dictionaries({"a": _SMALL_INTS}), nulls),
                         pa.struct([("a", pa.int64())]))
@@ -213,6 +216,8 @@ CHOSEN: dict[str, pa.Table] = {
     "decimals": pa.table({"type": ["A", "B", "C"], "ts": pa.array([Decimal("1.50"), Decimal("-0.25"), None]),
                           "id": pa.array([Decimal("1.0"), Decimal("2.0"), Decimal("3.5")]),
                           "x": pa.array([Decimal("12345678901234567890.123"), None, Decimal("-0.000")])}),
+    "a null in a list of ints": pa.table({"type": ["A", "B"], "ts": [1, 2], "id": pa.array([[2**60], [3, None]]),
+                                          "x": pa.array([[1, 2], [None]]), "y": pa.array([[True, None], []])}),
     "built-in name": pa.table({"type": ["A"], "ts": [1], "seq": [7]}),
     "no rows": pa.table({"type": pa.array([], pa.string()), "ts": pa.array([], pa.int64())}),
     "missing column": pa.table({"type": ["A"], "time": [1]}),
@@ -227,7 +232,6 @@ def test_chosen_tables_take_the_arrow_path_and_match(tmp_path: Path, name: str) 
 
 @pytest.mark.parametrize("table", [
     pa.table({"type": ["A"], "ts": [1], "x": pa.array([{"a": 1}])}),                       # a struct
-    pa.table({"type": ["A"], "ts": [1], "x": pa.array([[1, None]])}),                      # a null in a list of ints
     pa.table({"type": ["A"], "ts": pa.array([1], pa.timestamp("s", tz="Europe/Paris"))}),  # a named zone
     pa.table({"type": ["A"], "ts": pa.array([10**11], pa.timestamp("s"))}),                # beyond nanoseconds
     pa.table({"type": ["A"], "ts": [1], "x": pa.array([b"\x00"])}),                        # bytes
