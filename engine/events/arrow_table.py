@@ -12,8 +12,8 @@ It reads only what it is sure of and otherwise declines (``read_arrow_table`` re
 column raises ``small_csv.Unsure`` while the rules run, and ``load_arrow`` returns None): the
 caller then takes the pandas path. Sure means every column is one of: integers, floats,
 booleans, decimals (floats in pandas' values), strings (plain, large, or dictionary-encoded
-with a string dictionary), time stamps in the years pandas holds in nanoseconds (naive, UTC or
-a fixed offset), dates in that range, the null type, and lists of integers, floats, booleans or strings (a null inside a list of numbers
+with a string dictionary), time stamps in the years pandas holds in nanoseconds (naive, UTC, a
+fixed offset, or a zone name pytz knows, as pandas reads them), dates in that range, the null type, and lists of integers, floats, booleans or strings (a null inside a list of numbers
 makes every number of the column's lists a float, as pandas does); a pandas
 schema note (a file pandas wrote) only with a plain range index and string column names; a
 type or time column only of the types whose pandas reading is plain here.
@@ -46,6 +46,7 @@ _PER_SECOND = {"s": 1, "ms": 10**3, "us": 10**6, "ns": 10**9}
 _SECONDS_LIMIT = 9_000_000_000
 _DAYS_LIMIT = _SECONDS_LIMIT // 86400
 _EPOCH = _dt.datetime(1970, 1, 1)
+_EPOCH_UTC = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
 
 
 # --------------------------------------------------------------------------- buffers
@@ -346,29 +347,47 @@ def _date_text(days: int) -> str:
 
 
 def _stamp_texts(nums: np.ndarray, typ: Any) -> list[str]:
-    """``pandas.Timestamp.isoformat`` of every value (naive, or with the column's fixed offset)."""
+    """``pandas.Timestamp.isoformat`` of every value (naive, or in the column's time zone)."""
     unit = typ.unit
     per = _PER_SECOND[unit]
-    offset = _offset_seconds(typ.tz) if typ.tz is not None else None
     secs, frac = np.divmod(nums.astype(np.int64), per)
-    if offset is not None:
-        secs = secs + offset
-    suffix = "" if offset is None else _offset_text(offset)
-    out = []
-    for s, f in zip(secs.tolist(), frac.tolist()):
-        text = (_EPOCH + _dt.timedelta(seconds=s)).isoformat()
-        if f:
-            text += f".{f:09d}" if unit == "ns" else f".{f * (10**6 // per):06d}"
-        out.append(text + suffix)
-    return out
+    fractions = [("" if not f else f".{f:09d}" if unit == "ns" else f".{f * (10**6 // per):06d}")
+                 for f in frac.tolist()]
+    tz = typ.tz
+    if tz is not None and _fixed_offset(tz) is None:  # a named zone, as pandas reads it (pytz)
+        zone = _named_zone(tz)
+        out = []
+        for s, f in zip(secs.tolist(), fractions):
+            local = (_EPOCH_UTC + _dt.timedelta(seconds=s)).astimezone(zone).isoformat()
+            out.append(local[:19] + f + local[19:])
+        return out
+    offset = 0 if tz is None else _fixed_offset(tz)
+    suffix = "" if tz is None else _offset_text(offset)  # type: ignore[arg-type]
+    return [(_EPOCH + _dt.timedelta(seconds=s)).isoformat() + f + suffix
+            for s, f in zip((secs + offset).tolist(), fractions)]
 
 
-def _offset_seconds(tz: str) -> int:
-    """The UTC offset of a time zone this module reads (UTC or a fixed ``+HH:MM``)."""
+def _named_zone(name: str) -> Any:
+    """The pytz zone pandas gives a column of this zone name (None: not one pytz knows)."""
+    try:
+        import pytz
+    except ImportError:
+        return None
+    try:
+        return pytz.timezone(name)
+    except (pytz.UnknownTimeZoneError, ValueError, KeyError):
+        return None
+
+
+def _fixed_offset(tz: str) -> int | None:
+    """The UTC offset of UTC or a fixed ``+HH:MM``; None for a named zone."""
     if tz in ("UTC", "+00:00"):
         return 0
-    sign = 1 if tz[0] == "+" else -1
-    return sign * (int(tz[1:3]) * 3600 + int(tz[4:6]) * 60)
+    if len(tz) == 6 and tz[0] in "+-" and tz[3] == ":" and tz[1:3].isdigit() and tz[4:6].isdigit() \
+            and int(tz[1:3]) < 24 and int(tz[4:6]) < 60:
+        sign = 1 if tz[0] == "+" else -1
+        return sign * (int(tz[1:3]) * 3600 + int(tz[4:6]) * 60)
+    return None
 
 
 def _offset_text(offset: int) -> str:
@@ -397,9 +416,7 @@ def supported_type(typ: Any) -> str | None:
         return "category" if t.is_string(value) or t.is_large_string(value) else None
     if t.is_timestamp(typ):
         tz = typ.tz
-        if tz is None or tz in ("UTC", "+00:00") or (
-                len(tz) == 6 and tz[0] in "+-" and tz[3] == ":" and tz[1:3].isdigit() and tz[4:6].isdigit()
-                and int(tz[1:3]) < 24 and int(tz[4:6]) < 60):
+        if tz is None or _fixed_offset(tz) is not None or (tz != "UTC" and _named_zone(tz) is not None):
             return "timestamp"
         return None
     if t.is_date32(typ) or t.is_date64(typ):
