@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,7 @@ from engine.events.numbers import plain_kind
 from engine.events.small_csv import Unsure, _time_text
 
 __all__ = ["ArrowColumn", "ArrowTable", "read_arrow_table", "load_arrow", "arrow_batch_table",
-           "read_parquet_arrow", "supported_type"]
+           "parquet_batch_tables", "read_parquet_arrow", "supported_type"]
 
 _INTS = {"int8": np.int8, "int16": np.int16, "int32": np.int32, "int64": np.int64,
          "uint8": np.uint8, "uint16": np.uint16, "uint32": np.uint32, "uint64": np.uint64}
@@ -572,6 +573,28 @@ def arrow_batch_table(batch: Any) -> ArrowTable | None:
     """One Arrow record batch (``ParquetFile.iter_batches``) as the table ``BatchReader``'s
     Arrow batches carry; None: read this batch with pandas (``formats.arrow_to_pandas``)."""
     return read_arrow_table(batch)
+
+
+def parquet_batch_tables(path: Path, batch_rows: int) -> Iterator[tuple[int, ArrowTable | None, Any]]:
+    """``formats.read_parquet_batches`` without pandas: per batch its first input row, its
+    ``ArrowTable`` (None: this module declines it; read the batch, the third item, with
+    ``formats.arrow_to_pandas``) and the Arrow record batch. The same batches and the same
+    ``DataError`` as that reader."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from engine.events.report import DataError
+    from engine.events.sources import parquet_files, short_error
+
+    offset = 0
+    for name in parquet_files(path):
+        try:
+            with pq.ParquetFile(name) as pf:
+                for batch in pf.iter_batches(batch_size=batch_rows):
+                    yield offset, arrow_batch_table(batch), batch
+                    offset += batch.num_rows
+        except (pa.ArrowException, OSError, ValueError, OverflowError) as e:
+            raise DataError(f"cannot read '{path.name}' as Parquet: {short_error(e)}") from None
 
 
 def load_arrow(table: Any, mapping: Any = None, lines: Any = None,

@@ -22,7 +22,8 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from engine.events import BatchReader, ColumnMapping, DataError
-from engine.events.arrow_table import arrow_batch_table, load_arrow, read_arrow_table, read_parquet_arrow
+from engine.events.arrow_table import (arrow_batch_table, load_arrow, parquet_batch_tables, read_arrow_table,
+                                       read_parquet_arrow)
 from engine.events.load import load_with_pandas
 from tests.events.test_small_csv import _plain, _snapshot
 
@@ -305,14 +306,11 @@ class _ArrowBatches(BatchReader):
         from engine.events.batches import _Frame
         from engine.events.formats import arrow_to_pandas
 
-        offset = 0
-        for batch in pq.ParquetFile(self.path).iter_batches(batch_size=self.batch_rows):
-            table = arrow_batch_table(batch)
+        for offset, table, batch in parquet_batch_tables(self.path, self.batch_rows):
             if table is None:
                 yield _Frame(df=arrow_to_pandas(batch), offset=offset)
             else:
                 yield _Frame(df=None, offset=offset, table=table)  # type: ignore[arg-type]
-            offset += batch.num_rows
 
     def _as_frame(self, raw: Any) -> Any:
         from engine.events.batches import _Frame
@@ -363,3 +361,20 @@ def test_types_build_the_events_of_those_types_only(spec: tuple[pa.Table, Column
         [(e.id, e.type, e.ts, e.seq, e.attrs) for e in whole.events if e.type in types]
     assert some.rows == whole.rows and some.report.rows_loaded == whole.report.rows_loaded
     assert some.events_skipped == len(whole.events) - len(some.events)
+
+
+def test_broken_files_give_the_same_error(tmp_path: Path) -> None:
+    from engine.events.formats import read_parquet, read_parquet_batches
+
+    path = tmp_path / "data.parquet"
+    path.write_bytes(b"PAR1 not really")
+    with pytest.raises(DataError) as arrow:
+        read_parquet_arrow(path)
+    with pytest.raises(DataError) as pandas:
+        read_parquet(path)
+    assert str(arrow.value) == str(pandas.value)
+    with pytest.raises(DataError) as arrow:
+        list(parquet_batch_tables(path, 10))
+    with pytest.raises(DataError) as pandas:
+        list(read_parquet_batches(path, 10))
+    assert str(arrow.value) == str(pandas.value)
