@@ -289,7 +289,7 @@ class ArrowColumn:
             return codes, list(uniques)
         if self.kind == "null":
             return np.full(self.n, -1, dtype=np.intp), []
-        if self.kind not in ("int", "bool"):
+        if self.kind not in ("int", "bool", "float"):
             raise Unsure(f"a {self.kind} event type column")
         index: dict[Any, int] = {}
         codes = np.fromiter((-1 if v is None else index.setdefault(v, len(index)) for v in self._plain()),

@@ -222,6 +222,7 @@ CHOSEN: dict[str, pa.Table] = {
                                           "x": pa.array([[1, 2], [None]]), "y": pa.array([[True, None], []])}),
     "named zones": pa.table({"type": ["A", "B", "C"], "ts": [1, 2, 3],
                              "at": pa.array([0, 1_700_000_000_123_456, None], pa.timestamp("us", tz="America/New_York"))}),
+    "float types": pa.table({"type": [-0.0, 0.0, float("nan"), 1.5, float("inf"), None, 2.0], "ts": [1, 2, 3, 4, 5, 6, 7]}),
     "built-in name": pa.table({"type": ["A"], "ts": [1], "seq": [7]}),
     "no rows": pa.table({"type": pa.array([], pa.string()), "ts": pa.array([], pa.int64())}),
     "missing column": pa.table({"type": ["A"], "time": [1]}),
