@@ -587,7 +587,8 @@ def parquet_batch_tables(path: Path, batch_rows: int) -> Iterator[tuple[int, Arr
     from engine.events.sources import parquet_files, short_error
 
     offset = 0
-    for name in parquet_files(path):
+    # (``parquet_files`` imports ``pyarrow.dataset``, which imports pandas: only for a directory)
+    for name in parquet_files(path) if path.is_dir() else [str(path)]:
         try:
             with pq.ParquetFile(name) as pf:
                 for batch in pf.iter_batches(batch_size=batch_rows):

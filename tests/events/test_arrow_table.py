@@ -4,7 +4,9 @@ Random Arrow tables (every column type the module reads and some it declines; nu
 integers beyond 2**53, text that looks like numbers or date-times, time stamps with and without
 a zone, lists, dictionary-encoded strings) are written to Parquet and loaded by both paths:
 whenever the Arrow path reads one (it declines what it is unsure of), the events (values and
-their Python types), the input rows, the schema and the report must be identical.
+their Python types), the input rows, the schema and the report must be identical. The same
+tables read in batches of a few rows (``parquet_batch_tables`` through ``BatchReader``) must give
+the same batches as pandas' batches. The Arrow path must not import pandas.
 """
 from __future__ import annotations
 
@@ -289,12 +291,15 @@ def test_the_arrow_path_imports_no_pandas(tmp_path: Path) -> None:
         "n": [1, None, 3, 4, 5, 6], "s": ["a", None, "b", "c", "d", "e"], "f": [True, False, None, True, True, True],
         "l": pa.array([[1], [], None, [2], [3], [4]]), "d": pa.array([1, 2, 3, 4, 5, 6], pa.date32()),
         "t": ["2020-01-01", "5", None, "x", "2021-01-01T00:00:00Z", "7"]}))
-    code = ("import sys; from engine.events.arrow_table import load_arrow, read_parquet_arrow; "
-            f"res = load_arrow(read_parquet_arrow(__import__('pathlib').Path({str(path)!r}))); "
-            "print(res is not None, len(res.events), res.report.rows_rejected, 'pandas' in sys.modules)")
+    code = ("import sys; from pathlib import Path; "
+            "from engine.events.arrow_table import load_arrow, parquet_batch_tables, read_parquet_arrow; "
+            f"res = load_arrow(read_parquet_arrow(Path({str(path)!r}))); "
+            f"tables = [t for _, t, _ in parquet_batch_tables(Path({str(path)!r}), 4)]; "
+            "print(res is not None, len(res.events), res.report.rows_rejected, None not in tables, len(tables), "
+            "'pandas' in sys.modules)")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
-    assert run.stdout.split() == ["True", "5", "1", "False"], run.stdout
+    assert run.stdout.split() == ["True", "5", "1", "True", "2", "False"], run.stdout
 
 
 # --------------------------------------------------------------------------- batches
