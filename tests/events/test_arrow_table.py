@@ -384,3 +384,11 @@ def test_broken_files_give_the_same_error(tmp_path: Path) -> None:
     with pytest.raises(DataError) as pandas:
         list(read_parquet_batches(path, 10))
     assert str(arrow.value) == str(pandas.value)
+
+
+def test_a_parquet_directory_matches(tmp_path: Path) -> None:
+    folder = tmp_path / "data.parquet"
+    folder.mkdir()
+    pq.write_table(pa.table({"type": ["A", "B"], "ts": [1, 5], "x": [1.5, None]}), folder / "part-0.parquet")
+    pq.write_table(pa.table({"type": ["C", None], "ts": [3, 4], "x": [2.5, 3.5]}), folder / "part-1.parquet")
+    assert _assert_same(folder) is not None
