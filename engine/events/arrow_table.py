@@ -99,7 +99,7 @@ class ArrowColumn:
     """A ``columns.Column`` over one Arrow array, read as ``arrow_to_pandas`` would make it.
 
     ``kind``: "int", "float", "bool", "string", "category" (dictionary-encoded strings),
-    "timestamp", "date", "null" or "list"."""
+    "timestamp", "date", "decimal", "null" or "list"."""
 
     def __init__(self, kind: str, arr: Any) -> None:
         self.kind = kind
