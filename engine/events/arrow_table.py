@@ -13,8 +13,9 @@ column raises ``small_csv.Unsure`` while the rules run, and ``load_arrow`` retur
 caller then takes the pandas path. Sure means every column is one of: integers, floats,
 booleans, decimals (floats in pandas' values), strings (plain, large, or dictionary-encoded
 with a string dictionary), time stamps in the years pandas holds in nanoseconds (naive, UTC, a
-fixed offset, or a zone name pytz knows, as pandas reads them), dates in that range, the null type, and lists of integers, floats, booleans or strings (a null inside a list of numbers
-makes every number of the column's lists a float, as pandas does); a pandas
+fixed offset, or a zone name pytz knows, as pandas reads them), dates in that range, the null type, lists of integers, floats, booleans or strings (a null inside a list of numbers
+makes every number of the column's lists a float, as pandas does) and structs of those
+(no null in an integer field: pandas makes floats of it, per chunk as the file was read); a pandas
 schema note (a file pandas wrote) only with a plain range index and string column names; a
 type or time column only of the types whose pandas reading is plain here.
 
@@ -99,7 +100,7 @@ class ArrowColumn:
     """A ``columns.Column`` over one Arrow array, read as ``arrow_to_pandas`` would make it.
 
     ``kind``: "int", "float", "bool", "string", "category" (dictionary-encoded strings),
-    "timestamp", "date", "decimal", "null" or "list"."""
+    "timestamp", "date", "decimal", "null", "list" or "struct"."""
 
     def __init__(self, kind: str, arr: Any) -> None:
         self.kind = kind
@@ -113,11 +114,11 @@ class ArrowColumn:
 
     @property
     def is_object(self) -> bool:
-        return self.kind in ("date", "null", "list", "decimal")
+        return self.kind in ("date", "null", "list", "struct", "decimal")
 
     @property
     def is_text(self) -> bool:
-        return self.kind in ("string", "date", "null", "list", "decimal")
+        return self.kind in ("string", "date", "null", "list", "struct", "decimal")
 
     @property
     def is_float(self) -> bool:
@@ -183,7 +184,7 @@ class ArrowColumn:
 
     def _lists(self) -> list[Any]:
         """list: each list as pandas' numpy array's ``tolist`` gives it (numbers as floats, null
-        as NaN, when a number inside some list of the column is null)."""
+        as NaN, when a number inside some list of the column is null); struct: the dicts."""
         got = self._cache.get("lists")
         if got is None:
             got = self.arr.to_pylist()
@@ -204,7 +205,7 @@ class ArrowColumn:
         """timestamp / date / list: the text pandas' values become (``values.normalize``)."""
         got = self._cache.get("texts")
         if got is None:
-            if self.kind == "list":
+            if self.kind in ("list", "struct"):
                 got = [None if v is None else json.dumps(v, default=str) for v in self._lists()]
             elif self.kind == "date":
                 got = _with_none([_date_text(d) for d in self._numbers().tolist()], self.valid)
@@ -225,7 +226,7 @@ class ArrowColumn:
             return _Shown(self._texts()[i].replace("T", " ", 1))  # str(pandas.Timestamp)
         if k == "date":
             return _EPOCH.date() + _dt.timedelta(days=int(self._numbers()[i]))
-        if k == "list":
+        if k in ("list", "struct"):
             return self._lists()[i]
         if k == "decimal":
             return self.arr[i].as_py()
@@ -238,7 +239,7 @@ class ArrowColumn:
             out[:] = [_EPOCH.date() + _dt.timedelta(days=d) for d in days]
             if self.valid is not None:
                 out[~self.valid] = None
-        elif self.kind == "list":
+        elif self.kind in ("list", "struct"):
             out[:] = self._lists()
         elif self.kind == "decimal":
             out[:] = self.arr.to_pylist()
@@ -352,7 +353,8 @@ def _stamp_texts(nums: np.ndarray, typ: Any) -> list[str]:
     unit = typ.unit
     per = _PER_SECOND[unit]
     secs, frac = np.divmod(nums.astype(np.int64), per)
-    fractions = [("" if not f else f".{f:09d}" if unit == "ns" else f".{f * (10**6 // per):06d}")
+    # microseconds in 6 digits; nanoseconds in 9 where they are not whole microseconds
+    fractions = [("" if not f else f".{f:09d}" if unit == "ns" and f % 1000 else f".{f * 10**6 // per:06d}")
                  for f in frac.tolist()]
     tz = typ.tz
     if tz is not None and _fixed_offset(tz) is None:  # a named zone, as pandas reads it (pytz)
@@ -426,6 +428,12 @@ def supported_type(typ: Any) -> str | None:
         return "decimal"
     if t.is_null(typ):
         return "null"
+    if t.is_struct(typ):
+        fields = [typ.field(i).type for i in range(typ.num_fields)]
+        if all(t.is_integer(f) or t.is_boolean(f) or t.is_string(f) or t.is_large_string(f)
+               or (t.is_floating(f) and not t.is_float16(f)) for f in fields):
+            return "struct"
+        return None
     if t.is_list(typ) or t.is_large_list(typ):
         value = typ.value_type
         if t.is_integer(value) or t.is_boolean(value) or t.is_string(value) or t.is_large_string(value) \
@@ -439,6 +447,11 @@ def _column(arr: Any) -> ArrowColumn | None:
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    if pa.types.is_struct(arr.type):
+        chunks = arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]
+        if supported_type(arr.type) is None or any(_int_field_nulls(chunk) for chunk in chunks):
+            return None
+        return ArrowColumn("struct", arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr)
     if isinstance(arr, pa.ChunkedArray):
         if pa.types.is_dictionary(arr.type):
             if supported_type(arr.type) is None or any(_repeated_categories(c.dictionary) for c in arr.chunks):
@@ -477,6 +490,15 @@ def _column(arr: Any) -> ArrowColumn | None:
     return ArrowColumn(kind, arr)
 
 
+def _int_field_nulls(chunk: Any) -> bool:
+    """An integer field of a struct chunk holds a null (in its child array, also under a null
+    struct): pandas makes that field's values floats, per chunk of however the file was read."""
+    import pyarrow as pa
+
+    return any(pa.types.is_integer(chunk.type.field(i).type) and chunk.field(i).null_count
+               for i in range(chunk.type.num_fields))
+
+
 def _repeated_categories(dictionary: Any) -> bool:
     """A dictionary pandas refuses as categories: a repeated or missing value."""
     import pyarrow.compute as pc
@@ -512,7 +534,7 @@ def _plain_pandas_note(schema: Any) -> bool:
             return False  # a pandas Float64 column comes back as one
         if kind == "timestamp" and not numpy_type.startswith("datetime64"):
             return False
-        if kind in ("date", "list", "null") and numpy_type != "object":
+        if kind in ("date", "list", "struct", "null") and numpy_type != "object":
             return False
         if col.get("pandas_type") in ("categorical",) and kind != "category":
             return False

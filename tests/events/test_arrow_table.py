@@ -91,7 +91,7 @@ def _column(draw: Any, n: int, role: str) -> pa.Array:
         "type": ["string", "string", "large_string", "dictionary", "int", "bool", "null", "float"],
         "ts": ["int", "float", "timestamp", "timestamp", "date", "time_text", "bool", "null", "big_int", "decimal"],
         "id": ["int", "big_int", "whole_float", "float", "string", "list_int", "list_int_null", "dictionary",
-               "decimal"],
+               "decimal", "struct"],
         "attr": ["int", "int8", "uint64", "big_int", "float", "float32", "whole_float", "bool", "string",
                  "large_string", "dictionary", "timestamp", "date", "date64", "null", "list_int", "list_str",
                  "list_float", "list_int_null", "list_bool_null", "struct", "decimal", "time_text"],
@@ -123,7 +123,8 @@ def _column(draw: Any, n: int, role: str) -> pa.Array:
         tz = draw(st.sampled_from([None, None, "UTC", "+05:30", "-03:00", "Europe/Paris", "America/New_York",
                                    "Asia/Kolkata", "Australia/Lord_Howe"]))
         scale = {"s": 1, "ms": 1000, "us": 10**6, "ns": 10**9}[unit]
-        ticks = st.integers(-2_000_000_000 * scale, 4_000_000_000 * scale) | _STAMPS.map(lambda s: s * scale)
+        ticks = st.integers(-2_000_000_000 * scale, 4_000_000_000 * scale) | _STAMPS.map(lambda s: s * scale) \
+            | st.integers(-10**6, 10**6).map(lambda k: k * scale // 1000)
         return pa.array(_values(draw, n, ticks, nulls), pa.timestamp(unit, tz=tz))
     if kind in ("date", "date64"):
         days = _values(draw, n, st.integers(-30000, 80000), nulls)
@@ -144,8 +145,10 @@ def _column(draw: Any, n: int, role: str) -> pa.Array:
     if kind == "list_float":
         return pa.array(_values(draw, n, st.lists(st.none() | _FLOATS, max_size=3), nulls), pa.list_(pa.float64()))
     if kind == "struct":
-        return pa.array(_values(draw, n, st.fixed_dictionaries({"a": _SMALL_INTS}), nulls),
-                        pa.struct([("a", pa.int64())]))
+        return pa.array(_values(draw, n, st.fixed_dictionaries({"a": st.none() | _BIG_INTS, "b": st.none() | _FLOATS,
+                                                                 "c": st.none() | st.booleans(),
+                                                                 "d": st.none() | st.sampled_from(_WORDS)}), nulls),
+                        pa.struct([("a", pa.int64()), ("b", pa.float64()), ("c", pa.bool_()), ("d", pa.string())]))
     assert kind == "decimal"
     scale = draw(st.integers(0, 20))
     return pa.array(_values(draw, n, st.integers(-10**25, 10**25).map(lambda i: Decimal(i).scaleb(-scale)), nulls),
@@ -217,8 +220,8 @@ CHOSEN: dict[str, pa.Table] = {
     "duplicate ids": pa.table({"type": ["A", "B", "C"], "ts": [1, 2, 3], "id": ["k", "k", "j"]}),
     "date-times with a zone": pa.table({"type": ["A", "B"], "ts": pa.array([1_600_000_000_123, 1_500_000_000_000],
                                                                            pa.timestamp("ms", tz="+05:30"))}),
-    "naive nanoseconds": pa.table({"type": ["A", "B"], "ts": pa.array([1, 1_500], pa.timestamp("ns")),
-                                   "when": pa.array([5, None], pa.timestamp("ns"))}),
+    "naive nanoseconds": pa.table({"type": ["A", "B", "C"], "ts": pa.array([1, 1_500, 5_000], pa.timestamp("ns")),
+                                   "when": pa.array([5, None, 7_000], pa.timestamp("ns"))}),
     "time text": pa.table({"type": ["A", "B", "C", "D"], "ts": ["2020-01-01T00:00:00Z", "5", "abc", ""]}),
     "bool time": pa.table({"type": ["A", "B"], "ts": [True, None]}),
     "control characters": pa.table({"type": ["A", "B"], "ts": [1, 2], "note": ["x\x1by", "fine"]}),
@@ -234,6 +237,9 @@ CHOSEN: dict[str, pa.Table] = {
     "named zones": pa.table({"type": ["A", "B", "C"], "ts": [1, 2, 3],
                              "at": pa.array([0, 1_700_000_000_123_456, None], pa.timestamp("us", tz="America/New_York"))}),
     "float types": pa.table({"type": [-0.0, 0.0, float("nan"), 1.5, float("inf"), None, 2.0], "ts": [1, 2, 3, 4, 5, 6, 7]}),
+    "structs": pa.table({"type": ["A", "B", "C"], "ts": [1, 2, 3],
+                         "id": pa.array([{"k": 1}, {"k": 2**60}, {"k": 3}]),
+                         "x": pa.array([{"a": 1.5, "b": "x"}, {"a": None, "b": None}, None])}),
     "built-in name": pa.table({"type": ["A"], "ts": [1], "seq": [7]}),
     "no rows": pa.table({"type": pa.array([], pa.string()), "ts": pa.array([], pa.int64())}),
     "missing column": pa.table({"type": ["A"], "time": [1]}),
@@ -247,7 +253,8 @@ def test_chosen_tables_take_the_arrow_path_and_match(tmp_path: Path, name: str) 
 
 
 @pytest.mark.parametrize("table", [
-    pa.table({"type": ["A"], "ts": [1], "x": pa.array([{"a": 1}])}),                       # a struct
+    pa.table({"type": ["A"], "ts": [1], "x": pa.array([{"a": [1]}])}),                     # a list in a struct
+    pa.table({"type": ["A", "B"], "ts": [1, 2], "x": pa.array([{"a": 1}, {"a": None}])}),  # a null int field
     pa.table({"type": ["A"], "ts": pa.array([1], pa.timestamp("s", tz="Mars/Olympus"))}),  # an unknown zone
     pa.table({"type": ["A"], "ts": pa.array([10**11], pa.timestamp("s"))}),                # beyond nanoseconds
     pa.table({"type": ["A"], "ts": [1], "x": pa.array([b"\x00"])}),                        # bytes
