@@ -1,4 +1,4 @@
-"""The Arrow table path (``engine.events.arrow_table``, no pandas) against the pandas path.
+"""The Arrow table path (``engine.events.arrow_table``, ``arrow_load``; no pandas) against the pandas path.
 
 Random Arrow tables (every column type the module reads and some it declines; nulls, NaN, inf,
 integers beyond 2**53, text that looks like numbers or date-times, time stamps with and without
@@ -24,8 +24,8 @@ from hypothesis import HealthCheck, event, given, reject, settings
 from hypothesis import strategies as st
 
 from engine.events import BatchReader, ColumnMapping, DataError
-from engine.events.arrow_table import (arrow_batch_table, load_arrow, parquet_batch_tables, read_arrow_table,
-                                       read_parquet_arrow)
+from engine.events.arrow_load import load_arrow, parquet_batch_tables, read_parquet_arrow
+from engine.events.arrow_table import arrow_batch_table, read_arrow_table
 from engine.events.load import load_with_pandas
 from tests.events.test_small_csv import _plain, _snapshot
 
@@ -308,7 +308,7 @@ def test_the_arrow_path_imports_no_pandas(tmp_path: Path) -> None:
         "l": pa.array([[1], [], None, [2], [3], [4]]), "d": pa.array([1, 2, 3, 4, 5, 6], pa.date32()),
         "t": ["2020-01-01", "5", None, "x", "2021-01-01T00:00:00Z", "7"]}))
     code = ("import sys; from pathlib import Path; "
-            "from engine.events.arrow_table import load_arrow, parquet_batch_tables, read_parquet_arrow; "
+            "from engine.events.arrow_load import load_arrow, parquet_batch_tables, read_parquet_arrow; "
             f"res = load_arrow(read_parquet_arrow(Path({str(path)!r}))); "
             f"tables = [t for _, t, _ in parquet_batch_tables(Path({str(path)!r}), 4)]; "
             "print(res is not None, len(res.events), res.report.rows_rejected, None not in tables, len(tables), "
