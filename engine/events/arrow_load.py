@@ -51,9 +51,8 @@ def load_arrow(table: Any, mapping: Any = None, lines: Any = None,
     ``load.load_table`` with its row steps vectorised (the sortedness test and the stable sort
     in numpy, the kept rows passed to the columns as an array): the same events, rows and
     report, which ``tests/events/test_arrow_table.py`` checks against the pandas path."""
-    from engine.events.load import _result
+    from engine.events.load import _result, table_events
     from engine.events.mapping import guess_mapping
-    from engine.events.records import assemble_events, columns_schema
     from engine.events.validation import check_table
 
     read = read_arrow_table(table)
@@ -73,19 +72,8 @@ def load_arrow(table: Any, mapping: Any = None, lines: Any = None,
     was_sorted = not bool(np.any(ts[1:] < ts[:-1]))
     order = kept if was_sorted else kept[np.argsort(ts, kind="stable")]
     rows = chk.row_numbers[order].tolist()
-    seqs: list[int] | None = None
-    if types is not None:  # only rows that can bind a variable become events; seq stays their position
-        wanted = np.isin(chk.types[order], np.array(sorted(types), dtype=object))
-        if not wanted.all():
-            at = np.flatnonzero(wanted)
-            seqs = at.tolist()
-            order = order[at]
-    event_types = chk.types[order].tolist()
-    names = chk.attr_columns
-    columns = [read.column(c).values_at(order) for c in names]
-    events = assemble_events(chk.ids[order].tolist(), event_types, chk.ts[order].tolist(), names,
-                             [v for v, _ in columns], seqs=seqs)
-    result = _result(events, columns_schema(event_types, names, columns), rows, was_sorted,
+    events, schema = table_events(read, chk, order, chk.ts[order].tolist(), types)
+    result = _result(events, schema, rows, was_sorted,
                      [it for _, _, it in chk.issues], [], chk.n, chk.n - len(kept), mapping,
                      "datetime" in chk.time_kinds.values(), chk.ids_are_rows, lines)
     result.events_skipped = len(rows) - len(events)

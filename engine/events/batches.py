@@ -307,7 +307,9 @@ class BatchReader:
         """The batch read by pandas from its text (``arrow_batches.pandas_frame``)."""
         from engine.events.arrow_batches import pandas_frame
 
-        assert raw.text is not None and raw.table is not None
+        assert raw.table is not None
+        if raw.text is None:  # a Parquet batch: its Arrow columns through pandas
+            return _Frame(df=raw.table.pandas_frame(), offset=raw.offset)  # type: ignore[attr-defined]
         return _Frame(df=pandas_frame(raw.text, "," if self.kind == "csv" else "\t", raw.table.names), offset=raw.offset)
 
     def _frames(self) -> Iterator[_Frame]:
@@ -335,12 +337,16 @@ class BatchReader:
 
             for b in read_jsonl_batches(self.path, self.batch_rows):
                 yield _Frame(df=b.frame, offset=b.first_row, rows=b.rows, issues=b.issues, lines=b)
-        else:
-            from engine.events.formats import read_parquet_batches
+        else:  # Parquet: each batch validated over its Arrow columns, or by pandas where that is unsure
+            from engine.events.arrow_load import parquet_batch_tables
 
-            for df in read_parquet_batches(self.path, self.batch_rows):
-                yield _Frame(df=df, offset=offset)
-                offset += len(df)
+            for offset, table, batch in parquet_batch_tables(self.path, self.batch_rows):
+                if table is not None and not (self.mapping or guess_mapping(table.columns)).is_interval:
+                    yield _Frame(df=None, offset=offset, table=table)
+                else:
+                    from engine.events.formats import arrow_to_pandas
+
+                    yield _Frame(df=arrow_to_pandas(batch), offset=offset)
 
     def _arrow_names(self, sep: str) -> list[str] | None:
         """The header when the file is read with the Arrow batches (a plain file of point

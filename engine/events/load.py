@@ -97,6 +97,8 @@ def load_events(source: str | os.PathLike[str] | pd.DataFrame,
                 result = load_table(table, mapping, CsvLines(path, sep), types)
                 if result is not None:
                     return result
+        if kind == "parquet":
+            return load_parquet(path, mapping, types)
         return load_with_pandas(path, kind, mapping)
     import pandas as pd
 
@@ -171,6 +173,29 @@ def table_events(table: TextTable, chk: Any, order: np.ndarray, ts: list[float],
             ids, event_types, ts = [ids[k] for k in pick], [event_types[k] for k in pick], [ts[k] for k in pick]
             values = [[v[k] for k in pick] for v in values]
     return assemble_events(ids, event_types, ts, names, values, seq_start=seq_start, seqs=seqs), schema
+
+
+def load_parquet(path: Path, mapping: ColumnMapping | None, types: Any = None) -> LoadResult:
+    """A Parquet file or directory: read once with pyarrow, validated over its Arrow columns
+    (``arrow_load.load_arrow``: no pandas), or, where that path is unsure, the same table through
+    pandas (``formats.arrow_to_pandas``)."""
+    from engine.events.arrow_load import load_arrow, read_parquet_arrow
+
+    table = read_parquet_arrow(path)
+    result = load_arrow(table, mapping, None, types)
+    if result is not None:
+        return result
+    import pyarrow as pa
+
+    from engine.events.formats import arrow_to_pandas
+
+    try:
+        df = arrow_to_pandas(table)
+    except (pa.ArrowException, ValueError, OverflowError) as e:
+        from engine.events.sources import short_error
+
+        raise DataError(f"cannot convert '{path.name}' from Parquet: {short_error(e)}") from None
+    return _load_frame(df, mapping)
 
 
 def load_with_pandas(path: Path, kind: str, mapping: ColumnMapping | None) -> LoadResult:
