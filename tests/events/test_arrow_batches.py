@@ -36,7 +36,7 @@ def _read(path: Path, mapping: ColumnMapping | None, batch_rows: int, arrow: boo
     return out, reader.report().model_dump(), reader.schema(), reader.time_is_datetime, reader.ids_are_rows
 
 
-@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                     HealthCheck.too_slow])
 @given(csv_files(), st.booleans(), st.integers(1, 5))
 def test_arrow_batches_equal_pandas_batches(tmp_path: Path, spec: tuple[str, str, ColumnMapping | None],

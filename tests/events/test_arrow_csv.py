@@ -42,7 +42,7 @@ def _quoted(text: str, sep: str) -> str:
                      for line in lines)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                     HealthCheck.too_slow])
 @given(csv_files(), st.booleans())
 def test_arrow_path_equals_pandas_path(tmp_path: Path, spec: tuple[str, str, ColumnMapping | None],

@@ -172,7 +172,7 @@ def parquet_tables(draw: Any) -> tuple[pa.Table, ColumnMapping | None]:
     return table, mapping
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                     HealthCheck.too_slow])
 @given(parquet_tables(), st.integers(1, 4), st.sampled_from(["arrow", "arrow", "pandas"]))
 def test_arrow_path_equals_pandas_path(tmp_path: Path, spec: tuple[pa.Table, ColumnMapping | None],
@@ -351,7 +351,7 @@ def _batches(reader: BatchReader) -> Any:
     return out, reader.report().model_dump(), reader.schema(), reader.time_is_datetime, reader.ids_are_rows
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                     HealthCheck.too_slow])
 @given(parquet_tables(), st.integers(1, 4))
 def test_arrow_batches_equal_pandas_batches(tmp_path: Path, spec: tuple[pa.Table, ColumnMapping | None],
