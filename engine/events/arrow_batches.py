@@ -26,7 +26,7 @@ from engine.events.small_csv import TextTable, Unsure
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-__all__ = ["TextBatch", "plain_header", "arrow_csv_batches"]
+__all__ = ["TextBatch", "plain_header", "file_plain_header", "arrow_csv_batches", "sorted_csv", "STREAM_ABOVE_BYTES"]
 
 _CHUNK = 8 << 20  # bytes read at a time by the checks
 
@@ -45,7 +45,26 @@ class TextBatch:
         return self.table.n if self.table is not None else len(self.frame)  # type: ignore[arg-type]
 
 
+_PLAIN: dict[tuple[str, str, int, int], list[str] | None] = {}  # (path, sep, size, mtime) -> plain_header
+
+
 def plain_header(path: Path, sep: str) -> list[str] | None:
+    """``file_plain_header``, remembered for the file as it is (its size and modification time):
+    ``cep run`` asks once to decide how to read a file and once to read it."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    key = (str(path.resolve()), sep, st.st_size, st.st_mtime_ns)
+    if key not in _PLAIN:
+        if len(_PLAIN) > 64:
+            _PLAIN.clear()
+        _PLAIN[key] = file_plain_header(path, sep)
+    found = _PLAIN[key]
+    return None if found is None else list(found)
+
+
+def file_plain_header(path: Path, sep: str) -> list[str] | None:
     """The header's names when the file is plain enough for the Arrow batches (see the module)
     and every record has as many fields as the header (pandas' reader names the line of one
     that has not: such a file is left to it), else None. Reads the file once, ``_CHUNK`` bytes
