@@ -8,7 +8,7 @@ import pytest
 
 import engine.events as events
 from engine.commands import cli
-from engine.events.arrow_batches import STREAM_ABOVE_BYTES, sorted_csv
+from engine.events.arrow_batches import sorted_csv
 
 PATTERN = "PATTERN SEQ(A a, B b) WHERE skip_till_any_match AND b.x > a.x WITHIN 3"
 
@@ -31,8 +31,9 @@ def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]
 @pytest.mark.parametrize("shuffle", [False, True])
 def test_sorted_big_files_stream_and_give_the_whole_reads_output(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                                   monkeypatch: pytest.MonkeyPatch, shuffle: bool) -> None:
+    monkeypatch.setattr("engine.events.arrow_batches.STREAM_ABOVE_BYTES", 1 << 20)
     path = _file(tmp_path, 70_000, shuffle)
-    assert path.stat().st_size > STREAM_ABOVE_BYTES
+    assert path.stat().st_size > 1 << 20
     assert sorted_csv(path) is not shuffle
     used: list[bool] = []
     real = events.BatchReader
