@@ -254,7 +254,7 @@ def run_on_spark(parsed: ParsedPattern, request: RunRequest, warnings: list[str]
 
     try:
         from engine.spark.errors import PipelineError
-        from engine.spark.io import read_events
+        from engine.commands.run_spark import read_for
         from engine.spark.pipeline import default_factory, numeric_issues
         from engine.spark.session import SparkUnavailable, get_spark
     except ImportError as err:
@@ -268,7 +268,7 @@ def run_on_spark(parsed: ParsedPattern, request: RunRequest, warnings: list[str]
     t0 = time.perf_counter()
     try:
         with preparing(request.label):
-            ev = read_events(request.data, request.column_mapping(), spark=spark)
+            ev = read_for(request.data, request.column_mapping(), spark)  # (a small file sent with the job off-machine)
             issues = list(ev.report.issues) + numeric_issues(ev, pattern)
             if any(i.severity == "error" for i in issues) and not args.skip_bad_rows:
                 ev.report.issues = issues
