@@ -203,8 +203,10 @@ def main(argv: list[str] | None = None) -> int:
     text = "\n".join(lines)
     print(text)
     if a.out:
+        about = "\n\n".join(__doc__.split("\n\n")[1:-1])  # the docstring without its first line and usage
         Path(a.out).write_text("# OpenCEP on its own stream shape\n\n`python benchmarks/opencep_day.py "
-                               f"--opencep DIR --rounds {a.rounds}`\n\n{__doc__.split(chr(10) * 2)[1]}\n\n{text}\n")
+                               f"--opencep DIR --rounds {a.rounds}" + (" --base DIR" if a.base else "")
+                               + f"`\n\n{about}\n\n{text}\n")
     return 0
 
 
