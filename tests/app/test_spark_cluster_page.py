@@ -45,9 +45,11 @@ def test_serve_hands_the_cluster_to_the_app(monkeypatch):
 def _no_session_yet(monkeypatch):
     """The page as a fresh app process sees it: no session yet (a test before may have left this
     process's local session running)."""
+    from app import state
     from engine.spark import session
 
     monkeypatch.setattr(session, "running_session", lambda: None)
+    monkeypatch.setitem(state._WARM, "state", "not started")  # (an earlier page may have warmed Spark up)
 
 
 @pytest.mark.parametrize("address", ["spark://127.0.0.1:7077", "sc://127.0.0.1:15002"])
