@@ -29,20 +29,11 @@ def _spark_unavailable(err: Exception) -> CommandError:
 def read_for(data: Any, mapping: Any, spark: Any) -> Any:
     """The events of ``data`` for a run on ``spark`` (see the module): read here and sent with
     the job when the session is not local and ``data`` is a small local file, else by Spark."""
-    import os
-
-    from engine.spark.io import read_events
-    from engine.spark.local_source import LOCAL_BYTES, read_local
+    from engine.spark.local_source import LOCAL_BYTES
+    from engine.spark.pipeline import read_source
     from engine.spark.session import is_local, master_of
 
-    if not is_local(master_of(spark)) and isinstance(data, (str, os.PathLike)):
-        try:
-            small = os.path.isfile(data) and os.path.getsize(data) <= LOCAL_BYTES
-        except OSError:
-            small = False
-        if small:
-            return read_local(data, mapping, None, spark)
-    return read_events(data, mapping, spark=spark)
+    return read_source(data, mapping, None, spark, None if is_local(master_of(spark)) else LOCAL_BYTES)
 
 
 def run_matches_on_spark(request: RunRequest) -> int:

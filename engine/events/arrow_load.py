@@ -11,10 +11,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 
 from engine.events.arrow_table import ArrowTable, arrow_batch_table, read_arrow_table
-from engine.events.small_csv import Unsure
 
 __all__ = ["load_arrow", "parquet_batch_tables", "read_parquet_arrow"]
 
@@ -48,37 +46,14 @@ def load_arrow(table: Any, mapping: Any = None, lines: Any = None,
     module or the rules are unsure of a value, and for interval events (read with pandas: the
     result would be the same).
 
-    ``load.load_table`` with its row steps vectorised (the sortedness test and the stable sort
-    in numpy, the kept rows passed to the columns as an array): the same events, rows and
-    report, which ``tests/events/test_arrow_table.py`` checks against the pandas path."""
-    from engine.events.load import _result, table_events
-    from engine.events.mapping import guess_mapping
-    from engine.events.validation import check_table
+    ``load.load_table`` over the table's typed Arrow columns: the same events, rows and report,
+    which ``tests/events/test_arrow_table.py`` checks against the pandas path."""
+    from engine.events.load import load_table
 
     read = read_arrow_table(table)
     if read is None:
         return None
-    if mapping is None:
-        mapping = guess_mapping(read.columns)
-    if mapping.is_interval:
-        return None
-    try:
-        chk = check_table(read, mapping, np.arange(len(read), dtype=np.int64))
-    except Unsure:
-        return None
-    assert chk.types is not None and chk.ids is not None
-    kept = np.flatnonzero(~chk.bad)
-    ts = chk.ts[kept]  # finite: a row without a usable time has an error
-    was_sorted = not bool(np.any(ts[1:] < ts[:-1]))
-    order = kept if was_sorted else kept[np.argsort(ts, kind="stable")]
-    rows = chk.row_numbers[order].tolist()
-    events, schema = table_events(read, chk, order, chk.ts[order].tolist(), types)
-    result = _result(events, schema, rows, was_sorted,
-                     [it for _, _, it in chk.issues], [], chk.n, chk.n - len(kept), mapping,
-                     "datetime" in chk.time_kinds.values(), chk.ids_are_rows, lines)
-    result.events_skipped = len(rows) - len(events)
-    result.report.rows_loaded = len(rows)
-    return result
+    return load_table(read, mapping, lines, types)
 
 
 def read_parquet_arrow(path: Any) -> Any:

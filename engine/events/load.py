@@ -116,8 +116,9 @@ def _size(path: Path) -> int:
 
 def load_table(table: TextTable, mapping: ColumnMapping | None,
                lines: LineIndex | None, types: frozenset[str] | None = None) -> LoadResult | None:
-    """``load_events`` of a CSV file read without pandas (``small_csv``, ``arrow_csv``); None
-    for interval events and for a time value the reader is unsure of (read with pandas)."""
+    """``load_events`` of a table read without pandas (a CSV file: ``small_csv``, ``arrow_csv``;
+    Parquet and Arrow tables: ``arrow_table``); None for interval events and for a time value the
+    reader is unsure of (read with pandas). Sortedness and the stable sort are numpy's."""
     if mapping is None:
         mapping = guess_mapping(table.columns)
     if mapping.is_interval:
@@ -128,13 +129,11 @@ def load_table(table: TextTable, mapping: ColumnMapping | None,
         return None
     assert chk.types is not None and chk.ids is not None
     kept = np.flatnonzero(~chk.bad)
-    ts = chk.ts[kept].tolist()
-    was_sorted = not any(b < a for a, b in zip(ts, ts[1:]))
-    order = kept if was_sorted else kept[sorted(range(len(ts)), key=ts.__getitem__)]
-    if not was_sorted:
-        ts = chk.ts[order].tolist()
+    times = chk.ts[kept]  # finite: a row without a usable time has an error
+    was_sorted = not bool(np.any(times[1:] < times[:-1]))
+    order = kept if was_sorted else kept[np.argsort(times, kind="stable")]
     rows = chk.row_numbers[order].tolist()
-    events, schema = table_events(table, chk, order, ts, types)
+    events, schema = table_events(table, chk, order, chk.ts[order].tolist(), types)
     result = _result(events, schema, rows, was_sorted,
                      [it for _, _, it in chk.issues], [], chk.n, chk.n - len(kept), mapping,
                      "datetime" in chk.time_kinds.values(), chk.ids_are_rows, lines)

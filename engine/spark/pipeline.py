@@ -400,7 +400,7 @@ def run(pattern: Pattern | str, source: Any, engine: str = "auto", with_events: 
     factory = factory or default_factory(engine)
     ctx = Progress(spark) if progress else nullcontext()
     with ctx:
-        ev = source if isinstance(source, SparkEvents) else _read(source, mapping, data_format, spark, local_bytes)
+        ev = source if isinstance(source, SparkEvents) else read_source(source, mapping, data_format, spark, local_bytes)
         pat = scale_window(pattern, ev)
         if ev.is_interval:  # imprecise timestamps: the uncertain engines only (engine/spark/intervals.py)
             from engine.spark.intervals import run_intervals
@@ -469,7 +469,7 @@ def run(pattern: Pattern | str, source: Any, engine: str = "auto", with_events: 
     return result
 
 
-def _read(source: Any, mapping: Any, data_format: str | None, spark: Any, local_bytes: int | None) -> SparkEvents:
+def read_source(source: Any, mapping: Any, data_format: str | None, spark: Any, local_bytes: int | None) -> SparkEvents:
     """``io.read_events``, or ``local_source.read_local`` for a file up to ``local_bytes``."""
     if local_bytes is not None and isinstance(source, (str, os.PathLike)):
         try:
