@@ -179,6 +179,27 @@ def canonical(rows: list[AggRow]) -> list[AggRow]:
                                        json.dumps(r.group, default=str)))
 
 
+def agg_plan_and_rows(pat: Pattern, df: Any, engine: str, options: dict[str, Any], emit: str,
+                      mode: str | None) -> tuple[AggPlan, Any]:
+    """The plan of an AGG run (``mode`` forces single-partition) and the rows it reads (only the
+    pattern's types unless a component is ``ANY``); an unsupported pattern fails here, on the
+    driver, with the engine's message (``engine.spark.aseq.run`` and ``engine.spark.match``)."""
+    from pyspark.sql import functions as F
+
+    from engine.engines.aseq.engine import make_aggregator
+
+    make_aggregator(pat, engine, **options)
+    plan = plan_mode(pat, emit)
+    if mode is not None and mode != plan.mode:
+        if mode != "single-partition":
+            raise ValueError(f"mode {mode} is not valid for this pattern: {plan.reason}")
+        plan = AggPlan("single-partition", None, [], "forced")
+    types = sorted({c.type for c in pat.components()})
+    if ANY_TYPE not in types:
+        df = df.filter(F.col(TYPE_COL).isin(types))
+    return plan, df
+
+
 def run(pattern: Pattern, source: Any, engine: str = "auto", *, emit: str = "trig", mapping: Any = None,
         data_format: str | None = None, spark: Any = None, partitions: int | None = None,
         chunk_size: float | None = None, mode: str | None = None, max_runs: int | None = None,
@@ -199,18 +220,7 @@ def run(pattern: Pattern, source: Any, engine: str = "auto", *, emit: str = "tri
         ev: SparkEvents = source if isinstance(source, SparkEvents) else read_events(source, mapping, data_format,
                                                                                      spark)
         pat = scale_window(pattern, ev)
-        from engine.engines.aseq.engine import make_aggregator
-
-        make_aggregator(pat, engine, **options)  # an unsupported pattern fails here, on the driver
-        plan = plan_mode(pat, emit)
-        if mode is not None and mode != plan.mode:
-            if mode != "single-partition":
-                raise ValueError(f"mode {mode} is not valid for this pattern: {plan.reason}")
-            plan = AggPlan("single-partition", None, [], "forced")
-        df = ev.df
-        types = sorted({c.type for c in pat.components()})
-        if ANY_TYPE not in types:
-            df = df.filter(F.col(TYPE_COL).isin(types))
+        plan, df = agg_plan_and_rows(pat, ev.df, engine, options, emit, mode)
         n = partitions or int(spark.conf.get("spark.sql.shuffle.partitions"))
         w = pat.window
         count_window = bool(w and w.is_count)

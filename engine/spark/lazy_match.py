@@ -35,7 +35,7 @@ from typing import Any, Iterator
 import pyarrow as pa
 
 from engine.events import TS_COL, TYPE_COL, ColumnMapping
-from engine.model import ANY_TYPE, Pattern
+from engine.model import Pattern
 from engine.spark.io import KEY_COL, SEQ_COL, SparkEvents
 from engine.spark.keys import key_expr
 from engine.spark.lazy_events import lazy_events, renumber
@@ -345,25 +345,14 @@ def _aggregate(pat: Pattern, ev: SparkEvents, engine: str, emit: str, max_runs: 
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
-    from engine.engines.aseq.engine import make_aggregator
     from engine.spark.aseq import _CHUNK as AGG_CHUNK
-    from engine.spark.aseq import AggPlan, _make
+    from engine.spark.aseq import _make, agg_plan_and_rows
     from engine.spark.aseq import _Task as AggTask
-    from engine.spark.aseq import plan_mode as agg_plan
 
     options: dict[str, Any] = {"emit": emit}
     if max_runs is not None:
         options["max_runs"] = max_runs
-    make_aggregator(pat, engine, **options)  # an unsupported pattern fails here, on the driver
-    plan = agg_plan(pat, emit)
-    if mode is not None and mode != plan.mode:
-        if mode != "single-partition":
-            raise ValueError(f"mode {mode} is not valid for this pattern: {plan.reason}")
-        plan = AggPlan("single-partition", None, [], "forced")
-    df = ev.df
-    types = sorted({c.type for c in pat.components()})
-    if ANY_TYPE not in types:
-        df = df.filter(F.col(TYPE_COL).isin(types))
+    plan, df = agg_plan_and_rows(pat, ev.df, engine, options, emit, mode)
     w = pat.window
     count_window = bool(w and w.is_count)
     chunk = None
