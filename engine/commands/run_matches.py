@@ -175,10 +175,6 @@ def _matcher(args: argparse.Namespace, pattern: Pattern, rates: dict[str, int] |
     from engine.match import EngineUnsupported
     from engine.run_choice import choose_run
 
-    if rates:  # estimates (the first batch's counts, or the file's): two significant digits, so that
-        # near-equal rates tie and keep the pattern's order (6,667 vs 6,666 events of a 20,000-row batch
-        # had put GOOG first in momentum3 and made the chain 1.5x slower than the whole file's plan)
-        rates = {t: float(f"{n:.2g}") for t, n in rates.items()}
     try:
         choice = choose_run(pattern, args.engine, getattr(args, "match_windows", "off"), rates=rates,
                             count_only=args.format == "count")

@@ -38,7 +38,7 @@ from engine.engines.windows import spec as windows
 from engine.match import EngineUnsupported, Matcher
 from engine.model import Pattern
 
-__all__ = ["ENGINES", "EXPLAIN_ENGINE", "SPECS", "EngineInfo", "EngineSpec", "choose", "choose_query", "data_reason", "engine_names", "make_matcher",
+__all__ = ["ENGINES", "EXPLAIN_ENGINE", "SPECS", "EngineInfo", "EngineSpec", "choose", "choose_query", "data_reason", "engine_names", "estimated_rates", "make_matcher",
            "reasons", "spec"]
 
 #: Every engine, in auto's order of preference (the first that runs a pattern is chosen).
@@ -157,6 +157,15 @@ def choose(pattern: Pattern, engine: str = "auto", rates: Any = None, interval: 
     raise EngineUnsupported(f"no engine supports this pattern ({lines})")
 
 
+def estimated_rates(rates: Any) -> dict[str, float]:
+    """Event counts as the lazy chain's evaluation order reads them: two significant digits, so
+    that near-equal counts tie and keep the pattern's order. The same data then gets the same
+    plan whether its counts come from the whole file or from a first batch (6,667 against 6,666
+    events of a 20,000-row batch had put GOOG first in momentum3: a 1.5x slower chain), in
+    ``cep run``, ``cep trace``, ``cep explain`` and the app alike."""
+    return {k: float(f"{float(n):.2g}") for k, n in dict(rates).items()}
+
+
 def make_matcher(pattern: Pattern, engine: str = "auto", rates: Any = None, interval: bool = False,
                  **options: Any) -> Matcher:
     """Build the chosen matcher; options (tracer, max_runs, ...) go to its constructor, and
@@ -166,7 +175,7 @@ def make_matcher(pattern: Pattern, engine: str = "auto", rates: Any = None, inte
     ``interval=True``) instead of matching it as a point (``MatcherBase.points_only``)."""
     info = choose(pattern, engine, rates=rates, interval=interval)
     if rates is not None and info.takes_rates:
-        options.setdefault("rates", rates)
+        options.setdefault("rates", estimated_rates(rates))
     matcher = info.load()(pattern, **options)
     if not info.interval:
         matcher.points_only(f"engine `{info.name}` {data_reason(info)}")
