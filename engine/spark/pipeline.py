@@ -55,6 +55,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 import pyarrow as pa
 
+from engine.type_filter import TYPE_FILTERABLE  # strategies under which other types can be dropped
 from engine.events import ID_COL, ROW_COL, TS_COL, TYPE_COL, arrow_to_pandas
 from engine.match import Match, Matcher
 from engine.model import ANY_TYPE, Pattern, Strategy, Window
@@ -83,8 +84,6 @@ _OUT_ROWS = 8192
 
 # Strategies under which time chunks are valid (see the module docstring).
 CHUNKABLE = {Strategy.ANY}
-# Strategies under which events of types no component uses can be dropped before matching.
-TYPE_FILTERABLE = {Strategy.ANY, Strategy.NEXT}
 
 
 # --------------------------------------------------------------------------- matcher factory
