@@ -214,7 +214,8 @@ def _run_events(matcher: Matcher, events: Iterable[Event], writer: MatchWriter, 
         every = max(1, int(getattr(guard, "every", 1)))
         steps = 0
         stream = iter(events)  # chunks taken as they come: a file read in batches stays streamed
-        while chunk := list(islice(stream, CHUNK)):
+        size = getattr(matcher, "feed_chunk", CHUNK)  # a columnar matcher takes bigger chunks
+        while chunk := list(islice(stream, size)):
             found: list[Any] = []
             try:
                 many(chunk, found)

@@ -6,6 +6,11 @@ waiting instances of its variables (take from the stream; ``_dispatch_single`` i
 when one single-event step waits on the variable), then stored. Entering a state searches
 its variable's buffer (chain_steps.py). Without given rates or an order, the first events
 are buffered and replayed once their rates are known (warm-up).
+
+A fixed-length SEQ (``columnar.columnar_plan``) fed in chunks (``feed_many``, untraced) is
+evaluated for a whole chunk at once as window joins over columns (``columnar.ColumnarSeq``);
+for those patterns the matches one event completes are reported in one order on both paths:
+by the positions of the variables in pattern order.
 """
 from __future__ import annotations
 
@@ -18,6 +23,7 @@ from engine.engines.lazy.base import (DEFAULT_MAX_BUFFER, DEFAULT_MAX_INSTANCES,
 from engine.engines.lazy.buffers import INF, EventBuffer
 from engine.engines.lazy.chain_compiler import ChainNFA, compile_chain, estimate_rates
 from engine.engines.lazy.chain_steps import ChainStepRunner
+from engine.engines.lazy.columnar import ColumnarSeq, columnar_plan
 from engine.engines.lazy.compiled_steps import (CompiledChain, CompiledNegation, CompiledStep, VariableRuntime,
                                                 buffer_searches, clause_signature)
 from engine.engines.lazy.instances import Instance
@@ -34,15 +40,27 @@ class LazyChainMatcher(ChainStepRunner):
     window closes). ``negation``: ``"fc"`` (First-Chance) or ``"pp"`` (Post-Processing)."""
 
     name = "lazy-chain"
+    feed_chunk = 16_384  # events per ``feed_many`` call in ``cep run`` (the columnar path's chunk)
 
     def __init__(self, pattern: Pattern, tracer: Tracer | None = None, *, order: Sequence[str] | None = None,
                  rates: Mapping[str, float] | None = None, sample: Iterable[Event] | None = None,
                  warmup: int = DEFAULT_WARMUP, negation: str = "fc", dedupe: bool = True,
                  max_instances: int = DEFAULT_MAX_INSTANCES, max_buffer: int = DEFAULT_MAX_BUFFER,
                  max_subsets: int = DEFAULT_MAX_SUBSETS, max_runs: int | None = None,
-                 max_work: int = DEFAULT_MAX_WORK) -> None:
+                 max_work: int = DEFAULT_MAX_WORK, count_only: bool = False) -> None:
         super().__init__(pattern, tracer, dedupe=dedupe, max_instances=max_instances, max_buffer=max_buffer,
                          max_subsets=max_subsets, max_runs=max_runs, max_work=max_work)
+        info = self.info
+        self._columnar_plan = columnar_plan(info, {v: self.vrts[v].filter for v in info.positive})
+        self._columnar: ColumnarSeq | None = None  # the columnar path, once ``feed_many`` took it
+        self._fed_one = False  # ``feed`` ran: the chain holds the state, ``feed_many`` goes on with it
+        self._count_only = count_only
+        # the sort key of each match the current event completes (columnar patterns: see the module)
+        self._keys: list[tuple[int, ...]] | None = None
+        self._key_slots: tuple[int, ...] = ()
+        if self._columnar_plan is not None:
+            names = self._columnar_plan.vars
+            self._key_slots = tuple(info.vars[v].slot for v in (names[-1],) + names[:-1])
         if negation not in ("fc", "pp"):
             raise ValueError(f"negation must be 'fc' or 'pp', not {negation!r}")
         self.negation = negation
@@ -108,7 +126,31 @@ class LazyChainMatcher(ChainStepRunner):
                               and not w[0][1].fc}
 
     # ------------------------------------------------------------------ stream
+    def feed_many(self, events: Sequence[Event], out: list[Match]) -> None:
+        """Feed ``events`` in order, appending to ``out`` what feeding them one by one returns
+        (the planner's ``feeds_many``). Untraced, a pattern with a columnar plan is evaluated
+        per chunk (``columnar.ColumnarSeq``) from the first call on, when ``feed`` has not run."""
+        col = self._columnar
+        if col is None and self._columnar_plan is not None and self.tracer is None and not self._fed_one:
+            col = self._columnar = ColumnarSeq(self._columnar_plan, self, self._count_only)
+        if col is not None:
+            col.feed(events, out)
+            return
+        feed = self.feed
+        for e in events:
+            out.extend(feed(e))
+
+    @property
+    def counted(self) -> int:
+        """Matches counted and never built (``count_only``, on the columnar path)."""
+        return self._columnar.counted if self._columnar is not None else 0
+
     def feed(self, e: Event) -> list[Match]:
+        if self._columnar is not None:  # chunks went the columnar way: so does this event
+            out: list[Match] = []
+            self._columnar.feed([e], out)
+            return out
+        self._fed_one = True
         self.stats.events += 1
         if e.type in self._relevant_types or self._warm is not None or self.pending or self.tracer is not None:
             if self._warm is not None:
@@ -157,6 +199,26 @@ class LazyChainMatcher(ChainStepRunner):
         return out
 
     def _process(self, e: Event) -> list[Match]:
+        if not self._key_slots:
+            return self._process_event(e)
+        self._keys = keys = []
+        out = self._process_event(e)
+        if len(out) > 1:  # the columnar path's order: by the variables' positions, in pattern order
+            order = sorted(range(len(out)), key=keys.__getitem__)
+            out[:] = [out[i] for i in order]
+        return out
+
+    def _emit_vals(self, vals: list[Any], cmin: float, inst: Instance | None) -> None:
+        keys = self._keys
+        if keys is None:
+            super()._emit_vals(vals, cmin, inst)
+            return
+        n = len(self._out)
+        super()._emit_vals(vals, cmin, inst)
+        if len(self._out) > n:
+            keys.append(tuple(vals[s].seq for s in self._key_slots))
+
+    def _process_event(self, e: Event) -> list[Match]:
         self._out = out = []
         self.work = 0
         coord = e.seq if self.count_window else e.ts
@@ -301,6 +363,9 @@ class LazyChainMatcher(ChainStepRunner):
             lst[:] = [i for i in lst[:n] if not i.dead] + lst[n:]
 
     def close(self) -> list[Match]:
+        if self._columnar is not None:  # nothing waits at the end: no negation in a columnar plan
+            self.closed = True
+            return []
         out: list[Match] = []
         if self._warm is not None:
             out.extend(self._replay())
@@ -312,6 +377,9 @@ class LazyChainMatcher(ChainStepRunner):
         """Trace from the next event on (engine/checkpoints.py). Untraced, an event no variable
         takes or forbids puts off the timeouts and buffer expiry (``feed``'s fast path); a
         traced run does them on that event: do them now, at ``last``'s coordinate."""
+        if self._columnar is not None:
+            raise RuntimeError("a lazy chain fed in chunks (the columnar path) holds no partial matches to trace; "
+                               "trace a matcher fed one event at a time")
         if last is not None and self.nfa is not None and self._warm is None and not self.closed:
             coord = last.seq if self.count_window else last.ts
             self.now = coord

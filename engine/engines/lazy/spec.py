@@ -41,6 +41,8 @@ CHAIN = EngineSpec(
     output_all_only=True,
     takes_rates=True,
     prefer_with_rates=True,
+    feeds_many=True,  # a fixed-length SEQ goes the columnar way (columnar.py) when fed in chunks
+    counts_only=True,  # ... and is then only counted for `--format count`
     trace_note=("Lazy chain NFA (Kolchinsky & Schuster §3, §4.1): events are buffered per variable and partial "
                 "matches are built in ascending frequency order{order}"),
     drawing=Drawing(
