@@ -44,10 +44,39 @@ class ArrowTextColumn(TextColumn):
     """A ``TextColumn`` that also keeps its Arrow array: times and codes come from it
     vectorised instead of cell by cell."""
 
-    def __init__(self, kind: str, cells: list[Any], numbers: np.ndarray | None = None, text: Any = None) -> None:
-        super().__init__(kind, cells)
+    def __init__(self, kind: str, cells: list[Any] | None, numbers: np.ndarray | None = None, text: Any = None,
+                 ints: np.ndarray | None = None) -> None:
+        self._cells = cells
+        super().__init__(kind, cells)  # type: ignore[arg-type]
         self.numbers = numbers  # float64 values (NaN for missing) of an int or float column
         self.text = text        # the Arrow strings ("" for missing) of a text column
+        self.ints = ints        # the int64 values of an int column (0 for missing)
+
+    # the cells of a number column are made when first read (most columns of a file are only read
+    # for the rows events are built of: ``take``)
+    @property  # type: ignore[override]
+    def cells(self) -> list[Any]:
+        if self._cells is None:
+            self._cells = self.take(None)
+        return self._cells
+
+    @cells.setter
+    def cells(self, value: list[Any] | None) -> None:
+        self._cells = value
+
+    def take(self, rows: np.ndarray | None) -> list[Any]:
+        """The cells of ``rows`` (None: every row) as ``cells`` holds them: Python ints of an int
+        column, floats of a float column, None where a cell is missing."""
+        if self._cells is not None or self.numbers is None:
+            cells = self.cells
+            return cells if rows is None else [cells[i] for i in rows.tolist()]
+        values = self.numbers if rows is None else self.numbers[rows]
+        out = (self.ints if rows is None else self.ints[rows]).tolist() if self.kind == "int" else values.tolist()
+        missing = np.isnan(values)
+        if missing.any():
+            for k in np.flatnonzero(missing).tolist():
+                out[k] = None
+        return out
 
     def parse_time(self) -> tuple[np.ndarray, np.ndarray]:
         if self.numbers is None:
@@ -123,9 +152,14 @@ def _plain_quotes(data: bytes, sep: str) -> bool:
     quotes = data.count(b'"')
     if not quotes:
         return True
-    s = sep.encode()
-    opens = data.count(s + b'"') + data.count(b'\n"') + data.startswith(b'"')
-    closes = data.count(b'"' + s) + data.count(b'"\n') + data.endswith(b'"')
+    # one pass for the quotes' places, then their neighbours (a file's start and end count as line breaks)
+    raw = np.frombuffer(data, dtype=np.uint8)
+    at = np.flatnonzero(raw == ord('"'))
+    before = np.where(at > 0, raw[np.maximum(at - 1, 0)], ord("\n"))
+    after = np.where(at < len(raw) - 1, raw[np.minimum(at + 1, len(raw) - 1)], ord("\n"))
+    s = ord(sep)
+    opens = int(np.count_nonzero((before == s) | (before == ord("\n"))))
+    closes = int(np.count_nonzero((after == s) | (after == ord("\n"))))
     return quotes == 2 * opens == 2 * closes
 
 
@@ -183,25 +217,19 @@ def _type_column(arr: Any) -> ArrowTextColumn:
 
 
 def _int_column(ints: Any, present: Any, all_present: bool) -> ArrowTextColumn:
-    """The int column of int64 values (0 where a cell is missing)."""
+    """The int column of int64 values (0 where a cell is missing); its cells are made when read."""
     import pyarrow.compute as pc
 
-    values = numbers_of(ints).astype(np.float64)
-    cells = ints.to_pylist()
+    exact = numbers_of(ints)
+    values = exact.astype(np.float64)
     if not all_present:
-        mask = numbers_of(pc.invert(present))
-        values[mask] = np.nan
-        cells = [None if m else c for c, m in zip(cells, mask.tolist())]
-    return ArrowTextColumn("int", cells, values)
+        values[numbers_of(pc.invert(present))] = np.nan
+    return ArrowTextColumn("int", None, values, ints=exact)
 
 
 def _float_column(floats: Any, all_present: bool) -> ArrowTextColumn:
-    """The float column of float64 values (NaN where a cell is missing)."""
-    values = numbers_of(floats)
-    cells = values.tolist()
-    if not all_present:
-        cells = [None if c != c else c for c in cells]
-    return ArrowTextColumn("float", cells, values)
+    """The float column of float64 values (NaN where a cell is missing); its cells are made when read."""
+    return ArrowTextColumn("float", None, numbers_of(floats))
 
 
 def _plain_ints(arr: Any, present: Any) -> Any:

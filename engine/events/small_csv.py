@@ -244,7 +244,8 @@ class TextTable:
         """The plain values of the kept rows of an attribute column, as the pandas path
         makes them: number text in a text column becomes numbers (``text_number``)."""
         col = self.data[name]
-        cells = [col.cells[i] for i in keep]
+        take = getattr(col, "take", None)  # a column that makes its cells when read (arrow_csv)
+        cells = take(np.asarray(keep, dtype=np.intp)) if take is not None else [col.cells[i] for i in keep]
         if col.kind != "text":
             return cells, col.values()[1]
         values = [text_number(v) for v in cells]
