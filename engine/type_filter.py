@@ -81,6 +81,7 @@ def rows_that_can_bind(b: Bindable, table: Any, positions: Any, types: Any) -> A
     import numpy as np
 
     keep = np.isin(types, np.array(sorted(b.types), dtype=object))
+    distinct: dict[str, Any] = {}  # attribute -> its column's distinct values (``_distinct``), read once
     for t, per in b.local.items():
         if not per or any(not conj for conj in per):
             continue  # a component of this type without filters takes every row of it
@@ -91,14 +92,15 @@ def rows_that_can_bind(b: Bindable, table: Any, positions: Any, types: Any) -> A
         for conj in per:
             ok = np.ones(rows.size, dtype=bool)
             for e in conj:
-                ok &= _holds(e, t, table, positions[rows])
+                ok &= _holds(e, t, table, positions[rows], distinct)
             can |= ok
         keep[rows[~can]] = False
     return keep
 
 
-def _holds(e: Any, event_type: str, table: Any, pos: Any) -> Any:
-    """Per row: the element-wise filter ``e`` holds (True where it cannot be told here)."""
+def _holds(e: Any, event_type: str, table: Any, pos: Any, distinct_of: dict[str, Any] | None = None) -> Any:
+    """Per row: the element-wise filter ``e`` holds (True where it cannot be told here).
+    ``distinct_of``: a cache of each attribute column's distinct values (``_distinct``)."""
     import numpy as np
 
     from engine.events.records import BUILTIN_FIELDS
@@ -113,23 +115,59 @@ def _holds(e: Any, event_type: str, table: Any, pos: Any) -> Any:
     fast = _number_comparison(e, table.column(attr), pos)
     if fast is not None:
         return fast
-    values, _ = table.attr_values(attr, pos.tolist())
-    distinct: dict[Any, int] = {}
-    try:
-        codes = np.fromiter((distinct.setdefault((type(v), v), len(distinct)) for v in values),
-                            dtype=np.intp, count=len(values))
-    except TypeError:  # an unhashable value
-        return np.ones(len(pos), dtype=bool)
-    if len(distinct) > MAX_DISTINCT:
-        return np.ones(len(pos), dtype=bool)
+    cache = distinct_of if distinct_of is not None else {}
+    if attr not in cache:
+        cache[attr] = _distinct(table, attr)
+    found = cache[attr]
+    if found is not None:  # the column's codes, and the event value of each distinct cell
+        all_codes, uniques = found
+        codes = all_codes[pos]
+    else:
+        values, _ = table.attr_values(attr, pos.tolist())
+        index: dict[Any, int] = {}
+        try:
+            codes = np.fromiter((index.setdefault((type(v), v), len(index)) for v in values),
+                                dtype=np.intp, count=len(values))
+        except TypeError:  # an unhashable value
+            return np.ones(len(pos), dtype=bool)
+        if len(index) > MAX_DISTINCT:
+            return np.ones(len(pos), dtype=bool)
+        uniques = [v for (_, v) in index]
     from engine.engines.lazy.conditions import compile_local
     from engine.events.records import Event
 
     f = compile_local([e])
     assert f is not None
     truth = np.array([bool(f(Event(id=0, type=event_type, ts=0.0, seq=0, attrs={} if v is None else {attr: v})))
-                      for (_, v) in distinct], dtype=bool)
-    return truth[codes]
+                      for v in uniques] + [bool(f(Event(id=0, type=event_type, ts=0.0, seq=0)))], dtype=bool)
+    return truth[codes]  # (code -1, a missing value: the last entry, an event without the attribute)
+
+
+def _distinct(table: Any, attr: str) -> tuple[Any, list[Any]] | None:
+    """The column's codes per row (-1: missing) and, per code, the value an event built from a
+    row holding it has (``attr_values`` of the code's first row: the loader's own conversion); None
+    where the column cannot say (more than ``MAX_DISTINCT`` distinct values, or a column without
+    ``factorize``)."""
+    import numpy as np
+
+    from engine.events.small_csv import Unsure
+
+    try:
+        codes, uniques = table.column(attr).factorize()
+    except (Unsure, TypeError, AttributeError):
+        return None
+    if len(uniques) > MAX_DISTINCT:
+        return None
+    codes = np.asarray(codes, dtype=np.intp)
+    present, first = np.unique(codes, return_index=True)
+    if present.size and present[0] == -1:
+        present, first = present[1:], first[1:]
+    if present.size != len(uniques):
+        return None
+    values, _ = table.attr_values(attr, first.tolist())
+    if any(v is None for v in values):
+        return None  # a cell the loader reads as missing (no value to test)
+    return codes, values
 
 
 def _number_comparison(e: Any, column: Any, pos: Any) -> Any:

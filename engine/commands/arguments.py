@@ -164,13 +164,14 @@ def resolve_data(data: str) -> tuple[str, dict[str, Any] | None]:
 
 
 def load_data(args: argparse.Namespace, pattern: Pattern, source_text: str,
-              request: Any = None, types: frozenset[str] | None = None) -> tuple[list[Event], list[str]]:
+              request: Any = None, types: frozenset[str] | None = None,
+              lazy: bool = False) -> tuple[list[Event], list[str]]:
     """Load and validate ``args.data`` for ``pattern``; returns events and warnings (the
     validation report, schema warnings). Errors raise ``CommandError``; rows with errors
     are refused unless ``args.skip_bad_rows``. ``request``: a ``cep run`` request, whose data
     and column mapping are already resolved (``engine.commands.run.RunRequest``). ``types``:
     build only events of these types (``engine.type_filter.bindable_types``); every row is
-    still validated."""
+    still validated. ``lazy``: the events may come as columns (``load_events(lazy=True)``)."""
     from engine.dsl import DslError, check_schema
     from engine.events import DataError, load_events
 
@@ -180,7 +181,7 @@ def load_data(args: argparse.Namespace, pattern: Pattern, source_text: str,
         data, hint = resolve_data(args.data)
         mapping = mapping_from_args(args, hint)
     try:
-        res = load_events(data, mapping, types=types)
+        res = load_events(data, mapping, types=types, lazy=lazy)
     except DataError as err:
         raise CommandError(f"{args.data}: {err}") from None
     warnings: list[str] = []

@@ -30,9 +30,10 @@ import sys
 import time
 from collections import Counter
 from contextlib import contextmanager
+from functools import partial
 from itertools import chain, islice
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, TextIO
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, TextIO
 
 from engine.commands.arguments import CommandError, load_data
 from engine.commands.request import memory_limit, run_guard
@@ -68,10 +69,13 @@ def _run_whole(request: RunRequest, limit: int | None) -> int:
     from engine.type_filter import bindable_types
 
     # rows of types no component binds never become events (seq keeps their place in the stream)
-    events, warnings = load_data(args, pattern, request.text, request, types=bindable_types(pattern))
+    from engine.events.event_columns import type_counts
+
+    # events as columns: a matcher that reads columns (the lazy chain's columnar path) builds none
+    events, warnings = load_data(args, pattern, request.text, request, types=bindable_types(pattern), lazy=True)
     for w in warnings:
         print(w, file=sys.stderr)
-    rates = dict(Counter(e.type for e in events)) if args.engine == "auto" else None
+    rates = type_counts(events) if args.engine == "auto" else None
     matcher, choice = _matcher(args, pattern, rates)
     name = choice.engine
     guard = run_guard(args, holds=lambda: _holds(matcher, pattern, len(events)),
@@ -213,21 +217,39 @@ def _run_events(matcher: Matcher, events: Iterable[Event], writer: MatchWriter, 
             return
         every = max(1, int(getattr(guard, "every", 1)))
         steps = 0
-        stream = iter(events)  # chunks taken as they come: a file read in batches stays streamed
         size = getattr(matcher, "feed_chunk", CHUNK)  # a columnar matcher takes bigger chunks
-        while chunk := list(islice(stream, size)):
+        for n, feed_chunk in _chunk_feeds(matcher, events, many, size):
             found: list[Any] = []
             try:
-                many(chunk, found)
+                feed_chunk(found)
             finally:
                 for m in found:  # also those found before a StateExplosion inside the chunk
                     write(m)
-            steps += len(chunk) + len(found)
+            steps += n + len(found)
             if steps >= every:
                 steps = 0
                 guard.check()
     except (StateExplosion, RunStopped, ValueError) as err:  # ValueError: e.g. the oracle refusing a large input
         raise CommandError(f"stopped: {err}{_written(writer)}", status=1) from None
+
+
+def _chunk_feeds(matcher: Matcher, events: Iterable[Event], many: Any,
+                 size: int) -> Iterator[tuple[int, Callable[[list[Any]], None]]]:
+    """The chunks of ``events`` (their sizes) and how each is fed: the matcher's ``feed_columns``
+    over the columns where the events are still columns (``EventColumns``) and the matcher reads
+    them, so that no event is built; else ``feed_many`` of the chunk's events."""
+    from engine.events.event_columns import EventColumns
+
+    columns = getattr(matcher, "feed_columns", None) if isinstance(events, EventColumns) else None
+    if columns is not None:
+        total = len(events)  # type: ignore[arg-type]
+        for lo in range(0, total, size):
+            hi = min(total, lo + size)
+            yield hi - lo, partial(columns, events, lo, hi)
+        return
+    stream = iter(events)  # chunks taken as they come: a file read in batches stays streamed
+    while chunk := list(islice(stream, size)):
+        yield len(chunk), partial(many, chunk)
 
 
 def _run(matcher: Matcher, events: list[Event], writer: MatchWriter, guard: MemoryGuard, choice: RunChoice) -> None:

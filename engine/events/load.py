@@ -64,7 +64,7 @@ class LoadResult:
 
 def load_events(source: str | os.PathLike[str] | pd.DataFrame,
                 mapping: ColumnMapping | None = None, fmt: str | None = None, *,
-                types: frozenset[str] | None = None) -> LoadResult:
+                types: frozenset[str] | None = None, lazy: bool = False) -> LoadResult:
     """Load and validate events from CSV, TSV, JSON Lines, Parquet or a pandas DataFrame.
 
     ``fmt`` ("csv", "tsv", "jsonl"/"json"/"ndjson", "parquet") overrides the file extension;
@@ -78,6 +78,10 @@ def load_events(source: str | os.PathLike[str] | pd.DataFrame,
     whole sorted stream (count windows count every event), ``rows`` stays indexed by ``seq``,
     the report counts every row, ``events_skipped`` counts the valid rows not built. A reader
     that cannot filter (pandas) builds them all, which is equally correct.
+
+    ``lazy``: where the reader reads columns (a CSV file read without pandas), ``events`` is an
+    ``event_columns.EventColumns``: the events are built when first read as events, and a
+    matcher that reads columns builds none.
     """
     if isinstance(source, (str, os.PathLike)):
         path = Path(source)
@@ -94,7 +98,7 @@ def load_events(source: str | os.PathLike[str] | pd.DataFrame,
 
                 table = read_arrow_csv(path, sep)
             if table is not None:
-                result = load_table(table, mapping, CsvLines(path, sep), types)
+                result = load_table(table, mapping, CsvLines(path, sep), types, lazy)
                 if result is not None:
                     return result
         if kind == "parquet":
@@ -115,12 +119,31 @@ def _size(path: Path) -> int:
 
 
 def load_table(table: TextTable, mapping: ColumnMapping | None,
-               lines: LineIndex | None, types: frozenset[str] | None = None) -> LoadResult | None:
+               lines: LineIndex | None, types: frozenset[str] | None = None,
+               lazy: bool = False) -> LoadResult | None:
     """``load_events`` of a table read without pandas (a CSV file: ``small_csv``, ``arrow_csv``;
     Parquet and Arrow tables: ``arrow_table``); None for interval events and for a time value the
     reader is unsure of (read with pandas). Sortedness and the stable sort are numpy's."""
     if mapping is None:
         mapping = guess_mapping(table.columns)
+    checked = checked_order(table, mapping)
+    if checked is None:
+        return None
+    chk, order, was_sorted = checked
+    rows = chk.row_numbers[order].tolist()
+    events, schema = table_events(table, chk, order, chk.ts[order].tolist(), types, lazy=lazy)
+    result = _result(events, schema, rows, was_sorted,
+                     [it for _, _, it in chk.issues], [], chk.n, int(np.count_nonzero(chk.bad)), mapping,
+                     "datetime" in chk.time_kinds.values(), chk.ids_are_rows, lines)
+    result.events_skipped = len(rows) - len(events)
+    result.report.rows_loaded = len(rows)
+    return result
+
+
+def checked_order(table: TextTable, mapping: ColumnMapping) -> tuple[Any, np.ndarray, bool] | None:
+    """The rules over a table read without pandas (``validation.check_table``), its valid rows in
+    stream order (sorted stably by time) and whether they were sorted; None for interval events and
+    for a time value the reader is unsure of."""
     if mapping.is_interval:
         return None
     try:
@@ -131,24 +154,16 @@ def load_table(table: TextTable, mapping: ColumnMapping | None,
     kept = np.flatnonzero(~chk.bad)
     times = chk.ts[kept]  # finite: a row without a usable time has an error
     was_sorted = not bool(np.any(times[1:] < times[:-1]))
-    order = kept if was_sorted else kept[np.argsort(times, kind="stable")]
-    rows = chk.row_numbers[order].tolist()
-    events, schema = table_events(table, chk, order, chk.ts[order].tolist(), types)
-    result = _result(events, schema, rows, was_sorted,
-                     [it for _, _, it in chk.issues], [], chk.n, chk.n - len(kept), mapping,
-                     "datetime" in chk.time_kinds.values(), chk.ids_are_rows, lines)
-    result.events_skipped = len(rows) - len(events)
-    result.report.rows_loaded = len(rows)
-    return result
+    return chk, (kept if was_sorted else kept[np.argsort(times, kind="stable")]), was_sorted
 
 
 def table_events(table: TextTable, chk: Any, order: np.ndarray, ts: list[float], types: Any,
-                 seq_start: int = 0) -> tuple[list[Event], dict[str, dict[str, str]]]:
+                 seq_start: int = 0, lazy: bool = False) -> tuple[list[Event], dict[str, dict[str, str]]]:
     """The events of a checked ``TextTable``'s valid rows ``order`` (in stream order, times ``ts``)
     and the schema. ``types`` (a set of types, or ``type_filter.Bindable``): events only for rows
     that can bind a component, ``seq`` their position among ``order`` (+ ``seq_start``); the schema
     covers every row of those types, as if all had been built (a row left out by an element-wise
-    filter still says which attributes its type has)."""
+    filter still says which attributes its type has). ``lazy``: the events as an ``EventColumns``."""
     from engine.type_filter import Bindable, rows_that_can_bind
 
     names = chk.attr_columns
@@ -171,6 +186,11 @@ def table_events(table: TextTable, chk: Any, order: np.ndarray, ts: list[float],
             seqs = [seqs[k] for k in pick] if seqs is not None else [seq_start + k for k in pick]
             ids, event_types, ts = [ids[k] for k in pick], [event_types[k] for k in pick], [ts[k] for k in pick]
             values = [[v[k] for k in pick] for v in values]
+    if lazy:
+        from engine.events.event_columns import EventColumns
+
+        return EventColumns(ids, event_types, ts, seqs if seqs is not None else range(seq_start, seq_start + len(ids)),
+                            names, values), schema  # type: ignore[return-value]
     return assemble_events(ids, event_types, ts, names, values, seq_start=seq_start, seqs=seqs), schema
 
 

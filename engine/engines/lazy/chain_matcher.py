@@ -130,15 +130,29 @@ class LazyChainMatcher(ChainStepRunner):
         """Feed ``events`` in order, appending to ``out`` what feeding them one by one returns
         (the planner's ``feeds_many``). Untraced, a pattern with a columnar plan is evaluated
         per chunk (``columnar.ColumnarSeq``) from the first call on, when ``feed`` has not run."""
-        col = self._columnar
-        if col is None and self._columnar_plan is not None and self.tracer is None and not self._fed_one:
-            col = self._columnar = ColumnarSeq(self._columnar_plan, self, self._count_only)
+        col = self._chunks_columnar()
         if col is not None:
             col.feed(events, out)
             return
         feed = self.feed
         for e in events:
             out.extend(feed(e))
+
+    def feed_columns(self, events: Any, start: int, stop: int, out: list[Match]) -> None:
+        """``feed_many`` of the events ``start:stop`` of an ``engine.events.EventColumns``: on the
+        columnar path read as columns (no event is built), else built and fed."""
+        col = self._chunks_columnar()
+        if col is not None:
+            col.feed_columns(events, start, stop, out)
+            return
+        self.feed_many(events[start:stop], out)
+
+    def _chunks_columnar(self) -> ColumnarSeq | None:
+        """The columnar path for the chunks, when it applies (see ``feed_many``)."""
+        col = self._columnar
+        if col is None and self._columnar_plan is not None and self.tracer is None and not self._fed_one:
+            col = self._columnar = ColumnarSeq(self._columnar_plan, self, self._count_only)
+        return col
 
     @property
     def counted(self) -> int:

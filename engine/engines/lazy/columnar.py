@@ -194,46 +194,78 @@ class ColumnarSeq:
 
     # ------------------------------------------------------------------ columns of a chunk
     def _columns(self, events: Sequence[Any]) -> _Block:
-        plan = self.plan
+        """The block of a chunk of events."""
         rel = self.relevant
         evs = list(events) if rel is None else [e for e in events if e.type in rel]
-        count = len(evs)
-        seq = np.fromiter(map(_SEQ, evs), dtype=np.int64, count=count)
-        ts = list(map(_TS, evs))
-        coord = seq.astype(np.float64) if plan.count_window else np.array(ts, dtype=np.float64)
-        types = np.array(list(map(_TYPE, evs)), dtype=object)
-        takes: list[np.ndarray] = []
-        evals = 0
-        for t, f in zip(plan.types, plan.filters):
-            mask = np.ones(count, dtype=bool) if t == ANY_TYPE else np.asarray(types == t, dtype=bool)
-            if f is not None:
-                idx = np.flatnonzero(mask)
-                evals += len(idx)
-                keep = np.fromiter((f(evs[i]) is True for i in idx.tolist()), dtype=bool, count=len(idx))
-                mask[idx[~keep]] = False
-            takes.append(mask)
-        self.owner.stats.predicate_evals += evals
-        columns = {}
+        values: dict[str, list[Any]] = {}
         if self.attrs:
             dicts = list(map(_ATTRS, evs))
             for a in self.attrs:
                 try:
-                    values = list(map(operator.itemgetter(a), dicts))
+                    values[a] = list(map(operator.itemgetter(a), dicts))
                 except KeyError:  # a missing attribute (None) or a built-in field: Event.get
-                    values = [e.attrs[a] if a in e.attrs else e.get(a) for e in evs]
-                columns[a] = _column(values)
+                    values[a] = [e.attrs[a] if a in e.attrs else e.get(a) for e in evs]
         keys = None
-        if plan.eq_attrs:
-            keys = [tuple(e.get(a) for a in plan.eq_attrs) for e in evs]
-        return _Block(coord, ts, seq, list(map(_ID, evs)), takes, columns, keys)
+        if self.plan.eq_attrs:
+            keys = [tuple(e.get(a) for a in self.plan.eq_attrs) for e in evs]
+        return self._block(list(map(_ID, evs)), list(map(_TYPE, evs)), list(map(_TS, evs)),
+                           np.fromiter(map(_SEQ, evs), dtype=np.int64, count=len(evs)), values, keys,
+                           evs.__getitem__)
+
+    def _columns_of(self, events: Any, start: int, stop: int) -> _Block:
+        """The block of events ``start:stop`` of an ``EventColumns`` (no event is built but for a
+        variable's own filter, which reads one)."""
+        rel = self.relevant
+        types = events.types[start:stop]
+        rows = None
+        if rel is not None and not all(t in rel for t in types):
+            rows = [k for k, t in enumerate(types) if t in rel]
+        pick = (lambda xs: xs) if rows is None else (lambda xs: [xs[k] for k in rows])  # noqa: E731
+        values = {a: pick(events.attribute(a, start, stop)) for a in self.attrs}
+        keys = None
+        if self.plan.eq_attrs:
+            keys = list(zip(*(pick(events.attribute(a, start, stop)) for a in self.plan.eq_attrs)))
+        seqs = np.asarray(pick(events.seqs[start:stop]), dtype=np.int64)
+        at = (lambda k: events.event(start + k)) if rows is None else (lambda k: events.event(start + rows[k]))
+        return self._block(pick(events.ids[start:stop]), pick(types), pick(events.ts[start:stop]), seqs, values,
+                           keys, at)
+
+    def _block(self, ids: list[Any], types: list[str], ts: list[Any], seq: np.ndarray,
+               values: dict[str, list[Any]], keys: list[Any] | None, event_at: Callable[[int], Any]) -> _Block:
+        """A block from a chunk's columns; ``event_at(k)``: the chunk's ``k``-th event (for the
+        variables' own filters, the compiled closures over an event)."""
+        plan = self.plan
+        count = len(ids)
+        coord = seq.astype(np.float64) if plan.count_window else np.array(ts, dtype=np.float64)
+        type_array = np.array(types, dtype=object)
+        takes: list[np.ndarray] = []
+        evals = 0
+        for t, f in zip(plan.types, plan.filters):
+            mask = np.ones(count, dtype=bool) if t == ANY_TYPE else np.asarray(type_array == t, dtype=bool)
+            if f is not None:
+                idx = np.flatnonzero(mask)
+                evals += len(idx)
+                keep = np.fromiter((f(event_at(i)) is True for i in idx.tolist()), dtype=bool, count=len(idx))
+                mask[idx[~keep]] = False
+            takes.append(mask)
+        self.owner.stats.predicate_evals += evals
+        columns = {a: _column(v) for a, v in values.items()}
+        return _Block(coord, ts, seq, ids, takes, columns, keys)
 
     # ------------------------------------------------------------------ a chunk
     def feed(self, events: Sequence[Any], out: list[Match]) -> None:
         """The matches whose last event is among ``events`` (in stream order), appended to ``out``
         in the chain's order (or counted)."""
+        self.owner.stats.events += len(events)
+        self._feed_block(self._columns(events), out)
+
+    def feed_columns(self, events: Any, start: int, stop: int, out: list[Match]) -> None:
+        """``feed`` of the events ``start:stop`` of an ``EventColumns``, read as columns."""
+        self.owner.stats.events += stop - start
+        self._feed_block(self._columns_of(events, start, stop), out)
+
+    def _feed_block(self, new: _Block, out: list[Match]) -> None:
         owner = self.owner
-        owner.stats.events += len(events)
-        new = self._columns(events)
         if not len(new):
             return
         block = new if self.block is None else self.block.join(new)

@@ -153,3 +153,24 @@ def test_the_window_holds_exactly_what_the_chain_holds_in_floats():
         pattern = parse(f"PATTERN SEQ(A a, B b) WHERE skip_till_any_match WITHIN {w}")
         got, _ = chunked(pattern, events, 2)
         assert got == one_by_one(pattern, events), w
+
+
+def test_events_loaded_as_columns_are_matched_without_building_them(tmp_path):
+    from engine.events import load_events
+    from engine.events.event_columns import EventColumns
+
+    rng = random.Random(7)
+    lines = ["id,type,ts,x,y"] + [f"{i},{rng.choice(TYPES)},{i // 2},{rng.randint(0, 5)},"
+                                  f"{rng.choice(['', '1', '2.5', 'z'])}" for i in range(3000)]
+    path = tmp_path / "s.csv"
+    path.write_text("\n".join(lines) + "\n")
+    pattern = parse("PATTERN SEQ(A a, B b, C c) WHERE skip_till_any_match AND a.x < b.x AND b.y != c.x "
+                    "AND a.x > 0 WITHIN 6")
+    loaded = load_events(path, lazy=True)
+    assert isinstance(loaded.events, EventColumns) and not loaded.events.built
+    m = LazyChainMatcher(pattern, rates={"A": 1, "B": 2, "C": 3})
+    got: list = []
+    for lo in range(0, len(loaded.events), 500):
+        m.feed_columns(loaded.events, lo, min(len(loaded.events), lo + 500), got)
+    assert not loaded.events.built
+    assert got and got == one_by_one(pattern, load_events(path).events)
