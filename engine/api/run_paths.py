@@ -142,58 +142,12 @@ def run_signatures(parsed: ParsedPattern, request: RunRequest, warnings: list[st
     """Interval data (``engine.commands.run_intervals``): signatures with range and confidence,
     in the canonical order, ``min_confidence`` applied."""
     from engine.api.result import Result
-    from engine.commands.arguments import load_data
-    from engine.commands.errors import preparing, running
-    from engine.commands.request import read_events, run_guard
-    from engine.commands.run_intervals import apply_min_confidence
-    from engine.engines.planner import choose, make_matcher
-    from engine.engines.uncertain.pmf import derived_u_max
-    from engine.engines.uncertain.result import sort_uncertain
-    from engine.memory import guarding
+    from engine.commands.run_intervals import interval_signatures
 
-    args, pattern, text = request.args, parsed.model, request.text
-    events: Any = None
-    reader = None
-    if args.read != "batches":
-        events, more = load_data(args, pattern, text, request)
-        warnings += more
-    mapping = request.column_mapping()
-    with preparing(request.label):
-        info = choose(pattern, args.engine, interval=True)
-    state: dict[str, Any] = {"events": 0, "loaded": None}
-    if events is None:
-        if mapping.u_max is None:
-            raise CommandError("--read batches on interval data needs --u-max (the widest interval allowed): "
-                               "without it U_max is derived from the whole file")
-        events, more, reader = read_events(request, pattern, text, state, force_batches=True)
-        warnings += more
-    try:
-        u_max = mapping.u_max if mapping.u_max is not None else derived_u_max(events)
-    except ValueError as err:
-        raise CommandError(f"{request.label}: {err}") from None
-    options: dict[str, Any] = {"u_max": u_max, "pmf": mapping.pmf_col}
-    if args.max_runs is not None:
-        options["max_runs"] = args.max_runs
-    matcher = make_matcher(pattern, info.name, interval=True, **options)
-    matches: list[Any] = []
-    guard = run_guard(args, holds=lambda: f"the matcher holds {matcher.stats.runs_alive:,} live runs",
-                      where=lambda: f"after {matcher.stats.events:,} events")
-    t0 = time.perf_counter()
-    with running(request.label):
-        guard.check()
-        with guarding(guard):
-            for e in events:
-                matches.extend(matcher.feed(e))
-                guard.tick()
-            matches.extend(matcher.close())
-    if reader is not None:
-        report = reader.report()
-        if report.issues or report.omitted:
-            warnings.append(report.format())
-    matches = apply_min_confidence(sort_uncertain(matches), args.min_confidence)
-    return Result("signatures", parsed, matches, info.name, warnings, request=request,
-                  events=events if reader is None else None, loader=_events_loader(request),
-                  seconds=time.perf_counter() - t0, stats=matcher.stats.as_dict(), u_max=u_max)
+    run = interval_signatures(request, warnings.append)
+    return Result("signatures", parsed, run.signatures, run.engine, warnings, request=request,
+                  events=run.loaded, loader=_events_loader(request), seconds=run.seconds, stats=run.stats,
+                  u_max=run.u_max)
 
 
 def run_rows(parsed: ParsedPattern, request: RunRequest, warnings: list[str]) -> Result:

@@ -250,15 +250,35 @@ def test_an_unexpected_error_prints_no_traceback(capsys, monkeypatch):
     assert rc == 2 and err.startswith("cep: unexpected error (KeyError") and "Traceback" not in err
 
 
-def test_interval_read_batches_gives_the_whole_read_and_needs_u_max(capsys):
+def test_interval_read_batches_gives_the_whole_read_and_derives_u_max_in_a_first_pass(capsys, monkeypatch):
     base = ["run", "preset:cluster/query1", "--data", "sample:cluster", "--format", "jsonl"]
     rc, whole, err = run(capsys, *base, "--u-max", "15")
     assert rc == 0, err
     rc, batched, err = run(capsys, *base, "--u-max", "15", "--read", "batches")
     assert rc == 0, err
     assert batched == whole and whole
-    rc, _out, err = run(capsys, *base, "--read", "batches")
-    assert rc == 2 and "needs --u-max" in err
+    rc, derived_whole, err = run(capsys, *base, "--read", "whole", "--stats")
+    assert rc == 0, err
+    rc, derived_batched, err2 = run(capsys, *base, "--read", "batches", "--stats")
+    assert rc == 0, err2
+    assert derived_batched == derived_whole and derived_whole
+    import re
+
+    u_max = re.findall(r"\bu_max=\d+", err)
+    assert u_max == ["u_max=14"] and re.findall(r"\bu_max=\d+", err2) == u_max
+    # auto reads a big file in batches (here: any file above 1 byte), with the same output
+    import engine.events.sources as sources
+
+    monkeypatch.setattr(sources, "BATCH_ABOVE_BYTES", 1)
+    import engine.commands.arguments as arguments
+
+    def never(*_a, **_k):
+        raise AssertionError("the file was loaded whole")
+
+    monkeypatch.setattr(arguments, "load_data", never)
+    rc, auto, err = run(capsys, *base)
+    assert rc == 0, err
+    assert auto == derived_whole  # U_max from the first pass, batch by batch
 
 
 @pytest.mark.parametrize("fmt", ["jsonl", "count"])
