@@ -13,6 +13,7 @@
 | ``small_csv``    | a small CSV/TSV file as a ``Table`` typed as pandas would type it               | numpy                               |
 | ``numbers``      | plain values: the kind they share, CSV number text                              | no                                  |
 | ``load``         | ``load_events`` -> ``LoadResult`` (small CSV without pandas)                    | numpy; pandas for other inputs      |
+| ``event_columns``| ``EventColumns``: loaded events as columns, built as events when first read     | no                                  |
 | ``formats``      | the CSV / JSON Lines / Parquet readers                                          | yes                                 |
 | ``pandas_table`` | ``FrameTable``: the ``Table`` over a pandas DataFrame                           | yes                                 |
 | ``values``       | pandas columns -> plain Python values                                           | yes                                 |

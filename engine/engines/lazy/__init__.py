@@ -23,6 +23,9 @@ Runtime, from the bottom up:
   emission, guard, statistics).
 - ``chain_steps``: ``ChainStepRunner``, entering states, takes, iterate, waiting lists.
 - ``chain_matcher``: ``LazyChainMatcher``, the lazy (Multi-)Chain NFA.
+- ``columnar``: the chain's columnar path: a fixed-length SEQ fed in chunks (``feed_many``,
+  ``feed_columns``), evaluated as window joins over numpy arrays; counted without building
+  matches for ``--format count``.
 - ``tree_matcher``: ``CompiledTree`` and ``LazyTreeMatcher``, the lazy (Multi-)Tree NFA.
 - ``eager_matcher``: ``EagerMatcher``, the eager NFA baseline.
 
