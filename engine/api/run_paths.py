@@ -50,7 +50,7 @@ def run_matches(parsed: ParsedPattern, request: RunRequest, warnings: list[str])
     from engine.api.result import Result
     from engine.commands.arguments import load_data
     from engine.commands.request import memory_limit, run_guard
-    from engine.commands.run_matches import _close, _holds, _matcher, _run_events
+    from engine.commands.run_matches import build_matcher, close_matcher, feed_events, held_state
     from engine.events import DataError
     from engine.memory import RunStopped, guarding
 
@@ -66,8 +66,8 @@ def run_matches(parsed: ParsedPattern, request: RunRequest, warnings: list[str])
         warnings += more
         rates = dict(Counter(e.type for e in events))
         source = events
-    matcher, choice = _matcher(args, pattern, rates if args.engine == "auto" else None)
-    guard = run_guard(args, holds=lambda: _holds(matcher, pattern, len(events) if events is not None else None),
+    matcher, choice = build_matcher(args, pattern, rates if args.engine == "auto" else None)
+    guard = run_guard(args, holds=lambda: held_state(matcher, pattern, len(events) if events is not None else None),
                       where=lambda: f"after {matcher.stats.events:,} events", limit=limit)
     try:
         guard.check()
@@ -76,8 +76,8 @@ def run_matches(parsed: ParsedPattern, request: RunRequest, warnings: list[str])
     t0 = time.perf_counter()
     with guarding(guard):
         try:
-            _run_events(matcher, source, collector, guard, choice)  # type: ignore[arg-type]
-            _close(matcher, collector, choice)  # type: ignore[arg-type]
+            feed_events(matcher, source, collector, guard, choice)  # type: ignore[arg-type]
+            close_matcher(matcher, collector, choice)  # type: ignore[arg-type]
         except DataError as err:  # e.g. Unsorted, a ragged line, met while reading on
             raise CommandError(f"{request.label}: {err}") from None
     if reader is not None:
@@ -97,7 +97,7 @@ def _batches(request: RunRequest, parsed: ParsedPattern, collector: _Collector) 
     ``skip_bad_rows``). Returns (the events as they come, the rates, the reader)."""
     from itertools import chain
 
-    from engine.commands.run_matches import _refuse
+    from engine.commands.run_matches import refuse_batch
     from engine.dsl import DslError, check_schema
     from engine.events import BatchReader, DataError
 
@@ -122,7 +122,7 @@ def _batches(request: RunRequest, parsed: ParsedPattern, collector: _Collector) 
         for batch in chain([first], batches):
             errors = batch.errors + [i for i in reader.numeric_issues(batch, numeric) if i.severity == "error"]
             if errors and not args.skip_bad_rows:
-                _refuse(args, reader, batches, numeric, errors, collector)  # type: ignore[arg-type]
+                refuse_batch(args, reader, batches, numeric, errors, collector)  # type: ignore[arg-type]
             yield from batch.events
 
     return events(), dict(Counter(e.type for e in first.events)), reader

@@ -47,7 +47,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from engine.match import Matcher
     from engine.model import Pattern
 
-__all__ = ["run_in_process", "CHUNK"]
+__all__ = ["CHUNK", "build_matcher", "close_matcher", "feed_events", "held_state", "refuse_batch", "run_in_process"]
 
 
 
@@ -76,9 +76,9 @@ def _run_whole(request: RunRequest, limit: int | None) -> int:
     for w in warnings:
         print(w, file=sys.stderr)
     rates = type_counts(events) if args.engine == "auto" else None
-    matcher, choice = _matcher(args, pattern, rates)
+    matcher, choice = build_matcher(args, pattern, rates)
     name = choice.engine
-    guard = run_guard(args, holds=lambda: _holds(matcher, pattern, len(events)),
+    guard = run_guard(args, holds=lambda: held_state(matcher, pattern, len(events)),
                       where=lambda: f"after {matcher.stats.events:,} events", limit=limit)
     try:
         guard.check()
@@ -118,11 +118,11 @@ def _run_batches(args: argparse.Namespace, pattern: Pattern, text: str, data: st
         if reader.kind != "jsonl":
             raise CommandError(str(err)) from None
     rates = dict(Counter(e.type for e in first.events)) if args.engine == "auto" else None
-    matcher, choice = _matcher(args, pattern, rates)
+    matcher, choice = build_matcher(args, pattern, rates)
     name = choice.engine
     numeric = pattern.numeric_attrs()
     state = {"events": 0}
-    guard = run_guard(args, holds=lambda: _holds(matcher, pattern, None),
+    guard = run_guard(args, holds=lambda: held_state(matcher, pattern, None),
                       where=lambda: f"after {state['events']:,} events of {args.data}", limit=limit)
     with _output(args, pattern) as writer, guarding(guard):
         t0 = time.perf_counter()
@@ -130,10 +130,10 @@ def _run_batches(args: argparse.Namespace, pattern: Pattern, text: str, data: st
             for batch in chain([first], batches):
                 errors = batch.errors + [i for i in reader.numeric_issues(batch, numeric) if i.severity == "error"]
                 if errors and not args.skip_bad_rows:
-                    _refuse(args, reader, batches, numeric, errors, writer)
-                _run_events(matcher, batch.events, writer, guard, choice)
+                    refuse_batch(args, reader, batches, numeric, errors, writer)
+                feed_events(matcher, batch.events, writer, guard, choice)
                 state["events"] += len(batch.events)
-            _close(matcher, writer, choice)
+            close_matcher(matcher, writer, choice)
         except DataError as err:  # e.g. Unsorted, a ragged line
             raise CommandError(f"{args.data}: {err}{_written(writer)}") from None
         elapsed = time.perf_counter() - t0
@@ -150,7 +150,7 @@ def _run_batches(args: argparse.Namespace, pattern: Pattern, text: str, data: st
     return 0
 
 
-def _refuse(args: argparse.Namespace, reader: BatchReader, rest: Iterator[Any], numeric: Any,
+def refuse_batch(args: argparse.Namespace, reader: BatchReader, rest: Iterator[Any], numeric: Any,
             errors: list[Any], writer: MatchWriter) -> None:
     """Stop before the batch with ``errors``; read the rest of the file for the report."""
     from engine.events import DataError
@@ -172,7 +172,7 @@ def _refuse(args: argparse.Namespace, reader: BatchReader, rest: Iterator[Any], 
 
 # --------------------------------------------------------------------------- shared
 
-def _matcher(args: argparse.Namespace, pattern: Pattern, rates: dict[str, int] | None) -> tuple[Matcher, RunChoice]:
+def build_matcher(args: argparse.Namespace, pattern: Pattern, rates: dict[str, int] | None) -> tuple[Matcher, RunChoice]:
     """The matcher of this run, chosen as ``cep trace`` and ``cep explain`` choose it
     (``engine.run_choice``): match windows around ``--engine`` when ``--match-windows`` says
     so, else the planner's engine; matches are only counted where the engine can."""
@@ -191,7 +191,7 @@ def _matcher(args: argparse.Namespace, pattern: Pattern, rates: dict[str, int] |
 CHUNK = 1024
 
 
-def _run_events(matcher: Matcher, events: Iterable[Event], writer: MatchWriter, guard: MemoryGuard,
+def feed_events(matcher: Matcher, events: Iterable[Event], writer: MatchWriter, guard: MemoryGuard,
                 choice: RunChoice | None = None) -> None:
     """Feed ``events``; every match is written at once; the guard reads the memory now and then.
 
@@ -253,11 +253,11 @@ def _chunk_feeds(matcher: Matcher, events: Iterable[Event], many: Any,
 
 
 def _run(matcher: Matcher, events: list[Event], writer: MatchWriter, guard: MemoryGuard, choice: RunChoice) -> None:
-    _run_events(matcher, events, writer, guard, choice)
-    _close(matcher, writer, choice)
+    feed_events(matcher, events, writer, guard, choice)
+    close_matcher(matcher, writer, choice)
 
 
-def _close(matcher: Matcher, writer: MatchWriter, choice: RunChoice) -> None:
+def close_matcher(matcher: Matcher, writer: MatchWriter, choice: RunChoice) -> None:
     """End of the stream: what the matcher still reports, and what it only counted."""
     from engine.match import StateExplosion
 
@@ -270,7 +270,7 @@ def _close(matcher: Matcher, writer: MatchWriter, choice: RunChoice) -> None:
         writer.count += matcher.counted  # type: ignore[attr-defined]
 
 
-def _holds(matcher: Matcher, pattern: Pattern, loaded: int | None) -> str:
+def held_state(matcher: Matcher, pattern: Pattern, loaded: int | None) -> str:
     from engine.match import explosion_cause
 
     st = matcher.stats

@@ -249,7 +249,7 @@ def test_table_shows_its_first_rows_and_counts_the_rest():
 def test_the_run_writes_a_match_before_it_reads_the_next_event():
     from engine.events import make_stream
     from engine.engines.planner import make_matcher
-    from engine.commands.run_matches import _run_events
+    from engine.commands.run_matches import feed_events
 
     pat = parse("PATTERN SEQ(A a, B b) WITHIN 100")
     stream = make_stream([{"type": "AB"[k % 2], "ts": k, "id": k} for k in range(6)])
@@ -262,7 +262,7 @@ def test_the_run_writes_a_match_before_it_reads_the_next_event():
             seen.append(buf.getvalue().count("\n"))
             yield e
 
-    _run_events(make_matcher(pat, "nfab"), events(), writer, MemoryGuard(None))
+    feed_events(make_matcher(pat, "nfab"), events(), writer, MemoryGuard(None))
     # before event k, the matches of events < k are written: 0, 0, 1 (A0 B1), 1, 3, 3
     assert seen == [0, 0, 1, 1, 3, 3]
 
