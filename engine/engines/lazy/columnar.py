@@ -288,20 +288,29 @@ class ColumnarSeq:
         lasts = np.flatnonzero(block.takes[n - 1][first_new:]) + first_new
         if not len(lasts):
             return
-        candidates = [np.flatnonzero(t) for t in block.takes]
-        # the first position each last event's window may hold (loose: the exact test is at the end)
-        lowest = np.searchsorted(block.coord, _window_floor(block.coord[lasts], plan.window), side="left")
-        codes = None
+        # each variable's candidates as sorted join keys: key code * span + position (the code of
+        # the ``[key]`` equivalence, 0 without one), so a range of positions within one key is one
+        # ``searchsorted`` pair
+        span = len(block) + 1
+        codes = np.zeros(len(block), dtype=np.int64)
         if block.keys is not None:
             index: dict[Any, int] = {}
             codes = np.fromiter((index.setdefault(k, len(index)) for k in block.keys), dtype=np.int64,
                                 count=len(block.keys))
+        candidates = []
+        for t in block.takes:
+            at = np.flatnonzero(t)
+            joined = codes[at] * span + at
+            joined.sort()
+            candidates.append(joined)
+        # the first position each last event's window may hold (loose: the exact test is at the end)
+        lowest = np.searchsorted(block.coord, _window_floor(block.coord[lasts], plan.window), side="left")
         guard = current_guard()
         start = 0
         step = max(1, len(lasts))
         while start < len(lasts):
             stop = min(len(lasts), start + step)
-            found = self._expand(block, candidates, lasts[start:stop], lowest[start:stop], codes)
+            found = self._expand(block, candidates, lasts[start:stop], lowest[start:stop], codes, span)
             if found is None:  # too many partial tuples at once: smaller slices of last events
                 if stop - start == 1:
                     owner = self.owner
@@ -314,9 +323,10 @@ class ColumnarSeq:
             start = stop
 
     def _expand(self, block: _Block, candidates: list[np.ndarray], lasts: np.ndarray, lowest: np.ndarray,
-                codes: np.ndarray | None) -> list[np.ndarray] | None:
+                codes: np.ndarray, span: int) -> list[np.ndarray] | None:
         """The match tuples ending at ``lasts``: positions per variable, or None when a step
-        would hold more partial tuples than a slice may."""
+        would hold more partial tuples than a slice may. ``candidates``: per variable, its
+        events as sorted join keys (``codes * span + position``)."""
         plan = self.plan
         owner = self.owner
         st = owner.stats
@@ -325,18 +335,20 @@ class ColumnarSeq:
         pos: list[np.ndarray | None] = [None] * n
         pos[n - 1] = lasts
         low = lowest
+        base = codes[lasts] * span  # the tuple's key (every variable shares it)
         for k in range(n - 2, -1, -1):
             cand = candidates[k]
             after = pos[k + 1]
-            lo = np.searchsorted(cand, low, side="left")
-            hi = np.searchsorted(cand, after, side="left")
+            lo = np.searchsorted(cand, base + low, side="left")
+            hi = np.searchsorted(cand, base + after, side="left")  # type: ignore[operator]
             counts = np.maximum(hi - lo, 0)
             total = int(counts.sum())
             if total > limit:
                 return None
-            rows = np.repeat(np.arange(len(after)), counts)
+            rows = np.repeat(np.arange(len(after)), counts)  # type: ignore[arg-type]
             offsets = np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts)
-            here = cand[np.repeat(lo, counts) + offsets]
+            base = base[rows]
+            here = cand[np.repeat(lo, counts) + offsets] - base
             for j in range(k + 1, n):
                 pos[j] = pos[j][rows]  # type: ignore[index]
             low = low[rows]
@@ -345,8 +357,6 @@ class ColumnarSeq:
             keep = np.ones(total, dtype=bool)
             if k == 0:  # the window, exactly as the chain tests it: last - first < W
                 keep &= (block.coord[pos[n - 1]] - block.coord[here]) < plan.window
-            if codes is not None:
-                keep &= codes[here] == codes[pos[k + 1]]
             for t in plan.tests:
                 if k in (t.left, t.right) and max(t.left, t.right) > k and min(t.left, t.right) == k:
                     st.predicate_evals += total
@@ -356,6 +366,7 @@ class ColumnarSeq:
                 pick = np.flatnonzero(keep)
                 pos = [None if x is None else x[pick] for x in pos]
                 low = low[pick]
+                base = base[pick]
         return pos  # type: ignore[return-value]
 
     def _emit(self, block: _Block, pos: list[np.ndarray], out: list[Match]) -> None:
