@@ -240,6 +240,10 @@ class BatchReader:
                     yield batch
                     continue
                 raw = self._as_frame(raw)  # a time cell arrow_csv is unsure of: pandas reads this batch
+                if raw.issues:  # a JSON Lines batch read again by the exact reader
+                    self.add_issues(raw.issues)
+                    self.rows_read += len(raw.issues)
+                    self.rows_rejected += len(raw.issues)
             assert raw.df is not None
             if not len(raw.df):
                 yield EventBatch(events=[], rows=[], issues=list(raw.issues), schema={}, seq_start=seq)
@@ -273,7 +277,10 @@ class BatchReader:
         for the wanted types; None when the rules meet a time cell the typing is unsure of."""
         table = raw.table
         assert table is not None
-        self._decide_columns(table.columns)
+        if self.kind == "jsonl":
+            table = self._jsonl_columns(table, raw)
+        else:
+            self._decide_columns(table.columns)
         m = self.mapping
         assert m is not None
         row_numbers = np.arange(raw.offset, raw.offset + len(table), dtype=np.int64)
@@ -290,6 +297,7 @@ class BatchReader:
         issues = [it for _, _, it in chk.issues]
         self._check_order(frame, raw)
         issues = self._cross_batch_duplicates(frame, issues, raw)
+        issues = self._with_lines(issues, raw)
         from engine.events.load import table_events
 
         events, schema = table_events(table, chk, kept, chk.ts[kept].tolist(), self.types, seq_start=seq)
@@ -308,6 +316,12 @@ class BatchReader:
         from engine.events.arrow_batches import pandas_frame
 
         assert raw.table is not None
+        if self.kind == "jsonl":  # the exact reader on the batch's lines
+            from engine.events.formats import _jsonl_batch
+
+            tb = raw.lines
+            b = _jsonl_batch(tb.texts(), tb.lines, tb.first_row)
+            return _Frame(df=b.frame, offset=b.first_row, rows=b.rows, issues=b.issues, lines=b)
         if raw.text is None:  # a Parquet batch: its Arrow columns through pandas
             return _Frame(df=raw.table.pandas_frame(), offset=raw.offset)  # type: ignore[attr-defined]
         return _Frame(df=pandas_frame(raw.text, "," if self.kind == "csv" else "\t", raw.table.names), offset=raw.offset)
@@ -333,6 +347,10 @@ class BatchReader:
                 yield _Frame(df=df, offset=offset)
                 offset += len(df)
         elif self.kind == "jsonl":
+            batches = self._arrow_jsonl()
+            if batches is not None:
+                yield from self._jsonl_frames(batches)
+                return
             from engine.events.formats import read_jsonl_batches
 
             for b in read_jsonl_batches(self.path, self.batch_rows):
@@ -347,6 +365,39 @@ class BatchReader:
                     from engine.events.formats import arrow_to_pandas
 
                     yield _Frame(df=arrow_to_pandas(batch), offset=offset)
+
+    def _arrow_jsonl(self) -> Iterator[Any] | None:
+        """The JSON Lines batches of ``arrow_jsonl`` (None: the file is read by the exact reader)."""
+        from engine.events.arrow_jsonl import arrow_jsonl_batches
+
+        return arrow_jsonl_batches(self.path, self.batch_rows)
+
+    def _jsonl_frames(self, batches: Iterator[Any]) -> Iterator[_Frame]:
+        """``formats.read_jsonl_batches``' batches: an Arrow batch as its table, a declined one (or
+        one whose id column holds decimals) read by the exact reader; the same errors at the end."""
+        from engine.events.formats import _jsonl_batch
+
+        any_record = False
+        first_issue: list[ValidationIssue] = []
+        for tb in batches:
+            table = tb.table
+            if table is not None:
+                m = self.mapping or guess_mapping(table.columns)
+                if m.id_col is not None and m.id_col in table.columns and table.column(m.id_col).kind == "float":
+                    table = None
+            if table is not None:
+                any_record = True
+                yield _Frame(df=None, offset=tb.first_row, table=table, lines=tb)
+                continue
+            b = _jsonl_batch(tb.texts(), tb.lines, tb.first_row)
+            any_record = any_record or len(b.frame) > 0
+            first_issue = first_issue or b.issues[:1]
+            yield _Frame(df=b.frame, offset=b.first_row, rows=b.rows, issues=b.issues, lines=b)
+        if not any_record:
+            if not first_issue:
+                raise DataError(f"'{self.path.name}' is empty: no rows")
+            raise DataError(f"cannot read '{self.path.name}' as JSON Lines: no line is a JSON object "
+                            f"({first_issue[0].format()})")
 
     def _arrow_names(self, sep: str) -> list[str] | None:
         """The header when the file is read with the Arrow batches (a plain file of point
@@ -395,6 +446,38 @@ class BatchReader:
             self._columns += [str(c) for c in df.columns if c not in m.mapped_columns()
                               and str(c) not in self._columns]
         return df
+
+    def _jsonl_columns(self, table: Any, raw: _Frame) -> Any:
+        """``_with_columns`` of a JSON Lines batch read through Arrow (an ``ArrowTable``)."""
+        first = self._columns is None
+        self._decide_columns(table.columns)
+        m = self.mapping
+        assert m is not None and self._columns is not None
+        if first:
+            return table
+        from engine.events.arrow_table import ArrowColumn, ArrowTable
+
+        required = [m.type_col, *m.time_columns] + ([m.id_col] if self._has_id_column else [])
+        missing = [c for c in required if c not in table.columns]
+        if missing:
+            import pyarrow as pa
+
+            table = ArrowTable(names=table.names + missing,
+                               data={**table.data, **{c: ArrowColumn("null", pa.nulls(table.n)) for c in missing}},
+                               n=table.n, source=table.source)
+        if m.id_col is not None and not self._has_id_column and m.id_col in table.columns:
+            valid = table.column(m.id_col).valid
+            at = 0 if valid is None or not valid.any() else int(valid.argmax())
+            if table.column(m.id_col).kind == "null":
+                at = 0
+            row = raw.offset + at
+            line = raw.line_of(row)
+            raise DataError(f"'{self.path.name}': the id key '{m.id_col}' first appears on "
+                            f"{'line ' + str(line) if line else 'data row ' + str(row + 1)}, after "
+                            f"the first {self.batch_rows:,} records (whose ids are their row "
+                            f"numbers); give every record an id, or none")
+        self._columns += [c for c in table.columns if c not in m.mapped_columns() and c not in self._columns]
+        return table
 
     def _line(self, row: int, raw: _Frame) -> int | None:
         line = raw.line_of(row)

@@ -4,7 +4,9 @@ stably by ts and build the events; ``LoadResult`` holds them with the report and
 A small plain CSV/TSV file is read without pandas or pyarrow (``small_csv``: the same rules
 over a ``columns.Table``, the same event assembly); a bigger one with pyarrow's CSV reader
 (``arrow_csv``: the same typing, vectorised); every other input, and a file holding something
-those two are unsure of, goes through pandas (imported then). With ``types``, events are
+those two are unsure of, goes through pandas (imported then). JSON Lines is read with pyarrow's JSON
+reader and validated over its Arrow columns (``arrow_jsonl``), or, where that is unsure, by
+``formats.read_jsonl``. With ``types``, events are
 built only for rows of those event types (the rest are validated and counted, never built).
 """
 from __future__ import annotations
@@ -103,6 +105,12 @@ def load_events(source: str | os.PathLike[str] | pd.DataFrame,
                     return result
         if kind == "parquet":
             return load_parquet(path, mapping, types)
+        if kind == "jsonl":
+            from engine.events.arrow_jsonl import load_jsonl_arrow
+
+            result = load_jsonl_arrow(path, mapping, types)
+            if result is not None:
+                return result
         return load_with_pandas(path, kind, mapping)
     import pandas as pd
 
