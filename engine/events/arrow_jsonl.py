@@ -192,7 +192,7 @@ def _records(data: bytes) -> list[int] | None:
 def read_jsonl_arrow(path: Path) -> tuple[Any, list[int]] | None:
     """A whole JSON Lines file as an Arrow table and the line of each record, or None (see the
     module). Raises ``DataError`` as ``read_jsonl`` does for a file nested too deeply."""
-    from engine.events.formats import check_json_depth
+    from engine.events.arrow_json_depth import check_json_depth
     from engine.events.lines import open_binary
     from engine.events.sources import is_json_array
 
@@ -270,7 +270,7 @@ def arrow_jsonl_batches(path: Path, batch_rows: int) -> Iterator[JsonlTextBatch]
     ``DataError`` for a file nested too deeply), each with its Arrow table where this module is
     sure of it; None when the file is not one this module reads (compressed, a byte-order mark, a
     lone CR, not UTF-8: checked here, reading the file once)."""
-    from engine.events.formats import check_json_depth
+    from engine.events.arrow_json_depth import check_json_depth
 
     if path.suffix.lower() in (".gz", ".bz2", ".xz", ".zst", ".zip") or not _clean_file(path):
         return None

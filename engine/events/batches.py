@@ -375,8 +375,6 @@ class BatchReader:
     def _jsonl_frames(self, batches: Iterator[Any]) -> Iterator[_Frame]:
         """``formats.read_jsonl_batches``' batches: an Arrow batch as its table, a declined one (or
         one whose id column holds decimals) read by the exact reader; the same errors at the end."""
-        from engine.events.formats import _jsonl_batch
-
         any_record = False
         first_issue: list[ValidationIssue] = []
         for tb in batches:
@@ -389,6 +387,8 @@ class BatchReader:
                 any_record = True
                 yield _Frame(df=None, offset=tb.first_row, table=table, lines=tb)
                 continue
+            from engine.events.formats import _jsonl_batch
+
             b = _jsonl_batch(tb.texts(), tb.lines, tb.first_row)
             any_record = any_record or len(b.frame) > 0
             first_issue = first_issue or b.issues[:1]

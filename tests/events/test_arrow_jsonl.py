@@ -168,3 +168,19 @@ def test_arrow_batches_equal_exact_batches(tmp_path: Path, spec: tuple[bytes, Co
         event("declined")
     else:
         event(f"{sum(b.table is not None for b in arrow_jsonl_batches(path, batch_rows)) > 0} arrow batches")
+
+
+@pytest.mark.parametrize("read", ["whole", "batches"])
+def test_a_run_on_a_json_lines_file_imports_no_pandas(tmp_path: Path, read: str) -> None:
+    path = tmp_path / "r.jsonl"
+    path.write_text("".join(json.dumps({"id": i, "type": "ABC"[i % 3], "ts": i, "x": i % 7 / 4, "name": f"n{i % 3}",
+                                        "when": f"2020-01-01T00:00:{i % 60:02d}"}) + "\n"
+                            for i in range(30_000)))
+    args = ["run", "PATTERN SEQ(A a, B b) WHERE b.x > a.x WITHIN 3", "--data", str(path), "--format", "count",
+            "--read", read]
+    code = ("import sys; from engine.commands.cli import main; "
+            f"rc = main({args!r}); "
+            "print('pandas' in sys.modules, 'pyarrow' in sys.modules, file=sys.stderr); sys.exit(rc)")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert run.returncode == 0 and run.stderr.split() == ["False", "True"], run.stderr
+    assert int(run.stdout) > 0
