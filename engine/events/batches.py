@@ -381,8 +381,9 @@ class BatchReader:
             table = tb.table
             if table is not None:
                 m = self.mapping or guess_mapping(table.columns)
-                if m.id_col is not None and m.id_col in table.columns and table.column(m.id_col).kind == "float":
-                    table = None
+                if m.is_interval or (m.id_col is not None and m.id_col in table.columns
+                                     and table.column(m.id_col).kind == "float"):
+                    table = None  # interval bounds and decimal ids: the exact reader
             if table is not None:
                 any_record = True
                 yield _Frame(df=None, offset=tb.first_row, table=table, lines=tb)

@@ -97,7 +97,8 @@ def jsonl_files(draw: Any) -> tuple[bytes, ColumnMapping | None]:
     if not clean and draw(st.integers(0, 19)) == 0:
         text = "\ufeff" + text
     data = text.encode("utf-8", "surrogatepass")
-    mapping = draw(st.sampled_from([None, None, None, ColumnMapping(id_col="eid"), ColumnMapping(id_col="x")]))
+    mapping = draw(st.sampled_from([None, None, None, ColumnMapping(id_col="eid"), ColumnMapping(id_col="x"),
+                                    ColumnMapping(lower_col="ts", upper_col="x")]))
     return data, mapping
 
 
