@@ -154,8 +154,9 @@ class BatchReader:
         self._notes: set[tuple[Any, ...]] = set()
         self._kinds: dict[str, dict[str, set[str]]] = {}
         self._last: tuple[Any, int, Any] | None = None  # ts, row, raw ts of the last valid row
-        self._ids_new: dict[Any, int | tuple[int, int | None]] = {}
-        self._ids_old: dict[Any, int | tuple[int, int | None]] = {}
+        from engine.events.arrow_batches import IdMemory
+
+        self._ids = IdMemory(self.dup_window)
         self._has_id_column: bool | None = None
         self._columns: list[str] | None = None
         self._line_source: _Frame | None = None
@@ -296,7 +297,8 @@ class BatchReader:
         frame = _Kept({TS_COL: chk.ts[kept], ROW_COL: chk.row_numbers[kept], ID_COL: chk.ids[kept]})
         issues = [it for _, _, it in chk.issues]
         self._check_order(frame, raw)
-        issues = self._cross_batch_duplicates(frame, issues, raw)
+        ints = None if chk.ids_are_rows else _int_ids(table.column(m.id_col), kept)  # type: ignore[arg-type]
+        issues = self._cross_batch_duplicates(frame, issues, raw, ints)
         issues = self._with_lines(issues, raw)
         from engine.events.load import table_events
 
@@ -519,36 +521,26 @@ class BatchReader:
         self._last = (ts[last], int(rows[last]), raw.raw(col, int(rows[last])))  # type: ignore[arg-type]
 
     def _cross_batch_duplicates(self, frame: pd.DataFrame, issues: list[ValidationIssue],
-                                raw: _Frame) -> list[ValidationIssue]:
+                                raw: _Frame, ints: np.ndarray | None = None) -> list[ValidationIssue]:
         """Duplicate ids whose first row is in an earlier batch (the batch's own are in
-        ``issues`` already); remembers this batch's ids."""
+        ``issues`` already); remembers this batch's ids (``arrow_batches.IdMemory``; ``ints``: the
+        ids as int64 when the batch's id column holds integers only)."""
         if self.ids_are_rows or not len(frame) or self.mapping is None or self.mapping.id_col is None:
             return issues
-        new, old = self._ids_new, self._ids_old
-        hits: list[ValidationIssue] = []
-        hit_rows: set[int] = set()
-        col = self.mapping.id_col
-        for ident, row in zip(frame[ID_COL].tolist(), frame[ROW_COL].tolist()):
-            try:
-                first = new.get(ident)
-                if first is None:
-                    first = old.get(ident)
-            except TypeError:  # unhashable: refused by the rules already
-                continue
-            if first is not None:
-                first_row, first_line = (first, None) if type(first) is int else first
-                hit_rows.add(row)
-                hits.append(ValidationIssue(row=row, column=col, reason=f"duplicate id {show_value(ident)}",
-                                            severity="warning", code="duplicate_id", first_row=first_row,
-                                            first_line=first_line))
-            else:
-                line = raw.line_of(row)  # (a CSV batch knows no lines: the row alone, 60 bytes less an id)
-                new[ident] = row if line is None else (row, line)
-                if len(new) >= self.dup_window:
-                    self._ids_old, self._ids_new = new, {}
-                    new, old = self._ids_new, self._ids_old
-        if not hits:
+        rows = np.asarray(frame[ROW_COL], dtype=np.int64)
+        lines = None
+        if ints is not None and raw.lines is not None:
+            lines = np.asarray(raw.lines.lines, dtype=np.int64)[rows - raw.lines.first_row]
+        values = None if ints is not None and self._ids.numeric else frame[ID_COL].tolist()
+        found = self._ids.find(values, rows, lines, ints, raw.line_of if raw.lines is not None else None)
+        if not found:
             return issues
+        col = self.mapping.id_col
+        values = frame[ID_COL].tolist() if values is None else values
+        hits = [ValidationIssue(row=int(rows[k]), column=col, reason=f"duplicate id {show_value(values[k])}",
+                                severity="warning", code="duplicate_id", first_row=first_row, first_line=first_line)
+                for k, first_row, first_line in found]
+        hit_rows = {h.row for h in hits}
         kept = [i for i in issues if not (i.code == "duplicate_id" and i.row in hit_rows)]
         return sorted(kept + hits, key=lambda i: (-1 if i.row is None else i.row))
 
@@ -575,6 +567,23 @@ class BatchReader:
             mine = self._kinds.setdefault(t, {})
             for c, k in attrs.items():
                 mine.setdefault(c, set()).add(k)
+
+
+def _int_ids(col: Any, kept: np.ndarray) -> np.ndarray | None:
+    """The kept rows' ids as int64 when the id column is typed as integers that int64 holds
+    exactly (``ArrowColumn`` of Parquet and JSON Lines, ``ArrowTextColumn`` of CSV); else None."""
+    if getattr(col, "kind", None) != "int":
+        return None
+    numbers = col._numbers() if hasattr(col, "_numbers") else getattr(col, "numbers", None)
+    if numbers is None:
+        return None
+    numbers = numbers[kept]
+    if numbers.dtype.kind == "f":  # (CSV: float64 values of int cells, exact below 2**53)
+        if len(numbers) and not float(np.abs(numbers).max()) < 2.0 ** 53:
+            return None
+    elif numbers.dtype == np.uint64 and len(numbers) and int(numbers.max()) >= 2**63:
+        return None
+    return numbers.astype(np.int64)
 
 
 def _text(v: Any) -> str:
