@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -69,40 +69,19 @@ def _valid_utf8(data: bytes) -> bool:
     return True
 
 
-def _line_array(data: bytes) -> Any:
-    """Every line of ``data`` (split at ``\\n``) as an Arrow string array, without copying."""
+#: an integer written as the value of an object member (RE2): ``"x": 12,`` ``"x":-3}``
+_INTEGER_MEMBER = r":[ \t]*-?[0-9]+[ \t]*[,}]"
+
+
+def _integer_members(data: bytes) -> int:
+    """How many member values of the text are written as integers (one pass of RE2 over the
+    whole text; a string holding such text counts too)."""
     import pyarrow as pa
-
-    raw = np.frombuffer(data, dtype=np.uint8)
-    breaks = np.flatnonzero(raw == 10)
-    starts = np.concatenate(([0], breaks + 1))
-    # each line keeps its "\n" at the end (the look-ups never cross it)
-    offsets = np.concatenate((starts, [len(data)])).astype(np.int64)
-    return pa.Array.from_buffers(pa.large_string(), len(starts), [None, pa.py_buffer(offsets), pa.py_buffer(data)])
-
-
-def _key_pattern(name: str) -> str | None:
-    """RE2 text matching the key ``name`` as a JSON object member starts (after ``{`` or ``,``),
-    or None when its JSON spelling needs an escape (the look-up would miss a spelling)."""
-    spelled = json.dumps(name, ensure_ascii=False)
-    if "\\" in spelled:
-        return None
-    return r'[{,][ \t]*' + re.escape(spelled) + r'[ \t]*:[ \t]*'
-
-
-def _integer_literals(lines: Any, name: str, present: int) -> bool:
-    """Whether some value of key ``name`` is written as an integer; True also when the look-up
-    does not find exactly the ``present`` numbers the column holds (a spelling it misses)."""
     import pyarrow.compute as pc
 
-    key = _key_pattern(name)
-    if key is None:
-        return True
-    numbers = pc.sum(pc.count_substring_regex(lines, key + r"-?[0-9]")).as_py() or 0
-    if numbers != present:
-        return True
-    ints = pc.sum(pc.count_substring_regex(lines, key + r"-?[0-9]+[ \t]*[,}]")).as_py() or 0
-    return ints > 0
+    offsets = np.array([0, len(data)], dtype=np.int64)
+    text = pa.Array.from_buffers(pa.large_string(), 1, [None, pa.py_buffer(offsets), pa.py_buffer(data)])
+    return pc.sum(pc.count_substring_regex(text, _INTEGER_MEMBER)).as_py() or 0
 
 
 def _parse(data: bytes, explicit: Any = None) -> Any:
@@ -115,12 +94,13 @@ def _parse(data: bytes, explicit: Any = None) -> Any:
                         parse_options=parse)
 
 
-def jsonl_arrow_table(data: bytes, records: int) -> Any:
-    """The Arrow table of JSON Lines text ``data`` holding ``records`` non-blank lines, each
-    ``OBJECT`` shaped, or None when this module declines it (see the module)."""
+def jsonl_arrow_table(data: bytes, lines: Sequence[int]) -> Any:
+    """The Arrow table of JSON Lines text ``data`` whose non-blank lines are ``lines`` (1-based),
+    each ``OBJECT`` shaped, or None when this module declines it (see the module)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    records = len(lines)
     if not records or not clean_text(data):
         return None
     try:
@@ -136,26 +116,48 @@ def jsonl_arrow_table(data: bytes, records: int) -> Any:
         return None
     if table.num_rows != records or table.num_columns == 0:
         return None
-    lines = None
+    whole = np.zeros(table.num_rows, dtype=bool)  # rows where a decimal column holds a whole number
+    integers = np.zeros(table.num_rows, dtype=np.int64)  # values of the int64 columns per row
     for f in table.schema:
         t = f.type
+        col = table.column(f.name)
         if pa.types.is_floating(t):
-            col = table.column(f.name)
-            valid = col.length() - col.null_count
-            if not valid:
+            if col.null_count == len(col):
                 continue
             if pc.any(pc.or_(pc.is_nan(col), pc.is_inf(col))).as_py():
                 return None  # NaN, Infinity: Python's reader and pyarrow's differ on their spellings
-            whole = pc.any(pc.equal(pc.floor(col), col)).as_py()
-            if whole:
-                if lines is None:
-                    lines = _line_array(data)
-                if _integer_literals(lines, f.name, valid):
-                    return None
-        elif not (pa.types.is_int64(t) or pa.types.is_boolean(t) or pa.types.is_string(t)
-                  or pa.types.is_large_string(t) or pa.types.is_null(t)):
+            whole |= _true(pc.equal(pc.floor(col), col))
+        elif pa.types.is_int64(t):
+            integers += ~_true(pc.is_null(col))
+        elif not (pa.types.is_boolean(t) or pa.types.is_string(t) or pa.types.is_large_string(t)
+                  or pa.types.is_null(t)):
+            return None
+    # in those rows, every value of an int64 column is written as an integer: any other integer
+    # member is a whole number pyarrow read as a decimal (``1`` beside ``1.5``, ``-0``, beyond 64
+    # bits), or text inside a string (declined all the same)
+    if whole.any():
+        at = np.flatnonzero(whole)
+        indexes = at + (lines.start - 1) if isinstance(lines, range) else np.asarray(lines, dtype=np.int64)[at] - 1
+        if _integer_members(_lines_at(data, indexes)) != int(integers[at].sum()):
             return None
     return table
+
+
+def _true(mask: Any) -> np.ndarray:
+    """An Arrow bool array (nulls: False) as numpy bools."""
+    import pyarrow.compute as pc
+
+    from engine.events.arrow_values import numbers_of, scalar
+
+    return numbers_of(pc.fill_null(mask, scalar(False))) if mask.null_count else numbers_of(mask)
+
+
+def _lines_at(data: bytes, indexes: np.ndarray) -> bytes:
+    """The lines of ``data`` at these 0-based indexes, joined by line breaks."""
+    breaks = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
+    starts = np.concatenate(([0], breaks + 1))[indexes].tolist()
+    ends = np.concatenate((breaks, [len(data)]))[indexes].tolist()
+    return b"\n".join([data[a:b] for a, b in zip(starts, ends)])
 
 
 BLANK, OBJECT, OTHER = 0, 1, 2
@@ -176,9 +178,13 @@ def line_kind(line: bytes) -> int | None:
         return None
 
 
-def _records(data: bytes) -> list[int] | None:
+def _records(data: bytes) -> list[int] | range | None:
     """The 1-based line number of every non-blank line; None when a non-blank line is not
     ``OBJECT`` shaped (so that with one row per line, no object spans lines)."""
+    lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+    if data and data.count(b"\n{") + data.startswith(b"{") == lines \
+            and data.count(b"}\n") + data.endswith(b"}") == lines:
+        return range(1, lines + 1)  # every line is {...}: no blank or other line (counted at C speed)
     out: list[int] = []
     for number, line in enumerate(data.split(b"\n"), 1):
         kind = line_kind(line)
@@ -210,7 +216,7 @@ def read_jsonl_arrow(path: Path) -> tuple[Any, list[int]] | None:
     numbers = _records(data)
     if numbers is None:
         return None
-    table = jsonl_arrow_table(data, len(numbers))
+    table = jsonl_arrow_table(data, numbers)
     return None if table is None else (table, numbers)
 
 
@@ -326,6 +332,6 @@ def _batch(lines: list[bytes], numbers: list[int], first_row: int, shaped: bool)
     table = None
     if shaped:
         data = b"".join(lines)
-        arrow = jsonl_arrow_table(data if data.endswith(b"\n") else data + b"\n", len(lines))
+        arrow = jsonl_arrow_table(data if data.endswith(b"\n") else data + b"\n", range(1, len(lines) + 1))
         table = None if arrow is None else read_arrow_table(arrow)
     return JsonlTextBatch(first_row=first_row, lines=numbers, table=table, raw=lines)
