@@ -71,7 +71,7 @@ _BROKEN_LINES = st.sampled_from(["[1, 2]", "3", '"x"', "null", "{", '{"type": "A
 @st.composite
 def jsonl_files(draw: Any) -> tuple[bytes, ColumnMapping | None]:
     """A JSON Lines file (as bytes) and the mapping to read it with (None: guessed)."""
-    clean = draw(st.booleans())  # columns of one JSON type, no broken line: the Arrow path's files
+    clean = draw(st.integers(0, 2)) > 0  # columns of one JSON type, no broken line: the Arrow path's files
     column_kinds = ["int", "float", "string", "bool"] if clean else ["int", "float", "number", "string", "bool",
                                                                       "any", "odd"]
     kinds = {key: draw(st.sampled_from(column_kinds)) for key in _KEYS}
@@ -185,3 +185,77 @@ def test_a_run_on_a_json_lines_file_imports_no_pandas(tmp_path: Path, read: str)
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert run.returncode == 0 and run.stderr.split() == ["False", "True"], run.stderr
     assert int(run.stdout) > 0
+
+
+# --------------------------------------------------------------------------- chosen files
+
+_ROWS = '{"id": 1, "type": "A", "ts": 1, "x": 1.5}\n{"id": 2, "type": "B", "ts": 2, "x": 2.25}\n'
+CHOSEN: dict[str, tuple[str, bool]] = {  # name: (text, read through Arrow)
+    "plain": (_ROWS, True),
+    "floats written with .0": ('{"type": "A", "ts": 1, "x": 152.0}\n{"type": "B", "ts": 2, "x": 1e2}\n', True),
+    "an integer beside decimals": ('{"type": "A", "ts": 1, "x": 1}\n{"type": "B", "ts": 2, "x": 1.5}\n', False),
+    "minus zero": ('{"type": "A", "ts": 1, "x": -0}\n', True),
+    "minus zero beside a decimal": ('{"type": "A", "ts": 1, "x": -0}\n{"type": "A", "ts": 2, "x": 0.5}\n', False),
+    "beyond 64 bits": ('{"type": "A", "ts": 1, "x": 9223372036854775808}\n', False),
+    "int64 at its largest": ('{"type": "A", "ts": 1, "x": 9223372036854775807}\n', True),
+    "time stamps as text": ('{"type": "A", "ts": "2020-01-01T10:00:00"}\n{"type": "B", "ts": "2020-01-01T10:00:05Z"}\n',
+                            True),
+    "dates as attributes": ('{"type": "A", "ts": 1, "day": "2020-01-01"}\n', True),
+    "CRLF and blank lines": ('{"type": "A", "ts": 2}\r\n\r\n  \n{"type": "B", "ts": 1}\r\n{"ts": 3}\r\n', True),
+    "a lone CR": ('{"type": "A", "ts": 1}\r{"type": "B", "ts": 2}\n', False),
+    "a byte-order mark": ('\ufeff{"type": "A", "ts": 1}\n', False),
+    "two objects on a line": ('{"type": "A", "ts": 1}{"type": "B", "ts": 2}\n', False),
+    "an object over two lines": ('{"type": "A",\n "ts": 1}\n', False),
+    "not an object": ('{"type": "A", "ts": 1}\n[1, 2]\n', False),
+    "a repeated key": ('{"type": "A", "ts": 1, "ts": 2}\n', False),
+    "NaN": ('{"type": "A", "ts": 1, "x": NaN}\n', False),
+    "nested values": ('{"type": "A", "ts": 1, "x": [1, 2]}\n', False),
+    "decimal ids": ('{"id": 1.0, "type": "A", "ts": 1}\n{"id": 2.5, "type": "B", "ts": 2}\n', False),
+    "repeated ids, unsorted, missing values": ('{"id": 7, "type": "A", "ts": 5}\n{"id": 7, "type": "B", "ts": 1}\n'
+                                               '{"id": 8, "ts": 2}\n{"id": 9, "type": "", "ts": null}\n', True),
+    "a control character": ('{"type": "A", "ts": 1, "name": "a\\u0000b"}\n', True),
+    "a key written with an escape": ('{"\\u0074ype": "A", "ts": 1}\n', True),
+    "no time column": ('{"type": "A", "when": 1}\n', True),
+    "numbers as text and text": ('{"type": "A", "ts": "5", "x": "1.5"}\n{"type": "B", "ts": "6", "x": "abc"}\n', True),
+    "empty": ("\n\n", False),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CHOSEN))
+def test_chosen_files(tmp_path: Path, monkeypatch: Any, name: str) -> None:
+    text, through_arrow = CHOSEN[name]
+    path = tmp_path / "data.jsonl"
+    path.write_bytes(text.encode("utf-8"))
+    mine = _whole(path, None, lambda: load_jsonl_arrow(path, None))
+    assert (mine is not None) == through_arrow
+    if mine is not None:
+        assert mine == _whole(path, None, lambda: load_with_pandas(path, "jsonl", None))
+        assert mine == _exact(path, None, monkeypatch)
+    assert _whole(path, None, lambda: load_events(path)) == _whole(path, None, lambda: load_with_pandas(path, "jsonl", None))
+    for batch_rows in (1, 2, 100):
+        assert _batches(path, None, batch_rows, True) == _batches(path, None, batch_rows, False)
+
+
+def test_issues_name_the_file_lines(tmp_path: Path) -> None:
+    path = tmp_path / "data.jsonl"
+    path.write_text(CHOSEN["repeated ids, unsorted, missing values"][0].replace("\n", "\n\n", 1))
+    res = load_jsonl_arrow(path, None)
+    assert res is not None
+    text = res.report.format(max_lines=100)
+    assert "line 3 (data row 2), column id: duplicate id 7 (first on line 1)" in text
+    assert "line 4 (data row 3), column type: missing event type" in text
+    assert "line 5 (data row 4), column ts: missing value" in text
+
+
+def test_types_keep_seq_and_rows_of_the_whole_stream(tmp_path: Path) -> None:
+    path = tmp_path / "data.jsonl"
+    path.write_text("".join(json.dumps({"id": i, "type": t, "ts": ts, "x": i * 1.5}) + "\n"
+                            for i, (t, ts) in enumerate([("A", 1), ("B", 2), ("C", 2), ("A", 3), ("C", 4), ("B", 5)])))
+    whole = load_events(path)
+    some = load_events(path, types=frozenset({"A", "B"}))
+    assert [(e.id, e.seq, e.ts, e.attrs) for e in some.events] == \
+        [(e.id, e.seq, e.ts, e.attrs) for e in whole.events if e.type in "AB"]
+    assert some.events_skipped == 2 and some.rows == whole.rows
+    every = [e for b in BatchReader(path, batch_rows=2) for e in b.events]
+    picked = [e for b in BatchReader(path, batch_rows=2, types=frozenset({"A", "B"})) for e in b.events]
+    assert [(e.id, e.seq) for e in picked] == [(e.id, e.seq) for e in every if e.type in "AB"]
