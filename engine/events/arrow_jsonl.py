@@ -12,16 +12,21 @@ all give the same values, and otherwise declines (None; the caller takes the pat
 
 - the text: UTF-8 without a byte-order mark, no carriage return outside a CRLF line end (Python's
   text files break lines at a lone CR, pyarrow does too, but the line numbers differ), every
-  non-blank line a JSON object that pyarrow parses (a line Python's parser refuses, a repeated key,
-  a line that is not an object, NaN or Infinity, a number beyond the float range: declined);
+  non-blank line ``{...}`` and one JSON object that pyarrow parses (a line Python's parser
+  refuses, a repeated key, a line that is not an object or holds two, NaN or Infinity, a number
+  beyond the float range: declined);
 - the columns: integers (int64: exact), decimals, booleans, strings and all-null columns (lists
   and objects are declined);
-- a decimal column holding a whole number: pyarrow reads ``1`` beside ``1.5`` as the float
-  ``1.0``, Python as the int ``1``, an integer beyond 64 bits as a rounded double. Each such
-  column is looked up in the text: declined when some value of its key is written as an integer
-  (or the key is written in a way the look-up does not see); ``152.0`` and ``1e2`` are floats in
-  both readers;
+- a whole number in a decimal column: pyarrow reads ``1`` beside ``1.5`` as the float ``1.0``,
+  Python as the int ``1``, ``-0`` beside a decimal as ``-0.0``, an integer beyond 64 bits as a
+  rounded double. The lines holding one are looked up (one RE2 count): declined when they hold
+  more members written as integers than their int64 columns have values (``152.0`` and ``1e2``
+  are floats in both readers, and integers in an int64 column ints in both);
 - a decimal id column (pandas' reading turns whole floats into ints, the exact reader does not).
+
+So the integers of a file read here stay ints, as the exact reader keeps them; where
+``read_jsonl``'s pyarrow path would make them floats (``1`` beside ``1.5``), this module declines,
+and ``read_jsonl`` answers as before.
 
 ``tests/events/test_arrow_jsonl.py`` compares it with the exact reader and with ``read_jsonl`` on
 random and broken files, whole and in batches of 1-5 rows.

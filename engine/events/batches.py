@@ -26,8 +26,11 @@ counting on from the batch before. What differs from loading the whole file, and
 A JSON array (not JSON Lines) cannot be read in batches (``can_batch``).
 
 A plain CSV/TSV file is read with pyarrow's streaming reader (``arrow_batches``: the same
-batches, typed as pandas types them, without pandas); ``types`` builds events only of those event
-types (``load_events`` says how ``seq`` and the rows stay), every row still validated.
+batches, typed as pandas types them, without pandas), JSON Lines batch by batch with pyarrow's
+JSON reader (``arrow_jsonl``: the same lines in each batch; a batch it is unsure of goes to the
+exact reader); ``types`` builds events only of those event types (``load_events`` says how
+``seq`` and the rows stay), every row still validated. Integer ids are checked across batches
+with numpy (``arrow_batches.IdMemory``).
 """
 from __future__ import annotations
 

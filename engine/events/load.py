@@ -3,11 +3,11 @@ stably by ts and build the events; ``LoadResult`` holds them with the report and
 
 A small plain CSV/TSV file is read without pandas or pyarrow (``small_csv``: the same rules
 over a ``columns.Table``, the same event assembly); a bigger one with pyarrow's CSV reader
-(``arrow_csv``: the same typing, vectorised); every other input, and a file holding something
-those two are unsure of, goes through pandas (imported then). JSON Lines is read with pyarrow's JSON
-reader and validated over its Arrow columns (``arrow_jsonl``), or, where that is unsure, by
-``formats.read_jsonl``. With ``types``, events are
-built only for rows of those event types (the rest are validated and counted, never built).
+(``arrow_csv``: the same typing, vectorised); JSON Lines with pyarrow's JSON reader
+(``arrow_jsonl``) and Parquet with pyarrow, both validated over their Arrow columns; every other
+input, and a file holding something those readers are unsure of, goes through pandas (imported
+then). With ``types``, events are built only for rows of those event types (the rest are
+validated and counted, never built).
 """
 from __future__ import annotations
 
