@@ -186,10 +186,12 @@ def line_kind(line: bytes) -> int | None:
 def _records(data: bytes) -> list[int] | range | None:
     """The 1-based line number of every non-blank line; None when a non-blank line is not
     ``OBJECT`` shaped (so that with one row per line, no object spans lines)."""
-    lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
-    if data and data.count(b"\n{") + data.startswith(b"{") == lines \
-            and data.count(b"}\n") + data.endswith(b"}") == lines:
-        return range(1, lines + 1)  # every line is {...}: no blank or other line (counted at C speed)
+    if data.startswith(b"{"):  # every line {...} (no blank or other line): checked with numpy
+        raw = np.frombuffer(data, dtype=np.uint8)
+        breaks = np.flatnonzero(raw == 10)
+        ends = breaks if data.endswith(b"\n") else np.append(breaks, len(data))
+        if bool(np.all(raw[ends - 1] == 125)) and bool(np.all(raw[ends[:-1] + 1] == 123)):  # "}" ends, "{" starts
+            return range(1, len(ends) + 1)
     out: list[int] = []
     for number, line in enumerate(data.split(b"\n"), 1):
         kind = line_kind(line)
