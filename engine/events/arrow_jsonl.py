@@ -33,7 +33,6 @@ random and broken files, whole and in batches of 1-5 rows.
 """
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass

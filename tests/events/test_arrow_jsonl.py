@@ -37,8 +37,10 @@ _INT_TEXT = st.one_of(_SMALL_INTS, _SMALL_INTS, _SMALL_INTS, st.integers().map(s
                                        "9223372036854775808", "-9223372036854775809", "18446744073709551616",
                                        "123456789012345678901234567890"]))
 _REPR_FLOATS = st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False).map(repr)
+# decimals of up to 50 digits (the nearest float: pyarrow's parser and Python's must agree)
+_LONG_DECIMALS = st.from_regex(r"-?(0|[1-9][0-9]{0,24})\.[0-9]{1,25}([eE][-+]?[0-9]{1,3})?", fullmatch=True)
 _FLOAT_TEXT = st.one_of(
-    _REPR_FLOATS, _REPR_FLOATS, _REPR_FLOATS,
+    _REPR_FLOATS, _REPR_FLOATS, _REPR_FLOATS, _LONG_DECIMALS,
     st.floats(allow_nan=False, allow_infinity=False).map(repr),
     st.integers(-10**4, 10**4).map(lambda i: repr(float(i))),
     st.sampled_from(["1e2", "1E2", "-0.0", "2.5e+06", "1.5E-3", "1e400", "-1e400", "0.1", "1e22",
@@ -55,7 +57,7 @@ _SCALAR = st.one_of(_INT_TEXT, _FLOAT_TEXT, _STRINGS, st.sampled_from(["true", "
 _NESTED = st.sampled_from(["[1, 2]", "[]", '{"k": 1}', "{}", '["a"]', "[1.5, null]", '{"k": {"k": 1, "k": 2}}'])
 
 
-_CLEAN_FLOATS = st.one_of(_REPR_FLOATS, st.integers(-10**4, 10**4).map(lambda i: repr(float(i))),
+_CLEAN_FLOATS = st.one_of(_REPR_FLOATS, _LONG_DECIMALS, st.integers(-10**4, 10**4).map(lambda i: repr(float(i))),
                           st.sampled_from(["1e2", "-0.0", "2.5e+06", "1.5E-3"]))
 
 
