@@ -45,6 +45,7 @@ __all__ = ["read_jsonl_arrow", "jsonl_arrow_table", "load_jsonl_arrow", "JsonlTe
            "clean_text"]
 
 _BLOCK = 1 << 22          # pyarrow's block: a line longer than this is declined
+_SNIFF = 1 << 19          # bytes whose parse says which columns are time-stamp-like text
 _BOM = b"\xef\xbb\xbf"
 _LONE_CR = re.compile(rb"\r(?!\n)")
 
@@ -108,14 +109,7 @@ def jsonl_arrow_table(data: bytes, lines: Sequence[int]) -> Any:
     if not records or not clean_text(data):
         return None
     try:
-        table = _parse(data)
-        stamps = [f.name for f in table.schema if pa.types.is_timestamp(f.type) or pa.types.is_date(f.type)]
-        if stamps:  # pyarrow reads time-stamp-like strings as time stamps: read them as the strings they are
-            order = table.schema.names
-            table = _parse(data, pa.schema([pa.field(f.name, pa.string()) if f.name in stamps else f
-                                            for f in table.schema]))
-            if table.schema.names != order:
-                table = table.select(order)
+        table = _as_text_stamps(data)
     except (pa.ArrowException, ValueError, OSError, UnicodeDecodeError):
         return None
     if table.num_rows != records or table.num_columns == 0:
@@ -144,6 +138,39 @@ def jsonl_arrow_table(data: bytes, lines: Sequence[int]) -> Any:
         indexes = at + (lines.start - 1) if isinstance(lines, range) else np.asarray(lines, dtype=np.int64)[at] - 1
         if _integer_members(_lines_at(data, indexes)) != int(integers[at].sum()):
             return None
+    return table
+
+
+def _stamps(table: Any) -> list[str]:
+    import pyarrow as pa
+
+    return [f.name for f in table.schema if pa.types.is_timestamp(f.type) or pa.types.is_date(f.type)]
+
+
+def _as_text_stamps(data: bytes) -> Any:
+    """pyarrow's table of the text with the columns it would read as time stamps or dates read as
+    the strings they are. The first ``_SNIFF`` bytes say which columns those are (one parse of the
+    whole text, those columns given as strings, in the order of first appearance: the sniff's
+    columns first); where the sniff missed one, the whole text is parsed again, as it first was."""
+    import pyarrow as pa
+
+    cut = data.find(b"\n", _SNIFF) + 1 if len(data) > 2 * _SNIFF else 0  # (the lines that start in the sniff)
+    if 0 < cut < len(data):
+        sniff = _parse(data[:cut])
+        stamps = _stamps(sniff)
+        if stamps:
+            table = _parse(data, pa.schema([pa.field(name, pa.string()) for name in stamps]))
+            if not _stamps(table):
+                order = sniff.schema.names
+                return table.select(order + [n for n in table.schema.names if n not in set(order)])
+    table = _parse(data)
+    stamps = _stamps(table)
+    if stamps:  # pyarrow reads time-stamp-like strings as time stamps: read them as the strings they are
+        order = table.schema.names
+        table = _parse(data, pa.schema([pa.field(f.name, pa.string()) if f.name in stamps else f
+                                        for f in table.schema]))
+        if table.schema.names != order:
+            table = table.select(order)
     return table
 
 

@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from engine.events import BatchReader, ColumnMapping, DataError, load_events
-from engine.events import formats
+from engine.events import arrow_jsonl, formats
 from engine.events.arrow_jsonl import arrow_jsonl_batches, load_jsonl_arrow
 from engine.events.load import load_with_pandas
 from tests.events.test_small_csv import _plain, _snapshot
@@ -150,12 +150,16 @@ _SETTINGS = settings(max_examples=300, deadline=None,
 
 
 @_SETTINGS
-@given(jsonl_files())
+@given(jsonl_files(), st.sampled_from([None, 30, 100]))
 def test_arrow_path_equals_the_readers_of_before(tmp_path: Path, monkeypatch: Any,
-                                                 spec: tuple[bytes, ColumnMapping | None]) -> None:
+                                                 spec: tuple[bytes, ColumnMapping | None], sniff: int | None) -> None:
+    """(``sniff``: the bytes whose parse names the time-stamp-like columns, made small so that these
+    small files take that path too)"""
     data, mapping = spec
     path = tmp_path / "data.jsonl"
     path.write_bytes(data)
+    if sniff is not None:
+        monkeypatch.setattr(arrow_jsonl, "_SNIFF", sniff)
     mine = _whole(path, mapping, lambda: load_jsonl_arrow(path, mapping))
     event("declined" if mine is None else "DataError" if isinstance(mine, tuple) else "arrow path")
     if mine is None:
@@ -166,12 +170,14 @@ def test_arrow_path_equals_the_readers_of_before(tmp_path: Path, monkeypatch: An
 
 
 @_SETTINGS
-@given(jsonl_files(), st.integers(1, 5))
-def test_arrow_batches_equal_exact_batches(tmp_path: Path, spec: tuple[bytes, ColumnMapping | None],
-                                           batch_rows: int) -> None:
+@given(jsonl_files(), st.integers(1, 5), st.sampled_from([None, 30]))
+def test_arrow_batches_equal_exact_batches(tmp_path: Path, monkeypatch: Any, spec: tuple[bytes, ColumnMapping | None],
+                                           batch_rows: int, sniff: int | None) -> None:
     data, mapping = spec
     path = tmp_path / "data.jsonl"
     path.write_bytes(data)
+    if sniff is not None:
+        monkeypatch.setattr(arrow_jsonl, "_SNIFF", sniff)
     assert _batches(path, mapping, batch_rows, True) == _batches(path, mapping, batch_rows, False), data
     if arrow_jsonl_batches(path, batch_rows) is None:
         event("declined")
@@ -208,6 +214,11 @@ CHOSEN: dict[str, tuple[str, bool]] = {  # name: (text, read through Arrow)
     "int64 at its largest": ('{"type": "A", "ts": 1, "x": 9223372036854775807}\n', True),
     "time stamps as text": ('{"type": "A", "ts": "2020-01-01T10:00:00"}\n{"type": "B", "ts": "2020-01-01T10:00:05Z"}\n',
                             True),
+    "time stamps first seen late": ('{"type": "A", "ts": 1}\n{"type": "B", "ts": 2}\n{"type": "C", "ts": 3}\n'
+                                    '{"when": "2020-01-01", "ts": 4, "type": "A"}\n{"type": "B", "ts": 5, "when": "x"}\n', True),
+    "time stamps, then other keys first": ('{"ts": "2020-01-01T10:00:00", "type": "A"}\n{"x": 1, "type": "B", '
+                                           '"ts": "2020-01-01T10:00:05", "day": "2020-01-02"}\n'
+                                           '{"y": 2, "type": "B", "ts": "2020-01-01T10:00:06"}\n', True),
     "dates as attributes": ('{"type": "A", "ts": 1, "day": "2020-01-01"}\n', True),
     "CRLF and blank lines": ('{"type": "A", "ts": 2}\r\n\r\n  \n{"type": "B", "ts": 1}\r\n{"ts": 3}\r\n', True),
     "a lone CR": ('{"type": "A", "ts": 1}\r{"type": "B", "ts": 2}\n', False),
@@ -229,9 +240,12 @@ CHOSEN: dict[str, tuple[str, bool]] = {  # name: (text, read through Arrow)
 }
 
 
+@pytest.mark.parametrize("sniff", [None, 30])
 @pytest.mark.parametrize("name", sorted(CHOSEN))
-def test_chosen_files(tmp_path: Path, monkeypatch: Any, name: str) -> None:
+def test_chosen_files(tmp_path: Path, monkeypatch: Any, name: str, sniff: int | None) -> None:
     text, through_arrow = CHOSEN[name]
+    if sniff is not None:
+        monkeypatch.setattr(arrow_jsonl, "_SNIFF", sniff)
     path = tmp_path / "data.jsonl"
     path.write_bytes(text.encode("utf-8"))
     mine = _whole(path, None, lambda: load_jsonl_arrow(path, None))
