@@ -128,9 +128,9 @@ def _exact(path: Path, mapping: ColumnMapping | None, monkeypatch: Any) -> Any:
 
 
 def _batches(path: Path, mapping: ColumnMapping | None, batch_rows: int, arrow: bool,
-             types: frozenset[str] | None = None) -> Any:
+             types: frozenset[str] | None = None, dup_window: int | None = None) -> Any:
     try:
-        reader = BatchReader(path, mapping, batch_rows=batch_rows, types=types)
+        reader = BatchReader(path, mapping, batch_rows=batch_rows, types=types, dup_window=dup_window)
     except DataError as err:
         return ("DataError", str(err))
     if not arrow:
@@ -170,15 +170,17 @@ def test_arrow_path_equals_the_readers_of_before(tmp_path: Path, monkeypatch: An
 
 
 @_SETTINGS
-@given(jsonl_files(), st.integers(1, 5), st.sampled_from([None, 30]))
+@given(jsonl_files(), st.integers(1, 5), st.sampled_from([None, 30]), st.sampled_from([None, 1, 2, 3]))
 def test_arrow_batches_equal_exact_batches(tmp_path: Path, monkeypatch: Any, spec: tuple[bytes, ColumnMapping | None],
-                                           batch_rows: int, sniff: int | None) -> None:
+                                           batch_rows: int, sniff: int | None, dup_window: int | None) -> None:
+    """(``dup_window``: the ids remembered across batches; small, so that some are forgotten)"""
     data, mapping = spec
     path = tmp_path / "data.jsonl"
     path.write_bytes(data)
     if sniff is not None:
         monkeypatch.setattr(arrow_jsonl, "_SNIFF", sniff)
-    assert _batches(path, mapping, batch_rows, True) == _batches(path, mapping, batch_rows, False), data
+    assert _batches(path, mapping, batch_rows, True, dup_window=dup_window) == \
+        _batches(path, mapping, batch_rows, False, dup_window=dup_window), data
     if arrow_jsonl_batches(path, batch_rows) is None:
         event("declined")
     else:
