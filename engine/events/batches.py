@@ -472,10 +472,8 @@ class BatchReader:
                                data={**table.data, **{c: ArrowColumn("null", pa.nulls(table.n)) for c in missing}},
                                n=table.n, source=table.source)
         if m.id_col is not None and not self._has_id_column and m.id_col in table.columns:
-            valid = table.column(m.id_col).valid
+            valid = table.column(m.id_col).valid  # (the first record with an id; none: the first)
             at = 0 if valid is None or not valid.any() else int(valid.argmax())
-            if table.column(m.id_col).kind == "null":
-                at = 0
             row = raw.offset + at
             line = raw.line_of(row)
             raise DataError(f"'{self.path.name}': the id key '{m.id_col}' first appears on "

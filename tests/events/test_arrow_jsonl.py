@@ -283,3 +283,18 @@ def test_types_keep_seq_and_rows_of_the_whole_stream(tmp_path: Path) -> None:
     every = [e for b in BatchReader(path, batch_rows=2) for e in b.events]
     picked = [e for b in BatchReader(path, batch_rows=2, types=frozenset({"A", "B"})) for e in b.events]
     assert [(e.id, e.seq) for e in picked] == [(e.id, e.seq) for e in every if e.type in "AB"]
+
+
+@pytest.mark.parametrize("text", [
+    '{"type": "A", "ts": 1}\n{"type": "A", "ts": 2}\n\n{"type": "B", "ts": 3, "id": null}\n{"type": "B", "ts": 4, "id": 5}\n',
+    '{"type": "A", "ts": 1, "id": 1}\n{"type": "A", "ts": 2, "id": 2}\n{"ts": 3, "x": 1}\n{"ts": 4, "y": "a"}\n',
+])
+def test_keys_first_seen_in_a_later_batch(tmp_path: Path, text: str) -> None:
+    """An id key that first appears after the first batch is refused naming its line; a required
+    key missing from a whole later batch is a missing value per record; later keys are attributes."""
+    path = tmp_path / "data.jsonl"
+    path.write_text(text)
+    for mapping in (None, ColumnMapping()):
+        got = _batches(path, mapping, 2, True)
+        assert got == _batches(path, mapping, 2, False)
+    assert "first appears on line 5" in str(_batches(path, ColumnMapping(), 2, True)[0]) or "x" in text
