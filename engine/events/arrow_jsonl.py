@@ -253,9 +253,9 @@ def read_jsonl_arrow(path: Path) -> tuple[Any, list[int]] | None:
     return None if table is None else (table, numbers)
 
 
-def load_jsonl_arrow(path: Path, mapping: Any, types: Any = None) -> Any:
-    """``load.load_events`` of a JSON Lines file through Arrow (a ``LoadResult``), or None when
-    this module or the rules decline it."""
+def load_jsonl_arrow(path: Path, mapping: Any, types: Any = None, lazy: bool = False) -> Any:
+    """``load.load_events`` of a JSON Lines file through Arrow (a ``LoadResult``; ``lazy``: its events
+    as an ``EventColumns``), or None when this module or the rules decline it."""
     from engine.events.arrow_table import read_arrow_table
     from engine.events.lines import TableLines
     from engine.events.load import load_table
@@ -272,7 +272,7 @@ def load_jsonl_arrow(path: Path, mapping: Any, types: Any = None) -> Any:
     arrow = read_arrow_table(table)
     if arrow is None:
         return None
-    return load_table(arrow, mapping, TableLines(numbers), types)
+    return load_table(arrow, mapping, TableLines(numbers), types, lazy)
 
 
 def float_column(table: Any, name: str | None) -> bool:

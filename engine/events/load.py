@@ -81,9 +81,9 @@ def load_events(source: str | os.PathLike[str] | pd.DataFrame,
     the report counts every row, ``events_skipped`` counts the valid rows not built. A reader
     that cannot filter (pandas) builds them all, which is equally correct.
 
-    ``lazy``: where the reader reads columns (a CSV file read without pandas), ``events`` is an
-    ``event_columns.EventColumns``: the events are built when first read as events, and a
-    matcher that reads columns builds none.
+    ``lazy``: where the reader reads columns (a CSV or JSON Lines file read without pandas),
+    ``events`` is an ``event_columns.EventColumns``: the events are built when first read as
+    events, and a matcher that reads columns builds none.
     """
     if isinstance(source, (str, os.PathLike)):
         path = Path(source)
@@ -108,7 +108,7 @@ def load_events(source: str | os.PathLike[str] | pd.DataFrame,
         if kind == "jsonl":
             from engine.events.arrow_jsonl import load_jsonl_arrow
 
-            result = load_jsonl_arrow(path, mapping, types)
+            result = load_jsonl_arrow(path, mapping, types, lazy)
             if result is not None:
                 return result
         return load_with_pandas(path, kind, mapping)

@@ -298,3 +298,13 @@ def test_keys_first_seen_in_a_later_batch(tmp_path: Path, text: str) -> None:
         got = _batches(path, mapping, 2, True)
         assert got == _batches(path, mapping, 2, False)
     assert "first appears on line 5" in str(_batches(path, ColumnMapping(), 2, True)[0]) or "x" in text
+
+
+def test_lazy_events_are_the_events(tmp_path: Path) -> None:
+    path = tmp_path / "data.jsonl"
+    path.write_text(_ROWS + '{"id": 3, "type": "A", "ts": 0, "x": 7.5}\n')
+    eager = load_events(path)
+    lazy = load_events(path, lazy=True)
+    assert type(lazy.events).__name__ == "EventColumns"
+    assert [(e.id, e.type, e.ts, e.seq, e.attrs) for e in lazy.events] == \
+        [(e.id, e.type, e.ts, e.seq, e.attrs) for e in eager.events]
