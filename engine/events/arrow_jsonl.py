@@ -11,7 +11,8 @@ It answers only where the Arrow reading, the exact reader and pandas' reading of
 all give the same values, and otherwise declines (None; the caller takes the path of today):
 
 - the text: UTF-8 without a byte-order mark, no carriage return outside a CRLF line end (Python's
-  text files break lines at a lone CR, pyarrow does too, but the line numbers differ), every
+  text files break lines at a lone CR, pyarrow does too, but the line numbers differ), no NUL
+  character (``\\u0000``: pandas' factorizing of the event types cuts strings at it), every
   non-blank line ``{...}`` and one JSON object that pyarrow parses (a line Python's parser
   refuses, a repeated key, a line that is not an object or holds two, NaN or Infinity, a number
   beyond the float range: declined);
@@ -51,8 +52,10 @@ _LONE_CR = re.compile(rb"\r(?!\n)")
 
 
 def clean_text(data: bytes) -> bool:
-    """No byte-order mark at the start, no carriage return but in CRLF, valid UTF-8."""
-    if data.startswith(_BOM):
+    """No byte-order mark at the start, no carriage return but in CRLF, no NUL character (written
+    ``\\u0000``: pandas compares strings only up to a NUL when it factorizes the event types, so
+    the exact reader takes ``"\\u0000"`` for ``""``), valid UTF-8."""
+    if data.startswith(_BOM) or b"\\u0000" in data:
         return False
     if b"\r" in data and _LONE_CR.search(data):
         return False

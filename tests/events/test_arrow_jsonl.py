@@ -234,7 +234,8 @@ CHOSEN: dict[str, tuple[str, bool]] = {  # name: (text, read through Arrow)
     "decimal ids": ('{"id": 1.0, "type": "A", "ts": 1}\n{"id": 2.5, "type": "B", "ts": 2}\n', False),
     "repeated ids, unsorted, missing values": ('{"id": 7, "type": "A", "ts": 5}\n{"id": 7, "type": "B", "ts": 1}\n'
                                                '{"id": 8, "ts": 2}\n{"id": 9, "type": "", "ts": null}\n', True),
-    "a control character": ('{"type": "A", "ts": 1, "name": "a\\u0000b"}\n', True),
+    "a control character": ('{"type": "A", "ts": 1, "name": "a\\u0001b"}\n', True),
+    "a NUL character": ('{"type": "A", "ts": 1}\n{"type": "\\u0000", "ts": 2}\n{"type": "", "ts": 3}\n', False),
     "a key written with an escape": ('{"\\u0074ype": "A", "ts": 1}\n', True),
     "no time column": ('{"type": "A", "when": 1}\n', True),
     "numbers as text and text": ('{"type": "A", "ts": "5", "x": "1.5"}\n{"type": "B", "ts": "6", "x": "abc"}\n', True),
