@@ -286,3 +286,167 @@ def sorted_csv(path: Path, mapping: Any = None) -> bool:
         except (pa.ArrowInvalid, pa.ArrowException, OSError):
             return False
     return True
+
+
+# --------------------------------------------------------------------------- the duplicate-id memory
+
+#: a remembered id's first row and, where the batch knew it, its line (-1: none)
+Hit = tuple[int, int, "int | None"]
+
+
+class IdMemory:
+    """The ids ``BatchReader`` remembers for its duplicate check across batches: the last
+    ``window`` to ``2 * window`` distinct ids (a ``new`` generation that becomes the ``old`` one
+    when it holds ``window`` ids, the old one then forgotten), each with the row and line it was
+    first seen on.
+
+    ``find`` gives, for a batch's ids in row order, the positions whose id was seen before (in an
+    earlier batch, or earlier in this batch) with the first row and line, and remembers the rest.
+    Integer ids of a batch whose column is typed as integers go through numpy (sorted arrays,
+    ``searchsorted``; the ids of a batch above every remembered one are not looked up at all);
+    any other batch, and every batch after one, through two dicts, one id at a time (the
+    reference: ``tests/events/test_arrow_batches.py`` checks that both give the same)."""
+
+    def __init__(self, window: int) -> None:
+        self.window = max(1, int(window))
+        self.new: dict[Any, int | tuple[int, int]] = {}
+        self.old: dict[Any, int | tuple[int, int]] = {}
+        empty = np.empty(0, dtype=np.int64)
+        self._ints: list[list[np.ndarray]] | None = [[empty, empty, empty], [empty, empty, empty]]  # new, old
+
+    @property
+    def numeric(self) -> bool:
+        """Whether the memory is still held in numpy arrays (every batch so far had integer ids)."""
+        return self._ints is not None
+
+    def find(self, ids: list[Any], rows: np.ndarray, lines: np.ndarray | None, ints: np.ndarray | None,
+             line_of: Any = None) -> list[Hit]:
+        """(position in the batch, first row, first line or None) for every repeated id; ``ids``
+        the batch's ids (Python values), ``rows`` their input rows, ``lines`` their lines (-1 where
+        unknown) or None, ``ints`` the ids as int64 when the batch's column holds integers only
+        (None otherwise), ``line_of`` a row's line for the dict path (None: no lines)."""
+        if ints is not None and self._ints is not None:
+            return self._find_ints(ints, np.asarray(rows, dtype=np.int64), lines)
+        self._to_dicts()
+        return self._find_dicts(ids, rows, line_of)
+
+    # -- the reference: one id at a time
+
+    def _find_dicts(self, ids: list[Any], rows: Any, line_of: Any) -> list[Hit]:
+        new, old = self.new, self.old
+        hits: list[Hit] = []
+        for k, (ident, row) in enumerate(zip(ids, np.asarray(rows).tolist())):
+            try:
+                first = new.get(ident)
+                if first is None:
+                    first = old.get(ident)
+            except TypeError:  # unhashable: refused by the rules already
+                continue
+            if first is not None:
+                hits.append((k, first, None) if type(first) is int else (k, *first))  # type: ignore[misc]
+            else:
+                line = None if line_of is None else line_of(row)  # (a CSV batch knows no lines: the row alone)
+                new[ident] = row if line is None else (row, line)
+                if len(new) >= self.window:
+                    self.old, self.new = new, {}
+                    new, old = self.new, self.old
+        return hits
+
+    def _to_dicts(self) -> None:
+        if self._ints is None:
+            return
+        for generation, arrays in zip(("new", "old"), self._ints):
+            ids, rows, lines = (a.tolist() for a in arrays)
+            setattr(self, generation, {i: (r if ln < 0 else (r, ln)) for i, r, ln in zip(ids, rows, lines)})
+        self._ints = None
+
+    # -- integer ids through numpy
+
+    def _find_ints(self, ids: np.ndarray, rows: np.ndarray, lines: np.ndarray | None) -> list[Hit]:
+        assert self._ints is not None
+        if lines is None:
+            lines = np.full(len(ids), -1, dtype=np.int64)
+        found_k: list[np.ndarray] = []
+        found_row: list[np.ndarray] = []
+        found_line: list[np.ndarray] = []
+        pos = 0
+        while pos < len(ids):
+            seg = ids[pos:]
+            n = len(seg)
+            # in id order (a stable sort keeps each id's first row first): remembered ids, and each
+            # row's first occurrence in the segment
+            if n < 2 or bool(np.all(seg[1:] > seg[:-1])):
+                order = np.arange(n)
+                ordered = seg
+                starts = np.ones(n, dtype=bool)
+            else:
+                order = np.argsort(seg, kind="stable")
+                ordered = seg[order]
+                starts = np.empty(n, dtype=bool)
+                starts[0] = True
+                starts[1:] = ordered[1:] != ordered[:-1]
+            first_row, first_line, found = self._lookup(ordered)  # (sorted needles: a faster search)
+            first_of = order[np.flatnonzero(starts)][np.cumsum(starts) - 1]
+            insert = np.empty(n, dtype=bool)
+            insert[order] = ~found & starts
+            room = self.window - len(self._ints[0][0])
+            counted = np.cumsum(insert)
+            rotate = bool(counted[-1] >= room)
+            end = int(np.searchsorted(counted, room)) + 1 if rotate else n  # the row that fills the window
+            # rows up to ``end`` seen before: remembered, or earlier in the segment (remembered then)
+            repeated = np.flatnonzero((found | ~starts) & (order < end))
+            if repeated.size:
+                at = order[repeated]
+                earlier = first_of[repeated] + pos
+                from_memory = found[repeated]
+                found_k.append(at + pos)
+                found_row.append(np.where(from_memory, first_row[repeated], rows[earlier]))
+                found_line.append(np.where(from_memory, first_line[repeated], lines[earlier]))
+            keep = order[np.flatnonzero(~found & starts & (order < end))] + pos  # (in id order)
+            self._remember(ids[keep], rows[keep], lines[keep])
+            if rotate:
+                self._ints = [self._ints[0], self._ints[0]]
+                empty = np.empty(0, dtype=np.int64)
+                self._ints[0] = [empty, empty, empty]
+            pos += end
+        if not found_k:
+            return []
+        k = np.concatenate(found_k)
+        by_row = np.argsort(k, kind="stable")
+        k, r, ln = (a[by_row].tolist() for a in (k, np.concatenate(found_row), np.concatenate(found_line)))
+        if min(ln) >= 0:
+            return list(zip(k, r, ln))
+        return [(a, b, None if c < 0 else c) for a, b, c in zip(k, r, ln)]
+
+    def _lookup(self, seg: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """First row, first line and whether remembered, for every id of ``seg``."""
+        assert self._ints is not None
+        n = len(seg)
+        first_row = np.full(n, -1, dtype=np.int64)
+        first_line = np.full(n, -1, dtype=np.int64)
+        found = np.zeros(n, dtype=bool)
+        low = int(seg.min()) if n else 0
+        high = int(seg.max()) if n else 0
+        for ids, rows, lines in self._ints:
+            if not len(ids) or low > ids[-1] or high < ids[0]:
+                continue  # (ids above every remembered one: nothing to look up)
+            at = np.minimum(np.searchsorted(ids, seg), len(ids) - 1)
+            hit = (ids[at] == seg) & ~found
+            first_row[hit] = rows[at[hit]]
+            first_line[hit] = lines[at[hit]]
+            found |= hit
+        return first_row, first_line, found
+
+    def _remember(self, ids: np.ndarray, rows: np.ndarray, lines: np.ndarray) -> None:
+        """Add distinct ids in increasing order (none remembered yet) to the new generation, kept
+        sorted."""
+        assert self._ints is not None
+        if not len(ids):
+            return
+        have, have_rows, have_lines = self._ints[0]
+        if not len(have) or ids[0] > have[-1]:
+            self._ints[0] = [np.concatenate((have, ids)), np.concatenate((have_rows, rows)),
+                             np.concatenate((have_lines, lines))]
+            return
+        at = np.searchsorted(have, ids)
+        self._ints[0] = [np.insert(have, at, ids), np.insert(have_rows, at, rows), np.insert(have_lines, at, lines)]

@@ -26,8 +26,11 @@ counting on from the batch before. What differs from loading the whole file, and
 A JSON array (not JSON Lines) cannot be read in batches (``can_batch``).
 
 A plain CSV/TSV file is read with pyarrow's streaming reader (``arrow_batches``: the same
-batches, typed as pandas types them, without pandas); ``types`` builds events only of those event
-types (``load_events`` says how ``seq`` and the rows stay), every row still validated.
+batches, typed as pandas types them, without pandas), JSON Lines batch by batch with pyarrow's
+JSON reader (``arrow_jsonl``: the same lines in each batch; a batch it is unsure of goes to the
+exact reader); ``types`` builds events only of those event types (``load_events`` says how
+``seq`` and the rows stay), every row still validated. Integer ids are checked across batches
+with numpy (``arrow_batches.IdMemory``).
 """
 from __future__ import annotations
 
@@ -154,8 +157,9 @@ class BatchReader:
         self._notes: set[tuple[Any, ...]] = set()
         self._kinds: dict[str, dict[str, set[str]]] = {}
         self._last: tuple[Any, int, Any] | None = None  # ts, row, raw ts of the last valid row
-        self._ids_new: dict[Any, int | tuple[int, int | None]] = {}
-        self._ids_old: dict[Any, int | tuple[int, int | None]] = {}
+        from engine.events.arrow_batches import IdMemory
+
+        self._ids = IdMemory(self.dup_window)
         self._has_id_column: bool | None = None
         self._columns: list[str] | None = None
         self._line_source: _Frame | None = None
@@ -240,6 +244,10 @@ class BatchReader:
                     yield batch
                     continue
                 raw = self._as_frame(raw)  # a time cell arrow_csv is unsure of: pandas reads this batch
+                if raw.issues:  # a JSON Lines batch read again by the exact reader
+                    self.add_issues(raw.issues)
+                    self.rows_read += len(raw.issues)
+                    self.rows_rejected += len(raw.issues)
             assert raw.df is not None
             if not len(raw.df):
                 yield EventBatch(events=[], rows=[], issues=list(raw.issues), schema={}, seq_start=seq)
@@ -273,7 +281,10 @@ class BatchReader:
         for the wanted types; None when the rules meet a time cell the typing is unsure of."""
         table = raw.table
         assert table is not None
-        self._decide_columns(table.columns)
+        if self.kind == "jsonl":
+            table = self._jsonl_columns(table, raw)
+        else:
+            self._decide_columns(table.columns)
         m = self.mapping
         assert m is not None
         row_numbers = np.arange(raw.offset, raw.offset + len(table), dtype=np.int64)
@@ -289,7 +300,9 @@ class BatchReader:
         frame = _Kept({TS_COL: chk.ts[kept], ROW_COL: chk.row_numbers[kept], ID_COL: chk.ids[kept]})
         issues = [it for _, _, it in chk.issues]
         self._check_order(frame, raw)
-        issues = self._cross_batch_duplicates(frame, issues, raw)
+        ints = None if chk.ids_are_rows else _int_ids(table.column(m.id_col), kept)  # type: ignore[arg-type]
+        issues = self._cross_batch_duplicates(frame, issues, raw, ints)
+        issues = self._with_lines(issues, raw)
         from engine.events.load import table_events
 
         events, schema = table_events(table, chk, kept, chk.ts[kept].tolist(), self.types, seq_start=seq)
@@ -308,6 +321,12 @@ class BatchReader:
         from engine.events.arrow_batches import pandas_frame
 
         assert raw.table is not None
+        if self.kind == "jsonl":  # the exact reader on the batch's lines
+            from engine.events.formats import _jsonl_batch
+
+            tb = raw.lines
+            b = _jsonl_batch(tb.texts(), tb.lines, tb.first_row)
+            return _Frame(df=b.frame, offset=b.first_row, rows=b.rows, issues=b.issues, lines=b)
         if raw.text is None:  # a Parquet batch: its Arrow columns through pandas
             return _Frame(df=raw.table.pandas_frame(), offset=raw.offset)  # type: ignore[attr-defined]
         return _Frame(df=pandas_frame(raw.text, "," if self.kind == "csv" else "\t", raw.table.names), offset=raw.offset)
@@ -333,6 +352,10 @@ class BatchReader:
                 yield _Frame(df=df, offset=offset)
                 offset += len(df)
         elif self.kind == "jsonl":
+            batches = self._arrow_jsonl()
+            if batches is not None:
+                yield from self._jsonl_frames(batches)
+                return
             from engine.events.formats import read_jsonl_batches
 
             for b in read_jsonl_batches(self.path, self.batch_rows):
@@ -347,6 +370,40 @@ class BatchReader:
                     from engine.events.formats import arrow_to_pandas
 
                     yield _Frame(df=arrow_to_pandas(batch), offset=offset)
+
+    def _arrow_jsonl(self) -> Iterator[Any] | None:
+        """The JSON Lines batches of ``arrow_jsonl`` (None: the file is read by the exact reader)."""
+        from engine.events.arrow_jsonl import arrow_jsonl_batches
+
+        return arrow_jsonl_batches(self.path, self.batch_rows)
+
+    def _jsonl_frames(self, batches: Iterator[Any]) -> Iterator[_Frame]:
+        """``formats.read_jsonl_batches``' batches: an Arrow batch as its table, a declined one (or
+        one whose id column holds decimals) read by the exact reader; the same errors at the end."""
+        any_record = False
+        first_issue: list[ValidationIssue] = []
+        for tb in batches:
+            table = tb.table
+            if table is not None:
+                m = self.mapping or guess_mapping(table.columns)
+                if m.is_interval or (m.id_col is not None and m.id_col in table.columns
+                                     and table.column(m.id_col).kind == "float"):
+                    table = None  # interval bounds and decimal ids: the exact reader
+            if table is not None:
+                any_record = True
+                yield _Frame(df=None, offset=tb.first_row, table=table, lines=tb)
+                continue
+            from engine.events.formats import _jsonl_batch
+
+            b = _jsonl_batch(tb.texts(), tb.lines, tb.first_row)
+            any_record = any_record or len(b.frame) > 0
+            first_issue = first_issue or b.issues[:1]
+            yield _Frame(df=b.frame, offset=b.first_row, rows=b.rows, issues=b.issues, lines=b)
+        if not any_record:
+            if not first_issue:
+                raise DataError(f"'{self.path.name}' is empty: no rows")
+            raise DataError(f"cannot read '{self.path.name}' as JSON Lines: no line is a JSON object "
+                            f"({first_issue[0].format()})")
 
     def _arrow_names(self, sep: str) -> list[str] | None:
         """The header when the file is read with the Arrow batches (a plain file of point
@@ -396,6 +453,36 @@ class BatchReader:
                               and str(c) not in self._columns]
         return df
 
+    def _jsonl_columns(self, table: Any, raw: _Frame) -> Any:
+        """``_with_columns`` of a JSON Lines batch read through Arrow (an ``ArrowTable``)."""
+        first = self._columns is None
+        self._decide_columns(table.columns)
+        m = self.mapping
+        assert m is not None and self._columns is not None
+        if first:
+            return table
+        from engine.events.arrow_table import ArrowColumn, ArrowTable
+
+        required = [m.type_col, *m.time_columns] + ([m.id_col] if self._has_id_column else [])
+        missing = [c for c in required if c not in table.columns]
+        if missing:
+            import pyarrow as pa
+
+            table = ArrowTable(names=table.names + missing,
+                               data={**table.data, **{c: ArrowColumn("null", pa.nulls(table.n)) for c in missing}},
+                               n=table.n, source=table.source)
+        if m.id_col is not None and not self._has_id_column and m.id_col in table.columns:
+            valid = table.column(m.id_col).valid  # (the first record with an id; none: the first)
+            at = 0 if valid is None or not valid.any() else int(valid.argmax())
+            row = raw.offset + at
+            line = raw.line_of(row)
+            raise DataError(f"'{self.path.name}': the id key '{m.id_col}' first appears on "
+                            f"{'line ' + str(line) if line else 'data row ' + str(row + 1)}, after "
+                            f"the first {self.batch_rows:,} records (whose ids are their row "
+                            f"numbers); give every record an id, or none")
+        self._columns += [c for c in table.columns if c not in m.mapped_columns() and c not in self._columns]
+        return table
+
     def _line(self, row: int, raw: _Frame) -> int | None:
         line = raw.line_of(row)
         if line is None and self.lines is not None:
@@ -435,36 +522,26 @@ class BatchReader:
         self._last = (ts[last], int(rows[last]), raw.raw(col, int(rows[last])))  # type: ignore[arg-type]
 
     def _cross_batch_duplicates(self, frame: pd.DataFrame, issues: list[ValidationIssue],
-                                raw: _Frame) -> list[ValidationIssue]:
+                                raw: _Frame, ints: np.ndarray | None = None) -> list[ValidationIssue]:
         """Duplicate ids whose first row is in an earlier batch (the batch's own are in
-        ``issues`` already); remembers this batch's ids."""
+        ``issues`` already); remembers this batch's ids (``arrow_batches.IdMemory``; ``ints``: the
+        ids as int64 when the batch's id column holds integers only)."""
         if self.ids_are_rows or not len(frame) or self.mapping is None or self.mapping.id_col is None:
             return issues
-        new, old = self._ids_new, self._ids_old
-        hits: list[ValidationIssue] = []
-        hit_rows: set[int] = set()
-        col = self.mapping.id_col
-        for ident, row in zip(frame[ID_COL].tolist(), frame[ROW_COL].tolist()):
-            try:
-                first = new.get(ident)
-                if first is None:
-                    first = old.get(ident)
-            except TypeError:  # unhashable: refused by the rules already
-                continue
-            if first is not None:
-                first_row, first_line = (first, None) if type(first) is int else first
-                hit_rows.add(row)
-                hits.append(ValidationIssue(row=row, column=col, reason=f"duplicate id {show_value(ident)}",
-                                            severity="warning", code="duplicate_id", first_row=first_row,
-                                            first_line=first_line))
-            else:
-                line = raw.line_of(row)  # (a CSV batch knows no lines: the row alone, 60 bytes less an id)
-                new[ident] = row if line is None else (row, line)
-                if len(new) >= self.dup_window:
-                    self._ids_old, self._ids_new = new, {}
-                    new, old = self._ids_new, self._ids_old
-        if not hits:
+        rows = np.asarray(frame[ROW_COL], dtype=np.int64)
+        lines = None
+        if ints is not None and raw.lines is not None:
+            lines = np.asarray(raw.lines.lines, dtype=np.int64)[rows - raw.lines.first_row]
+        values = None if ints is not None and self._ids.numeric else frame[ID_COL].tolist()
+        found = self._ids.find(values, rows, lines, ints, raw.line_of if raw.lines is not None else None)
+        if not found:
             return issues
+        col = self.mapping.id_col
+        values = frame[ID_COL].tolist() if values is None else values
+        hits = [ValidationIssue(row=int(rows[k]), column=col, reason=f"duplicate id {show_value(values[k])}",
+                                severity="warning", code="duplicate_id", first_row=first_row, first_line=first_line)
+                for k, first_row, first_line in found]
+        hit_rows = {h.row for h in hits}
         kept = [i for i in issues if not (i.code == "duplicate_id" and i.row in hit_rows)]
         return sorted(kept + hits, key=lambda i: (-1 if i.row is None else i.row))
 
@@ -491,6 +568,23 @@ class BatchReader:
             mine = self._kinds.setdefault(t, {})
             for c, k in attrs.items():
                 mine.setdefault(c, set()).add(k)
+
+
+def _int_ids(col: Any, kept: np.ndarray) -> np.ndarray | None:
+    """The kept rows' ids as int64 when the id column is typed as integers that int64 holds
+    exactly (``ArrowColumn`` of Parquet and JSON Lines, ``ArrowTextColumn`` of CSV); else None."""
+    if getattr(col, "kind", None) != "int":
+        return None
+    numbers = col._numbers() if hasattr(col, "_numbers") else getattr(col, "numbers", None)
+    if numbers is None:
+        return None
+    numbers = numbers[kept]
+    if numbers.dtype.kind == "f":  # (CSV: float64 values of int cells, exact below 2**53)
+        if len(numbers) and not float(np.abs(numbers).max()) < 2.0 ** 53:
+            return None
+    elif numbers.dtype == np.uint64 and len(numbers) and int(numbers.max()) >= 2**63:
+        return None
+    return numbers.astype(np.int64)
 
 
 def _text(v: Any) -> str:

@@ -3,9 +3,11 @@ stably by ts and build the events; ``LoadResult`` holds them with the report and
 
 A small plain CSV/TSV file is read without pandas or pyarrow (``small_csv``: the same rules
 over a ``columns.Table``, the same event assembly); a bigger one with pyarrow's CSV reader
-(``arrow_csv``: the same typing, vectorised); every other input, and a file holding something
-those two are unsure of, goes through pandas (imported then). With ``types``, events are
-built only for rows of those event types (the rest are validated and counted, never built).
+(``arrow_csv``: the same typing, vectorised); JSON Lines with pyarrow's JSON reader
+(``arrow_jsonl``) and Parquet with pyarrow, both validated over their Arrow columns; every other
+input, and a file holding something those readers are unsure of, goes through pandas (imported
+then). With ``types``, events are built only for rows of those event types (the rest are
+validated and counted, never built).
 """
 from __future__ import annotations
 
@@ -79,9 +81,9 @@ def load_events(source: str | os.PathLike[str] | pd.DataFrame,
     the report counts every row, ``events_skipped`` counts the valid rows not built. A reader
     that cannot filter (pandas) builds them all, which is equally correct.
 
-    ``lazy``: where the reader reads columns (a CSV file read without pandas), ``events`` is an
-    ``event_columns.EventColumns``: the events are built when first read as events, and a
-    matcher that reads columns builds none.
+    ``lazy``: where the reader reads columns (a CSV or JSON Lines file read without pandas),
+    ``events`` is an ``event_columns.EventColumns``: the events are built when first read as
+    events, and a matcher that reads columns builds none.
     """
     if isinstance(source, (str, os.PathLike)):
         path = Path(source)
@@ -103,6 +105,12 @@ def load_events(source: str | os.PathLike[str] | pd.DataFrame,
                     return result
         if kind == "parquet":
             return load_parquet(path, mapping, types)
+        if kind == "jsonl":
+            from engine.events.arrow_jsonl import load_jsonl_arrow
+
+            result = load_jsonl_arrow(path, mapping, types, lazy)
+            if result is not None:
+                return result
         return load_with_pandas(path, kind, mapping)
     import pandas as pd
 

@@ -11,12 +11,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from engine.events import BatchReader, ColumnMapping, DataError
-from engine.events.arrow_batches import plain_header
+from engine.events.arrow_batches import IdMemory, plain_header
 from tests.events.test_arrow_csv import _quoted
 from tests.events.test_small_csv import BROKEN, _plain, csv_files
 
@@ -78,3 +79,64 @@ def test_what_is_not_plain_goes_to_pandas(tmp_path: Path, text: str) -> None:
     path = tmp_path / "data.csv"
     path.write_bytes(text.encode())
     assert plain_header(path, ",") is None
+
+
+# --------------------------------------------------------------------------- the duplicate-id memory
+
+_IDS = st.one_of(st.integers(-3, 12), st.sampled_from([2**63 - 1, -2**63, 2**53 + 1, 10**12]))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.tuples(st.lists(_IDS, max_size=12), st.booleans(), st.booleans()), max_size=8),
+       st.integers(1, 6))
+def test_numpy_id_memory_equals_the_dicts(batches: list[tuple[list[int], bool, bool]], window: int) -> None:
+    """``IdMemory`` through numpy (integer batches) against the same memory held in dicts, batch
+    by batch; a batch without integer typing (``typed`` False) turns both to dicts from then on."""
+    numeric, reference = IdMemory(window), IdMemory(window)
+    reference._to_dicts()
+    row = 0
+    for ids, typed, with_lines in batches:
+        rows = np.arange(row, row + len(ids), dtype=np.int64) * 2 + 1  # (rows need not be positions)
+        lines = rows * 3 + 2 if with_lines else None
+        line_of = (lambda r: r * 3 + 2) if with_lines else None
+        ints = np.asarray(ids, dtype=np.int64) if typed else None
+        got = numeric.find(None if typed and numeric.numeric else list(ids), rows, lines, ints, line_of)
+        want = reference.find(list(ids), rows, lines, None, line_of)
+        assert got == want, (ids, window)
+        row += len(ids)
+
+
+def test_numpy_id_memory_is_used_and_forgets_as_the_dicts_do() -> None:
+    memory = IdMemory(3)
+    rows = np.arange(5, dtype=np.int64)
+    # 1, 2, 3 fill the window and become the old generation: 1 is still remembered
+    assert memory.find(None, rows, None, np.array([1, 2, 3, 4, 1], dtype=np.int64)) == [(4, 0, None)]
+    assert memory.numeric
+    # 9 repeats within the batch; 7 fills the window again: the old 1, 2, 3 are forgotten
+    assert memory.find(None, rows + 5, None, np.array([4, 2, 9, 9, 7], dtype=np.int64)) == \
+        [(0, 3, None), (1, 1, None), (3, 7, None)]
+    assert memory.find(None, rows + 10, None, np.array([1, 4], dtype=np.int64)) == [(1, 3, None)]
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                    HealthCheck.too_slow])
+@given(csv_files(), st.integers(1, 5), st.integers(1, 4))
+def test_batch_reader_duplicates_equal_with_the_dict_memory(tmp_path: Path, spec: tuple[str, str, ColumnMapping | None],
+                                                            batch_rows: int, window: int) -> None:
+    sep, text, mapping = spec
+    path = tmp_path / ("data.csv" if sep == "," else "data.tsv")
+    path.write_text(text, encoding="utf-8")
+
+    def read(dicts: bool) -> Any:
+        reader = BatchReader(path, mapping, batch_rows=batch_rows, dup_window=window)
+        if dicts:
+            reader._ids._to_dicts()
+        out: list[Any] = []
+        try:
+            for b in reader:
+                out.append([i.model_dump() for i in b.issues])
+        except DataError as err:
+            out.append(("DataError", str(err)))
+        return out, reader.report().model_dump()
+
+    assert read(False) == read(True)
