@@ -14,6 +14,8 @@
 | ``numbers``      | plain values: the kind they share, CSV number text                              | no                                  |
 | ``load``         | ``load_events`` -> ``LoadResult`` (small CSV without pandas)                    | numpy; pandas for other inputs      |
 | ``event_columns``| ``EventColumns``: loaded events as columns, built as events when first read     | no                                  |
+| ``arrow_jsonl``  | JSON Lines read with pyarrow, typed as the exact reader types it (or declined)  | no                                  |
+| ``arrow_json_depth`` | the JSON nesting-depth check shared by the JSON readers                     | no                                  |
 | ``formats``      | the CSV / JSON Lines / Parquet readers                                          | yes                                 |
 | ``pandas_table`` | ``FrameTable``: the ``Table`` over a pandas DataFrame                           | yes                                 |
 | ``values``       | pandas columns -> plain Python values                                           | yes                                 |
