@@ -76,8 +76,6 @@ def queries(draw: Any) -> str:
                                 + [f"TO {w}{v}" for v in present for w in ("", "FIRST ", "LAST ")]))
     partition = draw(st.sampled_from(["", "PARTITION BY g", "PARTITION BY g, x"]))
     order = draw(st.sampled_from(["ts", "ts DESC", "ts, id DESC", "y DESC, ts"]))
-    if "y" in order.split(",")[0] or "x" in partition:
-        pass
     return (f"SELECT * FROM t MATCH_RECOGNIZE ({partition} ORDER BY {order} MEASURES {', '.join(measures)} {rows} "
             f"AFTER MATCH SKIP {skip} PATTERN ({pattern})"
             + (f" DEFINE {', '.join(defines)}" if defines else "") + ")")
@@ -103,7 +101,6 @@ def row_table(table: Table) -> Table:
 def test_columnar_matcher_equals_thread_matcher_and_oracle(sql: str, table: Table) -> None:
     got = outcome(sql, table)
     rows = outcome(sql, row_table(table))
-    assert rows[1] is None if rows[0] != "error" else True
     if got[0] == "error" or rows[0] == "error":
         assert got == rows
         return
@@ -176,6 +173,22 @@ def test_columnar_partitions_equal_row_partitions(table: Table, partition: str, 
         return
     rows = list(table.rows)
     assert [(k, [rows[i] for i in index.tolist()]) for k, index in got] == want
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from([pa.int64(), pa.int32(), pa.uint8(), pa.float64(), pa.float32(), pa.int16()]),
+       st.lists(st.lists(st.one_of(st.none(), st.integers(0, 100)), max_size=9), min_size=1, max_size=3),
+       st.integers(0, 3))
+def test_numpy_column_reads_the_buffers_as_to_pylist(kind: Any, chunks: list[list[Any]], cut: int) -> None:
+    from engine.engines.sql.columnar import numpy_column
+
+    data = pa.chunked_array([pa.array(c, type=kind) for c in chunks], type=kind)
+    data = data.slice(min(cut, len(data)), len(data))  # offsets into the buffers
+    values, null = numpy_column(data)
+    want = data.to_pylist()
+    got = [None if null is not None and null[i] else v for i, v in enumerate(values.tolist())]
+    assert got == want
+    assert (null is None) == (data.null_count == 0)
 
 
 def _old_check(path: Path) -> None:
