@@ -235,3 +235,15 @@ def test_read_table_refuses_nested_values(tmp_path: Path) -> None:
         read_table(path)
     path.write_text('{"a": 1, "b": null}\n{"a": 2, "b": null}\n')
     assert list(read_table(path).rows) == [{"a": 1, "b": None}, {"a": 2, "b": None}]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(st.sampled_from(["a", "b", "c"]), st.one_of(
+    st.none(), st.booleans(), st.integers(), st.text(max_size=3), st.floats(allow_nan=False, allow_infinity=False),
+    st.dates(), st.datetimes(), st.lists(st.one_of(st.integers(), st.floats(allow_nan=False), st.dates()), max_size=2))))
+def test_json_row_equals_json_value_per_value(row: dict[str, Any]) -> None:
+    from engine.engines.sql import values as V
+
+    got = json_row(row)
+    assert got == {k: V.json_value(v) for k, v in row.items()}
+    assert [type(v) for v in got.values()] == [type(V.json_value(v)) for v in row.values()]
