@@ -11,6 +11,10 @@ from typing import Any, Callable
 from engine.engines.sql.binding import BoundQuery
 
 _INT64_MIN = -(2 ** 63)
+#: from this many rows, one string or integer partition column is grouped by Arrow's dictionary
+#: encoding (0.06 s for 1.5M rows, with importing pyarrow.compute) instead of a dict over its Python
+#: values (0.18 s there; under 0.02 s for 150k rows, less than the import)
+ENCODE_FROM = 500_000
 
 
 def partition_indices(bound: BoundQuery, arrow: Any, values_of: Callable[[str], list[Any]] | None = None
@@ -24,7 +28,8 @@ def partition_indices(bound: BoundQuery, arrow: Any, values_of: Callable[[str], 
     group = np.zeros(n, dtype=np.int64)
     keys: list[tuple[Any, ...]] = [()]
     if bound.partition_by:
-        group, keys = _groups(bound, values_of or (lambda c: arrow.column(c).to_pylist()))
+        found = _encoded_groups(bound, arrow) if n >= ENCODE_FROM else None
+        group, keys = found or _groups(bound, values_of or (lambda c: arrow.column(c).to_pylist()))
     order_keys = [np.arange(n, dtype=np.int64)]
     for column, descending, _nulls_first in reversed(bound.order_by):
         values = _sort_key(arrow.column(column), descending)
@@ -52,6 +57,27 @@ def _groups(bound: BoundQuery, values_of: Callable[[str], list[Any]]) -> tuple[A
         ids = [numbers.setdefault(k, len(numbers)) for k in zip(*columns)]
         keys = list(numbers)
     return np.asarray(ids, dtype=np.int64), keys
+
+
+def _encoded_groups(bound: BoundQuery, arrow: Any) -> tuple[Any, list[tuple[Any, ...]]] | None:
+    """:func:`_groups` for one string or integer column without NULLs, by its dictionary encoding
+    (whose indices number the values in order of first appearance, as the dict does; equality of
+    strings and of integers is the same in Arrow and in Python). None for anything else."""
+    import numpy as np
+    import pyarrow as pa
+
+    if len(bound.partition_by) != 1:
+        return None
+    data = arrow.column(bound.partition_by[0])
+    kind = data.type
+    if data.null_count or not (pa.types.is_string(kind) or pa.types.is_large_string(kind)
+                               or pa.types.is_integer(kind)):
+        return None
+    encoded = data.combine_chunks().dictionary_encode()
+    got = numpy_column(encoded.indices)
+    if got is None:
+        return None
+    return got[0].astype(np.int64), [(k,) for k in encoded.dictionary.to_pylist()]
 
 
 def numpy_column(data: Any) -> tuple[Any, Any] | None:
