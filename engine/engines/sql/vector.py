@@ -60,7 +60,6 @@ class Partition:
         self.starts = starts
         self.start_rows: Any = None   # the starts' rows (None: 0, 1, ..., starts - 1)
         self.current: Any = None      # the rows under test, one per start (a variable-length match)
-        self.evaluations = 0
 
     def column(self, name: str) -> tuple[Any, Any, str, int]:
         values, null, kind, bound = self._source[name]
