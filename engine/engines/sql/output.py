@@ -98,5 +98,11 @@ def _resolve(bound: BoundQuery, name: str, offset: int) -> str:
                    "its columns are " + ", ".join(bound.output_columns))
 
 
+_AS_IS = frozenset({int, str, bool, type(None)})
+
+
 def json_row(row: dict[str, Any]) -> dict[str, Any]:
-    return {k: V.json_value(v) for k, v in row.items()}
+    """The row's values as JSON values (values.py ``json_value``, which ints, strings, booleans and
+    NULL pass unchanged: those skip the call)."""
+    json_value, as_is = V.json_value, _AS_IS
+    return {k: v if type(v) in as_is else json_value(v) for k, v in row.items()}

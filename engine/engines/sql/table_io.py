@@ -7,6 +7,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+from engine.engines.sql.rows import RowList
 from engine.engines.sql.run import Table
 from engine.events.file_formats import format_of
 
@@ -29,18 +30,49 @@ def read_table_schema(path: str | Path) -> Any:
 
 
 def read_table(path: str | Path) -> Table:
+    """The file as a :class:`Table` whose rows are a :class:`~engine.engines.sql.rows.RowList` over
+    the pyarrow table (dicts made when read), checked column by column as the per-value check
+    before it was (its parity test: tests/engines/sql/test_vector.py)."""
     p = Path(path)
     data = _read(p)
     columns = list(data.column_names)
-    lists = {c: data.column(c).to_pylist() for c in columns}
-    for c, values in lists.items():
-        for i, v in enumerate(values):
-            if isinstance(v, float) and not math.isfinite(v):
-                raise TableError(f"{p}: row {i + 1}, column {c}: {v!r} is not a finite number")
-            if isinstance(v, (dict, list, bytes)):
+    _check_columns(p, data, columns)
+    return Table(columns, RowList(columns, data), arrow=data)
+
+
+def _check_columns(p: Path, data: Any, columns: list[str]) -> None:
+    """A nested or binary column with a value, or a NaN / infinity in a float column: TableError
+    naming the first (in column order, then row order)."""
+    import numpy as np
+    import pyarrow as pa
+
+    from engine.engines.sql.columnar import numpy_column
+
+    for c in columns:
+        column = data.column(c)
+        kind = column.type
+        if pa.types.is_dictionary(kind):
+            kind = kind.value_type
+        if pa.types.is_nested(kind) or pa.types.is_binary(kind) or pa.types.is_large_binary(kind) \
+                or pa.types.is_fixed_size_binary(kind):
+            if column.null_count < len(column):
                 raise TableError(f"{p}: column {c} holds nested or binary values; the studio reads scalars only")
-    rows: list[dict[str, Any]] = [dict(zip(columns, vals)) for vals in zip(*(lists[c] for c in columns))]
-    return Table(columns, rows)
+            continue
+        if not pa.types.is_floating(kind):
+            continue
+        got = numpy_column(column) if not pa.types.is_dictionary(column.type) else None
+        if got is None:  # float16, a dictionary of floats: value by value
+            for i, v in enumerate(column.to_pylist()):
+                if isinstance(v, float) and not math.isfinite(v):
+                    raise TableError(f"{p}: row {i + 1}, column {c}: {v!r} is not a finite number")
+            continue
+        values, null = got
+        bad = ~np.isfinite(values)
+        if null is not None:
+            bad &= ~null
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise TableError(f"{p}: row {i + 1}, column {c}: {float(values[i])!r} is not a finite number")
 
 
 def _read(p: Path) -> Any:

@@ -277,6 +277,7 @@ class Flink:
         env.execute_sql(f"DROP TEMPORARY TABLE IF EXISTS {quote(table)}")
         env.execute_sql(table_ddl(table, columns, order, time_column, data, int(job.get("order_scale", 1))))
         started = time.perf_counter()
+        cpu_before = jvm_cpu_seconds()
         table_result, names, stamps = timestamps_as_text(env.sql_query(job["query"]))
         result = table_result.execute()
         out_rows = []
@@ -285,9 +286,10 @@ class Flink:
                 out_rows.append([stamp_ms(v) if i in stamps else to_json(v)
                                  for i, v in enumerate(row)])
         seconds = time.perf_counter() - started
+        cpu_after = jvm_cpu_seconds()
         shutil.rmtree(data, ignore_errors=True)
-        return {"columns": names, "rows": out_rows, "query_seconds": seconds,
-                "version": self.version}
+        return {"columns": names, "rows": out_rows, "query_seconds": seconds, "version": self.version,
+                "jvm_cpu_seconds": None if cpu_before is None or cpu_after is None else cpu_after - cpu_before}
 
     def close(self) -> None:
         """Remove the temporary data folder."""
@@ -304,6 +306,29 @@ LOCAL_CONFIG = {
     "taskmanager.bind-host": "127.0.0.1",
     "taskmanager.host": "127.0.0.1",
 }
+
+
+def jvm_cpu_seconds() -> float | None:
+    """User and system CPU seconds of this process's child processes (the JVM PyFlink started),
+    from /proc; None where /proc cannot tell."""
+    try:
+        ticks = os.sysconf("SC_CLK_TCK")
+        total = 0
+        pending = [os.getpid()]
+        seen = set()
+        while pending:
+            pid = pending.pop()
+            for task in Path(f"/proc/{pid}/task").iterdir():
+                for child in (task / "children").read_text().split():
+                    if int(child) not in seen:
+                        seen.add(int(child))
+                        pending.append(int(child))
+        for pid in seen:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])  # utime, stime
+        return total / ticks if seen else None
+    except (OSError, ValueError):
+        return None
 
 
 def quote(name: str) -> str:

@@ -65,6 +65,7 @@ class FlinkResult:
     version: str
     columns: list[str] = field(default_factory=list)
     startup_seconds: float = 0.0
+    jvm_cpu_seconds: float | None = None  # the JVM's CPU seconds over the query (None: not known)
 
 
 @dataclass
@@ -226,7 +227,8 @@ def _collect(lines: list[str], count: int, stderr: str) -> list[FlinkResult | Fl
         by_id[ident] = FlinkResult(rows=[dict(zip(columns, row)) for row in record["rows"]],
                                    query_seconds=float(record["query_seconds"]),
                                    version=str(record["version"]), columns=columns,
-                                   startup_seconds=float(record.get("startup_seconds", 0.0)))
+                                   startup_seconds=float(record.get("startup_seconds", 0.0)),
+                                   jvm_cpu_seconds=record.get("jvm_cpu_seconds"))
     missing = [index for index in range(count) if index not in by_id]
     if missing:
         raise FlinkUnavailable(f"the Flink driver gave no result for jobs {missing}: "
