@@ -18,6 +18,7 @@ from engine.engines.sql.search import RowMatch, match_partition
 from engine.engines.sql.vector import plan_query
 from engine.engines.sql.vector_kleene import TooLong, plan_kleene
 from engine.engines.sql.vector_output import OneRowOutput, plan_measures
+from engine.memory import current_guard
 
 
 @dataclass
@@ -65,8 +66,11 @@ def run_query(query: Query, table: Table, engine: str = "sql", **options: Any) -
     found: list[tuple[tuple[Any, ...], RowMatch]] = []
     n_parts = 0
     evaluations = 0
+    guard = current_guard()  # the columnar search is linear per partition: the guard is read between them
     for key, rows, index in columnar if columnar is not None else _row_partitions(bound, table):
         n_parts += 1
+        if guard is not None:
+            guard.check()
         where = f" in partition {_key_text(bound, key)}" if bound.partition_by else ""
         matches = None
         if plan is not None:
