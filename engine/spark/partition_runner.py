@@ -103,9 +103,9 @@ def _collections_paced() -> Iterator[None]:
     before the task are frozen (a collection never scans the pandas, pyarrow and engine modules'
     objects again), automatic collections are off, and ``_run_partition`` collects every
     ``GC_EVERY`` events (reference cycles of finished matchers, bounded memory). Automatic
-    collections cost the keyed benchmark's worker 42% of its time (1e5 events: 8.2 s of CPU,
-    4.8 s with collections off): every gen-2 pass scanned the whole heap while matches and
-    events were young. The collector's state is restored when the partition ends."""
+    collections cost the keyed benchmark's worker about 30% of its time (1e5 events: 8.7-8.9 s of
+    CPU; paced 6.4-6.6 s; none at all 6.0-6.1 s): the full passes scanned the whole heap, the
+    worker's imported modules included. The collector's state is restored when the partition ends."""
     enabled = gc.isenabled()
     gc.disable()
     gc.freeze()

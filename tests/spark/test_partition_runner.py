@@ -136,6 +136,35 @@ def test_match_worker_equals_per_key_matchers(with_events):
     assert sorted(got) == sorted(want) and want
 
 
+def test_the_collector_is_paced_inside_a_partition_and_restored(monkeypatch):
+    """No automatic collections while a partition runs, a collection every ``GC_EVERY`` events,
+    and the collector as it was afterwards (also when the caller had turned it off)."""
+    import gc
+
+    from engine.spark import partition_runner
+
+    monkeypatch.setattr(partition_runner, "GC_EVERY", 3)
+    states: list[bool] = []
+    collected: list[int] = []
+    real_collect = gc.collect
+    monkeypatch.setattr(partition_runner.gc, "collect", lambda *a: collected.append(1) or real_collect(*a))
+
+    class Watching(Recorder):
+        def feed(self, e):
+            states.append(gc.isenabled())
+            return super().feed(e)
+
+    for enabled in (True, False):
+        (gc.enable if enabled else gc.disable)()
+        try:
+            got = run_partition(iter([batch(r, True) for r in ROWS]), SPEC, KEY_COL, Watching, ListSink)
+            assert [json.loads(r) for b in got for r in b.column("row").to_pylist()] == WANT_GROUPS
+            assert gc.isenabled() is enabled
+        finally:
+            gc.enable()
+    assert states and not any(states)
+    assert len(collected) == 4  # 7 events in batches of 3, 0, 2, 2 rows: after 3, then after 4 more
+
 @pytest.mark.spark
 def test_spark_hash_long_is_sparks_hash(spark):
     from pyspark.sql import functions as F
