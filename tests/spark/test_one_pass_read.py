@@ -145,3 +145,23 @@ def test_a_clean_file_is_one_job_of_one_stage(spark, tmp_path):
         assert got.count == len(load_events(str(p)).events)
     finally:
         got.unpersist()
+
+
+def test_a_byte_order_mark_falls_back(spark, tmp_path, one_pass_calls):
+    p = tmp_path / "bom.csv"
+    p.write_bytes("\ufeffid,type,ts\n1,A,1\n2,B,2\n".encode("utf-8"))
+    from engine.spark.io import read_events
+
+    try:
+        ref = load_events(str(p))
+    except DataError as e:
+        with pytest.raises(DataError) as exc:
+            read_events(str(p))
+        assert str(exc.value) == str(e)
+    else:
+        got = read_events(str(p))
+        try:
+            assert [(e.id, e.type, e.ts) for e in got.to_events()] == [(e.id, e.type, e.ts) for e in ref.events]
+        finally:
+            got.unpersist()
+    assert one_pass_calls in ([False], [])

@@ -47,13 +47,16 @@ _MAX_CORRUPT = 200  # lines Spark could not split kept per segment (to name the 
 
 def _header(files: list[Path], sep: str) -> list[str] | None:
     """The header's names of the first file (Python's CSV reader, as Spark splits a line); None
-    when some name is one Spark would rename (empty)."""
+    when some name is one Spark would rename (empty) or the header is not plain UTF-8 text."""
     if not files:
         return None
-    with files[0].open("r", encoding="utf-8", newline="") as fh:
-        names = next(csv.reader(fh, delimiter=sep), [])
-    if not names or any(not n for n in names):
+    try:
+        with files[0].open("r", encoding="utf-8", newline="") as fh:
+            names = next(csv.reader(fh, delimiter=sep), [])
+    except (OSError, UnicodeDecodeError, csv.Error):
         return None
+    if not names or any(not n for n in names) or names[0].startswith("\ufeff"):
+        return None  # (a byte-order mark: the older reader's header read decides)
     return names
 
 
