@@ -259,7 +259,10 @@ def _typed(part: pa.RecordBatch, columns: list[str]) -> tuple[pa.RecordBatch, di
         except Unsure:
             return None
         kinds[c] = tc.kind
-        if tc.kind == "int":
+        exact = getattr(tc, "ints", None)  # (int64 values, 0 where missing, where the typing keeps them)
+        if tc.kind == "int" and exact is not None and tc.numbers is not None:
+            arrays.append(pa.array(exact, mask=np.isnan(tc.numbers), type=pa.int64()))
+        elif tc.kind == "int":
             arrays.append(pa.array(tc.cells, type=pa.int64()))
         elif tc.kind == "float":
             values = np.asarray(tc.numbers, dtype=np.float64)
