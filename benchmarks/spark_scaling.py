@@ -14,9 +14,10 @@ NFA^b). Patterns:
 
 Each Spark configuration runs in its own process (one SparkSession per process), and that
 process also runs the in-process baseline, so every ratio is measured in one process. JVM
-start-up and a warm-up run on 20,000 events (JIT, Python workers) are reported separately
-and excluded from the Spark time. The Spark time is read + validate + match + the action:
-``count`` (persist the matches and count them, the older way) or ``collect`` (one
+start-up and a warm-up run on 20,000 events (``--warm-events``; JIT, Python workers; each timed
+action's own path) are reported separately and excluded from the Spark time. ``--rounds R``
+runs in-process and Spark R times in turn in one process (one ratio per round). The Spark
+time is read + validate + match + the action: ``count`` (persist the matches and count them, the older way) or ``collect`` (one
 action bringing the matches to the driver as Arrow, what ``cep run --spark`` and the app
 do); the in-process time is load + match. The 1-minute load average is printed with every
 figure (the machine is shared). Results are printed as a table; nothing is asserted.
@@ -68,9 +69,10 @@ def in_process(path: Path, mode: str, engine: str) -> dict:
     return {"load": t1 - t0, "match": t2 - t1, "total": t2 - t0, "matches": n, "events": len(res.events)}
 
 
-def spark_start(path: Path, mode: str, engine: str, master: str) -> tuple:
-    """The session, its partitions and the JVM start + warm-up seconds (a run on 20,000 events:
-    JIT, Python workers)."""
+def spark_start(path: Path, mode: str, engine: str, master: str, warm_events: int = 20_000,
+                actions: tuple[str, ...] = ("collect",)) -> tuple:
+    """The session, its partitions and the JVM start + warm-up seconds (a run on ``warm_events``
+    events: JIT, Python workers)."""
     from engine.dsl import parse
     from engine.spark import pipeline
     from engine.spark.io import read_events
@@ -80,8 +82,11 @@ def spark_start(path: Path, mode: str, engine: str, master: str) -> tuple:
     spark = get_spark(master, conf={"spark.driver.memory": "4g"})
     par = spark.sparkContext.defaultParallelism
     parts = pipeline.partitions_for(10**6, par)
-    warm = read_events(str(data_file(20_000, 1000, path.parent)), spark=spark)
-    pipeline.run(parse(PATTERNS[mode]), warm, engine=engine, spark=spark, partitions=parts).unpersist()
+    warm = read_events(str(data_file(warm_events, 1000, path.parent)), spark=spark)
+    for action in actions:  # (each timed action's own path)
+        pipeline.run(parse(PATTERNS[mode]), warm, engine=engine, spark=spark, partitions=parts,
+                     collect=action == "collect").unpersist()
+    warm.unpersist()
     return spark, parts, time.perf_counter() - t0
 
 
@@ -117,6 +122,9 @@ def main() -> int:
     ap.add_argument("--engine", default="auto")
     ap.add_argument("--workdir", default=None)
     ap.add_argument("--actions", default="collect", help="count,collect: the Spark action(s) timed")
+    ap.add_argument("--warm-events", type=int, default=20_000,
+                    help="events of the warm-up run (excluded from the timing); the first million-row "
+                         "round of a process still compiles more of the JVM's paths after 20,000")
     ap.add_argument("--rounds", type=int, default=1,
                     help="rounds per process, in-process and Spark interleaved (one ratio per round)")
     ap.add_argument("--worker", nargs=3, metavar=("PATH", "MODE", "MASTER"), help=argparse.SUPPRESS)
@@ -124,7 +132,7 @@ def main() -> int:
     actions = args.actions.split(",")
     if args.worker:
         path, mode, master = args.worker
-        spark, parts, jvm = spark_start(Path(path), mode, args.engine, master)
+        spark, parts, jvm = spark_start(Path(path), mode, args.engine, master, args.warm_events, tuple(actions))
         for _ in range(args.rounds):
             load = os.getloadavg()[0]
             base = in_process(Path(path), mode, args.engine)
@@ -144,7 +152,8 @@ def main() -> int:
         for mode in modes:
             for master in masters:
                 cmd = [sys.executable, __file__, "--engine", args.engine, "--actions", args.actions,
-                       "--rounds", str(args.rounds), "--worker", str(path), mode, master]
+                       "--rounds", str(args.rounds), "--warm-events", str(args.warm_events),
+                       "--worker", str(path), mode, master]
                 proc = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ))
                 found = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
                 if not found:
