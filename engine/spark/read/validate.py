@@ -30,7 +30,7 @@ class _Plan:
     columns: list[str]              # data columns as read (csv/parquet); [] for jsonl
     plain_attrs: list[str]          # attribute columns passed through as Spark columns
     json_attrs: list[str]           # attribute columns re-encoded into __cep_json (csv/parquet)
-    id_mode: str                    # "long" | "string" | "json" | "rows"
+    id_mode: str                    # "long" | "string" | "json" | "rows" | "text" (one_pass: ids as text)
     time_kinds: dict[str, str]
     text_source: bool
     mapped_present: list[str]       # jsonl: mapped columns known to exist globally
