@@ -65,7 +65,8 @@ from engine.spark.errors import PipelineError
 from engine.spark.io import KEY_COL, SEQ_COL, SparkEvents, build_events, read_events
 from engine.spark.keys import key_expr
 from engine.spark.match_rows import MatchColumns, events_json
-from engine.spark.partition_runner import EventMemory, group_column, matcher_errors, run_partition, sort_by_group
+from engine.spark.partition_runner import (EventMemory, group_column, matcher_errors, round_robin, run_partition,
+                                           sort_by_group)
 from engine.spark.result import SparkResult
 
 __all__ = ["run", "SparkRunResult", "plan_mode", "Plan", "PipelineError", "matches_from_rows",
@@ -417,7 +418,7 @@ def run(pattern: Pattern | str, source: Any, engine: str = "auto", with_events: 
                         plan.reason)
             if mode == "keyed" and plan.key is None:
                 raise ValueError("the pattern has no partition key")
-        df = ev.df
+        df = ev.df.drop(ROW_COL)  # (the input row: the report's, not the matchers')
         if plan.drop_irrelevant:
             types = sorted({c.type for c in pat.components()})
             df = df.filter(F.col(TYPE_COL).isin(types))
@@ -443,7 +444,8 @@ def run(pattern: Pattern | str, source: Any, engine: str = "auto", with_events: 
         else:
             task_chunk = None
             info["partitions"] = 1
-        df = sort_by_group(df, group_column(plan.mode, _CHUNK), n)
+        route = round_robin(_CHUNK, n) if plan.mode == "time-chunked" else None
+        df = sort_by_group(df, group_column(plan.mode, _CHUNK), n, route)
         task = _Task(pattern=pat, factory=factory, spec=ev.event_spec(), with_events=with_events,
                      mode=plan.mode, chunk=task_chunk, keep_events=float(w.size) if w else None,
                      count_window=count_window)

@@ -56,6 +56,32 @@ def test_match_columns_equal_row_tuples():
     assert batch.schema.names == ["match_id", "key", "match", "start", "end", "start_seq", "end_seq"]
 
 
+@pytest.mark.parametrize("text", [
+    "PATTERN SEQ(A a, B b, C c) WHERE [key] AND b.value > a.value WITHIN 200",
+    "PATTERN SEQ(A a, B+ b[], C c) WHERE [key] WITHIN 60",
+    "PATTERN SEQ(A a, !B n, C c) WITHIN 30",
+    "PATTERN SEQ(A a, B b) WITHIN 40 OUTPUT NON_OVERLAP",
+])
+def test_match_text_from_nfab_paths_is_match_json(text):
+    """The ``match`` column of integer ids sliced from an NFA^b match's own JSON Lines text
+    equals ``json.dumps`` of its bindings (``match_rows._match_text``), merged members too."""
+    from engine.engines.planner import make_matcher
+    from engine.spark.match_rows import MatchColumns, _match_text
+
+    events = generators.keyed(3000, keys=7, types=("A", "B", "C"), seed=5)
+    stream = load_events(events).events
+    matcher = make_matcher(parse(text), "nfab")
+    found = [m for e in stream for m in matcher.feed(e)] + list(matcher.close())
+    assert found
+    if "!B" not in text:  # (negation's matches are plain ones: match_json)
+        assert all(m.json_text() is not None for m in found)
+    for m in found:
+        assert _match_text(m) == json.dumps(m.as_dict(), default=str)
+    cols = MatchColumns(ints=True)
+    cols.add(found, None)
+    assert [r["match"] for r in cols.batch().to_pylist()] == [json.dumps(m.as_dict()) for m in found]
+
+
 def test_match_columns_with_events():
     from engine.spark.match_rows import MatchColumns
 

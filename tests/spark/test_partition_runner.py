@@ -1,7 +1,8 @@
 """engine.spark.partition_runner, in process (no Spark session): one matcher per group, fed
 across Arrow batches, its outputs to the sink with their group; the slow path (events
 remembered) and the two fast paths (one group; groups) give the same outputs; the match
-path's worker gives the rows of per-key in-process matchers."""
+path's worker gives the rows of per-key in-process matchers; and (with a session) the hash that
+places time chunks on tasks round robin."""
 from __future__ import annotations
 
 import json
@@ -133,3 +134,57 @@ def test_match_worker_equals_per_key_matchers(with_events):
                if str(e.attrs["k"]) == key]
         want += [match_row(m, key) for m in run_all(make_matcher(pat, "auto"), evs)]
     assert sorted(got) == sorted(want) and want
+
+
+def test_the_collector_is_paced_inside_a_partition_and_restored(monkeypatch):
+    """No automatic collections while a partition runs, a collection every ``GC_EVERY`` events,
+    and the collector as it was afterwards (also when the caller had turned it off)."""
+    import gc
+
+    from engine.spark import partition_runner
+
+    monkeypatch.setattr(partition_runner, "GC_EVERY", 3)
+    states: list[bool] = []
+    collected: list[int] = []
+    real_collect = gc.collect
+    monkeypatch.setattr(partition_runner.gc, "collect", lambda *a: collected.append(1) or real_collect(*a))
+
+    class Watching(Recorder):
+        def feed(self, e):
+            states.append(gc.isenabled())
+            return super().feed(e)
+
+    for enabled in (True, False):
+        (gc.enable if enabled else gc.disable)()
+        try:
+            got = run_partition(iter([batch(r, True) for r in ROWS]), SPEC, KEY_COL, Watching, ListSink)
+            assert [json.loads(r) for b in got for r in b.column("row").to_pylist()] == WANT_GROUPS
+            assert gc.isenabled() is enabled
+        finally:
+            gc.enable()
+    assert states and not any(states)
+    assert len(collected) == 4  # 7 events in batches of 3, 0, 2, 2 rows: after 3, then after 4 more
+
+@pytest.mark.spark
+def test_spark_hash_long_is_sparks_hash(spark):
+    from pyspark.sql import functions as F
+
+    from engine.spark.partition_runner import spark_hash_long
+
+    values = list(range(-50, 300)) + [2**40 + 7, -(2**50), 2**63 - 1, -(2**63)]
+    df = spark.createDataFrame([(v,) for v in values], "v long")
+    got = {r[0]: r[1] for r in df.select("v", F.hash("v")).collect()}
+    assert all(got[v] == spark_hash_long(v) for v in values)
+
+
+@pytest.mark.spark
+def test_round_robin_sends_chunk_g_to_task_g_mod_n(spark):
+    from pyspark.sql import functions as F
+
+    from engine.spark.partition_runner import round_robin
+
+    for n in (2, 3, 4, 8):
+        df = spark.range(0, 40 * n).select((F.col("id") % (5 * n)).alias("chunk"))
+        laid = df.repartition(n, round_robin("chunk", n)).select("chunk", F.spark_partition_id().alias("p"))
+        rows = laid.collect()
+        assert {(r[0], r[1]) for r in rows} == {(c, c % n) for c in range(5 * n)}

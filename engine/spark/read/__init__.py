@@ -4,15 +4,18 @@
 validation report as ``engine.events.load_events`` on the same file, but reads and checks
 the data in Spark tasks:
 
-1. ``spark.read`` (CSV with every column as text, then a global type decision so that a
-   column is typed the way pandas types it for the whole file; JSON Lines as text lines
-   parsed in Python exactly as the in-process reader parses them; Parquet as typed).
-   Every row carries its *segment* (file, byte offset of the split) captured at read time;
-   input order is (file path, split offset, position in the split).
+1. ``spark.read`` (CSV with every column as text; JSON Lines as text lines parsed in Python
+   exactly as the in-process reader parses them; Parquet as typed). Every row carries its
+   *segment* (file, byte offset of the split) captured at read time; input order is (file
+   path, split offset, position in the split).
 2. ``mapInArrow`` runs ``engine.events.validate_frame`` on every Arrow batch with the row
    offset of the batch inside its segment, so bad rows are named exactly as in-process.
    The valid rows come out in canonical columns (``__cep_type``, ``__cep_ts``, ...); the
-   issues and per-segment counts come out as side rows.
+   issues and per-segment counts come out as side rows. A CSV is typed in the same task
+   (``one_pass``: each batch by the in-process CSV typing, the whole input's types decided on
+   the driver from the batches' kinds, the text columns cast to them): one Spark job reads,
+   types and validates. Where batches disagree in a way no cast mends, the older CSV reader
+   (``csv``: a typing scan over the whole file first) reads it.
 3. The driver turns segment-local row numbers into global ones (prefix sums in input
    order) and computes ``seq``, the position after a stable sort by ts (ties by input
    order): when the input is sorted it is the rank among valid rows, otherwise a range
@@ -38,7 +41,9 @@ Modules, from the bottom up (each imports only the ones above it):
   function ``_validate_partition``, JSON lines parsed as in-process).
 - ``assemble``: the validation pass on the driver (global rows, ``seq``, duplicate ids, report,
   schema).
-- ``csv``: CSV and TSV read as text and typed per column over the whole file.
+- ``csv``: CSV and TSV read as text and typed per column over the whole file (a typing scan:
+  the fallback of ``one_pass``).
+- ``one_pass``: CSV and TSV typed and validated in one Spark job.
 - ``jsonl``: JSON Lines (and a JSON array rewritten as JSON Lines).
 - ``sources``: ``read_events`` (format of a file, a directory or a glob; Parquet) and
   ``from_spark_frame``.

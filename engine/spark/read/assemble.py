@@ -49,7 +49,6 @@ def _finish(spark: Any, typed: Any, kind: str, mapping: ColumnMapping, columns: 
 
 def _run_validation(spark: Any, typed: Any, plan: _Plan, whole: list[ValidationIssue],
                     columns: list[str], name: str, lines: LineIndex | None = None) -> SparkEvents:
-    from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
     src = typed.withColumn(_SEG, F.xxhash64(F.col(_FILE), F.col(_BLOCK)))
@@ -59,9 +58,36 @@ def _run_validation(spark: Any, typed: Any, plan: _Plan, whole: list[ValidationI
     def worker(batches: Iterator[pa.RecordBatch], plan=plan, schema=out_schema) -> Iterator[pa.RecordBatch]:
         return _validate_partition(plan, schema, batches)
 
+    validated, infos = _validation_job(src, worker, out_schema)
+    time_is_datetime = "datetime" in plan.time_kinds.values() or any(
+        _spark_is_datetime(typed, c) for c in plan.mapping.time_columns)
+    return _assemble(spark, validated, infos, plan, whole, columns, name, lines, time_is_datetime)
+
+
+def _validation_job(src: Any, worker: Any, out_schema: Any) -> tuple[Any, list[dict[str, Any]]]:
+    """The one Spark job over the input: ``worker`` (a ``mapInArrow`` function) validates every
+    row; its output is persisted and its info rows (issues, per-segment counts) collected."""
+    from pyspark import StorageLevel
+    from pyspark.sql import functions as F
+
     validated = src.mapInArrow(worker, out_schema).persist(StorageLevel.MEMORY_AND_DISK)
+    try:
+        infos = [json.loads(r[0]) for r in validated.filter(F.col(_KIND) == 1).select(_INFO).collect()]
+    except BaseException:
+        validated.unpersist()
+        raise
+    return validated, infos
+
+
+def _assemble(spark: Any, validated: Any, infos: list[dict[str, Any]], plan: _Plan, whole: list[ValidationIssue],
+              columns: list[str], name: str, lines: LineIndex | None, time_is_datetime: bool,
+              project: Any = None) -> SparkEvents:
+    """The driver side after the validation job: global rows, ``seq``, duplicate ids, the report
+    and the schema. ``project(data)``: the valid rows' columns as the engines read them (the one-pass
+    CSV reader casts its text columns there)."""
+    from pyspark.sql import functions as F
+
     cached = [validated]
-    infos = [json.loads(r[0]) for r in validated.filter(F.col(_KIND) == 1).select(_INFO).collect()]
     metas = sorted((i for i in infos if "meta" in i), key=lambda m: (m["file"], m["block"]))
     mapping = plan.mapping
     # JSON Lines: the columns are the keys seen anywhere (first-seen order)
@@ -103,6 +129,8 @@ def _run_validation(spark: Any, typed: Any, plan: _Plan, whole: list[ValidationI
     rows_read = r
     rows_loaded = v
     data = validated.filter(F.col(_KIND) == 0)
+    if project is not None:
+        data = project(data)
     seg_rows = F.create_map(*[x for s, o in row_off.items() for x in (F.lit(s), F.lit(o))]) if row_off else None
     row_expr = (F.element_at(seg_rows, F.col(_SEG)) + F.col(ROW_COL)) if seg_rows is not None else F.col(ROW_COL)
     ids_are_rows = plan.id_mode == "rows" or (plan.kind == "jsonl" and mapping.id_col is not None
@@ -142,8 +170,6 @@ def _run_validation(spark: Any, typed: Any, plan: _Plan, whole: list[ValidationI
         kinds = schema_pairs[t]
         schema[t] = {c: (next(iter(kinds[c])) if len(kinds[c]) == 1 else "mixed")
                      for c in attr_order if c in kinds}
-    time_is_datetime = "datetime" in plan.time_kinds.values() or any(
-        _spark_is_datetime(typed, c) for c in mapping.time_columns)
     json_attrs = plan.json_attrs if plan.kind != "jsonl" else [c for c in columns if c not in mapping.mapped_columns()]
     # sorted input: the first and last valid ts of the segments in input order are the range
     firsts = [m["first_ts"] for m in metas if m["first_ts"] is not None]

@@ -98,10 +98,15 @@ def build_events(batch: pa.RecordBatch | pa.Table, spec: EventSpec,
                  frame: pd.DataFrame | None = None) -> list[Event]:
     """Events from a batch of canonical rows, with ``seq`` from ``__cep_seq``.
 
-    Uses ``events_from_frame`` for the plain columns (the loader's own conversion) and
-    ``json.loads`` for ``__cep_json`` / JSON ids, so values equal the in-process ones.
+    Straight from the Arrow columns when every column is a number, boolean or string column
+    (``arrow_events``); else through pandas with ``events_from_frame`` for the plain columns
+    (the loader's own conversion). ``json.loads`` for ``__cep_json`` / JSON ids, so values
+    equal the in-process ones.
     """
     if frame is None:
+        fast = arrow_events(batch, spec)
+        if fast is not None:
+            return fast
         frame = arrow_to_pandas(batch)
     if len(frame) == 0:
         return []
@@ -113,6 +118,69 @@ def build_events(batch: pa.RecordBatch | pa.Table, spec: EventSpec,
         loads = json.loads
         for e, j in zip(evs, frame[JSON_COL].tolist()):
             if j is not None and j is not pd.NA and j != "{}":
+                e.attrs.update(loads(j))
+        for a in spec.promote:
+            for e in evs:
+                v = e.attrs.get(a)
+                if type(v) is int:
+                    e.attrs[a] = float(v)
+    if spec.id_json:
+        loads = json.loads
+        for e in evs:
+            e.id = loads(e.id) if isinstance(e.id, str) else e.id
+    return evs
+
+
+def _plain_arrow(t: pa.DataType) -> bool:
+    return (pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t)
+            or pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_null(t))
+
+
+def _values(arr: Any) -> list[Any]:
+    """An Arrow column as Python values, None where null or NaN: what ``column_values`` gives for
+    the pandas column ``arrow_to_pandas`` makes of it (ints stay ints, NaN is missing)."""
+    import numpy as np
+
+    t = arr.type
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    if pa.types.is_floating(t):
+        values = arr.to_numpy(zero_copy_only=False)
+        out = values.tolist()
+        for i in np.flatnonzero(np.isnan(values)).tolist():
+            out[i] = None
+        return out
+    if pa.types.is_integer(t) and not arr.null_count:
+        return arr.to_numpy().tolist()
+    return arr.to_pylist()
+
+
+def arrow_events(batch: pa.RecordBatch | pa.Table, spec: EventSpec) -> list[Event] | None:
+    """``build_events`` without pandas: each canonical column turned into Python values once
+    (``_values``), the events made by the loader's ``assemble_events``. None when some column is
+    of another Arrow type (date-times, decimals, nested: the pandas path converts those).
+    ``tests/spark/test_build_events.py`` compares it with the pandas path."""
+    from engine.events import ID_COL, LOWER_COL, TS_COL, TYPE_COL, UPPER_COL
+    from engine.events.records import assemble_events
+
+    schema = batch.schema
+    if not all(_plain_arrow(f.type) for f in schema):
+        return None
+    n = batch.num_rows
+    if n == 0:
+        return []
+    names = list(spec.attr_columns)
+    columns = [_values(batch.column(c)) for c in names]
+    lower = upper = None
+    if spec.interval:
+        lower, upper = _values(batch.column(LOWER_COL)), _values(batch.column(UPPER_COL))
+    evs = assemble_events(_values(batch.column(ID_COL)), _values(batch.column(TYPE_COL)),
+                          _values(batch.column(TS_COL)), names, columns, 0, lower, upper,
+                          seqs=_values(batch.column(SEQ_COL)))
+    if spec.has_json:
+        loads = json.loads
+        for e, j in zip(evs, _values(batch.column(JSON_COL))):
+            if j is not None and j != "{}":
                 e.attrs.update(loads(j))
         for a in spec.promote:
             for e in evs:

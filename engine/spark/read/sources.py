@@ -22,6 +22,7 @@ from engine.spark.read.errors import _spark_error
 from engine.spark.read.events import SparkEvents
 from engine.spark.read.jsonl import _read_json_array, _read_jsonl, _starts_with_bracket
 from engine.spark.read.kinds import _spark_decision, _string_time_counts
+from engine.spark.read.one_pass import read_csv_one_pass
 
 
 def _resolve_format(path: Path, fmt: str | None) -> str:
@@ -68,14 +69,18 @@ def read_events(source: str | os.PathLike[str] | Any, mapping: ColumnMapping | d
         return _read_json_array(spark, path, mapping)
     if kind in ("csv", "tsv"):
         sep = "," if kind == "csv" else "\t"
-        for f in _files(path, str(source), is_glob):
+        files = _files(path, str(source), is_glob)
+        for f in files:
             check_csv_header(f, sep)
+        lines = CsvLines(path, sep) if path.is_file() else None
+        got = read_csv_one_pass(spark, path, files, sep, mapping, lines)
+        if got is not None:
+            return got
         typed, columns, decisions, counts = _csv_source(spark, path, sep)
         if mapping is None:
             mapping = guess_mapping(columns)
         whole = _expected_issues(columns, mapping)
-        return _finish(spark, typed, kind, mapping, columns, decisions, counts, whole, str(path),
-                       lines=CsvLines(path, sep) if path.is_file() else None)
+        return _finish(spark, typed, kind, mapping, columns, decisions, counts, whole, str(path), lines=lines)
     if kind == "parquet":
         try:
             raw = spark.read.parquet(str(path))

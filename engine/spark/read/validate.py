@@ -30,7 +30,7 @@ class _Plan:
     columns: list[str]              # data columns as read (csv/parquet); [] for jsonl
     plain_attrs: list[str]          # attribute columns passed through as Spark columns
     json_attrs: list[str]           # attribute columns re-encoded into __cep_json (csv/parquet)
-    id_mode: str                    # "long" | "string" | "json" | "rows"
+    id_mode: str                    # "long" | "string" | "json" | "rows" | "text" (one_pass: ids as text)
     time_kinds: dict[str, str]
     text_source: bool
     mapped_present: list[str]       # jsonl: mapped columns known to exist globally
@@ -188,9 +188,23 @@ def _bounds_doubles_hold(frame: pd.DataFrame, mapping: ColumnMapping, st: _SegSt
     return frame[keep].reset_index(drop=True)
 
 
+@dataclass
+class _Local:
+    """One-pass CSV (``one_pass``): a batch typed on its own. ``text`` holds the batch's cells as
+    text (the plain attributes go out as that text, cast on the driver once every batch's type is
+    known); ``kinds`` the batch's kind per column (int, float, bool, text, none); the text columns
+    holding numbers go out in ``__cep_json`` (``json_cols``, decided after validation); ids go
+    out as text (``repr`` of an int, the string, else JSON)."""
+
+    text: pa.RecordBatch
+    kinds: dict[str, str]
+    json_cols: list[str] | None = None
+    time_kinds: dict[str, str] | None = None
+
+
 def _validate_run(plan: _Plan, arrow_schema: pa.Schema, names: list[str], part: pa.RecordBatch,
                   st: _SegState, time_kinds: dict[str, Any] | None,
-                  infos: list[str]) -> Iterator[pa.RecordBatch]:
+                  infos: list[str], local: _Local | None = None) -> Iterator[pa.RecordBatch]:
     mapping = plan.mapping
     pre: list[ValidationIssue] = []
     start = st.rows
@@ -209,6 +223,12 @@ def _validate_run(plan: _Plan, arrow_schema: pa.Schema, names: list[str], part: 
         st.rows += part.num_rows
         vf, issues = validate_frame(df, mapping, row_offset=start, time_kinds=time_kinds,
                                     text_source=plan.text_source)
+        if local is not None:
+            local.time_kinds = dict(vf.time_kinds)
+            local.json_cols = [c for c in vf.attr_columns if local.kinds.get(c) == "text"
+                               and _holds_numbers(vf.frame[c].tolist())]
+            for c in local.json_cols:
+                local.kinds[c] = "mixed"
     for it in pre + issues:
         if it.row is None or it.code == "duplicate_id":  # whole-input issues / global check
             continue
@@ -241,7 +261,12 @@ def _validate_run(plan: _Plan, arrow_schema: pa.Schema, names: list[str], part: 
     }
     st.valid += n
     id_type = arrow_schema.field(ID_COL).type
-    if plan.id_mode == "rows" or vf.ids_are_rows:
+    if local is not None and plan.id_mode == "text" and not vf.ids_are_rows:
+        ids = frame[ID_COL].tolist()
+        cols[ID_COL] = pa.array(_id_texts(ids, local.kinds.get(mapping.id_col or "", "none")), type=pa.string())
+        if local.kinds.get(mapping.id_col or "") == "int" and st.ids_inc:
+            _ids_increasing(st, np.asarray(ids, dtype=np.int64))
+    elif plan.id_mode == "rows" or vf.ids_are_rows:
         cols[ID_COL] = pa.array(local_rows) if plan.id_mode in ("rows", "long") else \
             pa.array([json.dumps(int(r)) for r in local_rows], type=pa.string())
     elif plan.id_mode == "json":
@@ -251,26 +276,28 @@ def _validate_run(plan: _Plan, arrow_schema: pa.Schema, names: list[str], part: 
         ids = frame[ID_COL].tolist()
         cols[ID_COL] = pa.array(ids, type=id_type)
         if plan.id_mode == "long" and st.ids_inc:
-            arr = np.asarray(ids, dtype=np.int64)
-            if (st.id_max is not None and arr[0] <= st.id_max) or (n > 1 and np.any(arr[1:] <= arr[:-1])):
-                st.ids_inc = False
-            else:
-                st.id_min = int(arr[0]) if st.id_min is None else st.id_min
-                st.id_max = int(arr[-1])
+            _ids_increasing(st, np.asarray(ids, dtype=np.int64))
     if mapping.is_interval:
         cols[LOWER_COL] = pa.array(frame[LOWER_COL].to_numpy(dtype=np.float64))
         cols[UPPER_COL] = pa.array(frame[UPPER_COL].to_numpy(dtype=np.float64))
     # plain attributes: the input Arrow columns at the kept positions (values untouched)
     if plan.plain_attrs:
         pos = pa.array(local_rows - start) if plan.kind != "jsonl" else None
+        source = local.text if local is not None else part
+        in_json = set(local.json_cols or ()) if local is not None else set()
         for c in plan.plain_attrs:
-            arr = part.column(c).take(pos)
+            arr = source.column(c).take(pos)
             cols[c] = arr
+            if c in in_json:
+                continue
             present = np.asarray(arr.is_valid())
-            kind = _arrow_kind(arr.type)
+            kind = _arrow_kind(part.column(c).type)
             for t in pd.unique(types[present]):
                 st.schema.add((t, c, kind))
-    json_cols = plan.json_attrs if plan.kind != "jsonl" else list(vf.attr_columns)
+    if local is not None:
+        json_cols = list(local.json_cols or ())
+    else:
+        json_cols = plan.json_attrs if plan.kind != "jsonl" else list(vf.attr_columns)
     if JSON_COL in names:
         if json_cols:
             sub = frame[[ROW_COL, TYPE_COL, TS_COL, ID_COL] + json_cols]
@@ -285,3 +312,37 @@ def _validate_run(plan: _Plan, arrow_schema: pa.Schema, names: list[str], part: 
             cols[JSON_COL] = pa.nulls(n, type=pa.string())
     yield pa.RecordBatch.from_arrays([cols[nm] if nm in cols else pa.nulls(n, arrow_schema.field(nm).type)
                                       for nm in names], schema=arrow_schema)
+
+
+def _ids_increasing(st: _SegState, arr: np.ndarray) -> None:
+    """Keep ``st.ids_inc`` (integer ids strictly increasing through the segment) and the range."""
+    if (st.id_max is not None and arr[0] <= st.id_max) or (len(arr) > 1 and np.any(arr[1:] <= arr[:-1])):
+        st.ids_inc = False
+    else:
+        st.id_min = int(arr[0]) if st.id_min is None else st.id_min
+        st.id_max = int(arr[-1])
+
+
+def _id_texts(ids: list[Any], kind: str) -> list[str]:
+    """Ids as text for the one-pass reader: the digits of an int (cast back to long on the
+    driver), a string as it is, anything else as JSON."""
+    if kind == "int":
+        return [str(i) for i in ids]
+    if kind == "text":
+        return ids
+    dumps = json.dumps
+    return [dumps(i) for i in ids]
+
+
+def _holds_numbers(values: list[Any]) -> bool:
+    """A text column's valid values hold a number (``coerce_numeric_text`` turned its text
+    into one): it travels as JSON, as a mixed column does."""
+    for v in values:
+        if v is None or type(v) is str:
+            continue
+        if isinstance(v, float) and v != v:
+            continue
+        if v is pd.NA:
+            continue
+        return True
+    return False
