@@ -39,7 +39,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
-__all__ = ["guarding", "current_guard", "guarded", "GuardedMatcher", "NO_GUARD", "NoGuard", "MemoryGuard", "RunGuard", "RunStopped", "MemoryLimit", "TimeLimit", "Cancelled", "parse_size", "rss_bytes", "total_memory", "default_limit",
+__all__ = ["guarding", "loaded_objects_frozen", "current_guard", "guarded", "GuardedMatcher", "NO_GUARD", "NoGuard", "MemoryGuard", "RunGuard", "RunStopped", "MemoryLimit", "TimeLimit", "Cancelled", "parse_size", "rss_bytes", "total_memory", "default_limit",
            "format_bytes", "DEFAULT_LIMIT"]
 
 DEFAULT_LIMIT = 2 << 30  # 2 GiB, or half the machine's memory when that is less
@@ -284,3 +284,19 @@ class GuardedMatcher:
 def guarded(matcher: object, guard: "MemoryGuard | NoGuard | None") -> object:
     """``matcher`` run under ``guard`` (a ``GuardedMatcher``), or itself when ``guard`` is None."""
     return matcher if guard is None else GuardedMatcher(matcher, guard)
+
+
+@contextmanager
+def loaded_objects_frozen() -> Iterator[None]:
+    """The objects alive now (loaded events, imported modules) left out of the garbage collector's
+    scans while the block runs (``gc.freeze``), then put back: a full collection during a run would
+    otherwise walk every loaded event again and again (Spark's workers pace theirs the same way,
+    ``engine.spark.partition_runner``). Automatic collections still run for what the block makes."""
+    import gc
+
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+

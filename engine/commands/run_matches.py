@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, TextIO
 
 from engine.commands.arguments import CommandError, load_data
 from engine.commands.request import memory_limit, run_guard
-from engine.memory import MemoryGuard, RunStopped, guarding
+from engine.memory import MemoryGuard, RunStopped, guarding, loaded_objects_frozen
 from engine.commands.output import MatchWriter
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -84,7 +84,7 @@ def _run_whole(request: RunRequest, limit: int | None) -> int:
         guard.check()
     except RunStopped as err:
         raise CommandError(f"stopped after loading the data: {err}", status=1) from None
-    with _output(args, pattern) as writer, guarding(guard):
+    with _output(args, pattern) as writer, guarding(guard), loaded_objects_frozen():
         t0 = time.perf_counter()
         _run(matcher, events, writer, guard, choice)
         elapsed = time.perf_counter() - t0
