@@ -7,6 +7,8 @@ as the papers write streams, and the match-id helpers.
 - ``feed_log(matcher, events)``: matches with the index of the event whose feed returned them.
 - ``sorted_ids(matches, *variables)``: per match, the ids bound to each variable, sorted.
 - ``ids_by_variable(match)``: one match as ``{variable: [ids]}``.
+- ``run_without_pandas(args)``: ``cep ARGS`` in a fresh process that must import pyarrow and not
+  pandas -> its stdout.
 """
 from __future__ import annotations
 
@@ -15,6 +17,20 @@ import re
 from typing import Any
 
 from engine.events import Event, make_stream
+
+
+def run_without_pandas(args: list[str]) -> str:
+    """``cep ARGS`` in a fresh Python process; asserts it succeeded with pyarrow imported and
+    pandas not; returns its stdout."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from engine.commands.cli import main; "
+            f"rc = main({args!r}); "
+            "print('pandas' in sys.modules, 'pyarrow' in sys.modules, file=sys.stderr); sys.exit(rc)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0 and done.stderr.split() == ["False", "True"], done.stderr
+    return done.stdout
 
 
 def run(capsys, *argv: Any) -> tuple[int, str, str]:

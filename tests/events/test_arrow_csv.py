@@ -18,6 +18,7 @@ from engine.events import ColumnMapping, load_events
 from engine.events.arrow_csv import read_arrow_csv
 from engine.events.load import load_with_pandas
 from engine.events.small_csv import SMALL_BYTES, read_small_csv
+from tests.support import run_without_pandas
 from tests.events.test_small_csv import BROKEN, _snapshot, csv_files
 from tests.events.test_small_csv import _assert_same as _same_as_pandas
 
@@ -110,20 +111,12 @@ def test_types_build_only_those_events_and_keep_their_stream_positions(tmp_path:
 
 
 def test_a_run_on_a_file_read_by_arrow_imports_no_pandas(tmp_path: Path) -> None:
-    import subprocess
-    import sys
-
     path = tmp_path / "r.csv"
     path.write_text("id,type,ts,x,name\n" + "".join(f'{i},"{"ABC"[i % 3]}",{i},{i % 7 / 4},n{i % 3}\n'
                                                    for i in range(60_000)))
     assert path.stat().st_size > SMALL_BYTES
     args = ["run", "PATTERN SEQ(A a, B b) WHERE b.x > a.x WITHIN 3", "--data", str(path), "--format", "count"]
-    code = ("import sys; from engine.commands.cli import main; "
-            f"rc = main({args!r}); "
-            "print('pandas' in sys.modules, 'pyarrow' in sys.modules, file=sys.stderr); sys.exit(rc)")
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert run.returncode == 0 and run.stderr.split() == ["False", "True"], run.stderr
-    assert int(run.stdout) > 0
+    assert int(run_without_pandas(args)) > 0
 
 
 @pytest.mark.parametrize("cells", [

@@ -14,8 +14,6 @@ lone CR, byte-order marks) are read whole and in batches of 1-5 rows:
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +25,7 @@ from engine.events import BatchReader, ColumnMapping, DataError, load_events
 from engine.events import arrow_jsonl, formats
 from engine.events.arrow_jsonl import arrow_jsonl_batches, load_jsonl_arrow
 from engine.events.load import load_with_pandas
+from tests.support import run_without_pandas
 from tests.events.test_small_csv import _plain, _snapshot
 
 # --------------------------------------------------------------------------- random files
@@ -195,12 +194,7 @@ def test_a_run_on_a_json_lines_file_imports_no_pandas(tmp_path: Path, read: str)
                             for i in range(30_000)))
     args = ["run", "PATTERN SEQ(A a, B b) WHERE b.x > a.x WITHIN 3", "--data", str(path), "--format", "count",
             "--read", read]
-    code = ("import sys; from engine.commands.cli import main; "
-            f"rc = main({args!r}); "
-            "print('pandas' in sys.modules, 'pyarrow' in sys.modules, file=sys.stderr); sys.exit(rc)")
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert run.returncode == 0 and run.stderr.split() == ["False", "True"], run.stderr
-    assert int(run.stdout) > 0
+    assert int(run_without_pandas(args)) > 0
 
 
 # --------------------------------------------------------------------------- chosen files
