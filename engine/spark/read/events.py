@@ -114,10 +114,18 @@ def build_events(batch: pa.RecordBatch | pa.Table, spec: EventSpec,
     seqs = frame[SEQ_COL].tolist()
     for e, s in zip(evs, seqs):
         e.seq = s
-    if spec.has_json:
+    return _with_json(evs, spec, [None if j is pd.NA else j for j in frame[JSON_COL].tolist()]
+                      if spec.has_json else None)
+
+
+def _with_json(evs: list[Event], spec: EventSpec, json_cells: list[Any] | None) -> list[Event]:
+    """The events finished as the loader makes them: the attributes held as JSON text
+    (``json_cells``, the ``__cep_json`` column) added, ints of promoted attributes made floats,
+    JSON ids read."""
+    if spec.has_json and json_cells is not None:
         loads = json.loads
-        for e, j in zip(evs, frame[JSON_COL].tolist()):
-            if j is not None and j is not pd.NA and j != "{}":
+        for e, j in zip(evs, json_cells):
+            if j is not None and j != "{}":
                 e.attrs.update(loads(j))
         for a in spec.promote:
             for e in evs:
@@ -177,18 +185,4 @@ def arrow_events(batch: pa.RecordBatch | pa.Table, spec: EventSpec) -> list[Even
     evs = assemble_events(_values(batch.column(ID_COL)), _values(batch.column(TYPE_COL)),
                           _values(batch.column(TS_COL)), names, columns, 0, lower, upper,
                           seqs=_values(batch.column(SEQ_COL)))
-    if spec.has_json:
-        loads = json.loads
-        for e, j in zip(evs, _values(batch.column(JSON_COL))):
-            if j is not None and j != "{}":
-                e.attrs.update(loads(j))
-        for a in spec.promote:
-            for e in evs:
-                v = e.attrs.get(a)
-                if type(v) is int:
-                    e.attrs[a] = float(v)
-    if spec.id_json:
-        loads = json.loads
-        for e in evs:
-            e.id = loads(e.id) if isinstance(e.id, str) else e.id
-    return evs
+    return _with_json(evs, spec, _values(batch.column(JSON_COL)) if spec.has_json else None)

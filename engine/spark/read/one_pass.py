@@ -35,10 +35,11 @@ import pyarrow as pa
 from engine.events import ColumnMapping, DataError, guess_mapping
 from engine.events.lines import LineIndex
 from engine.spark.read.assemble import _assemble, _expected_issues, _validation_job
-from engine.spark.read.columns import _BLOCK, _CORRUPT, _FILE, _INFO, _KIND, _SEG, JSON_COL, NA_STRINGS, _with_segment
+from engine.spark.read.columns import _BLOCK, _CORRUPT, _FILE, _SEG, JSON_COL, NA_STRINGS, _with_segment
 from engine.spark.read.errors import _spark_error
 from engine.spark.read.events import SparkEvents
-from engine.spark.read.validate import _Local, _out_schema, _Plan, _SegState, _validate_run
+from engine.spark.read.validate import (_Local, _out_schema, _Plan, _SegState, _validate_run, info_batch, segment_runs,
+                                        segment_state)
 
 __all__ = ["read_csv_one_pass", "decide_kind"]
 
@@ -286,15 +287,10 @@ def _one_pass_partition(plan: _Plan, schema: Any, batches: Iterator[pa.RecordBat
     for rb in batches:
         if rb.num_rows == 0:
             continue
-        seg_arr = rb.column(_SEG).to_numpy(zero_copy_only=False)
-        bounds = [0] + [int(i) + 1 for i in np.flatnonzero(seg_arr[1:] != seg_arr[:-1])] + [rb.num_rows]
-        for lo, hi in zip(bounds[:-1], bounds[1:]):
-            part = rb.slice(lo, hi - lo)
-            seg = int(seg_arr[lo])
+        for seg, part in segment_runs(rb):
             ks = segs.get(seg)
             if ks is None:
-                ks = segs[seg] = _Kinds(_SegState(seg, part.column(_FILE)[0].as_py(),
-                                                  int(part.column(_BLOCK)[0].as_py())))
+                ks = segs[seg] = _Kinds(segment_state(seg, part))
             corrupt = part.column(_CORRUPT)
             if corrupt.null_count < len(corrupt) and len(ks.corrupt) < _MAX_CORRUPT:
                 ks.corrupt.extend(t for t in corrupt.to_pylist() if t is not None)
@@ -315,8 +311,4 @@ def _one_pass_partition(plan: _Plan, schema: Any, batches: Iterator[pa.RecordBat
         infos.append(json.dumps(ks.st.meta()))
         infos.append(ks.info())
     if infos:
-        n = len(infos)
-        cols = {nm: pa.nulls(n, type=arrow_schema.field(nm).type) for nm in names}
-        cols[_KIND] = pa.array([1] * n, type=pa.int8())
-        cols[_INFO] = pa.array(infos, type=pa.string())
-        yield pa.RecordBatch.from_arrays([cols[nm] for nm in names], schema=arrow_schema)
+        yield info_batch(infos, names, arrow_schema)

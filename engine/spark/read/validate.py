@@ -146,25 +146,37 @@ def _validate_partition(plan: _Plan, schema: Any, batches: Iterator[pa.RecordBat
     for rb in batches:
         if rb.num_rows == 0:
             continue
-        seg_arr = rb.column(_SEG).to_numpy(zero_copy_only=False)
-        # split the batch into runs of one segment (a batch rarely spans two)
-        bounds = [0] + [int(i) + 1 for i in np.flatnonzero(seg_arr[1:] != seg_arr[:-1])] + [rb.num_rows]
-        for lo, hi in zip(bounds[:-1], bounds[1:]):
-            part = rb.slice(lo, hi - lo)
-            seg = int(seg_arr[lo])
+        for seg, part in segment_runs(rb):
             st = segs.get(seg)
             if st is None:
-                st = segs[seg] = _SegState(seg, part.column(_FILE)[0].as_py(),
-                                           int(part.column(_BLOCK)[0].as_py()))
+                st = segs[seg] = segment_state(seg, part)
             yield from _validate_run(plan, arrow_schema, names, part, st, time_kinds, infos)
     for st in segs.values():
         infos.append(json.dumps(st.meta()))
     if infos:
-        n = len(infos)
-        cols = {nm: pa.nulls(n, type=arrow_schema.field(nm).type) for nm in names}
-        cols[_KIND] = pa.array([1] * n, type=pa.int8())
-        cols[_INFO] = pa.array(infos, type=pa.string())
-        yield pa.RecordBatch.from_arrays([cols[nm] for nm in names], schema=arrow_schema)
+        yield info_batch(infos, names, arrow_schema)
+
+
+def segment_runs(rb: pa.RecordBatch) -> Iterator[tuple[int, pa.RecordBatch]]:
+    """The runs of one input segment in a batch (a batch rarely spans two): (segment, its rows)."""
+    seg_arr = rb.column(_SEG).to_numpy(zero_copy_only=False)
+    bounds = [0] + [int(i) + 1 for i in np.flatnonzero(seg_arr[1:] != seg_arr[:-1])] + [rb.num_rows]
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        yield int(seg_arr[lo]), rb.slice(lo, hi - lo)
+
+
+def segment_state(seg: int, part: pa.RecordBatch) -> _SegState:
+    """The state of a segment first met in ``part`` (its file and block)."""
+    return _SegState(seg, part.column(_FILE)[0].as_py(), int(part.column(_BLOCK)[0].as_py()))
+
+
+def info_batch(infos: list[str], names: list[str], arrow_schema: pa.Schema) -> pa.RecordBatch:
+    """The batch of a task's reports (``_INFO`` rows of kind 1, every other column null)."""
+    n = len(infos)
+    cols = {nm: pa.nulls(n, type=arrow_schema.field(nm).type) for nm in names}
+    cols[_KIND] = pa.array([1] * n, type=pa.int8())
+    cols[_INFO] = pa.array(infos, type=pa.string())
+    return pa.RecordBatch.from_arrays([cols[nm] for nm in names], schema=arrow_schema)
 
 
 def _bounds_doubles_hold(frame: pd.DataFrame, mapping: ColumnMapping, st: _SegState,
