@@ -144,7 +144,7 @@ def _batches(path: Path, mapping: ColumnMapping | None, batch_rows: int, arrow: 
     return out, reader.report().model_dump(), reader.schema(), reader.time_is_datetime, reader.ids_are_rows
 
 
-_SETTINGS = settings(max_examples=300, deadline=None,
+_SETTINGS = settings(max_examples=150, deadline=None,
                      suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
 

@@ -71,7 +71,7 @@ def chunked(pattern, events, size: int, **kw) -> tuple[list, LazyChainMatcher]:
     return out, m
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(seq_patterns(), streams(), st.integers(1, 12))
 def test_columnar_equals_the_chain_one_event_at_a_time_and_the_oracle(text, events, size):
     pattern = parse(text)
