@@ -284,29 +284,26 @@ def _one_pass_partition(plan: _Plan, schema: Any, batches: Iterator[pa.RecordBat
     names = [f.name for f in arrow_schema]
     segs: dict[int, _Kinds] = {}
     infos: list[str] = []
-    for rb in batches:
-        if rb.num_rows == 0:
+    for seg, part in segment_runs(batches):
+        ks = segs.get(seg)
+        if ks is None:
+            ks = segs[seg] = _Kinds(segment_state(seg, part))
+        corrupt = part.column(_CORRUPT)
+        if corrupt.null_count < len(corrupt) and len(ks.corrupt) < _MAX_CORRUPT:
+            ks.corrupt.extend(t for t in corrupt.to_pylist() if t is not None)
+            del ks.corrupt[_MAX_CORRUPT:]
+        typed = None if ks.unsure else _typed(part, plan.columns)
+        if typed is None:  # the driver reads the file the older way: skip the rest cheaply
+            ks.unsure = True
+            ks.st.rows += part.num_rows
             continue
-        for seg, part in segment_runs(rb):
-            ks = segs.get(seg)
-            if ks is None:
-                ks = segs[seg] = _Kinds(segment_state(seg, part))
-            corrupt = part.column(_CORRUPT)
-            if corrupt.null_count < len(corrupt) and len(ks.corrupt) < _MAX_CORRUPT:
-                ks.corrupt.extend(t for t in corrupt.to_pylist() if t is not None)
-                del ks.corrupt[_MAX_CORRUPT:]
-            typed = None if ks.unsure else _typed(part, plan.columns)
-            if typed is None:  # the driver reads the file the older way: skip the rest cheaply
-                ks.unsure = True
-                ks.st.rows += part.num_rows
-                continue
-            table, kinds = typed
-            local = _Local(text=part, kinds=kinds)
-            yield from _validate_run(plan, arrow_schema, names, table, ks.st, None, infos, local)
-            for c, k in local.kinds.items():
-                ks.kinds.setdefault(c, set()).add(k)
-            for c, k in (local.time_kinds or {}).items():
-                ks.time_kinds.setdefault(c, set()).add(k)
+        table, kinds = typed
+        local = _Local(text=part, kinds=kinds)
+        yield from _validate_run(plan, arrow_schema, names, table, ks.st, None, infos, local)
+        for c, k in local.kinds.items():
+            ks.kinds.setdefault(c, set()).add(k)
+        for c, k in (local.time_kinds or {}).items():
+            ks.time_kinds.setdefault(c, set()).add(k)
     for ks in segs.values():
         infos.append(json.dumps(ks.st.meta()))
         infos.append(ks.info())

@@ -143,26 +143,27 @@ def _validate_partition(plan: _Plan, schema: Any, batches: Iterator[pa.RecordBat
     time_kinds = dict(plan.time_kinds) if plan.time_kinds else None
     names = [f.name for f in arrow_schema]
 
-    for rb in batches:
-        if rb.num_rows == 0:
-            continue
-        for seg, part in segment_runs(rb):
-            st = segs.get(seg)
-            if st is None:
-                st = segs[seg] = segment_state(seg, part)
-            yield from _validate_run(plan, arrow_schema, names, part, st, time_kinds, infos)
+    for seg, part in segment_runs(batches):
+        st = segs.get(seg)
+        if st is None:
+            st = segs[seg] = segment_state(seg, part)
+        yield from _validate_run(plan, arrow_schema, names, part, st, time_kinds, infos)
     for st in segs.values():
         infos.append(json.dumps(st.meta()))
     if infos:
         yield info_batch(infos, names, arrow_schema)
 
 
-def segment_runs(rb: pa.RecordBatch) -> Iterator[tuple[int, pa.RecordBatch]]:
-    """The runs of one input segment in a batch (a batch rarely spans two): (segment, its rows)."""
-    seg_arr = rb.column(_SEG).to_numpy(zero_copy_only=False)
-    bounds = [0] + [int(i) + 1 for i in np.flatnonzero(seg_arr[1:] != seg_arr[:-1])] + [rb.num_rows]
-    for lo, hi in zip(bounds[:-1], bounds[1:]):
-        yield int(seg_arr[lo]), rb.slice(lo, hi - lo)
+def segment_runs(batches: Iterator[pa.RecordBatch]) -> Iterator[tuple[int, pa.RecordBatch]]:
+    """The runs of one input segment in a task's batches (a batch rarely spans two): (segment,
+    its rows); empty batches are skipped."""
+    for rb in batches:
+        if rb.num_rows == 0:
+            continue
+        seg_arr = rb.column(_SEG).to_numpy(zero_copy_only=False)
+        bounds = [0] + [int(i) + 1 for i in np.flatnonzero(seg_arr[1:] != seg_arr[:-1])] + [rb.num_rows]
+        for lo, hi in zip(bounds[:-1], bounds[1:]):
+            yield int(seg_arr[lo]), rb.slice(lo, hi - lo)
 
 
 def segment_state(seg: int, part: pa.RecordBatch) -> _SegState:
