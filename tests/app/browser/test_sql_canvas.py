@@ -44,10 +44,17 @@ def test_sql_canvas_both_ways(page, app_url):
     _idle(page)
     page.get_by_text("SQL (MATCH_RECOGNIZE)").first.click()
     _idle(page)
-    frame = page.frame_locator(FLOW).last
-    frame.locator(NODES).first.wait_for()
-    texts = _node_texts(frame, 3)
-    assert [t.splitlines()[0] for t in texts] == ["STRT", "DOWN+", "UP+"], texts
+    # the pattern's canvas may still be shown for a while under load: wait for the query's (the frame
+    # looked up again each time, as the page may replace it)
+    want = ["STRT", "DOWN+", "UP+"]
+    deadline = time.time() + 60
+    while True:
+        frame = page.frame_locator(FLOW).last
+        texts = frame.locator(NODES).all_inner_texts()
+        if [t.splitlines()[0] for t in texts if t] == want or time.time() > deadline:
+            break
+        time.sleep(0.3)
+    assert [t.splitlines()[0] for t in texts] == want, texts
     assert any("price < PREV(price)" in t for t in texts)
     time.sleep(1.0)
     # a right click opens none of the library's menus
