@@ -5,7 +5,6 @@ rows collected instead of written: the same loader and its messages, the same en
 from __future__ import annotations
 
 import time
-from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from engine.commands.arguments import CommandError
@@ -64,7 +63,9 @@ def run_matches(parsed: ParsedPattern, request: RunRequest, warnings: list[str])
     else:
         events, more = load_data(args, pattern, request.text, request)
         warnings += more
-        rates = dict(Counter(e.type for e in events))
+        from engine.events.event_columns import type_counts
+
+        rates = type_counts(events)
         source = events
     matcher, choice = build_matcher(args, pattern, rates if args.engine == "auto" else None)
     guard = run_guard(args, holds=lambda: held_state(matcher, pattern, len(events) if events is not None else None),
@@ -125,7 +126,9 @@ def _batches(request: RunRequest, parsed: ParsedPattern, collector: _Collector) 
                 refuse_batch(args, reader, batches, numeric, errors, collector)  # type: ignore[arg-type]
             yield from batch.events
 
-    return events(), dict(Counter(e.type for e in first.events)), reader
+    from engine.events.event_columns import type_counts
+
+    return events(), type_counts(first.events), reader
 
 
 def _late_schema_warnings(parsed: ParsedPattern, reader: Any) -> list[str]:

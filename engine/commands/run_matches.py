@@ -28,7 +28,6 @@ import argparse
 import os
 import sys
 import time
-from collections import Counter
 from contextlib import contextmanager
 from functools import partial
 from itertools import chain, islice
@@ -66,12 +65,11 @@ def run_in_process(request: RunRequest) -> int:
 def _run_whole(request: RunRequest, limit: int | None) -> int:
     args, pattern = request.args, request.pattern
     assert pattern is not None
+    from engine.events.event_columns import type_counts
     from engine.type_filter import bindable_types
 
-    # rows of types no component binds never become events (seq keeps their place in the stream)
-    from engine.events.event_columns import type_counts
-
-    # events as columns: a matcher that reads columns (the lazy chain's columnar path) builds none
+    # rows of types no component binds never become events (seq keeps their place in the stream), and
+    # the rest come as columns: a matcher that reads columns (the lazy chain's columnar path) builds none
     events, warnings = load_data(args, pattern, request.text, request, types=bindable_types(pattern), lazy=True)
     for w in warnings:
         print(w, file=sys.stderr)
@@ -98,7 +96,7 @@ def _run_batches(args: argparse.Namespace, pattern: Pattern, text: str, data: st
                  limit: int | None) -> int:
     from engine.dsl import DslError, check_schema
     from engine.events import BatchReader, DataError
-
+    from engine.events.event_columns import type_counts
     from engine.type_filter import bindable_types
 
     try:
@@ -117,7 +115,7 @@ def _run_batches(args: argparse.Namespace, pattern: Pattern, text: str, data: st
     except DslError as err:
         if reader.kind != "jsonl":
             raise CommandError(str(err)) from None
-    rates = dict(Counter(e.type for e in first.events)) if args.engine == "auto" else None
+    rates = type_counts(first.events) if args.engine == "auto" else None
     matcher, choice = build_matcher(args, pattern, rates)
     name = choice.engine
     numeric = pattern.numeric_attrs()
@@ -196,7 +194,8 @@ def feed_events(matcher: Matcher, events: Iterable[Event], writer: MatchWriter, 
     """Feed ``events``; every match is written at once; the guard reads the memory now and then.
 
     A matcher with ``feed_many`` (match windows: the filter's condition for a whole chunk at
-    C level) is fed chunks of ``CHUNK`` events: the same matches in the same order as feeding
+    C level; the lazy chain's columnar path) is fed chunks of ``CHUNK`` events (its ``feed_chunk``
+    where it sets one; ``feed_columns`` over events still held as columns, ``_chunk_feeds``): the same matches in the same order as feeding
     one event at a time (``feed_many``'s contract), written when the chunk returns them. The
     memory is read as often (``guard.every`` steps: one per event and one per match); a
     matcher that stops inside a chunk has appended the matches found before it to the
