@@ -227,30 +227,19 @@ def _restore_nul(df: pd.DataFrame, sentinel: str) -> pd.DataFrame:
 
 
 def _read_jsonl_arrow(path: Path) -> pd.DataFrame | None:
-    """Fast path for well-typed JSON Lines (pyarrow, multi-threaded). Returns None when the
-    file needs the exact Python reader: a column mixing types, nested values, a bad line, a
-    duplicate key (pyarrow refuses it)."""
-    import pyarrow.json as pj
+    """Fast path for well-typed JSON Lines (pyarrow, multi-threaded): ``arrow_jsonl``'s reading of
+    the whole file, handed to pandas. Returns None when the file needs the exact Python reader: a
+    column mixing types, nested values, a bad line, a duplicate key, a whole number in a decimal
+    column (pyarrow would read ``1`` beside ``1.5`` as ``1.0``; the exact reader keeps the int)."""
+    from engine.events.arrow_jsonl import read_jsonl_arrow
 
     try:
-        table = pj.read_json(path)
-        if table.num_rows == 0 or table.num_columns == 0:
+        read = read_jsonl_arrow(path)
+        if read is None:
             return None
-        # pyarrow guesses timestamps from strings; keep them as the strings in the file.
-        inferred = [f.name for f in table.schema
-                    if pa.types.is_timestamp(f.type) or pa.types.is_date(f.type)]
-        if inferred:
-            schema = pa.schema([pa.field(f.name, pa.string()) if f.name in inferred else f
-                                for f in table.schema])
-            table = pj.read_json(path, parse_options=pj.ParseOptions(
-                explicit_schema=schema, unexpected_field_behavior="infer"))
+        table = read[0]
         for f in table.schema:
-            t = f.type
-            if not (pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t)
-                    or pa.types.is_string(t) or pa.types.is_large_string(t)
-                    or pa.types.is_null(t)):
-                return None
-            if pa.types.is_floating(t) and _beyond_exact_floats(table.column(f.name)):
+            if pa.types.is_floating(f.type) and _beyond_exact_floats(table.column(f.name)):
                 return None  # pyarrow reads an integer beyond int64 as a double: read it exactly
         return arrow_to_pandas(table)
     except (pa.ArrowException, ValueError, OSError):

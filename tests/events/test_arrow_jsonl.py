@@ -169,6 +169,28 @@ def test_arrow_path_equals_the_readers_of_before(tmp_path: Path, monkeypatch: An
 
 
 @_SETTINGS
+@given(jsonl_files())
+def test_the_whole_file_reader_keeps_what_the_exact_reader_reads(tmp_path: Path, monkeypatch: Any,
+                                                                 spec: tuple[bytes, ColumnMapping | None]) -> None:
+    """``read_jsonl``'s pyarrow path answers only where it reads what Python's parser reads: on a file
+    the Arrow path declines (``1`` beside ``1.5``: pyarrow would give ``1.0``) it is the exact reader."""
+    data, mapping = spec
+    path = tmp_path / "data.jsonl"
+    path.write_bytes(data)
+    assert _whole(path, mapping, lambda: load_with_pandas(path, "jsonl", mapping)) == \
+        _exact(path, mapping, monkeypatch), data
+
+
+def test_a_whole_number_beside_a_decimal_stays_an_int(tmp_path: Path) -> None:
+    path = tmp_path / "mixed.jsonl"
+    path.write_text('{"type":"A","ts":1,"x":1}\n{"type":"A","ts":2,"x":1.5}\n{"type":"A","ts":3,"x":-0}\n')
+    for got in (load_events(path).events, load_with_pandas(path, "jsonl", None).events,
+                [e for b in BatchReader(path, None, batch_rows=2) for e in b.events]):
+        values = [e.attrs["x"] for e in got]
+        assert values == [1, 1.5, 0] and [type(v) for v in values] == [int, float, int]
+
+
+@_SETTINGS
 @given(jsonl_files(), st.integers(1, 5), st.sampled_from([None, 30]), st.sampled_from([None, 1, 2, 3]))
 def test_arrow_batches_equal_exact_batches(tmp_path: Path, monkeypatch: Any, spec: tuple[bytes, ColumnMapping | None],
                                            batch_rows: int, sniff: int | None, dup_window: int | None) -> None:
