@@ -190,7 +190,7 @@ def table_events(table: TextTable, chk: Any, order: np.ndarray, ts: list[float],
     from engine.type_filter import Bindable, rows_that_can_bind
 
     row_types = chk.types[order]
-    codes, type_names = _type_codes(row_types, types)
+    codes, type_names = _type_codes(row_types, types, _type_column_codes(chk, order))
     typed = np.flatnonzero(codes >= 0)
     pick: np.ndarray | None = None  # among ``typed``: the rows some component's filters can take
     if isinstance(types, Bindable) and types.filters_rows:
@@ -229,13 +229,32 @@ def _built(ids: list[Any], event_types: list[str], ts: list[float], seqs: list[i
 _FEW_TYPES = 8
 
 
-def _type_codes(row_types: np.ndarray, types: Any) -> tuple[np.ndarray, list[str]]:
+def _type_column_codes(chk: Any, order: np.ndarray) -> tuple[np.ndarray, list[str | None]] | None:
+    """The type column's codes of the rows ``order`` and the type name of each code, as the rules
+    made ``chk.types`` (``validation.check_event_type``: the column's distinct values, stripped);
+    None where the column does not factorize here."""
+    try:
+        codes, uniques = chk.col(chk.mapping.type_col).factorize()
+    except (Unsure, TypeError, AttributeError, KeyError):
+        return None
+    return np.asarray(codes, dtype=np.intp)[order], [None if v is None else str(v).strip() for v in uniques]
+
+
+def _type_codes(row_types: np.ndarray, types: Any,
+                column: tuple[np.ndarray, list[str | None]] | None = None) -> tuple[np.ndarray, list[str]]:
     """Per row, the index of its type among the returned names (-1: not one of ``types``); the
-    names of the types some row has, in order of first appearance (the schema's order)."""
+    names of the types some row has, in order of first appearance (the schema's order).
+    ``column``: the rows' codes in the type column and each code's name (``_type_column_codes``),
+    so that a row's type is looked up by its code instead of compared as a string."""
     wanted = sorted(types)
     n = len(row_types)
     codes = np.full(n, -1, dtype=np.intp)
-    if len(wanted) <= _FEW_TYPES:
+    if column is not None:
+        index = {t: k for k, t in enumerate(wanted)}
+        column_codes, names = column
+        lookup = np.array([index.get(name, -1) for name in names] + [-1], dtype=np.intp)  # (code -1: no type)
+        codes = lookup[column_codes]
+    elif len(wanted) <= _FEW_TYPES:
         for k, t in enumerate(wanted):
             codes[row_types == t] = k
     else:

@@ -30,7 +30,7 @@ from engine.engines.lazy.conditions import compile_local
 from engine.events.arrow_csv import read_arrow_csv
 from engine.events.arrow_table import read_arrow_table
 from engine.events.event_columns import EventColumns
-from engine.events.load import checked_order, table_events
+from engine.events.load import _type_codes, _type_column_codes, checked_order, table_events
 from engine.events.mapping import guess_mapping
 from engine.events.records import BUILTIN_FIELDS, Event, columns_schema
 from engine.events.small_csv import read_small_csv
@@ -52,7 +52,7 @@ PATTERNS = [
     "PATTERN SEQ(A a, B b) WHERE skip_till_any_match AND a.missing = 'n1' AND b.name = '' WITHIN 5",
 ]
 
-TYPES = ["A", "B", "C", "D", " A"]
+TYPES = ["A", "B", "C", "D", " A", "A "]
 
 
 def _value_key(v: Any) -> tuple[str, str]:
@@ -92,6 +92,11 @@ def check_picked(table: Any, types: Any, seq_start: int = 0) -> bool:
     if checked is None:
         return False
     chk, order, _ = checked
+    column = _type_column_codes(chk, order)  # the types by the type column's codes, as by comparing names
+    by_name = _type_codes(chk.types[order], types)
+    if column is not None:
+        by_code = _type_codes(chk.types[order], types, column)
+        assert by_code[0].tolist() == by_name[0].tolist() and by_code[1] == by_name[1]
     ts = chk.ts[order].tolist()
     every, _ = table_events(table, chk, order, ts, None, seq_start=seq_start)
     got, schema = table_events(table, chk, order, ts, types, seq_start=seq_start)
