@@ -72,14 +72,18 @@ def run(config: str, pattern: Any, data: tuple[Any, Any, Any, list[float]]) -> t
     table, chk, order, ts = data
     techniques = Techniques(False, False, False) if config == "baseline" else Techniques(True, True, True)
     t0 = time.process_time()
-    types = bindable(pattern) if config == "f+p+c, columns" else None
-    events, _ = table_events(table, chk, order, ts, types)
+    columnar = config == "f+p+c, columns"
+    types = bindable(pattern) if columnar else None
+    events, _ = table_events(table, chk, order, ts, types, lazy=columnar)  # cep run loads lazily
     m = MatchWindowMatcher(pattern, inner="ses", techniques=techniques, max_runs=2_000_000)
     out: list[Any] = []
     if config == "baseline":
         feed = m.feed
         for e in events:
             out.extend(feed(e))
+    elif columnar:  # as cep run feeds columns (run_matches._chunk_feeds): feed_columns per chunk
+        for i in range(0, len(events), CHUNK):
+            m.feed_columns(events, i, min(len(events), i + CHUNK), out)
     else:
         for i in range(0, len(events), CHUNK):
             m.feed_many(events[i:i + CHUNK], out)

@@ -62,18 +62,27 @@ def feed_batch(algo: MatchWindows, keep: Sequence[Event], out: list[Match]) -> i
     Returns the number of events β_e filtered out, or None (nothing done) when the batch must go
     event by event (a coordinate that is not a number, coordinates that decrease, or the buffer
     guard's limit reached inside the batch)."""
-    t0 = perf_counter()
-    st = algo._stats
-    in_matcher = st.seconds_matcher
     flags = list(map(algo._beta, keep))
     events = list(compress(keep, flags))
     filtered = len(keep) - len(events)
     if not events:
         return filtered
-    bits_new = [b for b in flags if b]
+    done = _run_batch(algo, list(map(algo._coord, events)), [b for b in flags if b],
+                      lambda positions: [events[p] for p in positions], out)
+    return None if done is None else filtered
+
+
+def _run_batch(algo: MatchWindows, coords_new: list[Any], bits_new: list[int],
+               events_at: Any, out: list[Match]) -> bool | None:
+    """The windows the new buffered events (their coordinates and β_e) complete, as the per-event
+    step does them; ``events_at(positions)`` gives the new events at these positions (made when
+    A or the window needs them). None (nothing done) where the batch must go event by event."""
+    t0 = perf_counter()
+    st = algo._stats
+    in_matcher = st.seconds_matcher
     kw = algo.windows.get(None)
     held = len(kw.events) if kw is not None else 0
-    coords_list = (list(kw.coords) if kw is not None else []) + list(map(algo._coord, events))
+    coords_list = (list(kw.coords) if kw is not None else []) + coords_new
     try:
         coords = np.fromiter(coords_list, dtype=np.float64, count=len(coords_list))
     except (TypeError, ValueError, OverflowError):
@@ -92,7 +101,6 @@ def feed_batch(algo: MatchWindows, keep: Sequence[Event], out: list[Match]) -> i
         return None
     if kw is None:
         kw = _new_window(algo)
-    all_events = list(kw.events) + events
     all_bits_list = list(kw.bits) + bits_new
     bits = np.fromiter(all_bits_list, dtype=np.int64, count=total)
     cl = kw.one.clause  # type: ignore[union-attr]
@@ -111,26 +119,42 @@ def feed_batch(algo: MatchWindows, keep: Sequence[Event], out: list[Match]) -> i
     fails["4"] += int(np.count_nonzero(too_few))
     fails["5"] += int(np.count_nonzero(~too_few & first_fails))
     fails["6"] += int(np.count_nonzero(~too_few & ~first_fails & ~every))
-    passed = np.flatnonzero(~too_few & ~first_fails & every).tolist()
+    passed = np.flatnonzero(~too_few & ~first_fails & every)
     st.windows_completed += done
     st.nmc_pass += len(passed)
-    algo._kept += len(events)
-    algo._since_sweep += len(events)  # (one window: never swept)
+    algo._kept += len(coords_new)
+    algo._since_sweep += len(coords_new)  # (one window: never swept)
     if peak > st.peak_buffered:
         st.peak_buffered = peak
+    # the events read: those of the windows A is called on, and those the window keeps
+    read = np.zeros(total + 1, dtype=np.int64)
+    np.add.at(read, passed, 1)
+    np.add.at(read, ends_done[passed], -1)
+    read[done] += 1
+    needed = np.flatnonzero(np.cumsum(read[:total]) > 0)
+    new = needed[needed >= held]
+    all_events: list[Any] = list(kw.events) + [None] * len(coords_new)
+    for p, e in zip(new.tolist(), events_at((new - held).tolist())):
+        all_events[p] = e
     head = 0
     try:
         call = algo._call_on
-        for i in passed:
+        for i in passed.tolist():
             head = i
             end = int(ends_done[i])
             out.extend(call(all_events[i:end], all_bits_list[i:end], end - i))
         head = done
     finally:  # the window as the per-event step leaves it (after an exception: from the window being called)
-        _refill(kw, all_events[head:], coords_list[head:], all_bits_list[head:])
+        kept = all_events[head:]
+        if any(e is None for e in kept):  # (after an exception only) the rest of the batch's events
+            missing = [p for p in range(head, total) if all_events[p] is None]
+            for p, e in zip(missing, events_at([p - held for p in missing])):
+                all_events[p] = e
+            kept = all_events[head:]
+        _refill(kw, kept, coords_list[head:], all_bits_list[head:])
         algo.buffered = total - head
         st.seconds_pre += perf_counter() - t0 - (st.seconds_matcher - in_matcher)
-    return filtered
+    return True
 
 
 def _completions(coords: np.ndarray, size: float, held: int) -> np.ndarray:
@@ -184,3 +208,68 @@ def _refill(kw: Any, events: list[Any], coords: list[Any], bits: list[int]) -> N
     kw.coords = deque(coords)
     kw.bits = deque(bits)
     kw.marks = deque(map(stat.add, bits))
+
+
+def only_attribute(algo: MatchWindows) -> str | None:
+    """The one attribute every variable's properties read (none of the built-in fields), when β_e
+    of an event depends only on its type and that attribute's value; else None."""
+    from engine.engines.ses.event_sets import local_conjuncts
+    from engine.events.records import BUILTIN_FIELDS
+    from engine.expr import Ref
+
+    from engine.model import ANY_TYPE
+
+    plan = algo.plan
+    if any(v.type == ANY_TYPE for v in plan.vars):
+        return None
+    read = {n.attr for nodes in local_conjuncts(plan.pattern).values() for e in nodes for n in e.walk()
+            if isinstance(n, Ref)}
+    if len(read) != 1 or read & set(BUILTIN_FIELDS):
+        return None
+    return next(iter(read))
+
+
+def feed_columns(algo: MatchWindows, columns: Any, start: int, stop: int, attr: str, out: list[Match]) -> bool:
+    """``feed_batch`` for the rows ``start:stop`` of an ``EventColumns`` without building their
+    events first: β_e once per distinct (type, value of ``attr``) on one event built for it (β_e
+    depends on nothing else: ``only_attribute``), then only the events that A reads (the windows
+    that pass the NMC) and that the window keeps are built, all in one ``assemble_events``. False
+    (nothing done) where ``feed_batch`` would go event by event."""
+    from engine.events.records import assemble_events
+
+    types = columns.types[start:stop]
+    values = columns.attribute(attr, start, stop)
+    memo: dict[Any, int] = {}
+    beta = algo._beta
+    flags: list[int] = []
+    for k, (t, v) in enumerate(zip(types, values)):
+        try:
+            key = (t, type(v), v)
+            b = memo.get(key)
+        except TypeError:  # an unhashable value: this row's own event
+            flags.append(beta(columns.event(start + k)))
+            continue
+        if b is None:
+            b = memo[key] = beta(columns.event(start + k))
+        flags.append(b)
+    rows = [start + k for k, b in enumerate(flags) if b]
+    filtered = len(flags) - len(rows)
+    if not rows:
+        algo._filtered += filtered
+        return True
+    coord_of = columns.seqs if algo.plan.count else columns.ts
+    coords_new = [coord_of[r] for r in rows]
+    bits_new = [b for b in flags if b]
+
+    def build(positions: list[int]) -> list[Any]:
+        picked = [rows[p] for p in positions]
+        return assemble_events([columns.ids[r] for r in picked], [columns.types[r] for r in picked],
+                               [columns.ts[r] for r in picked], columns.names,
+                               [[col[r] for r in picked] for col in columns.values],
+                               seqs=[columns.seqs[r] for r in picked])
+
+    done = _run_batch(algo, coords_new, bits_new, build, out)
+    if done is None:
+        return False
+    algo._filtered += filtered
+    return True
