@@ -269,6 +269,9 @@ def _distinct(table: Any, attr: str) -> tuple[Any, list[Any]] | None:
     if len(uniques) > MAX_DISTINCT:
         return None
     codes = np.asarray(codes, dtype=np.intp)
+    column = table.column(attr)
+    if type(column).__name__ == "ArrowColumn" and column.kind in ("string", "category"):
+        return codes, list(uniques)  # an Arrow text column's value of code k is the k-th distinct text
     # the first row of each code: one unbuffered minimum per code (no sort of the column)
     present = codes >= 0
     first = np.full(len(uniques), len(codes), dtype=np.intp)

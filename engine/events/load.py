@@ -260,9 +260,13 @@ def _type_codes(row_types: np.ndarray, types: Any,
     else:
         index = {t: k for k, t in enumerate(wanted)}
         codes = np.fromiter(map(index.get, row_types.tolist(), repeat(-1)), dtype=np.intp, count=n)
-    present = codes >= 0
-    first = np.full(len(wanted), n, dtype=np.intp)
-    np.minimum.at(first, codes[present], np.flatnonzero(present))
+    if len(wanted) <= _FEW_TYPES:  # the first row of each type: one comparison per type
+        first = np.array([int(np.argmax(hit)) if (hit := codes == k).any() else n for k in range(len(wanted))],
+                         dtype=np.intp)
+    else:
+        present = codes >= 0
+        first = np.full(len(wanted), n, dtype=np.intp)
+        np.minimum.at(first, codes[present], np.flatnonzero(present))
     seen = [k for k in np.argsort(first, kind="stable").tolist() if first[k] < n]
     renumber = np.full(len(wanted) + 1, -1, dtype=np.intp)  # (the last entry: code -1 stays -1)
     renumber[seen] = np.arange(len(seen))
