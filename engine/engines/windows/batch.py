@@ -22,6 +22,10 @@ each completed window, removal of first(W)) for such patterns; parity with feedi
 event (matches in order, statistics, the window left behind) and with the oracle:
 tests/engines/windows/test_batch.py. A batch that would raise the buffer guard is left to the
 per-event step (the guard then fires at the same event).
+
+``feed_columns`` does the same for rows still held as columns (``EventColumns``: ``cep run``'s
+lazy load), where β_e reads one attribute: β_e once per distinct (type, value), and ``Event``
+objects built only for the windows A is called on and the events the window keeps.
 """
 from __future__ import annotations
 
@@ -39,7 +43,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from engine.events import Event
     from engine.match import Match
 
-__all__ = ["batch_applies", "feed_batch"]
+__all__ = ["batch_applies", "feed_batch", "feed_columns", "only_attribute"]
 
 #: coordinates whose differences float64 computes as Python does (integers beyond it may round)
 _EXACT = 2.0 ** 53
