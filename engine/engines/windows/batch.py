@@ -243,27 +243,23 @@ def feed_columns(algo: MatchWindows, columns: Any, start: int, stop: int, attr: 
 
     types = columns.types[start:stop]
     values = columns.attribute(attr, start, stop)
-    memo: dict[Any, int] = {}
     beta = algo._beta
-    flags: list[int] = []
-    for k, (t, v) in enumerate(zip(types, values)):
-        try:
-            key = (t, type(v), v)
-            b = memo.get(key)
-        except TypeError:  # an unhashable value: this row's own event
-            flags.append(beta(columns.event(start + k)))
-            continue
-        if b is None:
-            b = memo[key] = beta(columns.event(start + k))
-        flags.append(b)
-    rows = [start + k for k, b in enumerate(flags) if b]
+    keys = list(zip(types, map(type, values), values))
+    try:  # the first row of each distinct key (the last assignment of a key wins: rows reversed)
+        first = dict(zip(reversed(keys), range(len(keys) - 1, -1, -1)))
+    except TypeError:  # an unhashable value: each row's own event
+        flags = [beta(columns.event(start + k)) for k in range(len(keys))]
+    else:
+        memo = {key: beta(columns.event(start + k)) for key, k in first.items()}
+        flags = list(map(memo.__getitem__, keys))
+    rows = list(compress(range(start, stop), flags))
     filtered = len(flags) - len(rows)
     if not rows:
         algo._filtered += filtered
         return True
     coord_of = columns.seqs if algo.plan.count else columns.ts
-    coords_new = [coord_of[r] for r in rows]
-    bits_new = [b for b in flags if b]
+    coords_new = list(map(coord_of.__getitem__, rows))
+    bits_new = list(filter(None, flags))
 
     def build(positions: list[int]) -> list[Any]:
         picked = [rows[p] for p in positions]
