@@ -16,13 +16,20 @@ same for every configuration):
 - **f+p+c, events**: Algorithm 1 with filtering, partitioning and the necessary conditions, fed
   every event built from the columns, in ``cep run``'s chunks (``feed_many``: the filter's batch
   prefilter);
-- **f+p+c, columns**: the same, with f on the columns: events are built only for the rows that can
-  bind a variable, then fed as above.
+- **f+p+c, columns**: as ``cep run`` runs it: f on the columns (``load.table_events`` with the
+  pattern's types and element-wise filters: the rows are picked before any value is converted, and
+  only the picked rows' values are), the picked rows kept as columns (``EventColumns``, the lazy
+  load), fed in ``cep run``'s chunks through ``feed_columns``: for one window of an event set (P_set)
+  Algorithm 1 takes each chunk as arrays (``engine/engines/windows/batch.py``: β_e once per distinct
+  ticker, the completed windows and their necessary conditions from arrays, A called only on the
+  windows that pass) and builds ``Event`` objects only for the windows A reads and the events the
+  window keeps.
 
 Throughput is input rows per CPU second (``time.process_time``); a factor is the baseline's time
 over the configuration's for the same pattern (mean over the patterns, min-max in brackets); the
 runs of one pattern are interleaved ``--repeats`` times and the median kept. Every configuration
-returns the same matches (checked).
+returns the same matches (checked). *rows picked*: the rows f keeps on the columns (fewer of them
+become ``Event`` objects).
 
     python benchmarks/match_windows_columns.py [--events 20000] [--ks 1,4,8] [--patterns 3] [--repeats 3]
 """
@@ -68,18 +75,23 @@ def columns(n: int) -> tuple[Any, Any, Any, list[float], list[str]]:
 
 
 def run(config: str, pattern: Any, data: tuple[Any, Any, Any, list[float]]) -> tuple[float, list[Any], int]:
-    """CPU seconds, the matches' keys and the events built, for one configuration."""
+    """CPU seconds, the matches' keys and the rows picked (events, or rows kept as columns), for one
+    configuration."""
     table, chk, order, ts = data
     techniques = Techniques(False, False, False) if config == "baseline" else Techniques(True, True, True)
     t0 = time.process_time()
-    types = bindable(pattern) if config == "f+p+c, columns" else None
-    events, _ = table_events(table, chk, order, ts, types)
+    columnar = config == "f+p+c, columns"
+    types = bindable(pattern) if columnar else None
+    events, _ = table_events(table, chk, order, ts, types, lazy=columnar)  # cep run loads lazily
     m = MatchWindowMatcher(pattern, inner="ses", techniques=techniques, max_runs=2_000_000)
     out: list[Any] = []
     if config == "baseline":
         feed = m.feed
         for e in events:
             out.extend(feed(e))
+    elif columnar:  # as cep run feeds columns (run_matches._chunk_feeds): feed_columns per chunk
+        for i in range(0, len(events), CHUNK):
+            m.feed_columns(events, i, min(len(events), i + CHUNK), out)
     else:
         for i in range(0, len(events), CHUNK):
             m.feed_many(events[i:i + CHUNK], out)
@@ -103,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(order):,} trades, WITHIN {a.window}; {a.patterns} pattern(s) per k, SES automaton, "
           f"earliest_maximal; each configuration run {a.repeats}x interleaved, the median kept; "
           f"load average {os.getloadavg()[0]:.1f} at the start.\n")
-    print("| workload | k | baseline rows/s | f+p+c, events | f+p+c, columns | rows built (columns) | matches |")
+    print("| workload | k | baseline rows/s | f+p+c, events | f+p+c, columns | rows picked (columns) | matches |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     ks = [int(k) for k in a.ks.split(",")]
     for shape in ("P_seq", "P_set"):

@@ -74,28 +74,145 @@ def bindable_types(pattern: Pattern) -> Bindable | None:
     return bindable(pattern)
 
 
-def rows_that_can_bind(b: Bindable, table: Any, positions: Any, types: Any) -> Any:
+def rows_that_can_bind(b: Bindable, table: Any, positions: Any, types: Any,
+                       codes: tuple[Any, list[str]] | None = None) -> Any:
     """A bool per row of ``positions`` (rows of ``table``, a ``small_csv.TextTable``) whose type
     is ``types[k]``: can the row bind some component (its type, and every element-wise filter
-    of that component)? Rows are kept where a filter cannot be evaluated here."""
+    of that component)? Rows are kept where a filter cannot be evaluated here.
+
+    A filter on one attribute is evaluated once per distinct value of the attribute's column
+    (``_distinct``); the filters of one type that read the same attribute are combined over those
+    distinct values (AND within a component, OR across components) before one gather per row.
+    ``codes``: the rows' types as codes into names, -1 for a type not bound (the loader's
+    ``_type_codes``), to compare numbers instead of strings."""
     import numpy as np
 
-    keep = np.isin(types, np.array(sorted(b.types), dtype=object))
+    if codes is not None:
+        type_codes, names = codes
+        keep = type_codes >= 0
+    else:
+        keep = np.isin(types, np.array(sorted(b.types), dtype=object))
     distinct: dict[str, Any] = {}  # attribute -> its column's distinct values (``_distinct``), read once
     for t, per in b.local.items():
         if not per or any(not conj for conj in per):
             continue  # a component of this type without filters takes every row of it
-        rows = np.flatnonzero(keep & (types == t))
+        if codes is not None:
+            rows = np.flatnonzero(type_codes == names.index(t)) if t in names else np.zeros(0, dtype=np.intp)
+        else:
+            rows = np.flatnonzero(keep & (types == t))
         if not rows.size:
             continue
-        can = np.zeros(rows.size, dtype=bool)
-        for conj in per:
-            ok = np.ones(rows.size, dtype=bool)
-            for e in conj:
-                ok &= _holds(e, t, table, positions[rows], distinct)
-            can |= ok
-        keep[rows[~can]] = False
+        keep[rows[~_some_component(per, t, table, positions[rows], distinct)]] = False
     return keep
+
+
+def _some_component(per: tuple[tuple[Any, ...], ...], event_type: str, table: Any, pos: Any,
+                    distinct: dict[str, Any]) -> Any:
+    """Per row of ``pos`` (all of ``event_type``): some component's conjunction ``per[k]`` holds.
+    A conjunction of filters on one attribute is evaluated over the column's distinct values
+    (``_truth``), and those of one attribute are OR-ed there; the rest per row (``_holds``)."""
+    import numpy as np
+
+    can = np.zeros(len(pos), dtype=bool)
+    by_attr: dict[str, Any] = {}  # attribute -> per distinct value (and missing, last): some conjunction holds
+    cache: dict[Any, Any] = {}  # per attribute: one event per distinct value, then one without it (``_truth``)
+    for conj in per:
+        attr = _one_attribute(conj, table)
+        truth = None
+        if attr is not None:
+            if attr not in distinct:
+                distinct[attr] = _distinct(table, attr)
+            if distinct[attr] is not None:
+                truth = _truth(conj, event_type, attr, distinct[attr][1], cache)
+        if truth is not None:
+            by_attr[attr] = truth if attr not in by_attr else by_attr[attr] | truth  # type: ignore[index]
+            continue
+        ok = np.ones(len(pos), dtype=bool)
+        for e in conj:
+            ok &= _holds(e, event_type, table, pos, distinct)
+        can |= ok
+    for attr, truth in by_attr.items():
+        can |= truth[distinct[attr][0][pos]]  # (code -1, a missing value: the last entry)
+    return can
+
+
+def _one_attribute(conj: tuple[Any, ...], table: Any) -> str | None:
+    """The one attribute column every filter of ``conj`` reads (None: several, a built-in field,
+    or no such column), and no filter ``_number_comparison`` takes (numbers stay vectorised)."""
+    from engine.events.records import BUILTIN_FIELDS
+    from engine.expr import Ref
+
+    attrs = {n.attr for e in conj for n in e.walk() if isinstance(n, Ref)}
+    if len(attrs) != 1:
+        return None
+    (attr,) = attrs
+    if attr in BUILTIN_FIELDS or attr not in table.columns:
+        return None
+    if getattr(table.column(attr), "numbers", None) is not None:
+        return None
+    return attr
+
+
+def _truth(conj: tuple[Any, ...], event_type: str, attr: str, uniques: list[Any], cache: dict[Any, Any]) -> Any:
+    """Per distinct value of ``attr`` (``uniques``) and, last, for an event without it: the
+    conjunction ``conj`` holds, by the engines' compiled closure (``compile_local``) on an event
+    holding just that value (the events are made once per attribute and kept in ``cache``), or
+    for ``v.attr = 'text'`` by a dictionary of the text values (``_text_equality``)."""
+    import numpy as np
+
+    from engine.engines.lazy.conditions import compile_local
+    from engine.events.records import Event
+
+    if len(conj) == 1:
+        fast = _text_equality(conj[0], attr, uniques, cache)
+        if fast is not None:
+            return fast
+    f = compile_local(list(conj))
+    assert f is not None
+    evs = cache.get(attr)
+    if evs is None:
+        evs = cache[attr] = [Event(id=0, type=event_type, ts=0.0, seq=0, attrs={} if v is None else {attr: v})
+                             for v in uniques] + [Event(id=0, type=event_type, ts=0.0, seq=0)]
+    return np.fromiter((bool(f(ev)) for ev in evs), dtype=bool, count=len(evs))
+
+
+def _text_equality(e: Any, attr: str, uniques: list[Any], cache: dict[Any, Any]) -> Any:
+    """``v.attr = 'text'`` (either side) over the distinct values and, last, an event without the
+    attribute: True at the values equal to the text. Inlines the compiled comparison
+    (``expr.compile``: ``operator.eq(value, text) is True``), which for a text constant holds only
+    for a ``str`` value equal to it (a number, bool or None never equals a ``str``; an event
+    without the attribute reads None, ``attr`` being no built-in field: ``_one_attribute``); the values are
+    looked up in a dictionary of the ``str`` ones, made once per attribute (in ``cache``). None for
+    another filter, or where some value is a subclass of ``str`` (its own equality).
+    Parity: tests/events/test_picked_rows.py::test_text_equality_is_the_closure."""
+    import numpy as np
+
+    from engine.expr import Cmp, Ref, Str
+
+    if not isinstance(e, Cmp) or e.op != "=":
+        return None
+    if isinstance(e.left, Ref) and isinstance(e.right, Str):
+        text = e.right.value
+    elif isinstance(e.right, Ref) and isinstance(e.left, Str):
+        text = e.left.value
+    else:
+        return None
+    key = ("text positions", attr)
+    positions = cache.get(key)
+    if positions is None:
+        positions = {}
+        for k, v in enumerate(uniques):
+            if type(v) is str:
+                positions.setdefault(v, []).append(k)
+            elif isinstance(v, str):
+                positions = False  # a str subclass: left to the closure
+                break
+        cache[key] = positions
+    if positions is False:
+        return None
+    truth = np.zeros(len(uniques) + 1, dtype=bool)
+    truth[positions.get(text, [])] = True
+    return truth
 
 
 def _holds(e: Any, event_type: str, table: Any, pos: Any, distinct_of: dict[str, Any] | None = None) -> Any:
@@ -133,14 +250,7 @@ def _holds(e: Any, event_type: str, table: Any, pos: Any, distinct_of: dict[str,
         if len(index) > MAX_DISTINCT:
             return np.ones(len(pos), dtype=bool)
         uniques = [v for (_, v) in index]
-    from engine.engines.lazy.conditions import compile_local
-    from engine.events.records import Event
-
-    f = compile_local([e])
-    assert f is not None
-    truth = np.array([bool(f(Event(id=0, type=event_type, ts=0.0, seq=0, attrs={} if v is None else {attr: v})))
-                      for v in uniques] + [bool(f(Event(id=0, type=event_type, ts=0.0, seq=0)))], dtype=bool)
-    return truth[codes]  # (code -1, a missing value: the last entry, an event without the attribute)
+    return _truth((e,), event_type, attr, uniques, {})[codes]  # (code -1: the last entry, no attribute)
 
 
 def _distinct(table: Any, attr: str) -> tuple[Any, list[Any]] | None:
@@ -159,11 +269,15 @@ def _distinct(table: Any, attr: str) -> tuple[Any, list[Any]] | None:
     if len(uniques) > MAX_DISTINCT:
         return None
     codes = np.asarray(codes, dtype=np.intp)
-    present, first = np.unique(codes, return_index=True)
-    if present.size and present[0] == -1:
-        present, first = present[1:], first[1:]
-    if present.size != len(uniques):
-        return None
+    column = table.column(attr)
+    if type(column).__name__ == "ArrowColumn" and column.kind in ("string", "category"):
+        return codes, list(uniques)  # an Arrow text column's value of code k is the k-th distinct text
+    # the first row of each code: one unbuffered minimum per code (no sort of the column)
+    present = codes >= 0
+    first = np.full(len(uniques), len(codes), dtype=np.intp)
+    np.minimum.at(first, codes[present], np.flatnonzero(present))
+    if len(uniques) and int(first.max()) == len(codes):
+        return None  # a distinct value no row holds
     values, _ = table.attr_values(attr, first.tolist())
     if any(v is None for v in values):
         return None  # a cell the loader reads as missing (no value to test)

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from itertools import repeat
+from operator import is_not
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,7 +24,8 @@ import numpy as np
 
 from engine.events.lines import CsvLines, LineIndex, with_lines
 from engine.events.mapping import UNIT_SECONDS, ColumnMapping, guess_mapping
-from engine.events.records import Event, assemble_events, columns_schema
+from engine.events.numbers import text_number
+from engine.events.records import Event, assemble_events, columns_schema, value_kind
 from engine.events.report import DataError, ValidationIssue, ValidationReport, unsorted_issue
 from engine.events.small_csv import SMALL_BYTES, TextTable, Unsure, read_small_csv
 from engine.events.sources import resolve_format
@@ -171,35 +174,167 @@ def table_events(table: TextTable, chk: Any, order: np.ndarray, ts: list[float],
     and the schema. ``types`` (a set of types, or ``type_filter.Bindable``): events only for rows
     that can bind a component, ``seq`` their position among ``order`` (+ ``seq_start``); the schema
     covers every row of those types, as if all had been built (a row left out by an element-wise
-    filter still says which attributes its type has). ``lazy``: the events as an ``EventColumns``."""
+    filter still says which attributes its type has). ``lazy``: the events as an ``EventColumns``.
+
+    With ``types``, the rows are picked first (type codes, then the element-wise filters over
+    each column's distinct values) and only the picked rows' attribute values are converted; the
+    schema of the other rows is read from the columns (``_typed_schema``) without converting them.
+    ``tests/events/test_picked_rows.py`` checks this against converting every row of those types."""
+    names = chk.attr_columns
+    if types is None:
+        event_types = chk.types[order].tolist()
+        columns = [table.attr_values(c, order.tolist()) for c in names]
+        schema = columns_schema(event_types, names, columns)
+        return _built(chk.ids[order].tolist(), event_types, ts, None, names, [v for v, _ in columns],
+                      seq_start, lazy), schema
     from engine.type_filter import Bindable, rows_that_can_bind
 
-    names = chk.attr_columns
-    seqs: list[int] | None = None
-    if types is not None:
-        typed = np.flatnonzero(np.isin(chk.types[order], np.array(sorted(types), dtype=object)))
-        if len(typed) < len(order):
-            seqs = (typed + seq_start).tolist()
-            order = order[typed]
-            ts = [ts[k] for k in typed.tolist()]
-    event_types = chk.types[order].tolist()
-    columns = [table.attr_values(c, order.tolist()) for c in names]
-    schema = columns_schema(event_types, names, columns)
-    values = [v for v, _ in columns]
-    ids = chk.ids[order].tolist()
-    if isinstance(types, Bindable) and types.filters_rows:  # and their element-wise filters
-        can = np.flatnonzero(rows_that_can_bind(types, table, order, chk.types[order]))
-        if len(can) < len(order):
-            pick = can.tolist()
-            seqs = [seqs[k] for k in pick] if seqs is not None else [seq_start + k for k in pick]
-            ids, event_types, ts = [ids[k] for k in pick], [event_types[k] for k in pick], [ts[k] for k in pick]
-            values = [[v[k] for k in pick] for v in values]
+    row_types = chk.types[order]
+    codes, type_names = _type_codes(row_types, types, _type_column_codes(chk, order))
+    typed = np.flatnonzero(codes >= 0)
+    pick: np.ndarray | None = None  # among ``typed``: the rows some component's filters can take
+    if isinstance(types, Bindable) and types.filters_rows:
+        can = rows_that_can_bind(types, table, order[typed], row_types[typed], (codes[typed], type_names))
+        if not can.all():
+            pick = np.flatnonzero(can)
+    schema, converted = _typed_schema(table, names, order[typed], codes[typed], type_names)
+    chosen = typed if pick is None else typed[pick]  # positions in ``order`` of the events
+    rows = order[chosen].tolist()
+    values = []
+    for c, whole in zip(names, converted):
+        if whole is None:
+            values.append(table.attr_values(c, rows)[0])
+        else:
+            values.append(whole if pick is None else [whole[k] for k in pick.tolist()])
+    seqs = None
+    if len(chosen) < len(order):
+        seqs = (chosen + seq_start).tolist()
+        ts = [ts[k] for k in chosen.tolist()]
+    return _built(chk.ids[order[chosen]].tolist(), row_types[chosen].tolist(), ts, seqs, names, values,
+                  seq_start, lazy), schema
+
+
+def _built(ids: list[Any], event_types: list[str], ts: list[float], seqs: list[int] | None, names: list[str],
+           values: list[list[Any]], seq_start: int, lazy: bool) -> list[Event]:
+    """``assemble_events`` of these columns, or (``lazy``) the same as an ``EventColumns``."""
     if lazy:
         from engine.events.event_columns import EventColumns
 
         return EventColumns(ids, event_types, ts, seqs if seqs is not None else range(seq_start, seq_start + len(ids)),
-                            names, values), schema  # type: ignore[return-value]
-    return assemble_events(ids, event_types, ts, names, values, seq_start=seq_start, seqs=seqs), schema
+                            names, values)  # type: ignore[return-value]
+    return assemble_events(ids, event_types, ts, names, values, seq_start=seq_start, seqs=seqs)
+
+
+#: bindable types compared one by one with the rows' types (more: one dictionary lookup per row)
+_FEW_TYPES = 8
+
+
+def _type_column_codes(chk: Any, order: np.ndarray) -> tuple[np.ndarray, list[str | None]] | None:
+    """The type column's codes of the rows ``order`` and the type name of each code, as the rules
+    made ``chk.types`` (``validation.check_event_type``: the column's distinct values, stripped);
+    None where the column does not factorize here."""
+    try:
+        codes, uniques = chk.col(chk.mapping.type_col).factorize()
+    except (Unsure, TypeError, AttributeError, KeyError):
+        return None
+    return np.asarray(codes, dtype=np.intp)[order], [None if v is None else str(v).strip() for v in uniques]
+
+
+def _type_codes(row_types: np.ndarray, types: Any,
+                column: tuple[np.ndarray, list[str | None]] | None = None) -> tuple[np.ndarray, list[str]]:
+    """Per row, the index of its type among the returned names (-1: not one of ``types``); the
+    names of the types some row has, in order of first appearance (the schema's order).
+    ``column``: the rows' codes in the type column and each code's name (``_type_column_codes``),
+    so that a row's type is looked up by its code instead of compared as a string."""
+    wanted = sorted(types)
+    n = len(row_types)
+    codes = np.full(n, -1, dtype=np.intp)
+    if column is not None:
+        index = {t: k for k, t in enumerate(wanted)}
+        column_codes, names = column
+        lookup = np.array([index.get(name, -1) for name in names] + [-1], dtype=np.intp)  # (code -1: no type)
+        codes = lookup[column_codes]
+    elif len(wanted) <= _FEW_TYPES:
+        for k, t in enumerate(wanted):
+            codes[row_types == t] = k
+    else:
+        index = {t: k for k, t in enumerate(wanted)}
+        codes = np.fromiter(map(index.get, row_types.tolist(), repeat(-1)), dtype=np.intp, count=n)
+    if len(wanted) <= _FEW_TYPES:  # the first row of each type: one comparison per type
+        first = np.array([int(np.argmax(hit)) if (hit := codes == k).any() else n for k in range(len(wanted))],
+                         dtype=np.intp)
+    else:
+        present = codes >= 0
+        first = np.full(len(wanted), n, dtype=np.intp)
+        np.minimum.at(first, codes[present], np.flatnonzero(present))
+    seen = [k for k in np.argsort(first, kind="stable").tolist() if first[k] < n]
+    renumber = np.full(len(wanted) + 1, -1, dtype=np.intp)  # (the last entry: code -1 stays -1)
+    renumber[seen] = np.arange(len(seen))
+    return renumber[codes], [wanted[k] for k in seen]
+
+
+def _typed_schema(table: TextTable, names: list[str], rows: np.ndarray, type_codes: np.ndarray,
+                  type_names: list[str]) -> tuple[dict[str, dict[str, str]], list[list[Any] | None]]:
+    """``columns_schema`` of the rows ``rows`` (their types ``type_names[type_codes[k]]``), read
+    from the columns where a column tells each row's kind without converting it (``_row_kinds``);
+    the other columns are converted: their values are returned (None for a column not converted)."""
+    kinds_of: dict[str, dict[str, set[str]]] = {t: {} for t in type_names}
+    converted: list[list[Any] | None] = []
+    width = len(type_names)
+    for name in names:
+        kind_codes, kinds, values = _row_kinds(table, name, rows)
+        converted.append(values)
+        if not kinds:
+            continue
+        counts = np.bincount(type_codes * (len(kinds) + 1) + (kind_codes + 1),
+                             minlength=width * (len(kinds) + 1)).reshape(width, len(kinds) + 1)
+        for t, per_kind in zip(type_names, counts.tolist()):
+            found = {kinds[j] for j, c in enumerate(per_kind[1:]) if c}
+            if found:
+                kinds_of[t][name] = found
+    return {t: {c: (next(iter(k)) if len(k) == 1 else "mixed") for c, k in found.items()}
+            for t, found in kinds_of.items()}, converted
+
+
+def _row_kinds(table: TextTable, name: str, rows: np.ndarray) -> tuple[np.ndarray, list[str], list[Any] | None]:
+    """Per row of ``rows``, the index of the schema kind of the value an event gets from column
+    ``name`` (-1: none, the value is missing), the kinds, and the converted values where the column
+    had to be converted to tell (None otherwise). Read without converting: Arrow int, float, bool
+    and string columns and a CSV's int and float columns (a missing cell or NaN is no value); a
+    CSV's text column by its distinct cells (a cell that looks like a number is a number)."""
+    import sys
+
+    col = table.column(name)
+    arrow = getattr(sys.modules.get("engine.events.arrow_table"), "ArrowColumn", None)
+    csv = getattr(sys.modules.get("engine.events.arrow_csv"), "ArrowTextColumn", None)
+    present: np.ndarray | None = None
+    if arrow is not None and type(col) is arrow:
+        if col.kind in ("int", "bool"):
+            present = np.ones(len(rows), dtype=bool) if col.valid is None else col.valid[rows]
+        elif col.kind == "float":
+            present = ~np.isnan(col._numbers()[rows])
+        elif col.kind == "string":
+            present = col.factorize()[0][rows] >= 0
+        if present is not None:
+            return present.astype(np.intp) - 1, ["bool" if col.kind == "bool" else
+                                                 "string" if col.kind == "string" else "number"], None
+    if csv is not None and type(col) is csv:
+        if col.numbers is not None and col.kind in ("int", "float"):
+            return (~np.isnan(col.numbers[rows])).astype(np.intp) - 1, ["number"], None
+        if col.text is not None and col.kind == "text":
+            cell_codes, cells = col.factorize()  # (a missing cell is code -1)
+            kinds = [value_kind(text_number(c)) for c in cells] if len(cells) <= len(rows) else [None]
+            if None not in kinds:
+                found = sorted(set(kinds))  # type: ignore[type-var]
+                lookup = np.array([found.index(k) for k in kinds] + [-1], dtype=np.intp)
+                return lookup[np.asarray(cell_codes, dtype=np.intp)[rows]], found, None  # type: ignore[return-value]
+    values, kind = table.attr_values(name, rows.tolist())
+    if kind is not None:
+        return np.fromiter(map(is_not, values, repeat(None)), dtype=bool, count=len(values)).astype(np.intp) - 1, \
+            [kind], values
+    order = ("bool", "number", "string")
+    index = {None: -1, "bool": 0, "number": 1, "string": 2}
+    return np.fromiter((index[value_kind(v)] for v in values), dtype=np.intp, count=len(values)), list(order), values
 
 
 def load_parquet(path: Path, mapping: ColumnMapping | None, types: Any = None) -> LoadResult:

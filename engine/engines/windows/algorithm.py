@@ -187,6 +187,9 @@ class MatchWindows:
             # The step without a trace: filtering and the counter in one call (``beta.compile_gate``).
             self.feed, self._gate_count = plan.gate(self._buffer)  # type: ignore[method-assign]
             self._prefilter = plan.prefilter()
+        from engine.engines.windows.batch import batch_applies
+
+        self._batch = batch_applies(self)  # feed_many's batches as arrays (``batch.feed_batch``)
 
     def attach_tracer(self, tracer: Any) -> None:
         """Trace from the next event on (engine/checkpoints.py): the general step replaces the
@@ -197,6 +200,7 @@ class MatchWindows:
         self.__dict__.pop("feed", None)
         self._prefilter = None
         self._fast = False
+        self._batch = False
         self._buffer = self._buffer_general  # type: ignore[method-assign]
         self.tracer = tracer
 
@@ -235,6 +239,18 @@ class MatchWindows:
             return out
         keep = self._prefilter(events)
         filtered = len(events) - len(keep)
+        if self._batch and self.on_window is None and keep:
+            # one window of an event set: the whole batch's windows at once (``batch.feed_batch``)
+            from engine.engines.windows.batch import feed_batch
+
+            try:
+                by_beta = feed_batch(self, keep, out)
+            except BaseException:
+                self._filtered += filtered + sum(1 for e in keep if not self._beta(e))
+                raise
+            if by_beta is not None:
+                self._filtered += filtered + by_beta
+                return out
         # the kept events: β_e exactly (what the gate would compute after the same necessary
         # condition), then the buffered step, without the gate's call
         beta, buffer = self._beta, self._buffer
@@ -363,10 +379,14 @@ class MatchWindows:
 
     def _call(self, kw: KeyWindow, n: int) -> list[Match]:
         """A(P', W) on the window ``kw`` of ``n`` events, with its statistics."""
+        return self._call_on(kw.events, kw.bits if self._needs_bits else None, n)  # A reads W in place (no copy)
+
+    def _call_on(self, events: Sequence[Event], bits: Sequence[int] | None, n: int) -> list[Match]:
+        """A(P', W) on the window of these ``n`` events and their β_e, with its statistics."""
         st = self._stats
         current_guard().tick()  # the run's guard (engine.memory): one tick per call of A
         t1 = perf_counter()
-        found = self.call(kw.events, kw.bits if self._needs_bits else None)  # A reads W in place (no copy)
+        found = self.call(events, bits)
         st.seconds_matcher += perf_counter() - t1
         st.calls += 1
         st.events_to_matcher += n

@@ -28,7 +28,7 @@ from typing import Any, Callable
 from engine.alternatives import components as _components
 from engine.alternatives import expand as _expand
 from engine.events import Event
-from engine.expr import Agg, Cmp, Len, Node, Ref, compile_expr, to_text, uses_iteration, variables
+from engine.expr import Agg, Bool, Cmp, Len, Node, Num, Ref, Str, compile_expr, to_text, uses_iteration, variables
 from engine.model import ANY_TYPE, Component, Group, Pattern, Selection, Strategy
 from engine.partition import PartitionKey, partition_key
 from engine.engines.ses.event_sets import compile_properties, is_event_set_pattern, local_conjuncts, ses_sets  # noqa: F401
@@ -106,8 +106,9 @@ class WindowPlan:
         groups: dict[str, list[VarSpec]] = {}
         for v in self.vars:
             groups.setdefault(v.type, []).append(v)
+        local = local_conjuncts(self.pattern)  # (once for every type's index)
         for t, vs in groups.items():
-            idx = _TypeIndex(vs, self.pattern)
+            idx = _TypeIndex(vs, self.pattern, local)
             if t == ANY_TYPE:
                 self._any = idx
             else:
@@ -157,9 +158,10 @@ class _TypeIndex:
 
     __slots__ = ("attr", "table", "rest", "all")
 
-    def __init__(self, vs: list[VarSpec], pattern: Pattern) -> None:
+    def __init__(self, vs: list[VarSpec], pattern: Pattern, local: dict[str, list[Node]] | None = None) -> None:
         self.all = [(1 << v.bit, v.props) for v in vs]
-        local = local_conjuncts(pattern)
+        if local is None:
+            local = local_conjuncts(pattern)
         consts: dict[str, dict[str, Any]] = {}
         for v in vs:
             for n in local[v.name]:
@@ -202,8 +204,6 @@ class _TypeIndex:
 
 def _eq_const(n: Node) -> tuple[str, Any] | None:
     """``v.A = const`` (either side) -> (A, const); else None."""
-    from engine.expr import Bool, Num, Str
-
     if not isinstance(n, Cmp) or n.op != "=":
         return None
     for ref, val in ((n.left, n.right), (n.right, n.left)):

@@ -143,6 +143,7 @@ class MatchWindowMatcher(MatcherBase):
         self._call = self._ses_call(target) if self.inner == "ses" else self._engine_call(target)
         self.algo = MatchWindows(self.plan, self._call, self.techniques, tracer, guard=self._guard,
                                  limit=self.max_buffered)
+        self._column_attr: str | None | bool = False  # ``feed_columns``' attribute (``batch.only_attribute``), once
         if tracer is None:
             # Without a trace there is nothing to do around Algorithm 1's step: skip a call per event.
             self.feed = self.algo.feed  # type: ignore[method-assign]
@@ -233,6 +234,21 @@ class MatchWindowMatcher(MatcherBase):
                 out.extend(self.feed(e))
             return out
         return self.algo.feed_many(events, out)
+
+    def feed_columns(self, events: Any, start: int, stop: int, out: list[Match]) -> None:
+        """``feed_many`` of the events ``start:stop`` of an ``engine.events.EventColumns`` (``cep
+        run`` feeds its chunks this way): where Algorithm 1 takes the batch as arrays and β_e
+        reads one attribute (``batch.feed_columns``), only the events A reads and the window
+        keeps are built; else the chunk's events are built and fed."""
+        algo = self.algo
+        if self.tracer is None and algo._batch and algo.on_window is None and not events.built:
+            from engine.engines.windows.batch import feed_columns, only_attribute
+
+            if self._column_attr is False:
+                self._column_attr = only_attribute(algo)
+            if self._column_attr is not None and feed_columns(algo, events, start, stop, self._column_attr, out):
+                return
+        self.feed_many(events[start:stop], out)
 
     def close(self) -> list[Match]:
         if self.tracer is not None:
