@@ -398,9 +398,15 @@ class Pattern(_Base):
                     check_ref(n.var, n.attr, n.span)
         if self.aggregate and self.aggregate.var and self.aggregate.attr:
             check_ref(self.aggregate.var, self.aggregate.attr, self.aggregate.span)
+        # a key or GROUP BY name is checked against the attributes of the pattern's own types that
+        # occur (an attribute only other types have is not one its events carry); with none of
+        # them in the data there is nothing to check against (already warned), as for references
+        bound = [c for c in self.components() if c.type == ANY_TYPE or c.type in schema]
+        own_attrs = all_attrs if any(c.type == ANY_TYPE for c in bound) else \
+            set().union(*(schema[c.type] for c in bound)) if bound else set()
         for attr in self.equivalence + (self.aggregate.group_by if self.aggregate else []):
-            if attr not in all_attrs and attr not in BUILTIN_FIELDS and schema:
-                raise PatternError(f"unknown attribute `{attr}`", self.span, suggest(attr, all_attrs))
+            if bound and attr not in own_attrs and attr not in BUILTIN_FIELDS:
+                raise PatternError(f"unknown attribute `{attr}`", self.span, suggest(attr, own_attrs))
         return warnings
 
 

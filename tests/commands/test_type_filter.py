@@ -68,6 +68,7 @@ _PATTERNS = [
 @example(_PATTERNS[9], "auto", [("A", 0, "1", "n0"), ("C", 1, "1", "n0"), ("C", 1, "1", "n0"), ("C", 1, "1", "n0"),
                                 ("B", 1, "2", "n0")])
 @example(_PATTERNS[0], "auto", [("A", 0, "", "n0"), ("B", 1, "1.5", ""), ("A", 0, "3", "n0"), ("A", 1, "1", "n0"), ("B", 1, "2", "n1"), ("B", 1, "2", "n2")])
+@example(_PATTERNS[10], "auto", [("C", 0, "", "n0")])  # [x]: only a type the pattern does not bind
 @given(st.sampled_from(_PATTERNS), st.sampled_from(["auto", *sorted(ENGINES)]),
        st.lists(st.tuples(st.sampled_from("ABCDE"), st.integers(0, 3), st.sampled_from(["0", "1", "2", "3", "4", "", "1.5"]),
                           st.sampled_from(["n0", "n1", "n2", ""])), min_size=1, max_size=40))

@@ -123,3 +123,18 @@ def test_located_warning_marks_the_variables_it_placed() -> None:
     assert _located_warning(msg, p, spans, src, used) == msg
     # a warning about no component of the pattern is returned as it is
     assert _located_warning("something else", p, spans, src, set()) == "something else"
+
+
+def test_a_key_is_checked_against_the_patterns_own_types() -> None:
+    """``[x]`` names an attribute of the events the pattern binds: one that only another type has is
+    unknown; with none of the pattern's types in the data there is nothing to check (warned only), so
+    a run that builds only the bound types answers as one that builds every event."""
+    schema = {"A": {"x": "num"}, "B": {"x": "num"}, "C": {"z": "num"}}
+    assert located("PATTERN SEQ(A a, B b) WHERE [x]", schema) == []
+    assert "unknown attribute `z`" in str(refused("PATTERN SEQ(A a, B b) WHERE [z]", schema))
+    only_c = {"C": {"name": "text"}}
+    assert [w.splitlines()[0] for w in located("PATTERN SEQ(A a, B b) WHERE [x]", only_c)] == [
+        "line 1, column 13: event type `A` does not occur in the data",
+        "line 1, column 18: event type `B` does not occur in the data"]
+    assert located("PATTERN SEQ(A a, B b) WHERE [x]", {}) == located("PATTERN SEQ(A a, B b) WHERE [x]", only_c)
+    assert "unknown attribute `x`" in str(refused("PATTERN SEQ(ANY a, B b) WHERE [x]", only_c))
