@@ -1,0 +1,313 @@
+"""A pattern over a plain local CSV on Spark, as columns from the read to the matcher.
+
+The path of ``pipeline.run`` reads with Spark's JVM CSV reader, moves every row through the JVM
+(the validation pass, the shuffle, the sort) and feeds each key group's matcher one ``Event`` at a
+time; the planner there has no type rates, so it never picks the lazy chain. This path:
+
+1. **Read** (``range_read``): one Python task per byte range of the file reads, types and
+   checks its range with the in-process reader and rules, builds its events as columns and sends
+   them on as Arrow IPC payloads, one per matching task: by the key's hash (``keyed``), or its
+   whole range to the task of the same number plus its last ``2W`` to the next task
+   (``time-chunked``: the file is sorted, so each range is a time chunk). One Spark job (its
+   payloads persisted), one pass over the data.
+2. **Decide** on the driver from the ranges' summaries: every range simple (no problem row,
+   sorted, sure typing), the ranges in time order and their ids apart, every column typed the same
+   in every range, each time chunk long enough for the next one's prefix. Else ``None``: the caller
+   reads the file the usual Spark way, which reports exactly as in-process. The events per type
+   (what ``cep run`` gives the planner) choose the engine; this path runs only where that is the
+   lazy chain's columnar evaluation (``ColumnarSeq``): a fixed SEQ under skip-till-any-match.
+3. **Match** (second job, the payloads shuffled to their task): each task joins its payloads in
+   stream order (``seq`` made global by each range's offset) into one ``EventColumns`` and feeds it to
+   one matcher in chunks (``feed_columns``). Keyed: one matcher over the task's keys (the chain
+   joins on the key itself, and under skip-till-any-match the events of other keys change
+   nothing). Time-chunked: the prefix is fed first and its matches dropped; the matches of the
+   range's own events are those whose last event is in the range, so each match is found once.
+4. **Deliver**: ``count_only`` sends one number per task (the chain counts without building
+   matches, as ``cep run --format count`` does); else the match rows (``match_rows.MatchColumns``)
+   as one Arrow payload per task, joined on the driver into the table ``pipeline.run(collect=True)``
+   gives.
+
+The workers read the file by its path: a local master, or a path every executor can read.
+"""
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+import numpy as np
+import pyarrow as pa
+
+from engine.match import Match
+from engine.model import ANY_TYPE, Pattern, Window
+from engine.spark.range_read import TAIL, RangeMeta, byte_ranges, decode, destinations, encode, read_range
+
+__all__ = ["ColumnarRun", "run_columnar", "ranges_for"]
+
+
+@dataclass
+class ColumnarRun:
+    """The result of ``run_columnar``: the mode, the match count, the match rows (``table``; None
+    when only counted), the validation report, schema and events of the read, what happened."""
+
+    mode: str
+    count: int
+    table: pa.Table | None
+    pattern: Pattern
+    report: Any
+    schema: dict[str, dict[str, str]]
+    events: int
+    rates: dict[str, int]
+    engine: str
+    seconds: float = 0.0
+    info: dict[str, Any] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+    def to_matches(self) -> list[Match]:
+        """The matches in canonical order (as ``SparkRunResult.to_matches``)."""
+        from engine.spark.pipeline import matches_from_rows
+
+        if self.table is None:
+            raise ValueError("the matches were only counted")
+        return matches_from_rows(self.table.to_pylist(), self.pattern)
+
+
+def ranges_for(spark: Any) -> int:
+    """Byte ranges (and matching tasks) of a run: two per core."""
+    from engine.spark.session import parallelism
+
+    return max(2, 2 * parallelism(spark))
+
+
+def _plain_csv(path: Any) -> str | None:
+    """The separator of a plain local CSV/TSV file this path reads, or None."""
+    if not isinstance(path, (str, os.PathLike)):
+        return None
+    p = os.fspath(path)
+    low = p.lower()
+    if not os.path.isfile(p) or not (low.endswith(".csv") or low.endswith(".tsv")):
+        return None
+    return "," if low.endswith(".csv") else "\t"
+
+
+def run_columnar(pattern: Pattern | str, source: Any, spark: Any, engine: str = "auto", mapping: Any = None,
+                 count_only: bool = False, parts: int | None = None, max_runs: int | None = None) -> ColumnarRun | None:
+    """Run ``pattern`` over the CSV/TSV file ``source`` on ``spark`` this way (see the module), or
+    None where this path does not apply (the caller runs ``pipeline.run``)."""
+    from engine.dsl import parse
+    from engine.events import guess_mapping
+    from engine.events.report import ValidationReport
+    from engine.spark.pipeline import plan_mode
+    from engine.type_filter import bindable_types
+
+    t0 = time.perf_counter()
+    if isinstance(pattern, str):
+        pattern = parse(pattern)
+    sep = _plain_csv(source)
+    if sep is None or pattern.aggregate is not None or any(c.type == ANY_TYPE for c in pattern.components()):
+        return None
+    plan = plan_mode(pattern)
+    if plan.mode not in ("keyed", "time-chunked") or pattern.window is None:
+        return None
+    path = os.fspath(source)
+    header, ranges = byte_ranges(path, parts or ranges_for(spark))
+    try:
+        names = header.decode("utf-8").rstrip("\n").split(sep)
+    except UnicodeDecodeError:
+        return None
+    if mapping is None:
+        mapping = guess_mapping(names)
+    if mapping.is_interval or mapping.pmf_col is not None or not ranges:
+        return None
+    if pattern.window.unit is not None and not pattern.window.is_count:  # WITHIN 1 hour: ts in seconds?
+        from engine.events.mapping import UNIT_SECONDS
+
+        pattern = pattern.model_copy(update={"window": Window(
+            value=pattern.window.size / UNIT_SECONDS[mapping.ts_unit], unit=None)})
+    window = float(pattern.window.size)
+    count_window = bool(pattern.window.is_count)
+    key_attrs = None
+    if plan.mode == "keyed":
+        assert plan.key is not None
+        key_attrs = {c.type: plan.key.attrs_for(c.type) for c in pattern.components()}
+        if any(v is None for v in key_attrs.values()):
+            return None
+    n = len(ranges)
+    types = bindable_types(pattern)
+    sc = spark.sparkContext
+
+    def read(split: int, it: Iterator[Any]) -> Iterator[Any]:
+        for index, start, stop in it:
+            meta, events = read_range(path, header, start, stop, index, sep, mapping, types)
+            yield ("meta", meta)
+            if events is None:
+                continue
+            tail_from = None
+            if plan.mode == "time-chunked" and index + 1 < n and len(events):
+                last = float(events.seqs[-1] if count_window else events.ts[-1])
+                tail_from = last - 2 * window
+            for task, flag, pick in destinations(events, plan.mode, key_attrs, n, index, tail_from, count_window):
+                yield ("data", task, (index, flag, encode(events, pick)))
+
+    from pyspark import StorageLevel
+
+    read_rdd = sc.parallelize([(i, a, b) for i, (a, b) in enumerate(ranges)], n).mapPartitionsWithIndex(read)
+    read_rdd.persist(StorageLevel.MEMORY_ONLY)
+    try:
+        metas = sorted((m for tag, m in read_rdd.filter(lambda r: r[0] == "meta").collect()), key=lambda m: m.index)
+        t_read = time.perf_counter() - t0
+        decided = _decide(metas, plan.mode, window, count_window)
+        if decided is not None:
+            return None
+        rates = {}
+        for m in metas:
+            for t, c in m.types.items():
+                rates[t] = rates.get(t, 0) + c
+        from engine.run_choice import choose_run
+
+        choice = choose_run(pattern, engine, "off", rates=rates, count_only=count_only)
+        options = {} if max_runs is None else {"max_runs": max_runs}
+        probe = choice.build(pattern, **options)
+        if choice.windows or getattr(probe, "_columnar_plan", None) is None:  # only the chain's columnar path
+            return None
+        offsets = np.cumsum([0] + [m.rows for m in metas]).tolist()
+        chunk = getattr(probe, "feed_chunk", 16384)
+
+        def match(it: Iterator[Any]) -> Iterator[Any]:
+            yield from _match_task(list(it), offsets, choice, pattern, options, chunk, count_only)
+
+        shuffled = read_rdd.filter(lambda r: r[0] == "data").map(lambda r: (r[1], r[2])).partitionBy(n, lambda k: k)
+        t1 = time.perf_counter()
+        results = shuffled.mapPartitions(match).collect()
+        t_match = time.perf_counter() - t1
+    finally:
+        read_rdd.unpersist()
+    count = sum(c for c, _ in results)
+    table = None
+    if not count_only:
+        batches = [b for _, payload in results if payload is not None for b in _batches(payload)]
+        table = pa.Table.from_batches(batches) if batches else _empty_table()
+    rows = offsets[-1]
+    report = ValidationReport(issues=[], rows_read=rows, rows_loaded=rows, rows_rejected=0, sorted_by_ts=True)
+    schema: dict[str, dict[str, str]] = {}
+    for m in metas:
+        for t, attrs in m.schema.items():
+            schema.setdefault(t, {}).update(attrs)
+    return ColumnarRun(mode=plan.mode, count=count, table=table, pattern=pattern, report=report, schema=schema,
+                       events=rows, rates=rates, engine=choice.engine, seconds=time.perf_counter() - t0,
+                       info={"partitions": n, "read": "python-ranges", "read_seconds": round(t_read, 3),
+                             "match_seconds": round(t_match, 3)}, warnings=list(plan.warnings))
+
+
+def _decide(metas: list[RangeMeta], mode: str, window: float, count_window: bool) -> str | None:
+    """Why the ranges cannot be matched this way (see the module), or None when they can."""
+    for m in metas:
+        if not m.simple:
+            return m.why
+    kinds = {tuple(sorted(m.kinds.items())) for m in metas if m.rows}
+    if len(kinds) > 1:
+        return "columns typed differently in different parts of the file"
+    schemas: dict[str, dict[str, str]] = {}
+    for m in metas:
+        for t, attrs in m.schema.items():
+            have = schemas.setdefault(t, {})
+            for a, k in attrs.items():
+                if have.setdefault(a, k) != k:
+                    return "an attribute typed differently in different parts of the file"
+    seen = [m for m in metas if m.first is not None]
+    for a, b in zip(seen, seen[1:]):
+        if b.first < a.last:  # type: ignore[operator]
+            return "rows not sorted by time across the parts of the file"
+    if any(m.id_kind != "int" for m in metas if m.rows):
+        return "ids that are not integers"
+    spans = sorted(m.id_range for m in metas if m.id_range is not None)
+    if any(b[0] <= a[1] for a, b in zip(spans, spans[1:])):
+        return "ids of different parts of the file overlap"
+    if mode == "time-chunked" and not count_window:
+        for a, b in zip(seen, seen[1:]):
+            if b.first - window <= a.first:  # type: ignore[operator]
+                return "a part of the file shorter than the window"
+    if mode == "time-chunked" and count_window:
+        for m in metas[:-1]:
+            if m.events <= 2 * window + 1:
+                return "a part of the file shorter than the window"
+    return None
+
+
+def _match_task(payloads: list[tuple[int, tuple[int, int, bytes]]], offsets: list[int], choice: Any,
+                pattern: Pattern, options: dict[str, Any], chunk: int, count_only: bool) -> Iterator[Any]:
+    """One matching task (see the module): ``(count, match rows as Arrow IPC or None)``."""
+    from engine.events.event_columns import EventColumns
+    from engine.spark.match_rows import MatchColumns
+
+    if not payloads:
+        yield (0, None)
+        return
+    parts = sorted((index, flag, data) for _, (index, flag, data) in payloads)
+    prefix = [p for p in parts if p[1] == TAIL]
+    own = [p for p in parts if p[1] != TAIL]
+    matcher = choice.build(pattern, **options)
+    sink = MatchColumns(ints=True)
+    counted = 0
+    for group, keep in ((prefix, False), (own, True)):
+        if not group:
+            continue
+        columns = _joined([decode(data, offsets[index]) for index, _, data in group])
+        before = matcher.counted if count_only else 0
+        for lo in range(0, len(columns), chunk):
+            found: list[Match] = []
+            matcher.feed_columns(columns, lo, min(len(columns), lo + chunk), found)
+            if keep and found:
+                sink.add(found, None)
+        if keep and count_only:
+            counted += matcher.counted - before
+    found = list(matcher.close())
+    if found:
+        sink.add(found, None)
+    if count_only:
+        yield (counted, None)
+        return
+    batch = sink.batch()
+    out = pa.BufferOutputStream()
+    with pa.ipc.new_stream(out, batch.schema) as writer:
+        writer.write_batch(batch)
+    yield (batch.num_rows, out.getvalue().to_pybytes())
+
+
+def _joined(decoded: list[tuple]) -> Any:
+    """Several payloads' columns (in stream order, the same attribute names) as one ``EventColumns``."""
+    from engine.events.event_columns import EventColumns
+
+    if len(decoded) == 1:
+        ids, types, ts, seqs, names, values = decoded[0]
+        return EventColumns(ids, types, ts, seqs, names, values)
+    names = decoded[0][4]
+    ids: list[Any] = []
+    types: list[str] = []
+    ts: list[float] = []
+    seqs: list[int] = []
+    values: list[list[Any]] = [[] for _ in names]
+    for d in decoded:
+        ids += d[0]
+        types += d[1]
+        ts += d[2]
+        seqs += d[3]
+        for k, v in enumerate(d[5]):
+            values[k] += v
+    if len(decoded) > 1 and any(a > b for a, b in zip(seqs, seqs[1:])):
+        order = np.argsort(np.asarray(seqs), kind="stable").tolist()  # (payloads of one task interleave in time)
+        ids, types, ts, seqs = ([x[k] for k in order] for x in (ids, types, ts, seqs))
+        values = [[v[k] for k in order] for v in values]
+    return EventColumns(ids, types, ts, seqs, names, values)
+
+
+def _batches(payload: bytes) -> list[pa.RecordBatch]:
+    with pa.ipc.open_stream(pa.BufferReader(payload)) as reader:
+        return list(reader)
+
+
+def _empty_table() -> pa.Table:
+    from engine.spark.match_rows import empty_batch
+
+    return pa.Table.from_batches([empty_batch()])
