@@ -92,9 +92,12 @@ def _plain_csv(path: Any) -> str | None:
 
 
 def run_columnar(pattern: Pattern | str, source: Any, spark: Any, engine: str = "auto", mapping: Any = None,
-                 count_only: bool = False, parts: int | None = None, max_runs: int | None = None) -> ColumnarRun | None:
+                 count_only: bool = False, parts: int | None = None, max_runs: int | None = None,
+                 layout: str = "ranges") -> ColumnarRun | None:
     """Run ``pattern`` over the CSV/TSV file ``source`` on ``spark`` this way (see the module), or
-    None where this path does not apply (the caller runs ``pipeline.run``)."""
+    None where this path does not apply (the caller runs ``pipeline.run``). ``layout``: ``ranges``
+    (one job, each task matches its own time range) or ``shuffle`` (two jobs, the events shuffled
+    to key or chunk tasks)."""
     from engine.dsl import parse
     from engine.events import guess_mapping
     from engine.events.report import ValidationReport
@@ -116,8 +119,14 @@ def run_columnar(pattern: Pattern | str, source: Any, spark: Any, engine: str = 
         names = header.decode("utf-8").rstrip("\n").split(sep)
     except UnicodeDecodeError:
         return None
+    if '"' in header.decode("utf-8", "replace") or len(set(names)) < len(names):
+        return None  # (quoted or repeated header names: the usual read names the problem)
     if mapping is None:
         mapping = guess_mapping(names)
+    elif isinstance(mapping, dict):
+        from engine.events import ColumnMapping
+
+        mapping = ColumnMapping(**{k: v for k, v in mapping.items() if v is not None or k != "ts_col"})
     if mapping.is_interval or mapping.pmf_col is not None or not ranges:
         return None
     if pattern.window.unit is not None and not pattern.window.is_count:  # WITHIN 1 hour: ts in seconds?
@@ -135,20 +144,37 @@ def run_columnar(pattern: Pattern | str, source: Any, spark: Any, engine: str = 
             return None
     n = len(ranges)
     types = bindable_types(pattern)
+    from engine.run_choice import choose_run
+
+    options = {} if max_runs is None else {"max_runs": max_runs}
+    # the choice with rates (any: the counts only order the chain's evaluation), checked here
+    choice = choose_run(pattern, engine, "auto", rates={c.type: 1 for c in pattern.components()},
+                        count_only=count_only)
+    probe = choice.build(pattern, **options)
+    if choice.windows or getattr(probe, "_columnar_plan", None) is None:  # only the chain's columnar path
+        return None
+    chunk = getattr(probe, "feed_chunk", 16384)
+    if layout == "ranges":
+        return _run_ranges(pattern, path, header, ranges, spark, sep, mapping, types, engine, count_only, options,
+                           chunk, plan, t0)
     sc = spark.sparkContext
 
     def read(split: int, it: Iterator[Any]) -> Iterator[Any]:
         for index, start, stop in it:
+            c0 = time.process_time()
             meta, events = read_range(path, header, start, stop, index, sep, mapping, types)
-            yield ("meta", meta)
             if events is None:
+                yield ("meta", meta)
                 continue
             tail_from = None
             if plan.mode == "time-chunked" and index + 1 < n and len(events):
                 last = float(events.seqs[-1] if count_window else events.ts[-1])
                 tail_from = last - 2 * window
-            for task, flag, pick in destinations(events, plan.mode, key_attrs, n, index, tail_from, count_window):
-                yield ("data", task, (index, flag, encode(events, pick)))
+            where = list(destinations(events, plan.mode, key_attrs, n, index, tail_from, count_window))
+            for (task, flag, _), payload in zip(where, encode(events, [pick for _, _, pick in where])):
+                yield ("data", task, (index, flag, payload))
+            meta.cpu = time.process_time() - c0
+            yield ("meta", meta)
 
     from pyspark import StorageLevel
 
@@ -160,19 +186,9 @@ def run_columnar(pattern: Pattern | str, source: Any, spark: Any, engine: str = 
         decided = _decide(metas, plan.mode, window, count_window)
         if decided is not None:
             return None
-        rates = {}
-        for m in metas:
-            for t, c in m.types.items():
-                rates[t] = rates.get(t, 0) + c
-        from engine.run_choice import choose_run
-
-        choice = choose_run(pattern, engine, "off", rates=rates, count_only=count_only)
-        options = {} if max_runs is None else {"max_runs": max_runs}
-        probe = choice.build(pattern, **options)
-        if choice.windows or getattr(probe, "_columnar_plan", None) is None:  # only the chain's columnar path
-            return None
+        rates = _rates(metas)
+        choice = choose_run(pattern, engine, "auto", rates=rates, count_only=count_only)
         offsets = np.cumsum([0] + [m.rows for m in metas]).tolist()
-        chunk = getattr(probe, "feed_chunk", 16384)
 
         def match(it: Iterator[Any]) -> Iterator[Any]:
             yield from _match_task(list(it), offsets, choice, pattern, options, chunk, count_only)
@@ -183,10 +199,10 @@ def run_columnar(pattern: Pattern | str, source: Any, spark: Any, engine: str = 
         t_match = time.perf_counter() - t1
     finally:
         read_rdd.unpersist()
-    count = sum(c for c, _ in results)
+    count = sum(r[0] for r in results)
     table = None
     if not count_only:
-        batches = [b for _, payload in results if payload is not None for b in _batches(payload)]
+        batches = [b for _, payload, _ in results if payload is not None for b in _batches(payload)]
         table = pa.Table.from_batches(batches) if batches else _empty_table()
     rows = offsets[-1]
     report = ValidationReport(issues=[], rows_read=rows, rows_loaded=rows, rows_rejected=0, sorted_by_ts=True)
@@ -197,7 +213,114 @@ def run_columnar(pattern: Pattern | str, source: Any, spark: Any, engine: str = 
     return ColumnarRun(mode=plan.mode, count=count, table=table, pattern=pattern, report=report, schema=schema,
                        events=rows, rates=rates, engine=choice.engine, seconds=time.perf_counter() - t0,
                        info={"partitions": n, "read": "python-ranges", "read_seconds": round(t_read, 3),
-                             "match_seconds": round(t_match, 3)}, warnings=list(plan.warnings))
+                             "match_seconds": round(t_match, 3),
+                             "read_task_cpu": round(sum(m.cpu for m in metas), 3),
+                             "match_task_cpu": round(sum(r[2] for r in results), 3)}, warnings=list(plan.warnings))
+
+
+def _rates(metas: list[RangeMeta]) -> dict[str, int]:
+    """Events per type over the ranges (what ``cep run`` gives the planner)."""
+    rates: dict[str, int] = {}
+    for m in metas:
+        for t, c in m.types.items():
+            rates[t] = rates.get(t, 0) + c
+    return rates
+
+
+def _run_ranges(pattern: Pattern, path: str, header: bytes, ranges: list[tuple[int, int]], spark: Any, sep: str,
+                mapping: Any, types: Any, engine: str, count_only: bool, options: dict[str, Any], chunk: int,
+                plan: Any, t0: float) -> ColumnarRun | None:
+    """One Spark job, no shuffle: each task reads its byte range and the events just before it that
+    a match ending in the range can start from (``range_read.read_prefix``; the file is sorted, so a
+    byte range is a time range), feeds the prefix to a matcher and drops its matches, then its own
+    events, and keeps theirs: each match is found by the task holding its last event. The task plans
+    with its own range's type counts: the global counts exist only after the read, and the counts
+    order the chain's evaluation, never its matches. ``seq`` is global: each task counts the records
+    before its range."""
+    from engine.events.report import ValidationReport
+    from engine.spark.range_read import read_prefix, records_before
+
+    window = float(pattern.window.size)  # type: ignore[union-attr]
+    count_window = bool(pattern.window.is_count)  # type: ignore[union-attr]
+    first = len(header)
+    n = len(ranges)
+
+    def task(it: Iterator[Any]) -> Iterator[Any]:
+        from engine.run_choice import choose_run
+
+        for index, start, stop in it:
+            c0 = time.process_time()
+            offset = records_before(path, first, start)
+            meta, own = read_range(path, header, start, stop, index, sep, mapping, types, seq_start=offset)
+            if own is None or not len(own):
+                yield (meta, 0, None)
+                continue
+            prefix = None
+            if start > first:
+                need = (offset - window) if count_window else (float(own.ts[0]) - window)
+                why, prefix = read_prefix(path, header, first, start, sep, mapping, types, offset, need, count_window,
+                                          meta.kinds)
+                if why:
+                    meta.simple, meta.why = False, why
+                    yield (meta, 0, None)
+                    continue
+            rates = {t: c * n for t, c in meta.types.items()}
+            choice = choose_run(pattern, engine, "auto", rates=rates, count_only=count_only)
+            count, payload = _feed_parts(choice.build(pattern, **options), prefix, own, chunk, count_only)
+            meta.cpu = time.process_time() - c0
+            yield (meta, count, payload)
+
+    results = spark.sparkContext.parallelize([(i, a, b) for i, (a, b) in enumerate(ranges)], n) \
+        .mapPartitions(task).collect()
+    metas = sorted((r[0] for r in results), key=lambda m: m.index)
+    if _decide(metas, "keyed", 0.0, False) is not None:  # (the ranges' own checks; no prefix rule here)
+        return None
+    count = sum(r[1] for r in results)
+    table = None
+    if not count_only:
+        batches = [b for _, _, payload in results if payload is not None for b in _batches(payload)]
+        table = pa.Table.from_batches(batches) if batches else _empty_table()
+    rows = sum(m.rows for m in metas)
+    report = ValidationReport(issues=[], rows_read=rows, rows_loaded=rows, rows_rejected=0, sorted_by_ts=True)
+    schema: dict[str, dict[str, str]] = {}
+    for m in metas:
+        for t, attrs in m.schema.items():
+            schema.setdefault(t, {}).update(attrs)
+    seconds = time.perf_counter() - t0
+    return ColumnarRun(mode="time-chunked", count=count, table=table, pattern=pattern, report=report, schema=schema,
+                       events=rows, rates=_rates(metas), engine="lazy-chain", seconds=seconds,
+                       info={"partitions": n, "read": "python-ranges", "layout": "ranges", "plan": plan.mode,
+                             "task_cpu": round(sum(m.cpu for m in metas), 3)}, warnings=list(plan.warnings))
+
+
+def _feed_parts(matcher: Any, prefix: Any, own: Any, chunk: int, count_only: bool) -> tuple[int, bytes | None]:
+    """Feed ``prefix`` (its matches dropped) then ``own`` (their matches kept) in chunks: the count,
+    and the match rows as Arrow IPC unless ``count_only``."""
+    from engine.spark.match_rows import MatchColumns
+
+    sink = MatchColumns(ints=True)
+    counted = 0
+    for columns, keep in ((prefix, False), (own, True)):
+        if columns is None:
+            continue
+        before = matcher.counted if count_only else 0
+        for lo in range(0, len(columns), chunk):
+            found: list[Match] = []
+            matcher.feed_columns(columns, lo, min(len(columns), lo + chunk), found)
+            if keep and found:
+                sink.add(found, None)
+        if keep and count_only:
+            counted += matcher.counted - before
+    found = list(matcher.close())
+    if found:
+        sink.add(found, None)
+    if count_only:
+        return counted, None
+    batch = sink.batch()
+    out = pa.BufferOutputStream()
+    with pa.ipc.new_stream(out, batch.schema) as writer:
+        writer.write_batch(batch)
+    return batch.num_rows, out.getvalue().to_pybytes()
 
 
 def _decide(metas: list[RangeMeta], mode: str, window: float, count_window: bool) -> str | None:
@@ -237,42 +360,23 @@ def _decide(metas: list[RangeMeta], mode: str, window: float, count_window: bool
 
 def _match_task(payloads: list[tuple[int, tuple[int, int, bytes]]], offsets: list[int], choice: Any,
                 pattern: Pattern, options: dict[str, Any], chunk: int, count_only: bool) -> Iterator[Any]:
-    """One matching task (see the module): ``(count, match rows as Arrow IPC or None)``."""
-    from engine.events.event_columns import EventColumns
-    from engine.spark.match_rows import MatchColumns
-
+    """One matching task of the shuffled layout (see the module): ``(count, match rows as Arrow IPC
+    or None, CPU seconds)``."""
+    c0 = time.process_time()
     if not payloads:
-        yield (0, None)
+        yield (0, None, 0.0)
         return
     parts = sorted((index, flag, data) for _, (index, flag, data) in payloads)
-    prefix = [p for p in parts if p[1] == TAIL]
-    own = [p for p in parts if p[1] != TAIL]
-    matcher = choice.build(pattern, **options)
-    sink = MatchColumns(ints=True)
-    counted = 0
-    for group, keep in ((prefix, False), (own, True)):
-        if not group:
-            continue
-        columns = _joined([decode(data, offsets[index]) for index, _, data in group])
-        before = matcher.counted if count_only else 0
-        for lo in range(0, len(columns), chunk):
-            found: list[Match] = []
-            matcher.feed_columns(columns, lo, min(len(columns), lo + chunk), found)
-            if keep and found:
-                sink.add(found, None)
-        if keep and count_only:
-            counted += matcher.counted - before
-    found = list(matcher.close())
-    if found:
-        sink.add(found, None)
-    if count_only:
-        yield (counted, None)
-        return
-    batch = sink.batch()
-    out = pa.BufferOutputStream()
-    with pa.ipc.new_stream(out, batch.schema) as writer:
-        writer.write_batch(batch)
-    yield (batch.num_rows, out.getvalue().to_pybytes())
+    prefix = [_joined_part(p, offsets) for p in parts if p[1] == TAIL]
+    own = [_joined_part(p, offsets) for p in parts if p[1] != TAIL]
+    count, payload = _feed_parts(choice.build(pattern, **options), _joined(prefix) if prefix else None,
+                                 _joined(own) if own else None, chunk, count_only)
+    yield (count, payload, time.process_time() - c0)
+
+
+def _joined_part(part: tuple[int, int, bytes], offsets: list[int]) -> tuple:
+    index, _, data = part
+    return decode(data, offsets[index])
 
 
 def _joined(decoded: list[tuple]) -> Any:

@@ -21,6 +21,7 @@ as in-process (``columnar_run``).
 """
 from __future__ import annotations
 
+import math
 import os
 import pickle
 import zlib
@@ -53,6 +54,7 @@ class RangeMeta:
     schema: dict[str, dict[str, str]] = field(default_factory=dict)
     types: dict[str, int] = field(default_factory=dict)  # events built per type (the planner's rates)
     events: int = 0
+    cpu: float = 0.0                               # the task's CPU seconds (read, build, payloads)
 
 
 def byte_ranges(path: str, parts: int) -> tuple[bytes, list[tuple[int, int]]]:
@@ -105,9 +107,10 @@ def key_hash(values: tuple[Any, ...], parts: int) -> int:
     return h % parts
 
 
-def _arrow_column(values: list[Any]) -> pa.Array:
+def _arrow_column(values: list[Any], whole: bool = False) -> pa.Array | None:
     """A column of Python values as Arrow, typed only where the values come back equal (ints
-    stay ints, floats floats); anything else travels pickled in the column's first cell."""
+    stay ints, floats floats); anything else travels pickled in the column's first cell (``whole``:
+    None instead, the caller pickles each payload's part)."""
     kinds = set(map(type, values)) - {type(None)}
     if kinds <= {int}:
         try:
@@ -120,6 +123,8 @@ def _arrow_column(values: list[Any]) -> pa.Array:
         return pa.array(values, pa.string())
     elif kinds == {bool}:
         return pa.array(values, pa.bool_())
+    if whole:
+        return None
     cells: list[bytes | None] = [None] * len(values)
     if values:
         cells[0] = pickle.dumps(values, protocol=5)
@@ -135,25 +140,33 @@ def _python_column(arr: pa.Array) -> list[Any]:
     return arr.to_pylist()
 
 
-def encode(columns: Any, pick: np.ndarray | None) -> bytes:
-    """The events ``pick`` (positions, None: all) of an ``EventColumns`` as one Arrow IPC payload:
-    ids, types, ts, seqs and every attribute column (a column of mixed values pickled)."""
-    def take(xs: Any) -> list[Any]:
-        if pick is None:
-            return list(xs)
-        return [xs[k] for k in pick.tolist()]
-
-    arrays = [_arrow_column(take(columns.ids)), pa.array(take(columns.types), pa.string()),
-              pa.array(take(columns.ts), pa.float64()), pa.array(take(columns.seqs), pa.int64())]
-    arrays += [_arrow_column(take(values)) for values in columns.values]
+def encode(columns: Any, picks: list[np.ndarray | None]) -> list[bytes]:
+    """The events ``picks[k]`` (positions, None: all) of an ``EventColumns`` as Arrow IPC payloads,
+    one per pick: ids, types, ts, seqs and every attribute column. The columns become Arrow once and
+    each payload takes its rows (``RecordBatch.take``); a column of mixed values travels pickled,
+    per payload."""
+    plain: list[pa.Array | None] = [_arrow_column(list(columns.ids), whole=True),
+                                    pa.array(list(columns.types), pa.string()),
+                                    pa.array(columns.ts, pa.float64()), pa.array(columns.seqs, pa.int64())]
+    plain += [_arrow_column(values, whole=True) for values in columns.values]
+    raw = [columns.ids, None, None, None] + list(columns.values)
     names = ["id", "type", "ts", "seq"] + [f"a{k}" for k in range(len(columns.names))]
-    schema = pa.schema([pa.field(x, a.type) for x, a in zip(names, arrays)],
-                       metadata={b"names": pickle.dumps(list(columns.names))})
-    batch = pa.RecordBatch.from_arrays(arrays, schema=schema)
-    sink = pa.BufferOutputStream()
-    with pa.ipc.new_stream(sink, batch.schema) as writer:
-        writer.write_batch(batch)
-    return sink.getvalue().to_pybytes()
+    meta = {b"names": pickle.dumps(list(columns.names))}
+    out = []
+    for pick in picks:
+        arrays = []
+        for arr, values in zip(plain, raw):
+            if arr is not None:
+                arrays.append(arr if pick is None else arr.take(pa.array(pick)))
+            else:  # mixed values: this payload's, pickled
+                arrays.append(_arrow_column(values if pick is None else [values[k] for k in pick.tolist()]))
+        schema = pa.schema([pa.field(x, a.type) for x, a in zip(names, arrays)], metadata=meta)
+        batch = pa.RecordBatch.from_arrays(arrays, schema=schema)
+        sink = pa.BufferOutputStream()
+        with pa.ipc.new_stream(sink, batch.schema) as writer:
+            writer.write_batch(batch)
+        out.append(sink.getvalue().to_pybytes())
+    return out
 
 
 def decode(payload: bytes, seq_offset: int) -> tuple[list[Any], list[str], list[float], list[int], list[str],
@@ -168,51 +181,102 @@ def decode(payload: bytes, seq_offset: int) -> tuple[list[Any], list[str], list[
             names, [_python_column(batch.column(4 + k)) for k in range(len(names))])
 
 
-def read_range(path: str, header: bytes, start: int, stop: int, index: int, sep: str, mapping: Any,
-               types: Any) -> tuple[RangeMeta, Any]:
-    """One task's range read, typed, checked and built as columns (see the module): its summary and
-    its events (an ``EventColumns``, None when not simple)."""
+def _parse(data: bytes, sep: str, mapping: Any, types: Any, seq_start: int) -> tuple[str, Any]:
+    """Header + records as checked events (``EventColumns``, seqs from ``seq_start``) with the table's
+    kinds and checks: ``("", (chk, table, events, schema))``, or why not simple."""
     from engine.events.arrow_csv import _plain_quotes, arrow_csv_table
     from engine.events.load import checked_order, table_events
 
+    if b"\r" in data or b"\x00" in data or b"\n\n" in data or data.startswith(b"\n") \
+            or data.startswith(b"\xef\xbb\xbf") or not _plain_quotes(data, sep):
+        return "bytes the column reader does not take", None
+    table = arrow_csv_table(data, sep)
+    if table is None:
+        return "a cell or record the column reader is unsure of", None
+    checked = checked_order(table, mapping)
+    if checked is None:
+        return "a time value the column reader is unsure of", None
+    chk, order, was_sorted = checked
+    if not was_sorted:
+        return "rows not sorted by time", None
+    if chk.issues or bool(np.any(chk.bad)):
+        return "rows with problems", None
+    if chk.ids_are_rows or "datetime" in chk.time_kinds.values():
+        return "ids from row numbers or date-time times", None
+    events, schema = table_events(table, chk, order, chk.ts[order].tolist(), types, seq_start=seq_start, lazy=True)
+    return "", (chk, table, events, schema)
+
+
+def _meta(index: int, found: tuple) -> RangeMeta:
+    chk, table, events, schema = found
+    meta = RangeMeta(index, True, rows=int(chk.n), kinds={c: table.data[c].kind for c in table.names},
+                     schema=schema, types=dict(Counter(events.types)), events=len(events))
+    if chk.n:
+        meta.first, meta.last = float(chk.ts[0]), float(chk.ts[chk.n - 1])
+    ids = chk.ids.tolist()
+    meta.id_kind = "int" if set(map(type, ids)) <= {int} else "other"
+    if meta.id_kind == "int" and ids:
+        meta.id_range = (min(ids), max(ids))
+    return meta
+
+
+def read_range(path: str, header: bytes, start: int, stop: int, index: int, sep: str, mapping: Any,
+               types: Any, seq_start: int = 0) -> tuple[RangeMeta, Any]:
+    """One task's range read, typed, checked and built as columns (see the module): its summary and
+    its events (an ``EventColumns``, seqs from ``seq_start``; None when not simple)."""
     with open(path, "rb") as fh:
         fh.seek(start)
         body = fh.read(stop - start)
-    data = header + body
-
-    def refuse(why: str) -> tuple[RangeMeta, None]:
+    why, found = _parse(header + body, sep, mapping, types, seq_start)
+    if found is None:
         return RangeMeta(index, False, why), None
-
-    if b"\r" in data or b"\x00" in data or b"\n\n" in data or data.startswith(b"\n") \
-            or data.startswith(b"\xef\xbb\xbf") or not _plain_quotes(data, sep):
-        return refuse("bytes the column reader does not take")
-    table = arrow_csv_table(data, sep)
-    if table is None:
-        return refuse("a cell or record the column reader is unsure of")
-    checked = checked_order(table, mapping)
-    if checked is None:
-        return refuse("a time value the column reader is unsure of")
-    chk, order, was_sorted = checked
-    if not was_sorted:
-        return refuse("rows not sorted by time")
-    if chk.issues or bool(np.any(chk.bad)):
-        return refuse("rows with problems")
-    if chk.ids_are_rows or "datetime" in chk.time_kinds.values():
-        return refuse("ids from row numbers or date-time times")
-    ts = chk.ts[order].tolist()
-    events, schema = table_events(table, chk, order, ts, types, lazy=True)
-    meta = RangeMeta(index, True, rows=int(chk.n), kinds={c: table.data[c].kind for c in table.names},
-                     schema=schema, types=dict(Counter(events.types)), events=len(events))
-    if len(ts):
-        meta.first, meta.last = float(ts[0]), float(ts[-1])
-    id_kinds = set(map(type, chk.ids[order].tolist()))
-    meta.id_kind = "int" if id_kinds <= {int} else "other"
-    if meta.id_kind == "int" and len(order):
-        ids = np.asarray(chk.ids[order].tolist(), dtype=object)
-        meta.id_range = (int(ids.min()), int(ids.max()))
-    return meta, events
+    return _meta(index, found), found[2]
 
 
+def records_before(path: str, first: int, start: int) -> int:
+    """Records (lines) in the bytes ``first:start`` of a file (``start`` at a line start)."""
+    count = 0
+    with open(path, "rb") as fh:
+        fh.seek(first)
+        left = start - first
+        while left > 0:
+            block = fh.read(min(left, 1 << 24))
+            if not block:
+                break
+            count += block.count(b"\n")
+            left -= len(block)
+    return count
+
+
+def read_prefix(path: str, header: bytes, first: int, start: int, sep: str, mapping: Any, types: Any,
+                seq_end: int, need_from: float, count_window: bool, kinds: dict[str, str]) -> tuple[str, Any]:
+    """The events just before the byte ``start`` back to the coordinate ``need_from`` (ts, or seq for
+    a count window) or the first record (``first``), as an ``EventColumns`` whose seqs end at
+    ``seq_end``: ``("", events)``, or why they cannot be read so (typed otherwise than the range)."""
+    size = 1 << 18
+    with open(path, "rb") as fh:
+        while True:
+            at = max(first, start - size)
+            fh.seek(at)
+            body = fh.read(start - at)
+            if at > first:  # from the first line start inside the block
+                cut = body.find(b"\n")
+                body = body[cut + 1:] if cut >= 0 else b""
+            records = body.count(b"\n")
+            why, found = _parse(header + body, sep, mapping, types, seq_end - records) if records else ("", None)
+            if why:
+                return why, None
+            if found is not None:
+                chk, table, events, _ = found
+                head = float(seq_end - records) if count_window else (float(chk.ts[0]) if chk.n else math.inf)
+                if at == first or head < need_from:
+                    if any(table.data[c].kind != k for c, k in kinds.items() if k != "none"
+                           and table.data[c].kind != "none"):
+                        return "the rows before the range typed otherwise", None
+                    return "", events
+            elif at == first:
+                return "", None
+            size *= 4
 def destinations(events: Any, mode: str, key_attrs: dict[str, tuple[str, ...]] | None, parts: int,
                  index: int, tail_from: float | None, count_window: bool) -> Iterator[tuple[int, int, np.ndarray | None]]:
     """Where a range's events go: ``(task, flag, positions)``. Keyed: by ``key_hash`` of each

@@ -52,17 +52,18 @@ def _in_process(text: str, path: Path) -> list[dict]:
 
 @pytest.mark.parametrize("text", list(MODES))
 @pytest.mark.parametrize("parts", [2, 5])
-def test_same_matches_as_in_process(spark, tmp_path, text, parts):
+@pytest.mark.parametrize("layout", ["ranges", "shuffle"])
+def test_same_matches_as_in_process(spark, tmp_path, text, parts, layout):
     path = _write(tmp_path / "events.csv", 600, seed=parts)
     want = _in_process(text, path)
     assert want  # the data has matches
-    got = run_columnar(parse(text), str(path), spark, parts=parts)
+    got = run_columnar(parse(text), str(path), spark, parts=parts, layout=layout)
     assert got is not None, "the columnar path should take a plain sorted CSV"
-    assert got.mode == MODES[text]
+    assert got.mode == (MODES[text] if layout == "shuffle" else "time-chunked")
     assert got.engine == "lazy-chain"
     assert [m.to_json() for m in got.to_matches()] == want
     assert got.count == len(want)
-    counted = run_columnar(parse(text), str(path), spark, parts=parts, count_only=True)
+    counted = run_columnar(parse(text), str(path), spark, parts=parts, count_only=True, layout=layout)
     assert counted is not None and counted.count == len(want) and counted.table is None
     assert got.report.rows_read == 600 and got.report.rows_loaded == 600 and not got.report.issues
 
@@ -89,10 +90,13 @@ def test_steps_aside_for_problem_rows_and_unsorted_rows(spark, tmp_path):
     assert run_columnar(parse(KEYED), str(unsorted), spark, parts=2) is None
 
 
-def test_steps_aside_for_a_window_longer_than_a_range(spark, tmp_path):
+def test_a_window_longer_than_a_range(spark, tmp_path):
+    """Ranges: a task reads back as far as the window reaches; shuffled chunks step aside."""
     path = _write(tmp_path / "short.csv", 100, seed=4)
     wide = "PATTERN SEQ(A a, B b, C c) WHERE a.key = c.key AND b.value > a.value WITHIN 60"
-    assert run_columnar(parse(wide), str(path), spark, parts=4) is None
+    assert run_columnar(parse(wide), str(path), spark, parts=4, layout="shuffle") is None
+    got = run_columnar(parse(wide), str(path), spark, parts=4)
+    assert got is not None and [m.to_json() for m in got.to_matches()] == _in_process(wide, path)
 
 
 def test_steps_aside_for_other_inputs(spark, tmp_path):
