@@ -248,12 +248,28 @@ def records_before(path: str, first: int, start: int) -> int:
     return count
 
 
+def _from(events: Any, need_from: float, count_window: bool) -> Any:
+    """The events from the coordinate ``need_from`` on (less a margin for the window test's float
+    rounding: an event more does no harm, an event less loses matches)."""
+    from bisect import bisect_left
+
+    from engine.events.event_columns import EventColumns
+
+    coord = events.seqs if count_window else events.ts
+    k = bisect_left(coord, need_from - 1e-9 * (1.0 + abs(need_from)) - 1.0 * count_window)
+    if k == 0:
+        return events
+    return EventColumns(events.ids[k:], events.types[k:], events.ts[k:], events.seqs[k:], events.names,
+                        [v[k:] for v in events.values])
+
+
 def read_prefix(path: str, header: bytes, first: int, start: int, sep: str, mapping: Any, types: Any,
-                seq_end: int, need_from: float, count_window: bool, kinds: dict[str, str]) -> tuple[str, Any]:
+                seq_end: int, need_from: float, count_window: bool, kinds: dict[str, str],
+                block: int = 1 << 18) -> tuple[str, Any]:
     """The events just before the byte ``start`` back to the coordinate ``need_from`` (ts, or seq for
     a count window) or the first record (``first``), as an ``EventColumns`` whose seqs end at
     ``seq_end``: ``("", events)``, or why they cannot be read so (typed otherwise than the range)."""
-    size = 1 << 18
+    size = block
     with open(path, "rb") as fh:
         while True:
             at = max(first, start - size)
@@ -273,7 +289,7 @@ def read_prefix(path: str, header: bytes, first: int, start: int, sep: str, mapp
                     if any(table.data[c].kind != k for c, k in kinds.items() if k != "none"
                            and table.data[c].kind != "none"):
                         return "the rows before the range typed otherwise", None
-                    return "", events
+                    return "", _from(events, need_from, count_window)
             elif at == first:
                 return "", None
             size *= 4

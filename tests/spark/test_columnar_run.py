@@ -15,7 +15,7 @@ from engine.events import load_events
 from engine.events.event_columns import type_counts
 from engine.run_choice import choose_run
 from engine.spark.columnar_run import run_columnar
-from engine.spark.range_read import byte_ranges, key_hash
+from engine.spark.range_read import byte_ranges, key_hash, read_prefix, records_before
 from engine.type_filter import bindable_types
 
 pytestmark = pytest.mark.spark
@@ -124,3 +124,26 @@ def test_key_hash_follows_python_equality():
     for parts in (2, 3, 8):
         assert key_hash((1,), parts) == key_hash((1.0,), parts) == key_hash((True,), parts)
         assert key_hash(("k",), parts) == key_hash(("k",), parts)
+
+
+@pytest.mark.parametrize("count_window", [False, True])
+def test_read_prefix_reads_back_block_by_block(tmp_path, count_window):
+    """The events before a range back to the window's reach, read in growing blocks from the range's
+    start, with global seqs; equal to the same events of a whole-file read."""
+    path = _write(tmp_path / "events.csv", 3000, seed=7)
+    header, ranges = byte_ranges(str(path), 3)
+    start = ranges[2][0]
+    offset = records_before(str(path), len(header), start)
+    loaded = load_events(path, lazy=True)
+    need = offset - 700 if count_window else float(loaded.events.ts[offset]) - 700
+    mapping = loaded.mapping
+    why, got = read_prefix(str(path), header, len(header), start, ",", mapping, None, offset, need, count_window,
+                           {}, block=512)
+    assert why == "" and got is not None
+    events = loaded.events
+    assert list(got.seqs) == list(events.seqs[got.seqs[0]:offset])
+    assert got.seqs[0] <= need + 1 and (got.seqs[0] == 0 or (events.seqs if count_window else events.ts)[got.seqs[0] - 1] < need)
+    def facts(evs):
+        return [(e.id, e.type, e.ts, e.seq, e.attrs) for e in evs]
+
+    assert facts(got.events()) == facts(events.events()[got.seqs[0]:offset])
