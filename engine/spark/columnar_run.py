@@ -64,13 +64,34 @@ class ColumnarRun:
     info: dict[str, Any] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
 
+    in_stream_order: bool = False   # the table's rows are in ``cep run``'s order already
+
     def to_matches(self) -> list[Match]:
-        """The matches in canonical order (as ``SparkRunResult.to_matches``)."""
+        """The matches in ``cep run``'s order where the table holds them so (the ranges layout: each
+        task's matches in the chain's order, the tasks in stream order), else in canonical order (as
+        ``SparkRunResult.to_matches``)."""
         from engine.spark.pipeline import matches_from_rows
 
         if self.table is None:
             raise ValueError("the matches were only counted")
-        return matches_from_rows(self.table.to_pylist(), self.pattern)
+        if not self.in_stream_order:
+            return matches_from_rows(self.table.to_pylist(), self.pattern)
+        return _matches_in_order(self.table, self.pattern)
+
+
+def _matches_in_order(table: pa.Table, pattern: Pattern) -> list[Match]:
+    """``matches_from_rows`` without the sort: the rows' own order."""
+    import json
+
+    order = [c.var for c in pattern.positive]
+    loads = json.loads
+    out = []
+    cols = [table.column(c).to_pylist() for c in ("match", "start", "end", "start_seq", "end_seq")]
+    for text, start, end, s0, s1 in zip(*cols):
+        d = loads(text)
+        out.append(Match(bindings=tuple((v, tuple(d.get(v, ()))) for v in order), start=start, end=end,
+                         start_seq=s0, end_seq=s1))
+    return out
 
 
 def ranges_for(spark: Any) -> int:
@@ -184,7 +205,7 @@ def run_columnar(pattern: Pattern | str, source: Any, spark: Any, engine: str = 
         metas = sorted((m for tag, m in read_rdd.filter(lambda r: r[0] == "meta").collect()), key=lambda m: m.index)
         t_read = time.perf_counter() - t0
         decided = _decide(metas, plan.mode, window, count_window)
-        if decided is not None:
+        if decided is not None or not _numbers_only(metas, pattern):
             return None
         rates = _rates(metas)
         choice = choose_run(pattern, engine, "auto", rates=rates, count_only=count_only)
@@ -216,6 +237,13 @@ def run_columnar(pattern: Pattern | str, source: Any, spark: Any, engine: str = 
                              "match_seconds": round(t_match, 3),
                              "read_task_cpu": round(sum(m.cpu for m in metas), 3),
                              "match_task_cpu": round(sum(r[2] for r in results), 3)}, warnings=list(plan.warnings))
+
+
+def _numbers_only(metas: list[RangeMeta], pattern: Pattern) -> bool:
+    """Every attribute the pattern compares as a number is a column of numbers (else ``cep run``
+    reports the values that are not, which the usual read does)."""
+    wanted = {a for attrs in pattern.numeric_attrs().values() for a in attrs}
+    return all(m.kinds.get(a, "int") in ("int", "float", "none") for m in metas for a in wanted)
 
 
 def _rates(metas: list[RangeMeta]) -> dict[str, int]:
@@ -273,8 +301,8 @@ def _run_ranges(pattern: Pattern, path: str, header: bytes, ranges: list[tuple[i
     results = spark.sparkContext.parallelize([(i, a, b) for i, (a, b) in enumerate(ranges)], n) \
         .mapPartitions(task).collect()
     metas = sorted((r[0] for r in results), key=lambda m: m.index)
-    if _decide(metas, "keyed", 0.0, False) is not None:  # (the ranges' own checks; no prefix rule here)
-        return None
+    if _decide(metas, "keyed", 0.0, False) is not None or not _numbers_only(metas, pattern):
+        return None  # (the ranges' own checks; no prefix rule here)
     count = sum(r[1] for r in results)
     table = None
     if not count_only:
@@ -288,7 +316,7 @@ def _run_ranges(pattern: Pattern, path: str, header: bytes, ranges: list[tuple[i
             schema.setdefault(t, {}).update(attrs)
     seconds = time.perf_counter() - t0
     return ColumnarRun(mode="time-chunked", count=count, table=table, pattern=pattern, report=report, schema=schema,
-                       events=rows, rates=_rates(metas), engine="lazy-chain", seconds=seconds,
+                       events=rows, rates=_rates(metas), engine="lazy-chain", seconds=seconds, in_stream_order=True,
                        info={"partitions": n, "read": "python-ranges", "layout": "ranges", "plan": plan.mode,
                              "task_cpu": round(sum(m.cpu for m in metas), 3)}, warnings=list(plan.warnings))
 
