@@ -71,7 +71,7 @@ def in_process(path: Path, mode: str, engine: str, output: str) -> dict:
     from engine.dsl import parse
     from engine.events import load_events
     from engine.events.event_columns import type_counts
-    from engine.memory import MemoryGuard
+    from engine.memory import MemoryGuard, loaded_objects_frozen
     from engine.type_filter import bindable_types
 
     pat = parse(PATTERNS[mode])
@@ -84,8 +84,9 @@ def in_process(path: Path, mode: str, engine: str, output: str) -> dict:
     matcher, choice = build_matcher(args, pat, rates)
     writer = MatchWriter("count", io.StringIO(), [c.var for c in pat.positive])
     guard = MemoryGuard(None)
-    feed_events(matcher, res.events, writer, guard, choice)
-    close_matcher(matcher, writer, choice)
+    with loaded_objects_frozen():  # as cep run runs it
+        feed_events(matcher, res.events, writer, guard, choice)
+        close_matcher(matcher, writer, choice)
     t2 = time.perf_counter()
     return {"load": t1 - t0, "match": t2 - t1, "total": t2 - t0, "cpu": time.process_time() - c0,
             "matches": writer.count, "events": len(res.events) + res.events_skipped, "engine": choice.engine}

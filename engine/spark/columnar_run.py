@@ -324,9 +324,16 @@ def _run_ranges(pattern: Pattern, path: str, header: bytes, ranges: list[tuple[i
 def _feed_parts(matcher: Any, prefix: Any, own: Any, chunk: int, count_only: bool) -> tuple[int, bytes | None]:
     """Feed ``prefix`` (its matches dropped) then ``own`` (their matches kept) in chunks: the count,
     and the match rows as Arrow IPC unless ``count_only``."""
+    from engine.spark.partition_runner import _collections_paced
+
+    with _collections_paced():  # (the other Spark workers' collector pacing: no full scans per match)
+        return _feed_paced(matcher, prefix, own, chunk, count_only)
+
+
+def _feed_paced(matcher: Any, prefix: Any, own: Any, chunk: int, count_only: bool) -> tuple[int, bytes | None]:
     from engine.spark.match_rows import MatchColumns
 
-    sink = MatchColumns(ints=True)
+    sink = MatchColumns(ints=True, single=True)  # (the columnar path: single-event variables, int ids)
     counted = 0
     for columns, keep in ((prefix, False), (own, True)):
         if columns is None:

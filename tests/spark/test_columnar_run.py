@@ -172,3 +172,16 @@ def test_cep_run_spark_takes_this_path(spark, tmp_path, capsys, fmt):
 def test_text_compared_as_numbers_takes_the_usual_read(spark, tmp_path):
     path = _write(tmp_path / "text.csv", 300, seed=9, value=lambda r: r.choice(["x", "3", "5"]))
     assert run_columnar(parse(KEYED), str(path), spark, parts=2) is None
+
+
+def test_single_event_match_texts_equal_the_general_ones():
+    from engine.match import Match
+    from engine.spark.match_rows import MatchColumns
+
+    for names in (("a", "b", "c"), ("x", "y"), ("p", "q", "r", "s")):
+        ms = [Match(tuple((v, (k * 7 + j,)) for j, v in enumerate(names)), float(k), float(k + 1), k, k + 1)
+              for k in range(20)]
+        fast, general = MatchColumns(ints=True, single=True), MatchColumns(ints=True)
+        fast.add(ms, None)
+        general.add(ms, None)
+        assert fast.batch().to_pylist() == general.batch().to_pylist()
