@@ -95,10 +95,12 @@ def _matches_in_order(table: pa.Table, pattern: Pattern) -> list[Match]:
 
 
 def ranges_for(spark: Any) -> int:
-    """Byte ranges (and matching tasks) of a run: two per core."""
+    """Byte ranges (and matching tasks) of a run: one per core (at least two). Each range costs its
+    window's prefix and a task's start: at 1e6 keyed events one range's CPU times the ranges came to
+    3.15 s for four ranges, 2.5 s for two (``docs/benchmarks_spark.md``, "The columnar path")."""
     from engine.spark.session import parallelism
 
-    return max(2, 2 * parallelism(spark))
+    return max(2, parallelism(spark))
 
 
 def _plain_csv(path: Any) -> str | None:
