@@ -280,28 +280,35 @@ def _run_ranges(pattern: Pattern, path: str, header: bytes, ranges: list[tuple[i
 
         for index, start, stop in it:
             c0 = time.process_time()
-            offset = records_before(path, first, start)
-            meta, own = read_range(path, header, start, stop, index, sep, mapping, types, seq_start=offset)
+            try:  # a read that fails here (a missing column, ...) fails the usual read with its message
+                offset = records_before(path, first, start)
+                meta, own = read_range(path, header, start, stop, index, sep, mapping, types, seq_start=offset)
+                why, prefix = "", None
+                if own is not None and len(own) and start > first:
+                    need = (offset - window) if count_window else (float(own.ts[0]) - window)
+                    why, prefix = read_prefix(path, header, first, start, sep, mapping, types, offset, need,
+                                              count_window, meta.kinds)
+            except Exception as err:  # noqa: BLE001
+                yield (RangeMeta(index, False, f"{type(err).__name__}: {err}"), 0, None)
+                continue
             if own is None or not len(own):
                 yield (meta, 0, None)
                 continue
-            prefix = None
-            if start > first:
-                need = (offset - window) if count_window else (float(own.ts[0]) - window)
-                why, prefix = read_prefix(path, header, first, start, sep, mapping, types, offset, need, count_window,
-                                          meta.kinds)
-                if why:
-                    meta.simple, meta.why = False, why
-                    yield (meta, 0, None)
-                    continue
+            if why:
+                meta.simple, meta.why = False, why
+                yield (meta, 0, None)
+                continue
             rates = {t: c * n for t, c in meta.types.items()}
             choice = choose_run(pattern, engine, "auto", rates=rates, count_only=count_only)
             count, payload = _feed_parts(choice.build(pattern, **options), prefix, own, chunk, count_only)
             meta.cpu = time.process_time() - c0
             yield (meta, count, payload)
 
-    results = spark.sparkContext.parallelize([(i, a, b) for i, (a, b) in enumerate(ranges)], n) \
-        .mapPartitions(task).collect()
+    from engine.spark.partition_runner import matcher_errors
+
+    with matcher_errors():  # a matcher's error in a task: a PipelineError with its own message
+        results = spark.sparkContext.parallelize([(i, a, b) for i, (a, b) in enumerate(ranges)], n) \
+            .mapPartitions(task).collect()
     metas = sorted((r[0] for r in results), key=lambda m: m.index)
     if _decide(metas, "keyed", 0.0, False) is not None or not _numbers_only(metas, pattern):
         return None  # (the ranges' own checks; no prefix rule here)

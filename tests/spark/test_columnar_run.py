@@ -185,3 +185,17 @@ def test_single_event_match_texts_equal_the_general_ones():
         fast.add(ms, None)
         general.add(ms, None)
         assert fast.batch().to_pylist() == general.batch().to_pylist()
+
+
+def test_a_missing_column_takes_the_usual_read(spark, tmp_path, capsys):
+    """A read failing in a task (here: no ts column) gives the usual read's message, as in process."""
+    from engine.commands import cli
+
+    path = tmp_path / "nots.csv"
+    path.write_text("id,type,key,value\n1,A,1,2\n2,B,1,3\n3,C,1,4\n")
+    assert run_columnar(parse(KEYED), str(path), spark, parts=2) is None
+    assert cli.main(["run", KEYED, "--data", str(path), "--format", "count"]) != 0
+    want = capsys.readouterr().err
+    assert cli.main(["run", KEYED, "--data", str(path), "--format", "count", "--spark"]) != 0
+    got = capsys.readouterr().err
+    assert want.strip().splitlines()[-1] in got
