@@ -32,7 +32,8 @@ from typing import Any, Iterator
 import numpy as np
 import pyarrow as pa
 
-__all__ = ["RangeMeta", "byte_ranges", "read_range", "encode", "decode", "key_hash", "TAIL"]
+__all__ = ["RangeMeta", "byte_ranges", "read_range", "read_prefix", "records_before", "destinations", "encode", "decode",
+           "key_hash", "TAIL"]
 
 #: the payload flag of a time chunk's prefix (the previous range's tail)
 TAIL = 1
