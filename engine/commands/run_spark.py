@@ -60,6 +60,8 @@ def run_matches_on_spark(request: RunRequest) -> int:
     fmt = opts.get("format") or "table"
     try:
         with preparing(request.label), Progress(spark):
+            if _run_columnar(request, spark, opts, fmt):
+                return 0
             ev = read_for(data, mapping, spark)
             report = ev.report
             numeric = numeric_issues(ev, pattern)
@@ -120,6 +122,47 @@ def run_matches_on_spark(request: RunRequest) -> int:
     return 0
 
 
+def _run_columnar(request: RunRequest, spark: Any, opts: dict[str, Any], fmt: str) -> bool:
+    """The run on ``engine.spark.columnar_run`` where it applies (a plain local CSV file on a local
+    session, read in byte ranges by Python tasks and matched by the lazy chain's columnar path): the
+    output, the stats, and True; False where it does not apply."""
+    from engine.commands.output import MatchWriter
+    from engine.dsl import DslError, check_schema
+    from engine.spark.columnar_run import run_columnar
+    from engine.spark.session import is_local, master_of
+
+    if not is_local(master_of(spark)) or opts.get("with_events") or opts.get("match_windows") == "on":
+        return False
+    pattern = request.pattern
+    assert pattern is not None
+    res = run_columnar(pattern, request.data, spark, opts.get("engine") or "auto", request.column_mapping(),
+                       count_only=fmt == "count", max_runs=opts.get("max_runs"))
+    if res is None:
+        return False
+    try:
+        for w in check_schema(pattern, res.schema, request.text or None):
+            print(w, file=sys.stderr)
+    except DslError as err:
+        raise CommandError(str(err)) from None
+    for w in res.warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    sink = open(opts["out"], "w", encoding="utf-8", newline="") if opts.get("out") else sys.stdout
+    try:
+        writer = MatchWriter(fmt, sink, [c.var for c in pattern.positive])
+        if res.table is None:
+            writer.count = res.count
+        else:
+            for m in res.to_matches():
+                writer.write(m)
+        writer.close()
+    finally:
+        if sink is not sys.stdout:
+            sink.close()
+    print_stats(request.args, [("spark mode", res.mode), ("events", res.events), ("matches", res.count)],
+                res.seconds, res.info, events=res.events, skip=())
+    return True
+
+
 def run_aggregate_on_spark(request: RunRequest) -> int:
     """``cep run AGG-PATTERN --spark``: the rows in ``--format`` (as in process)."""
     from engine.dsl import DslError, check_schema
@@ -142,6 +185,8 @@ def run_aggregate_on_spark(request: RunRequest) -> int:
         raise CommandError(str(err)) from None
     try:
         with preparing(request.label), Progress(spark):
+            if _run_columnar(request, spark, opts, fmt):
+                return 0
             ev = read_for(data, mapping, spark)
             issues = list(ev.report.issues) + numeric_issues(ev, pattern)
             errors = [i for i in issues if i.severity == "error"]

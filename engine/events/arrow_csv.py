@@ -27,7 +27,7 @@ from engine.events.columns import T_MISSING, T_NUMBER
 from engine.events.arrow_values import numbers_of, scalar
 from engine.events.sources import check_csv_header
 
-__all__ = ["read_arrow_csv", "ArrowTextColumn"]
+__all__ = ["read_arrow_csv", "arrow_csv_table", "ArrowTextColumn"]
 
 # RE2 (pyarrow's regex engine) spellings of small_csv's patterns: \d is ASCII there; Python's
 # \s under re.ASCII is [ \t\n\r\f\v] (RE2's \s lacks \v), so the class is written out.
@@ -114,6 +114,13 @@ def read_arrow_csv(path: Path, sep: str = ",") -> TextTable | None:
             or data.startswith(b"\n") or not _plain_quotes(data, sep):
         return None
     check_csv_header(path, sep)
+    return arrow_csv_table(data, sep)
+
+
+def arrow_csv_table(data: bytes, sep: str = ",") -> TextTable | None:
+    """``read_arrow_csv`` of a file's bytes (a header line, then records) whose byte checks have
+    passed (no byte-order mark, carriage return, NUL or blank line; plain quotes) and whose header
+    names occur once: the Spark read hands it a header and one byte range of records."""
     import pyarrow as pa
     import pyarrow.csv as pcsv
 

@@ -72,6 +72,18 @@ def _match_text(m: Match) -> str:
     return text[10:text.rindex(_AFTER_MATCH)]
 
 
+def _single_texts(ms: Sequence[Match]) -> list[str]:
+    """``match_json(m.bindings, ints=True)`` of matches whose variables bind one int id each, all with
+    the variables of the first (the lazy chain's columnar path): one ``%`` format per match with the
+    ids read straight from the bindings (inlines ``match_json``'s template; ``tests/spark/
+    test_columnar_run.py`` compares both)."""
+    names = tuple(v for v, _ in ms[0].bindings)
+    template = _template(names)
+    if len(names) == 3:
+        return [template % ([a[1][0]], [b[1][0]], [c[1][0]]) for a, b, c in (m.bindings for m in ms)]
+    return [template % tuple([ids[0]] for _, ids in m.bindings) for m in ms]
+
+
 def match_id(mj: str, start_seq: int, end_seq: int) -> str:
     """The deterministic id of a match row: end seq, start seq, CRC-32 of the match JSON."""
     return f"{end_seq}-{start_seq}-{zlib.crc32(mj.encode()):08x}"
@@ -112,8 +124,9 @@ class MatchColumns:
     them into an Arrow batch column by column. ``ints``: every id is an ``int``.
     ``events``: a function giving the ``events`` JSON of a match (``with_events``)."""
 
-    def __init__(self, ints: bool = False, events: Callable[[Match], str] | None = None):
+    def __init__(self, ints: bool = False, events: Callable[[Match], str] | None = None, single: bool = False):
         self.ints = ints
+        self.single = single and ints  # every variable binds one event (the lazy chain's columnar path)
         self.events = events
         self.matches: list[Match] = []
         self.keys: list[Any] = []
@@ -133,7 +146,9 @@ class MatchColumns:
         ms, keys, texts = self.matches, self.keys, self.texts
         self.matches, self.keys, self.texts = [], [], []
         ints = self.ints
-        if ints:
+        if self.single and ms:
+            mjs = _single_texts(ms)
+        elif ints:
             mjs = [_match_text(m) for m in ms]
         else:
             mjs = [match_json(m.bindings, ints) for m in ms]
