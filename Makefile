@@ -53,8 +53,18 @@ DATA_DIR ?=
 run: $(STAMP)
 	$(VPY) -m engine.commands.cli serve --host $(HOST) --port $(PORT) $(if $(DATA_DIR),--data-dir $(DATA_DIR))
 
+# The tests in two runs, both run even when the first fails (make fails when either does):
+# 1. everything but the browser tests in TEST_WORKERS pytest-xdist workers (0: in this process);
+#    the Spark tests run one after another in one worker, the Flink tests in the other
+#    (tests/conftest.py groups them), and the pure-Python tests fill both;
+# 2. the browser tests alone, one after another (chromium and the app have the machine).
+TEST_WORKERS ?= 2
+PYTEST := $(VPY) -m pytest -q -p no:cacheprovider
 test: $(STAMP) chromium flink-optional
-	$(VPY) -m pytest -q -p no:cacheprovider
+	status=0; \
+	$(PYTEST) -n $(TEST_WORKERS) --dist loadgroup --ignore=tests/app/browser || status=$$?; \
+	$(PYTEST) tests/app/browser || status=$$?; \
+	exit $$status
 
 bench: $(STAMP)
 	$(VPY) benchmarks/nfab_sase.py --out docs/benchmarks.md

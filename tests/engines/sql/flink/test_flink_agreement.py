@@ -2,7 +2,8 @@
 subset (fixed-length patterns, ``B{n}``, a Kleene whose successor's DEFINE is the complement of its
 own with WITHIN, SKIP PAST LAST ROW / TO NEXT ROW, partitions, ONE ROW PER MATCH, navigation
 FIRST / LAST and aggregates in MEASURES) over random data without ties, exported with
-``cep convert --to flink-sql`` and run in one Flink process in batch and streaming mode. Also
+``cep convert --to flink-sql`` and run in one Flink process in batch and streaming mode (the
+process the deviations' jobs run in too: ``shared_run``). Also
 ``cep verify`` end to end, and the verdicts without Flink."""
 from __future__ import annotations
 
@@ -11,11 +12,13 @@ from typing import Any
 
 import pytest
 
-from engine.engines.sql.flink.runner import FlinkResult, run_flink_many, unavailable_reason
+from engine.engines.sql.flink.runner import FlinkJob, FlinkResult, unavailable_reason
 from engine.engines.sql.flink.verify import MODES, compare, jobs_for
 from engine.engines.sql.parser import parse_query
 from engine.engines.sql.run import Table
 from tests.support import run
+
+from . import shared_run
 
 REASON = unavailable_reason()
 needs_flink = pytest.mark.skipif(REASON is not None, reason=f"Flink unavailable: {REASON}")
@@ -71,8 +74,8 @@ def random_table(r: random.Random) -> Table:
     return Table(["id", "sym", "ts", "price", "volume"], rows)
 
 
-@needs_flink
-def test_thirty_random_queries_agree_with_flink() -> None:
+def _cases() -> tuple[list[tuple[Any, Table]], list[Any], list[FlinkJob], list[tuple[str, ...]]]:
+    """The queries and tables (seeded), their exports, their Flink jobs and each one's modes."""
     r = random.Random(2026)
     cases = [(parse_query(random_query(r)), random_table(r)) for _ in range(QUERIES)]
     exported, jobs, modes = [], [], []
@@ -82,7 +85,17 @@ def test_thirty_random_queries_agree_with_flink() -> None:
         exported.append(e)
         jobs.extend(js)
         modes.append(mine)
-    results = run_flink_many(jobs, timeout=1800)
+    return cases, exported, jobs, modes
+
+
+shared_run.register("agreement", lambda: _cases()[2], timeout=1800)
+
+
+@needs_flink
+def test_thirty_random_queries_agree_with_flink(flink_results: dict) -> None:
+    cases, exported, jobs, modes = _cases()
+    results = flink_results["agreement"]
+    assert len(results) == len(jobs)
     disagreements = []
     at = 0
     for k, (q, t) in enumerate(cases):

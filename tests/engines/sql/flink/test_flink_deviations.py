@@ -1,6 +1,7 @@
 """Each Flink 2.3 deviation from SQL:2016 reproduced in a real Flink, in batch and streaming.
 
-All the queries run in one Flink process (one JVM start-up) per module. Each test expects
+All the queries run in one Flink process (one JVM start-up), shared with
+``test_flink_agreement`` (``shared_run``). Each test expects
 Flink's behaviour; the standard's rows are written beside it (``flink_cases``) to show the
 difference, and a Flink upgrade that fixes a deviation fails its test here.
 """
@@ -10,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from engine.engines.sql.flink.runner import (FlinkJob, FlinkRefused, FlinkResult,
-                                             run_flink_many, unavailable_reason)
+from engine.engines.sql.flink.runner import FlinkJob, FlinkRefused, FlinkResult, unavailable_reason
 
+from . import shared_run
 from .flink_cases import (COLUMNS, DIFFERENCES, REFUSALS, TIE_QUERY, TIE_ROWS, TIE_SQL2016,
                           Difference, Refusal, prices)
 
@@ -45,11 +46,15 @@ def _jobs() -> dict[tuple[str, str], FlinkJob]:
     return jobs
 
 
+shared_run.register("deviations", lambda: list(_jobs().values()), timeout=900)
+
+
 @pytest.fixture(scope="module")
-def flink() -> dict[tuple[str, str], FlinkResult | FlinkRefused]:
-    """Every job's result, keyed by (case name, mode), from one Flink process."""
+def flink(flink_results: dict) -> dict[tuple[str, str], FlinkResult | FlinkRefused]:
+    """Every job's result, keyed by (case name, mode), from the shared Flink process."""
+    results = flink_results["deviations"]
     jobs = _jobs()
-    results = run_flink_many(list(jobs.values()), timeout=900)
+    assert len(results) == len(jobs)
     return dict(zip(jobs, results))
 
 
