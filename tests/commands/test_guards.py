@@ -137,6 +137,28 @@ def test_wide_overlapping_intervals_on_the_point_engine_stop_with_a_message(tmp_
     assert rc == 1 and "point matches waiting to be collapsed" in err
 
 
+@pytest.mark.parametrize("width", [10**30, 25_000_000])
+def test_an_interval_too_wide_to_expand_into_points_is_refused_before_any_point(tmp_path, capsys, width):
+    """The point-based framework makes a point event of every instant: an interval of more instants
+    than the per-event work limit is refused at once (a 10**30-wide one filled 22 GB before)."""
+    data = write(tmp_path, "wide.csv", f"type,id,lower,upper\nA,e0,0,{width - 1}\nB,e1,{width},{width + 1}\n")
+    t0 = time.monotonic()
+    rc, _out, err = run(capsys, "run", "PATTERN SEQ(A a, B b) WITHIN 4", "--data", data, "--lower-col", "lower",
+                        "--upper-col", "upper", "--engine", "uncertain-point")
+    assert rc == 1 and f"event 'e0' holds {width:,} instants" in err and "state explosion" in err, err
+    assert time.monotonic() - t0 < 20
+
+
+def test_a_wide_interval_expanding_into_points_honours_max_memory(tmp_path, capsys):
+    from engine.memory import rss_bytes
+
+    data = write(tmp_path, "wide.csv", "type,id,lower,upper\nA,e0,0,5000000\nB,e1,5000001,5000002\n")
+    limit = rss_bytes() + 150 * 2**20  # (this process's own memory, plus what the 5M points would pass)
+    rc, _out, err = run(capsys, "run", "PATTERN SEQ(A a, B b) WITHIN 4", "--data", data, "--lower-col", "lower",
+                        "--upper-col", "upper", "--engine", "uncertain-point", "--max-memory", str(limit))
+    assert rc == 1 and "(--max-memory)" in err and "after 0 events" in err, err
+
+
 def test_interval_run_honours_the_time_limit(tmp_path, capsys):
     data = interval_csv(tmp_path, 2000, 500)
     t0 = time.monotonic()

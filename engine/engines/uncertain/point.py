@@ -69,8 +69,13 @@ class PointBasedMatcher(UncertainBase):
         self._nelt.clear()  # the index changed: NELT may have shrunk
         self._step_points = []
         if x is not None:
+            if x.hi - x.lo + 1 > self.max_work:  # each instant becomes a point event: refused before any is made
+                self.explode(f"event {x.id!r} holds {x.hi - x.lo + 1:,} instants, each a point event",
+                             f"{self.max_work:,} steps per event")
+            tick = self._tick
             for t in range(x.lo, x.hi + 1):
                 if x.w(t) > 0:
+                    tick()  # (the guard: --max-memory and the state limits stop a wide interval here too)
                     heapq.heappush(self.heap, (t, x.idx, x))
             self.stats.buffer_entries = len(self.heap)
             self.stats.buffer_peak = max(self.stats.buffer_peak, len(self.heap))
