@@ -185,8 +185,6 @@ def run_aggregate_on_spark(request: RunRequest) -> int:
         raise CommandError(str(err)) from None
     try:
         with preparing(request.label), Progress(spark):
-            if _run_columnar(request, spark, opts, fmt):
-                return 0
             ev = read_for(data, mapping, spark)
             issues = list(ev.report.issues) + numeric_issues(ev, pattern)
             errors = [i for i in issues if i.severity == "error"]
