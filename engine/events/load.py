@@ -27,7 +27,7 @@ from engine.events.mapping import UNIT_SECONDS, ColumnMapping, guess_mapping
 from engine.events.numbers import text_number
 from engine.events.records import Event, assemble_events, columns_schema, value_kind
 from engine.events.report import DataError, ValidationIssue, ValidationReport, unsorted_issue
-from engine.events.small_csv import SMALL_BYTES, TextTable, Unsure, read_small_csv
+from engine.events.small_csv import TextTable, Unsure, read_small_csv
 from engine.events.sources import resolve_format
 from engine.events.validation import check_table, numeric_issues
 
@@ -98,7 +98,7 @@ def load_events(source: str | os.PathLike[str] | pd.DataFrame,
         if kind in ("csv", "tsv"):
             sep = "," if kind == "csv" else "\t"
             table = read_small_csv(path, sep)
-            if table is None and _size(path) > SMALL_BYTES:
+            if table is None:  # (a big file, or a small one holding quotes: pandas' import costs more)
                 from engine.events.arrow_csv import read_arrow_csv
 
                 table = read_arrow_csv(path, sep)
@@ -120,13 +120,6 @@ def load_events(source: str | os.PathLike[str] | pd.DataFrame,
     if isinstance(source, pd.DataFrame):
         return _load_frame(source, mapping)
     raise TypeError(f"source must be a path or a pandas DataFrame, not {type(source).__name__}")
-
-
-def _size(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except OSError:
-        return 0
 
 
 def load_table(table: TextTable, mapping: ColumnMapping | None,

@@ -119,6 +119,20 @@ def test_a_run_on_a_file_read_by_arrow_imports_no_pandas(tmp_path: Path) -> None
     assert int(run_without_pandas(args)) > 0
 
 
+def test_a_small_file_with_quoted_text_is_read_by_arrow_without_pandas(tmp_path: Path) -> None:
+    """The small-file reader declines quotes; Arrow's reader takes such a file at any size (pandas'
+    import alone costs more than the whole run): the same events as the pandas path."""
+    from engine.events.load import load_with_pandas
+
+    path = tmp_path / "r.csv"
+    path.write_text('"id","type","ts","x"\n' + "".join(f'{i},"{"AB"[i % 2]}",{i},{i % 7 / 4}\n' for i in range(100)))
+    assert read_small_csv(path) is None
+    args = ["run", "PATTERN SEQ(A a, B b) WHERE b.x > a.x WITHIN 3", "--data", str(path), "--format", "count"]
+    assert int(run_without_pandas(args)) > 0
+    assert [(e.id, e.type, e.ts, e.attrs) for e in load_events(path).events] == \
+        [(e.id, e.type, e.ts, e.attrs) for e in load_with_pandas(path, "csv", None).events]
+
+
 @pytest.mark.parametrize("cells", [
     ["0.0009262069381373861", "0.7447351298199736", "1.2345678901234567e-05"],  # as repr writes floats
     ["9007199254740993", "0.5"],                     # an integer a float64 would round, beside a decimal
